@@ -1,0 +1,60 @@
+# gorocprof: `make demo` builds everything and profiles the simulated demo; `make test` runs every test.
+# `make` alone builds bin/gorocprof (static Go binary) and the tool libraries into lib/gorocprof/.
+
+GO        ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+CMAKE     ?= cmake
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD     ?= build
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GOFLAGS_LD = -s -w -X github.com/gorocprof/gorocprof/internal/cli.version=$(VERSION)
+
+.PHONY: all go tool demo test test-go test-tool test-sanitizers fmt vet clean
+
+all: go tool
+
+# scripts/ensure-deps.sh checks for (and, as root with apt-get, installs) what a fresh machine lacks.
+go:
+	@./scripts/ensure-deps.sh go
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(GOFLAGS_LD)' -o bin/gorocprof ./cmd/gorocprof
+
+tool:
+	@./scripts/ensure-deps.sh tool
+	$(CMAKE) -S tool -B $(BUILD)/tool -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	$(CMAKE) --build $(BUILD)/tool -j $(JOBS)
+	$(CMAKE) --install $(BUILD)/tool --prefix $(CURDIR) >/dev/null
+
+# The README's first command: build, then profile the simulated demo app with two counter groups under
+# kernel replay and print the summary.
+demo: all
+	./bin/gorocprof --pmc SQ_WAVES SQ_INSTS_VALU --pmc SQ_WAVES SQ_INSTS_SALU \
+		--replay-mode kernel --kernel-replay-beta-enabled -d out/demo -o demo -- ./bin/sim-demo
+
+test: all test-tool test-sanitizers test-go
+
+test-go:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l cmd internal)" || { echo "gofmt: these files need formatting:"; gofmt -l cmd internal; exit 1; }
+	$(GO) test ./...
+
+test-tool: tool
+	cd $(BUILD)/tool && ctest --output-on-failure -j $(JOBS)
+
+# The replay and core tests again under AddressSanitizer + UndefinedBehaviorSanitizer, and the
+# concurrency tests under ThreadSanitizer.
+test-sanitizers:
+	@./scripts/ensure-deps.sh tool
+	$(CMAKE) -S tool -B $(BUILD)/asan -DGOROCPROF_SANITIZE=address,undefined -DGOROCPROF_WITH_CUDA=OFF >/dev/null
+	$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
+	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+	$(CMAKE) -S tool -B $(BUILD)/tsan -DGOROCPROF_SANITIZE=thread -DGOROCPROF_WITH_CUDA=OFF >/dev/null
+	$(CMAKE) --build $(BUILD)/tsan -j $(JOBS)
+	cd $(BUILD)/tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L concurrency -j $(JOBS)
+
+fmt:
+	gofmt -w cmd internal
+
+vet:
+	$(GO) vet ./...
+
+clean:
+	rm -rf $(BUILD) bin lib out

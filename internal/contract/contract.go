@@ -1,0 +1,198 @@
+// Package contract holds the types of the versioned contract between the Go front end and the tool
+// library inside the profiled process: the environment variables, the plan file and the record lines.
+// docs/record-format.md is the prose version of this file; keep the two in step.
+package contract
+
+// Version is the contract version both sides must agree on.
+const Version = 1
+
+// Environment variables the launcher sets for the tool library.
+const (
+	EnvContract      = "GOROCPROF_CONTRACT"
+	EnvRunDir        = "GOROCPROF_RUN_DIR"
+	EnvPlan          = "GOROCPROF_PLAN"
+	EnvLogLevel      = "GOROCPROF_LOG_LEVEL"
+	EnvSimInjection  = "GOROCPROF_SIM_INJECTION_PATH"
+	EnvCUDAInjection = "CUDA_INJECTION64_PATH"
+	EnvSimAgents     = "GOROCPROF_SIM_AGENTS"
+)
+
+// File names inside the run directory.
+const (
+	PlanFile   = "plan.json"
+	RecordsDir = "records"
+)
+
+// Replay modes as written in the plan.
+const (
+	ModeKernel      = "kernel"
+	ModeApplication = "application"
+	ModeNone        = "none"
+)
+
+// Plan is the plan file the tool reads.
+type Plan struct {
+	Version         int         `json:"version"`
+	Backend         string      `json:"backend"`
+	ReplayMode      string      `json:"replay_mode"`
+	ApplicationPass int         `json:"application_pass"`
+	KernelTrace     bool        `json:"kernel_trace"`
+	Filters         Filters     `json:"filters"`
+	Agents          []PlanAgent `json:"agents"`
+}
+
+// Filters select dispatches by kernel name and per-kernel iteration.
+type Filters struct {
+	IncludeRegex    string     `json:"include_regex"`
+	ExcludeRegex    string     `json:"exclude_regex"`
+	NameKind        string     `json:"name_kind"` // "demangled" or "truncated"
+	IterationRanges [][2]int64 `json:"iteration_ranges"`
+}
+
+// PlanAgent lists what each replay pass collects on one agent.
+type PlanAgent struct {
+	Index  int        `json:"index"`
+	Name   string     `json:"name"`
+	Passes []PlanPass `json:"passes"`
+}
+
+// PlanPass is one replay pass: the base counters it collects and the user group it came from.
+type PlanPass struct {
+	Group    int           `json:"group"`
+	Counters []PlanCounter `json:"counters"`
+}
+
+// PlanCounter identifies one base counter for the tool.
+type PlanCounter struct {
+	Name  string `json:"name"`
+	Block string `json:"block"`
+	Event int    `json:"event"`
+}
+
+// Record types (the "t" field of each record line).
+const (
+	RecHeader   = "header"
+	RecAgent    = "agent"
+	RecKernel   = "kernel"
+	RecDispatch = "dispatch"
+	RecDecline  = "decline"
+	RecWarning  = "warning"
+	RecFatal    = "fatal"
+	RecEnd      = "end"
+)
+
+// Header is the first line of a record file.
+type Header struct {
+	Version  int      `json:"version"`
+	PID      int64    `json:"pid"`
+	PPID     int64    `json:"ppid"`
+	Backend  string   `json:"backend"`
+	Hostname string   `json:"hostname"`
+	InitTime int64    `json:"init_time"`
+	Cmdline  []string `json:"cmdline"`
+}
+
+// Agent describes one GPU (or simulated GPU) as the runtime reports it. The query helpers print the
+// same object.
+type Agent struct {
+	ID          uint64            `json:"id"`
+	Index       int               `json:"index"`
+	Name        string            `json:"name"`
+	ProductName string            `json:"product_name"`
+	Vendor      string            `json:"vendor"`
+	Type        string            `json:"type"`
+	Props       map[string]int64  `json:"props"`
+	Strings     map[string]string `json:"strings"`
+}
+
+// Kernel is one kernel symbol.
+type Kernel struct {
+	KernelID           uint64 `json:"kernel_id"`
+	Name               string `json:"name"`
+	Demangled          string `json:"demangled"`
+	Truncated          string `json:"truncated"`
+	AgentID            uint64 `json:"agent_id"`
+	KernargSize        int64  `json:"kernarg_size"`
+	GroupSegmentSize   int64  `json:"group_segment_size"`
+	PrivateSegmentSize int64  `json:"private_segment_size"`
+	SGPR               int64  `json:"sgpr"`
+	VGPR               int64  `json:"vgpr"`
+	AccumVGPR          int64  `json:"accum_vgpr"`
+}
+
+// Dispatch is one executed pass of one logical dispatch.
+type Dispatch struct {
+	DispatchID    uint64         `json:"dispatch_id"`
+	Pass          int            `json:"pass"`
+	Passes        int            `json:"passes"`
+	CorrelationID uint64         `json:"correlation_id"`
+	ExternalID    uint64         `json:"external_id"`
+	AgentID       uint64         `json:"agent_id"`
+	QueueID       uint64         `json:"queue_id"`
+	StreamID      uint64         `json:"stream_id"`
+	ThreadID      uint64         `json:"thread_id"`
+	KernelID      uint64         `json:"kernel_id"`
+	Grid          [3]uint32      `json:"grid"`
+	Workgroup     [3]uint32      `json:"workgroup"`
+	LDS           int64          `json:"lds"`
+	Scratch       int64          `json:"scratch"`
+	Start         int64          `json:"start"`
+	End           int64          `json:"end"`
+	Counters      []CounterValue `json:"counters"`
+}
+
+// CounterValue is one base counter on one pass: one value per hardware instance. A nil element is a
+// value the hardware did not deliver.
+type CounterValue struct {
+	Name   string     `json:"name"`
+	Values []*float64 `json:"values"`
+}
+
+// Decline reports a dispatch whose replay was asked for but could not be done.
+type Decline struct {
+	DispatchID uint64 `json:"dispatch_id"`
+	Reason     string `json:"reason"`
+}
+
+// Message is a warning or fatal line.
+type Message struct {
+	Message string `json:"message"`
+}
+
+// End is the last line of a record file of a process that exited normally.
+type End struct {
+	FiniTime   int64  `json:"fini_time"`
+	Dispatches uint64 `json:"dispatches"`
+	Replayed   uint64 `json:"replayed"`
+	Declined   uint64 `json:"declined"`
+}
+
+// AgentsReply is what `gorocprof-query-<backend> agents` prints.
+type AgentsReply struct {
+	Version int     `json:"version"`
+	Backend string  `json:"backend"`
+	Agents  []Agent `json:"agents"`
+}
+
+// MetricsReply is what `gorocprof-query-cuda metrics --agent N` prints.
+type MetricsReply struct {
+	Version int      `json:"version"`
+	Agent   int      `json:"agent"`
+	Chip    string   `json:"chip"`
+	Metrics []Metric `json:"metrics"`
+}
+
+// Metric is one NVIDIA metric of the catalog.
+type Metric struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Unit        string `json:"unit"`
+}
+
+// PassesReply is what `gorocprof-query-cuda passes --agent N a,b,c` prints.
+type PassesReply struct {
+	Version int      `json:"version"`
+	Agent   int      `json:"agent"`
+	Metrics []string `json:"metrics"`
+	Passes  int      `json:"passes"`
+}

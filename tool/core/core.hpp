@@ -1,0 +1,156 @@
+// What every backend shares: configuration (environment + plan), kernel filters, the pass -> group
+// mapping, and the record writer. A backend (sim, cuda) calls these from its interception points:
+//
+//   Core& core = Core::instance();            // after Core::initialize() in the injection entry point
+//   core.register_agent(info)                 // once per runtime agent
+//   k = core.register_kernel(desc)            // once per kernel symbol
+//   id = ReplayService::instance().reserve_dispatch_id();
+//   if (!core.select(k)) -> run normally, no record      // the filter, ONCE per logical dispatch
+//   core.begin_dispatch(...); ReplayService::execute(port, d); core.end_dispatch(...)
+//   inside port.submit():  counters = core.counters_for_current_pass(agent)  -> arm, run, read
+//                          core.record_pass(...)
+#pragma once
+
+#include <gorocprof/kernel_replay.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gorocprof::core {
+
+enum class ReplayMode { None, Kernel, Application };
+enum class LogLevel { Error = 0, Warning = 1, Info = 2, Trace = 3 };
+
+struct PlanCounter {
+    std::string name;
+    std::string block;
+    int event = 0;
+};
+
+struct PlanPass {
+    int group = 0;
+    std::vector<PlanCounter> counters;
+};
+
+struct PlanAgent {
+    int index = 0;
+    std::string name;
+    std::vector<PlanPass> passes;
+};
+
+struct Config {
+    int contract_version = 0;
+    std::string run_dir;
+    std::string plan_path;
+    LogLevel log_level = LogLevel::Warning;
+    std::string backend;
+    ReplayMode replay_mode = ReplayMode::None;
+    int application_pass = -1;
+    bool kernel_trace = false;
+    std::string include_regex;
+    std::string exclude_regex;
+    bool filter_on_truncated = false;
+    std::vector<std::pair<int64_t, int64_t>> iteration_ranges;
+    std::vector<PlanAgent> agents;
+};
+
+// Reads the environment and the plan file. Returns false with *error naming the variable or file and
+// the reason.
+bool load_config(Config* out, std::string* error);
+
+// Agent as the runtime reports it (written as an "agent" record).
+struct AgentInfo {
+    uint64_t id = 0;       // handle used in records
+    int index = 0;         // device ordinal, matched to the plan's agents[].index
+    std::string name;      // gfx target or NVIDIA device name
+    std::string product_name;
+    std::string vendor;
+    std::string type = "GPU";
+    std::vector<std::pair<std::string, int64_t>> props;
+    std::vector<std::pair<std::string, std::string>> strings;
+};
+
+struct KernelDesc {
+    std::string mangled_name;
+    uint64_t agent_id = 0;
+    int64_t kernarg_size = 0;
+    int64_t group_segment_size = 0;
+    int64_t private_segment_size = 0;
+    int64_t sgpr = 0, vgpr = 0, accum_vgpr = 0;
+};
+
+// A kernel known to core: its id and the names the filters and output use.
+struct KernelRef {
+    uint64_t kernel_id = 0;
+    std::string demangled;
+    std::string truncated;
+};
+
+// One counter's values on one pass (one element per hardware instance; NaN = not delivered).
+struct CounterSample {
+    const PlanCounter* counter = nullptr;
+    std::vector<double> values;
+};
+
+// Everything about one executed pass that goes into a "dispatch" record.
+struct PassRecord {
+    uint64_t pass = 0;
+    uint64_t passes = 1;
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+    std::vector<CounterSample> counters;
+};
+
+// The launch-side facts of one logical dispatch, shared by all its passes.
+struct DispatchFacts {
+    gorocprof_kernel_dispatch_info_t info{};
+    uint64_t correlation_id = 0;
+    uint64_t external_id = 0;
+    uint64_t stream_id = 0;
+    uint64_t thread_id = 0;
+    int agent_index = 0;
+};
+
+class Core {
+public:
+    // Loads the configuration, opens the record file, writes the header, creates and starts the
+    // replay context (kernel replay mode only) and the counter-collection context, registers the
+    // exit flush. Idempotent and thread-safe. Returns false (after printing and recording why) when
+    // the process must run unprofiled.
+    static bool initialize(const char* backend);
+    static Core& instance();
+
+    const Config& config() const;
+
+    void register_agent(const AgentInfo& agent);
+    KernelRef register_kernel(const KernelDesc& desc);
+
+    // Applies include/exclude regexes and the iteration range. Call exactly once per logical dispatch.
+    bool select(const KernelRef& kernel);
+
+    // Passes planned for an agent (by device ordinal); empty when the agent is not profiled.
+    const std::vector<PlanPass>& passes_for_agent(int agent_index) const;
+
+    // The base counters the dispatch being executed on this thread must collect now: group i of the
+    // agent during replay pass i, pass application_pass under application replay, pass 0 otherwise.
+    // Empty when the counter context is not effective for this pass (localized stop).
+    const std::vector<PlanCounter>* counters_for_current_pass(int agent_index) const;
+
+    // Collects the passes of one logical dispatch and writes them with one write(2) at end_dispatch.
+    void begin_dispatch(const DispatchFacts& facts);
+    void record_pass(PassRecord&& pass);
+    void end_dispatch();
+
+    void record_decline(uint64_t dispatch_id, const std::string& reason);
+    void warn(const std::string& message);
+    void fatal(const std::string& message);
+
+    // Writes the "end" record and closes the file (also run from atexit).
+    void finish();
+};
+
+// The pass published by the core's PASS ENTER callback on this thread (UINT64_MAX outside PASS).
+uint64_t published_pass();
+
+}  // namespace gorocprof::core

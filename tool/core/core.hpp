@@ -17,7 +17,19 @@
 #include <string>
 #include <vector>
 
+namespace gorocprof::replay {
+struct Outcome;
+}
+
 namespace gorocprof::core {
+
+// The contract version this library speaks (docs/record-format.md).
+constexpr int kContractVersion = 1;
+
+// PassRecord::pass of the single run of a dispatch that is not replayed (DevicePort::submit gets
+// UINT64_MAX then): core writes pass 0 of 1, or application_pass of the agent's pass count under
+// application replay.
+constexpr uint64_t kNotReplayed = UINT64_MAX;
 
 enum class ReplayMode { None, Kernel, Application };
 enum class LogLevel { Error = 0, Warning = 1, Info = 2, Trace = 3 };
@@ -58,6 +70,13 @@ struct Config {
 // Reads the environment and the plan file. Returns false with *error naming the variable or file and
 // the reason.
 bool load_config(Config* out, std::string* error);
+// The plan half of load_config: parses the plan text into *out (environment fields untouched).
+// `path` only names the file in errors: "plan /x/plan.json: version 2, this tool library speaks contract 1".
+bool parse_plan(const std::string& text, const std::string& path, Config* out, std::string* error);
+
+// Nanoseconds on the clock of the records' timestamps (init_time, fini_time). Backends that take their
+// own kernel timestamps must convert them to this clock.
+int64_t now_ns();
 
 // Agent as the runtime reports it (written as an "agent" record).
 struct AgentInfo {
@@ -134,20 +153,34 @@ public:
 
     // The base counters the dispatch being executed on this thread must collect now: group i of the
     // agent during replay pass i, pass application_pass under application replay, pass 0 otherwise.
-    // Empty when the counter context is not effective for this pass (localized stop).
+    // nullptr when the agent has no such pass or the counter context is not effective for this pass
+    // (localized stop). Outside a replay pass under kernel replay (one planned pass, or a declined
+    // replay) it is pass 0.
     const std::vector<PlanCounter>* counters_for_current_pass(int agent_index) const;
 
     // Collects the passes of one logical dispatch and writes them with one write(2) at end_dispatch.
+    // record_pass formats the pass at once and keeps nothing of it, so a caller may reuse one
+    // PassRecord (and its vectors' capacity) for every pass. Dispatches may nest on one thread (a
+    // kernel launched from a replay callback); each end_dispatch closes the innermost one.
     void begin_dispatch(const DispatchFacts& facts);
     void record_pass(PassRecord&& pass);
+    void record_pass(const PassRecord& pass);
     void end_dispatch();
+    // Same, after ReplayService::execute: a declined replay adds its "decline" line to the same write,
+    // and the end record's replayed/declined counts come from the outcome.
+    void end_dispatch(const replay::Outcome& outcome);
 
     void record_decline(uint64_t dispatch_id, const std::string& reason);
     void warn(const std::string& message);
     void fatal(const std::string& message);
 
-    // Writes the "end" record and closes the file (also run from atexit).
+    // Writes the "end" record (also run from atexit). Lines written after it are dropped, so a
+    // thread still dispatching while another calls exit() cannot append behind `end`. The file stays
+    // open: closing it could let the descriptor be reused by the app while such a thread writes.
     void finish();
+
+    // True after a successful initialize().
+    bool active() const;
 };
 
 // The pass published by the core's PASS ENTER callback on this thread (UINT64_MAX outside PASS).

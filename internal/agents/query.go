@@ -1,0 +1,126 @@
+// Package agents finds the GPUs a run can profile: by asking a backend's query helper program, or,
+// for AMD GPUs, by reading the KFD topology in sysfs.
+package agents
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+)
+
+// Query asks a query helper (`<helper> agents`) for the agents its backend sees.
+func Query(ctx context.Context, helperPath string) ([]contract.Agent, error) {
+	var reply contract.AgentsReply
+	if err := ask(ctx, helperPath, &reply, "agents"); err != nil {
+		return nil, err
+	}
+	if err := checkVersion(helperPath, "agents", reply.Version); err != nil {
+		return nil, err
+	}
+	seen := map[int]bool{}
+	for _, a := range reply.Agents {
+		if seen[a.Index] {
+			return nil, fmt.Errorf("%s agents: two agents with index %d", helperPath, a.Index)
+		}
+		seen[a.Index] = true
+	}
+	if reply.Agents == nil {
+		reply.Agents = []contract.Agent{}
+	}
+	return reply.Agents, nil
+}
+
+// QueryMetrics asks the CUDA query helper for the metric catalog of one agent.
+func QueryMetrics(ctx context.Context, helperPath string, agent int) (contract.MetricsReply, error) {
+	var reply contract.MetricsReply
+	call := "metrics --agent " + strconv.Itoa(agent)
+	if err := ask(ctx, helperPath, &reply, "metrics", "--agent", strconv.Itoa(agent)); err != nil {
+		return reply, err
+	}
+	if err := checkVersion(helperPath, call, reply.Version); err != nil {
+		return reply, err
+	}
+	if reply.Agent != agent {
+		return reply, fmt.Errorf("%s %s: the reply is about agent %d", helperPath, call, reply.Agent)
+	}
+	if reply.Chip == "" {
+		return reply, fmt.Errorf("%s %s: the reply names no chip", helperPath, call)
+	}
+	return reply, nil
+}
+
+// QueryPasses asks the CUDA query helper how many hardware passes one agent needs to collect the
+// metrics together.
+func QueryPasses(ctx context.Context, helperPath string, agent int, metrics []string) (int, error) {
+	if len(metrics) == 0 {
+		return 0, fmt.Errorf("%s passes --agent %d: no metrics to ask about", helperPath, agent)
+	}
+	list := strings.Join(metrics, ",")
+	call := fmt.Sprintf("passes --agent %d %s", agent, list)
+	var reply contract.PassesReply
+	if err := ask(ctx, helperPath, &reply, "passes", "--agent", strconv.Itoa(agent), list); err != nil {
+		return 0, err
+	}
+	if err := checkVersion(helperPath, call, reply.Version); err != nil {
+		return 0, err
+	}
+	if reply.Agent != agent {
+		return 0, fmt.Errorf("%s %s: the reply is about agent %d", helperPath, call, reply.Agent)
+	}
+	if reply.Passes < 1 {
+		return 0, fmt.Errorf("%s %s: the reply says %d passes", helperPath, call, reply.Passes)
+	}
+	return reply.Passes, nil
+}
+
+// PassesOracle returns QueryPasses bound to one agent, in the shape counters.NewNVIDIA takes.
+func PassesOracle(ctx context.Context, helperPath string, agent int) func([]string) (int, error) {
+	return func(metrics []string) (int, error) {
+		return QueryPasses(ctx, helperPath, agent, metrics)
+	}
+}
+
+// ask runs the helper and decodes its stdout into reply. A helper that fails is reported with its
+// exit status and what it printed on stderr, which by the contract names the failing call.
+func ask(ctx context.Context, helperPath string, reply any, args ...string) error {
+	call := helperPath + " " + strings.Join(args, " ")
+	cmd := exec.CommandContext(ctx, helperPath, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = "no message on stderr"
+		}
+		var exit *exec.ExitError
+		switch {
+		case ctx.Err() != nil:
+			return fmt.Errorf("%s: %w", call, ctx.Err())
+		case errors.As(err, &exit) && exit.ExitCode() >= 0:
+			return fmt.Errorf("%s: exit status %d: %s", call, exit.ExitCode(), msg)
+		case errors.As(err, &exit):
+			return fmt.Errorf("%s: %v: %s", call, exit, msg)
+		}
+		return fmt.Errorf("running %s: %w", call, err)
+	}
+	dec := json.NewDecoder(&stdout)
+	if err := dec.Decode(reply); err != nil {
+		return fmt.Errorf("%s: reading its reply: %w", call, err)
+	}
+	return nil
+}
+
+func checkVersion(helperPath, call string, version int) error {
+	if version != contract.Version {
+		return fmt.Errorf("%s %s: the helper speaks contract version %d, gorocprof speaks version %d",
+			helperPath, call, version, contract.Version)
+	}
+	return nil
+}

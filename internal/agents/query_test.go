@@ -1,0 +1,176 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+)
+
+// The test binary doubles as a fake query helper: with GOROCPROF_FAKE_HELPER set it answers its
+// command line the way that variable says and exits, so the tests run a real child process.
+const fakeEnv = "GOROCPROF_FAKE_HELPER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeEnv); mode != "" {
+		os.Exit(fakeHelper(mode, os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+func fakeHelper(mode string, args []string) int {
+	call := strings.Join(args, " ")
+	switch mode {
+	case "fail":
+		fmt.Fprintf(os.Stderr, "gorocprof-query: %s: no GPU found\n", call)
+		return 1
+	case "silent-fail":
+		return 3
+	case "garbage":
+		fmt.Println("this is not json")
+		return 0
+	case "sleep":
+		time.Sleep(10 * time.Second)
+		return 0
+	case "version2":
+		fmt.Println(`{"version":2,"backend":"sim","agents":[],"agent":0,"chip":"GH100","passes":1}`)
+		return 0
+	case "dup":
+		fmt.Println(`{"version":1,"backend":"sim","agents":[{"index":0,"name":"gfx90a"},{"index":0,"name":"gfx942"}]}`)
+		return 0
+	case "other-agent":
+		fmt.Println(`{"version":1,"agent":7,"chip":"GH100","metrics":[],"passes":1}`)
+		return 0
+	case "zero-passes":
+		fmt.Println(`{"version":1,"agent":0,"metrics":["a"],"passes":0}`)
+		return 0
+	}
+	switch {
+	case call == "agents":
+		fmt.Println(`{"version":1,"backend":"sim","agents":[` +
+			`{"id":1,"index":0,"name":"gfx90a","product_name":"AMD Instinct MI210 (simulated)","vendor":"AMD","type":"GPU","props":{"cu_count":104,"simd_count":416},"strings":{"uuid":""},"future_field":true},` +
+			`{"id":2,"index":1,"name":"gfx942","vendor":"AMD","type":"GPU","props":{"cu_count":304}}]}`)
+	case call == "metrics --agent 0":
+		fmt.Println(`{"version":1,"agent":0,"chip":"GH100","metrics":[{"name":"sm__inst_executed.sum","description":"warp instructions executed","unit":"inst"},{"name":"gpu__time_duration.sum","description":"duration","unit":"nsecond"}]}`)
+	case strings.HasPrefix(call, "passes --agent 0 "):
+		metrics := strings.Split(strings.TrimPrefix(call, "passes --agent 0 "), ",")
+		fmt.Printf(`{"version":1,"agent":0,"metrics":["%s"],"passes":%d}`+"\n", strings.Join(metrics, `","`), len(metrics))
+	default:
+		fmt.Fprintf(os.Stderr, "gorocprof-query: %s: unknown command\n", call)
+		return 2
+	}
+	return 0
+}
+
+func helper(t *testing.T, mode string) string {
+	t.Helper()
+	t.Setenv(fakeEnv, mode)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+func TestQuery(t *testing.T) {
+	exe := helper(t, "ok")
+	got, err := Query(context.Background(), exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []contract.Agent{
+		{ID: 1, Index: 0, Name: "gfx90a", ProductName: "AMD Instinct MI210 (simulated)", Vendor: "AMD", Type: "GPU",
+			Props: map[string]int64{"cu_count": 104, "simd_count": 416}, Strings: map[string]string{"uuid": ""}},
+		{ID: 2, Index: 1, Name: "gfx942", Vendor: "AMD", Type: "GPU", Props: map[string]int64{"cu_count": 304}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Query = %+v, want %+v", got, want)
+	}
+}
+
+func TestQueryMetricsAndPasses(t *testing.T) {
+	exe := helper(t, "ok")
+	m, err := QueryMetrics(context.Background(), exe, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Chip != "GH100" || len(m.Metrics) != 2 || m.Metrics[0] != (contract.Metric{Name: "sm__inst_executed.sum", Description: "warp instructions executed", Unit: "inst"}) {
+		t.Errorf("QueryMetrics = %+v", m)
+	}
+	n, err := QueryPasses(context.Background(), exe, 0, []string{"a.sum", "b.sum", "c.sum"})
+	if err != nil || n != 3 {
+		t.Errorf("QueryPasses = %d, %v; want 3", n, err)
+	}
+	oracle := PassesOracle(context.Background(), exe, 0)
+	if n, err := oracle([]string{"a.sum"}); err != nil || n != 1 {
+		t.Errorf("PassesOracle = %d, %v; want 1", n, err)
+	}
+	if _, err := QueryPasses(context.Background(), exe, 0, nil); err == nil || !strings.Contains(err.Error(), "no metrics") {
+		t.Errorf("QueryPasses without metrics: %v", err)
+	}
+}
+
+func TestQueryErrors(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		mode string
+		call func(exe string) error
+		want []string
+	}{
+		{"fail", func(exe string) error { _, err := Query(ctx, exe); return err },
+			[]string{" agents: exit status 1: gorocprof-query: agents: no GPU found"}},
+		{"silent-fail", func(exe string) error { _, err := Query(ctx, exe); return err },
+			[]string{"exit status 3: no message on stderr"}},
+		{"garbage", func(exe string) error { _, err := Query(ctx, exe); return err },
+			[]string{" agents: reading its reply: invalid character"}},
+		{"version2", func(exe string) error { _, err := Query(ctx, exe); return err },
+			[]string{"contract version 2, gorocprof speaks version 1"}},
+		{"dup", func(exe string) error { _, err := Query(ctx, exe); return err },
+			[]string{"two agents with index 0"}},
+		{"version2", func(exe string) error { _, err := QueryMetrics(ctx, exe, 0); return err },
+			[]string{"metrics --agent 0: the helper speaks contract version 2"}},
+		{"other-agent", func(exe string) error { _, err := QueryMetrics(ctx, exe, 0); return err },
+			[]string{"metrics --agent 0: the reply is about agent 7"}},
+		{"other-agent", func(exe string) error { _, err := QueryPasses(ctx, exe, 0, []string{"a"}); return err },
+			[]string{"passes --agent 0 a: the reply is about agent 7"}},
+		{"zero-passes", func(exe string) error { _, err := QueryPasses(ctx, exe, 0, []string{"a"}); return err },
+			[]string{"the reply says 0 passes"}},
+		{"fail", func(exe string) error { _, err := QueryPasses(ctx, exe, 0, []string{"a", "b"}); return err },
+			[]string{"passes --agent 0 a,b: exit status 1: gorocprof-query: passes --agent 0 a,b: no GPU found"}},
+	}
+	for _, tt := range tests {
+		exe := helper(t, tt.mode)
+		err := tt.call(exe)
+		if err == nil {
+			t.Errorf("mode %s: no error", tt.mode)
+			continue
+		}
+		for _, w := range append(tt.want, exe) {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("mode %s: error %q lacks %q", tt.mode, err, w)
+			}
+		}
+	}
+	if _, err := Query(ctx, "/nonexistent/gorocprof-query-sim"); err == nil || !strings.Contains(err.Error(), "running /nonexistent/gorocprof-query-sim agents") {
+		t.Errorf("missing helper: %v", err)
+	}
+}
+
+func TestQueryCancelled(t *testing.T) {
+	exe := helper(t, "sleep")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := Query(ctx, exe)
+	if err == nil || !strings.Contains(err.Error(), "deadline exceeded") {
+		t.Errorf("Query with an expired context: %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Error("Query did not stop the helper when the context expired")
+	}
+}

@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+)
+
+// AvailOptions is the avail command (and -L).
+type AvailOptions struct {
+	Backend string
+	Agent   int // -1: every agent
+	JSON    bool
+}
+
+func newAvailCmd(f *Factory) *cobra.Command {
+	opts := &AvailOptions{Agent: -1}
+	cmd := &cobra.Command{
+		Use:   "avail",
+		Short: "List the agents and the counters each offers",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Backend = backendSetting(cmd.Flags())
+			return runAvail(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().IntVar(&opts.Agent, "agent", -1, "only the agent with this index")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON for scripts")
+	return cmd
+}
+
+func runAvail(ctx context.Context, f *Factory, o *AvailOptions) error {
+	if !slices.Contains(backends, o.Backend) {
+		return fmt.Errorf("unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))
+	}
+	if f.AvailData == nil {
+		return errors.New("internal error: no agent catalog source wired into the command line")
+	}
+	agents, err := f.AvailData(ctx, o.Backend)
+	if err != nil {
+		return fmt.Errorf("listing agents of backend %s: %w", o.Backend, err)
+	}
+	if o.Agent >= 0 {
+		agents, err = selectAgent(agents, o.Agent)
+		if err != nil {
+			return err
+		}
+	}
+	if o.JSON {
+		return writeAvailJSON(f.IO.Out, agents)
+	}
+	return writeAvailTables(f.IO.Out, agents)
+}
+
+func selectAgent(agents []AgentCounters, index int) ([]AgentCounters, error) {
+	var have []string
+	for _, a := range agents {
+		if a.Agent.Index == index {
+			return []AgentCounters{a}, nil
+		}
+		have = append(have, fmt.Sprint(a.Agent.Index))
+	}
+	return nil, fmt.Errorf("no agent with index %d (agents: %s)", index, strings.Join(have, ", "))
+}
+
+type availJSON struct {
+	Agent    agentJSON     `json:"agent"`
+	Counters []counterJSON `json:"counters"`
+}
+
+type agentJSON struct {
+	Index       int    `json:"index"`
+	Name        string `json:"name"`
+	ProductName string `json:"product_name"`
+	Vendor      string `json:"vendor"`
+}
+
+type counterJSON struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Block       string          `json:"block,omitempty"`
+	Expression  string          `json:"expression,omitempty"`
+	Derived     bool            `json:"derived"`
+	Dimensions  []dimensionJSON `json:"dimensions"`
+}
+
+type dimensionJSON struct {
+	Name string `json:"name"`
+	Size int    `json:"size"`
+}
+
+func writeAvailJSON(w io.Writer, agents []AgentCounters) error {
+	out := make([]availJSON, 0, len(agents))
+	for _, a := range agents {
+		e := availJSON{
+			Agent: agentJSON{Index: a.Agent.Index, Name: a.Agent.Name, ProductName: a.Agent.ProductName, Vendor: a.Agent.Vendor},
+		}
+		for _, c := range a.Counters {
+			cj := counterJSON{Name: c.Name, Description: c.Description, Block: c.Block, Expression: c.Expression,
+				Derived: c.Derived, Dimensions: []dimensionJSON{}}
+			for _, d := range c.Dimensions {
+				cj.Dimensions = append(cj.Dimensions, dimensionJSON{Name: d.Name, Size: d.Size})
+			}
+			e.Counters = append(e.Counters, cj)
+		}
+		out = append(out, e)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+const availColumnWidth = 60
+
+func writeAvailTables(w io.Writer, agents []AgentCounters) error {
+	for i, a := range agents {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "Agent %d: %s", a.Agent.Index, a.Agent.Name)
+		if a.Agent.ProductName != "" {
+			fmt.Fprintf(w, " (%s)", a.Agent.ProductName)
+		}
+		fmt.Fprintf(w, ", %d %s\n", len(a.Counters), plural(len(a.Counters), "counter", "counters"))
+		// Descriptions run to whole paragraphs; wrapping keeps the table readable in a terminal.
+		t := tablewriter.NewTable(w, tablewriter.WithRowMaxWidth(availColumnWidth), tablewriter.WithRowAutoWrap(tw.WrapNormal))
+		t.Header("Counter", "Block or expression", "Dimensions", "Description")
+		for _, c := range a.Counters {
+			source := c.Block
+			if c.Derived {
+				source = wrapExpression(c.Expression, availColumnWidth)
+			}
+			if err := t.Append(c.Name, source, dimensionsText(c.Dimensions), c.Description); err != nil {
+				return fmt.Errorf("listing counters of agent %d: %w", a.Agent.Index, err)
+			}
+		}
+		if err := t.Render(); err != nil {
+			return fmt.Errorf("listing counters of agent %d: %w", a.Agent.Index, err)
+		}
+	}
+	return nil
+}
+
+func dimensionsText(dims []counters.Dimension) string {
+	parts := make([]string, 0, len(dims))
+	for _, d := range dims {
+		if d.Size > 0 {
+			parts = append(parts, fmt.Sprintf("%s[%d]", d.Name, d.Size))
+		} else {
+			parts = append(parts, d.Name)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// wrapExpression breaks a long expression into lines after operators and commas; expressions have
+// no spaces, so the table's word wrapping cannot break them.
+func wrapExpression(expr string, width int) string {
+	var lines []string
+	line, piece := "", ""
+	flush := func() {
+		if line != "" && len(line)+len(piece) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		line += piece
+		piece = ""
+	}
+	for _, r := range expr {
+		piece += string(r)
+		if strings.ContainsRune("+-*/,", r) {
+			flush()
+		}
+	}
+	flush()
+	return strings.Join(append(lines, line), "\n")
+}

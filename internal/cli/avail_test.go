@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/counters"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// Fixture agents and counters for the listing commands, shaped like a simulated gfx90a and gfx942.
+func fixtureAgents() []AgentCounters {
+	return []AgentCounters{
+		{
+			Agent: contract.Agent{Index: 0, Name: "gfx90a", ProductName: "AMD Instinct MI210 (simulated)", Vendor: "AMD"},
+			Counters: []counters.CounterInfo{
+				{Name: "GRBM_COUNT", Description: "Tie High - Count Number of Clocks", Block: "GRBM", Dimensions: []counters.Dimension{{Name: "DIMENSION_INSTANCE", Size: 1}}},
+				{Name: "SQ_WAVES", Description: "Count number of waves sent to SQs.", Block: "SQ", Dimensions: []counters.Dimension{{Name: "DIMENSION_SHADER_ENGINE", Size: 8}}},
+				{Name: "VALUUtilization", Description: "Percentage of active vector ALU threads. A long description wraps so that the table stays readable in a terminal of ordinary width.", Derived: true, Expression: "100*SQ_ACTIVE_INST_VALU/(GRBM_GUI_ACTIVE*CU_NUM)"},
+			},
+		},
+		{
+			Agent: contract.Agent{Index: 1, Name: "gfx942", ProductName: "AMD Instinct MI300X (simulated)", Vendor: "AMD"},
+			Counters: []counters.CounterInfo{
+				{Name: "SQ_WAVES", Description: "Count number of waves sent to SQs.", Block: "SQ", Dimensions: []counters.Dimension{{Name: "DIMENSION_XCC", Size: 8}, {Name: "DIMENSION_SHADER_ENGINE", Size: 0}}},
+			},
+		},
+	}
+}
+
+func fixturePlan(_ context.Context, backend string, groups []counters.Group) ([]AgentPlan, error) {
+	if backend != "sim" {
+		return nil, errors.New("fixture planner knows only the sim backend")
+	}
+	var passes []PlannedPass
+	for i, g := range groups {
+		passes = append(passes, PlannedPass{Group: i, Counters: g.Names(), Hardware: g.Names()})
+	}
+	return []AgentPlan{
+		{Agent: contract.Agent{Index: 0, Name: "gfx90a"}, Passes: passes},
+		{Agent: contract.Agent{Index: 1, Name: "gfx942"}, Notes: []string{"group 1 dropped: none of its counters exist on gfx942"}},
+	}, nil
+}
+
+func TestListingGolden(t *testing.T) {
+	clearEnv(t)
+	var gotBackend string
+	avail := func(_ context.Context, backend string) ([]AgentCounters, error) {
+		gotBackend = backend
+		return fixtureAgents(), nil
+	}
+	tests := []struct {
+		golden string
+		args   []string
+		env    map[string]string
+	}{
+		{"avail.txt", []string{"avail"}, nil},
+		{"avail.txt", []string{"-L"}, nil},
+		{"avail-agent1.txt", []string{"avail", "--agent", "1"}, nil},
+		{"avail.json", []string{"avail", "--json"}, nil},
+		{"plan.txt", []string{"plan", "--backend", "sim", "--pmc", "SQ_WAVES", "GRBM_COUNT", "--pmc", "SQ_INSTS_VALU"}, nil},
+		{"plan.txt", []string{"plan"}, map[string]string{"GOROCPROF_BACKEND": "sim", "GOROCPROF_PMC": "SQ_WAVES,GRBM_COUNT;SQ_INSTS_VALU"}},
+		{"plan.json", []string{"--backend=sim", "plan", "--json", "--pmc", "SQ_WAVES", "GRBM_COUNT", "--pmc", "SQ_INSTS_VALU"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			var out, errOut bytes.Buffer
+			f := &Factory{IO: IOStreams{Out: &out, ErrOut: &errOut}, AvailData: avail, PlanData: fixturePlan}
+			if err := Execute(context.Background(), NewRootCmd(f), tt.args); err != nil {
+				t.Fatalf("%v (stderr %q)", err, errOut.String())
+			}
+			checkGolden(t, filepath.Join("testdata", tt.golden), out.Bytes())
+		})
+	}
+	if gotBackend != defaultBackend {
+		t.Errorf("avail asked backend %q, want the default %q", gotBackend, defaultBackend)
+	}
+}
+
+func TestListingErrors(t *testing.T) {
+	clearEnv(t)
+	avail := func(context.Context, string) ([]AgentCounters, error) { return fixtureAgents(), nil }
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"avail", "--agent", "5"}, 1, "no agent with index 5 (agents: 0, 1)"},
+		{[]string{"plan", "--backend", "sim"}, 1, "plan needs counters: give at least one --pmc group"},
+		{[]string{"plan", "--backend", "sim", "--pmc", "A", "--pmc", "--pmc", "B"}, 1, "Empty counter group in --pmc flag 2. Each --pmc must specify at least one counter."},
+		{[]string{"plan", "--backend", "cuda", "--pmc", "A"}, 1, "planning on backend cuda: fixture planner knows only the sim backend"},
+		{[]string{"avail", "extra"}, 2, `gorocprof avail takes no arguments, got "extra"`},
+		{[]string{"avail", "--agent", "one"}, 2, `invalid argument "one" for "--agent" flag`},
+	}
+	for _, tt := range tests {
+		var out, errOut bytes.Buffer
+		f := &Factory{IO: IOStreams{Out: &out, ErrOut: &errOut}, AvailData: avail, PlanData: fixturePlan}
+		err := Execute(context.Background(), NewRootCmd(f), tt.args)
+		PrintError(&errOut, err)
+		if ExitCode(err) != tt.code || !strings.Contains(errOut.String(), tt.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tt.args, ExitCode(err), errOut.String(), tt.code, tt.want)
+		}
+	}
+}
+
+func TestPlanPassesParsedGroups(t *testing.T) {
+	clearEnv(t)
+	var got []counters.Group
+	f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
+		PlanData: func(_ context.Context, _ string, groups []counters.Group) ([]AgentPlan, error) {
+			got = groups
+			return nil, nil
+		}}
+	if err := Execute(context.Background(), NewRootCmd(f), []string{"plan", "--pmc", "B", "A", "B"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"A", "B"}; len(got) != 1 || !reflect.DeepEqual(got[0].Names(), want) {
+		t.Errorf("groups %+v, want one group %v", got, want)
+	}
+}
+
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run with -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update after checking):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestWrapExpression(t *testing.T) {
+	tests := []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"A+B", 60, "A+B"},
+		{"(WRITE_SIZE*1024+TCC_BUBBLE_sum*128)/reduce(GRBM_GUI_ACTIVE,max)", 20,
+			"(WRITE_SIZE*1024+\nTCC_BUBBLE_sum*128)/\nreduce(GRBM_GUI_ACTIVE,\nmax)"},
+		{"VERY_LONG_NAME_WITHOUT_OPERATORS", 10, "VERY_LONG_NAME_WITHOUT_OPERATORS"},
+	}
+	for _, tt := range tests {
+		if got := wrapExpression(tt.in, tt.width); got != tt.want {
+			t.Errorf("wrapExpression(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
+		}
+		if got := strings.ReplaceAll(wrapExpression(tt.in, tt.width), "\n", ""); got != tt.in {
+			t.Errorf("wrapping %q lost characters: %q", tt.in, got)
+		}
+	}
+}

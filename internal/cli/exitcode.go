@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit statuses. Everything that decides how gorocprof exits goes through ExitCode, so that the
+// statuses scripts depend on are defined here and nowhere else.
+const (
+	ExitOK          = 0
+	ExitFatal       = 1 // a validation diagnostic or a run that failed
+	ExitUsage       = 2 // the command line could not be understood (as rocprofv3's argument errors)
+	ExitDifferences = 3 // compare found values that disagree
+)
+
+// UsageError is a command line that cannot be understood: unknown flag, missing value, no app.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// ValidationError carries every diagnostic found in one options struct, so that the user fixes them
+// all in one go instead of one per attempt.
+type ValidationError struct{ Diagnostics []string }
+
+func (e *ValidationError) Error() string { return strings.Join(e.Diagnostics, "\n") }
+
+// AppExitError reports that the profiled application itself did not succeed; gorocprof exits with
+// the application's status (or 128+n when a signal ended it), as a single rocprofv3 run does.
+type AppExitError struct {
+	Code   int    // exit status to pass through: the app's own, or 128+n when signalled
+	Signal string // name of the signal that ended the app, empty when it exited
+	Err    error  // what else went wrong in the same run (incomplete records), if anything
+}
+
+func (e *AppExitError) Error() string {
+	var msg string
+	if e.Signal != "" {
+		msg = fmt.Sprintf("the application was terminated by signal %s", e.Signal)
+	} else {
+		msg = fmt.Sprintf("the application exited with status %d", e.Code)
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *AppExitError) Unwrap() error { return e.Err }
+
+// DifferencesError is returned by comparisons whose results disagree.
+type DifferencesError struct{ Count int }
+
+func (e *DifferencesError) Error() string {
+	return fmt.Sprintf("%d values differ", e.Count)
+}
+
+// ExitCode maps an error returned by Execute to the process exit status.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var usage *UsageError
+	var app *AppExitError
+	var diff *DifferencesError
+	switch {
+	case errors.As(err, &usage):
+		return ExitUsage
+	case errors.As(err, &app):
+		if app.Code == 0 {
+			// An app that "failed" with status 0 is a launcher bug; never report success for it.
+			return ExitFatal
+		}
+		return app.Code
+	case errors.As(err, &diff):
+		return ExitDifferences
+	default:
+		return ExitFatal
+	}
+}
+
+// PrintError writes err the way rocprofv3 users expect diagnostics: one `gorocprof: error: ` line
+// per diagnostic. An app that merely exited non-zero has already spoken for itself, so nothing is
+// printed for it unless a signal ended it or the run had another problem.
+func PrintError(w io.Writer, err error) {
+	if err == nil {
+		return
+	}
+	var app *AppExitError
+	if errors.As(err, &app) && app.Signal == "" && app.Err == nil && app.Code != 0 {
+		return
+	}
+	var usage *UsageError
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(w, "gorocprof: error: %s\n", line)
+	}
+	if errors.As(err, &usage) {
+		fmt.Fprintln(w, "Run 'gorocprof --help' for usage.")
+	}
+}

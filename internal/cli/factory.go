@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/replay"
+)
+
+// IOStreams are the streams commands read and write; tests give buffers.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// Factory hands commands what they depend on outside the command line. Each dependency is a
+// function, called only by the commands that need it, so that `gorocprof --help` or a validation
+// error never touches a GPU, a query helper or the file system.
+type Factory struct {
+	IO IOStreams
+
+	// Runner runs one validated profiling request (replay.Run in the real program).
+	Runner func(ctx context.Context, req replay.Request) (replay.Result, error)
+
+	// AvailData lists the agents of a backend and the counters each offers, for `avail` and -L.
+	AvailData func(ctx context.Context, backend string) ([]AgentCounters, error)
+
+	// PlanData plans counter groups onto the agents of a backend, for `plan`.
+	PlanData func(ctx context.Context, backend string, groups []counters.Group) ([]AgentPlan, error)
+}
+
+// AgentCounters is one agent and its counter catalog.
+type AgentCounters struct {
+	Agent    contract.Agent
+	Counters []counters.CounterInfo
+}
+
+// AgentPlan is what the planner decided for one agent: the passes a dispatch on it is replayed for,
+// and notes on groups it dropped, trimmed or split.
+type AgentPlan struct {
+	Agent  contract.Agent
+	Passes []PlannedPass
+	Notes  []string
+}
+
+// PlannedPass is one replay pass: the user group it comes from (0-based), the counters it reports
+// as the user named them (derived counters included), and the hardware events it programs.
+type PlannedPass struct {
+	Group    int
+	Counters []string
+	Hardware []string
+}
+
+// NewFactory returns the Factory of the real program: the standard streams and the real data
+// sources (wire.go).
+func NewFactory() *Factory {
+	f := &Factory{IO: IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}}
+	wire(f)
+	return f
+}

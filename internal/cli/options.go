@@ -1,0 +1,85 @@
+package cli
+
+// ProfileOptions is one profiling run as the user asked for it, after flags, GOROCPROF_* environment,
+// the input-file job and the defaults have been layered (in that order of precedence). Validate turns
+// it into a replay.Request or into every diagnostic that stops it.
+type ProfileOptions struct {
+	PMC              []string // raw counter groups, one per --pmc occurrence (or input-file group)
+	ReplayMode       string   // "" (rocprofv3's default behaviour), "kernel" or "application"
+	KernelReplayBeta bool
+	KernelTrace      bool
+	OutputDirectory  string
+	OutputFile       string
+	OutputFormats    []string
+	IncludeRegex     string
+	ExcludeRegex     string
+	IterationRange   string
+	Truncate         bool
+	Mangled          bool
+	LogLevel         string
+	Backend          string
+	Quiet            bool
+	DryRun           bool
+
+	// Recognised so that their combination with kernel replay is diagnosed in rocprofv3's words;
+	// gorocprof does not implement them yet.
+	ATT        bool
+	PCSampling bool
+	SPM        bool
+
+	App  string
+	Args []string
+
+	// Source names where a job came from ("job 2 of sweep.yaml") for diagnostics; empty for the
+	// command line alone.
+	Source string
+}
+
+// Option names, shared by the flags, the GOROCPROF_* environment (upper case, '-' as '_') and the
+// input file keys ('-' as '_').
+const (
+	optPMC            = "pmc"
+	optPMCGroups      = "pmc-groups" // input file only: several groups at once
+	optReplayMode     = "replay-mode"
+	optReplayBeta     = "kernel-replay-beta-enabled"
+	optKernelTrace    = "kernel-trace"
+	optOutputDir      = "output-directory"
+	optOutputFile     = "output-file"
+	optOutputFormat   = "output-format"
+	optIncludeRegex   = "kernel-include-regex"
+	optExcludeRegex   = "kernel-exclude-regex"
+	optIterationRange = "kernel-iteration-range"
+	optTruncate       = "truncate-kernels"
+	optMangled        = "mangled-kernels"
+	optLogLevel       = "log-level"
+	optBackend        = "backend"
+	optQuiet          = "quiet"
+	optDryRun         = "dry-run"
+	optInput          = "input"
+	optListAvail      = "list-avail"
+	optATT            = "att"
+	optSPM            = "spm"
+	optPCBeta         = "pc-sampling-beta-enabled"
+	optPCUnit         = "pc-sampling-unit"
+	optPCMethod       = "pc-sampling-method"
+	optPCInterval     = "pc-sampling-interval"
+)
+
+// Defaults, where rocprofv3's differ gorocprof says why.
+const (
+	defaultOutputDir  = "."
+	defaultOutputFile = "%hostname%/%pid%"
+	defaultLogLevel   = "warning"
+	defaultBackend    = "auto"
+)
+
+// defaultFormats: rocprofv3 defaults to rocpd, which gorocprof does not write yet.
+var defaultFormats = []string{"json", "csv"}
+
+var (
+	replayModes   = []string{"kernel", "application"}
+	logLevels     = []string{"error", "warning", "info", "trace"}
+	backends      = []string{"auto", "sim", "cuda", "rocm"}
+	knownFormats  = []string{"csv", "json", "pftrace", "otf2", "rocpd"}
+	writtenFormat = map[string]bool{"csv": true, "json": true}
+)

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/olekukonko/tablewriter"
+	"github.com/spf13/cobra"
+)
+
+// PlanOptions is the plan command: which passes a counter request needs on each agent.
+type PlanOptions struct {
+	Backend string
+	PMC     []string
+	JSON    bool
+}
+
+func newPlanCmd(f *Factory) *cobra.Command {
+	opts := &PlanOptions{}
+	cmd := &cobra.Command{
+		Use:   "plan --pmc A B [--pmc C ...]",
+		Short: "Show the replay passes a counter request needs on each agent, without running anything",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Backend = backendSetting(cmd.Flags())
+			if !cmd.Flags().Changed(optPMC) {
+				if env := strings.TrimSpace(os.Getenv(envName(optPMC))); env != "" {
+					opts.PMC = strings.Split(env, ";")
+				}
+			}
+			return runPlan(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().Var(groupsValue{&opts.PMC}, optPMC, "counters to collect, one group per --pmc")
+	_ = cmd.Flags().SetAnnotation(optPMC, annotationNargs, []string{"true"})
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON for scripts")
+	return cmd
+}
+
+func runPlan(ctx context.Context, f *Factory, o *PlanOptions) error {
+	var diags []string
+	if !slices.Contains(backends, o.Backend) {
+		diags = append(diags, fmt.Sprintf("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", ")))
+	}
+	groups, err := counters.ParseGroups(o.PMC)
+	if err != nil {
+		diags = append(diags, err.Error())
+	} else if len(groups) == 0 {
+		diags = append(diags, "plan needs counters: give at least one --pmc group")
+	}
+	if len(diags) > 0 {
+		return &ValidationError{Diagnostics: diags}
+	}
+	if f.PlanData == nil {
+		return errors.New("internal error: no planner wired into the command line")
+	}
+	plans, err := f.PlanData(ctx, o.Backend, groups)
+	if err != nil {
+		return fmt.Errorf("planning on backend %s: %w", o.Backend, err)
+	}
+	if o.JSON {
+		return writePlanJSON(f.IO.Out, plans)
+	}
+	return writePlanTables(f.IO.Out, plans)
+}
+
+type planJSON struct {
+	Agent  agentJSON  `json:"agent"`
+	Passes []passJSON `json:"passes"`
+	Notes  []string   `json:"notes"`
+}
+
+type passJSON struct {
+	Pass     int      `json:"pass"`
+	Group    int      `json:"group"`
+	Counters []string `json:"counters"`
+	Hardware []string `json:"hardware_events"`
+}
+
+func writePlanJSON(w io.Writer, plans []AgentPlan) error {
+	out := make([]planJSON, 0, len(plans))
+	for _, p := range plans {
+		e := planJSON{
+			Agent:  agentJSON{Index: p.Agent.Index, Name: p.Agent.Name, ProductName: p.Agent.ProductName, Vendor: p.Agent.Vendor},
+			Passes: []passJSON{},
+			Notes:  append([]string{}, p.Notes...),
+		}
+		for i, pass := range p.Passes {
+			e.Passes = append(e.Passes, passJSON{Pass: i, Group: pass.Group, Counters: pass.Counters, Hardware: pass.Hardware})
+		}
+		out = append(out, e)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func writePlanTables(w io.Writer, plans []AgentPlan) error {
+	for i, p := range plans {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "Agent %d: %s, %d %s\n", p.Agent.Index, p.Agent.Name, len(p.Passes), plural(len(p.Passes), "pass", "passes"))
+		if len(p.Passes) > 0 {
+			t := tablewriter.NewWriter(w)
+			t.Header("Pass", "Group", "Counters", "Hardware events")
+			for k, pass := range p.Passes {
+				// The table counts --pmc flags from 1 as the user does; JSON keeps the plan file's 0-based group.
+				if err := t.Append(fmt.Sprint(k), fmt.Sprint(pass.Group+1), strings.Join(pass.Counters, " "), strings.Join(pass.Hardware, " ")); err != nil {
+					return fmt.Errorf("plan of agent %d: %w", p.Agent.Index, err)
+				}
+			}
+			if err := t.Render(); err != nil {
+				return fmt.Errorf("plan of agent %d: %w", p.Agent.Index, err)
+			}
+		}
+		for _, n := range p.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

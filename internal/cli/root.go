@@ -1,0 +1,213 @@
+// Package cli is gorocprof's command line: cobra commands, the layering of flags, GOROCPROF_*
+// environment, input files and defaults into one options struct per command, and its validation
+// before anything is launched.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/gorocprof/gorocprof/internal/replay"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// version is set at link time: -X github.com/gorocprof/gorocprof/internal/cli.version=...
+var version = "dev"
+
+const rootLong = `gorocprof runs an application with a GPU profiling tool injected and writes
+hardware counters and kernel traces in rocprofv3's layout (results.json, CSV).
+
+Everything after "--" is the application and its arguments.
+
+Settings come from, in order of precedence: command-line flags, GOROCPROF_* environment
+variables (GOROCPROF_OUTPUT_DIRECTORY for --output-directory, GOROCPROF_PMC with groups
+separated by ';', ...), the -i input file's job, and the defaults.`
+
+const rootExample = `  gorocprof --pmc SQ_WAVES SQ_INSTS_VALU --pmc SQ_WAVES SQ_INSTS_SALU \
+      --replay-mode kernel --kernel-replay-beta-enabled -d out -- ./app
+  gorocprof --kernel-trace -f csv -- ./app -n 10
+  gorocprof avail --agent 0`
+
+// Execute runs gorocprof's command line with args (without the program name).
+func Execute(ctx context.Context, root *cobra.Command, args []string) error {
+	root.SetArgs(normalizeArgs(root, args))
+	return root.ExecuteContext(ctx)
+}
+
+// NewRootCmd builds the profiling command with its subcommands.
+func NewRootCmd(f *Factory) *cobra.Command {
+	opts := &ProfileOptions{}
+	var input string
+	var listAvail bool
+
+	cmd := &cobra.Command{
+		Use:           "gorocprof [flags] -- <app> [args...]",
+		Short:         "Profile GPU kernels with counter collection and kernel replay",
+		Long:          rootLong,
+		Example:       rootExample,
+		Version:       version,
+		Args:          cobra.ArbitraryArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if listAvail {
+				return runAvail(cmd.Context(), f, &AvailOptions{Backend: backendSetting(cmd.Flags()), Agent: -1})
+			}
+			if len(args) == 0 && cmd.Flags().NFlag() == 0 {
+				return cmd.Help()
+			}
+			if len(args) > 0 {
+				opts.App, opts.Args = args[0], args[1:]
+			}
+			return runProfile(cmd.Context(), f, cmd.Flags(), *opts, inputSetting(cmd.Flags(), input))
+		},
+	}
+	cmd.SetVersionTemplate("gorocprof {{.Version}}\n")
+	cmd.SetOut(f.IO.Out)
+	cmd.SetErr(f.IO.ErrOut)
+	cmd.SetIn(f.IO.In)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+
+	addProfileFlags(cmd, opts, &input, &listAvail)
+	cmd.Flags().SetInterspersed(false)
+
+	cmd.AddCommand(newAvailCmd(f), newPlanCmd(f), newVersionCmd(f))
+	return cmd
+}
+
+func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listAvail *bool) {
+	fs := cmd.Flags()
+	nargs := func(name string) {
+		_ = fs.SetAnnotation(name, annotationNargs, []string{"true"})
+	}
+	optional := func(p *bool, name, short, usage string) {
+		fl := fs.VarPF(optBool{p}, name, short, usage)
+		fl.NoOptDefVal = "true"
+	}
+
+	fs.Var(groupsValue{&o.PMC}, optPMC, "counters to collect, one group per --pmc (\"--pmc A B --pmc C\" is two groups)")
+	nargs(optPMC)
+	fs.Var(choiceValue{&o.ReplayMode, replayModes}, optReplayMode, "how several counter groups are collected: kernel or application")
+	optional(&o.KernelReplayBeta, optReplayBeta, "", "acknowledge that kernel replay is a beta feature")
+	optional(&o.KernelTrace, optKernelTrace, "", "trace every kernel dispatch")
+	fs.StringVarP(&o.OutputDirectory, optOutputDir, "d", defaultOutputDir, "directory for the output files")
+	fs.StringVarP(&o.OutputFile, optOutputFile, "o", defaultOutputFile, "output file name prefix; placeholders such as %hostname% %pid% %ppid% %rank% %env{NAME}%")
+	fs.VarP(formatsValue{&o.OutputFormats}, optOutputFormat, "f", "output formats: csv, json (default \"json csv\")")
+	nargs(optOutputFormat)
+	fs.StringVar(&o.IncludeRegex, optIncludeRegex, "", "profile only kernels whose name matches this regular expression")
+	fs.StringVar(&o.ExcludeRegex, optExcludeRegex, "", "skip kernels whose name matches this regular expression (applied after include)")
+	fs.StringVar(&o.IterationRange, optIterationRange, "", "iterations of each kernel to profile, counted from 1, e.g. \"[1, 3, [5-8]]\"")
+	optional(&o.Truncate, optTruncate, "T", "truncate kernel names (drop template and argument lists)")
+	optional(&o.Mangled, optMangled, "M", "keep kernel names mangled")
+	fs.Var(choiceValue{&o.LogLevel, logLevels}, optLogLevel, "what the tool prints: error, warning, info or trace (default \"warning\")")
+	fs.StringVarP(input, optInput, "i", "", "input file: .json or .yaml {\"jobs\": [...]}, or .txt with \"pmc:\" lines; each job is one run")
+	optional(&o.Quiet, optQuiet, "", "do not print the summary table")
+	optional(&o.DryRun, optDryRun, "", "plan and print the passes, launch nothing")
+	fs.BoolVarP(listAvail, optListAvail, "L", false, "list the agents and their counters (same as the avail command)")
+
+	// Recognised but not implemented: here only so that their combination with kernel replay gets
+	// rocprofv3's diagnostic.
+	optional(&o.ATT, optATT, "", "advanced thread trace (not supported yet)")
+	optional(&o.SPM, optSPM, "", "streaming performance monitor (not supported yet)")
+	optional(&o.PCSampling, optPCBeta, "", "PC sampling (not supported yet)")
+	var pcUnit, pcMethod, pcInterval string
+	fs.StringVar(&pcUnit, optPCUnit, "", "PC sampling unit (not supported yet)")
+	fs.StringVar(&pcMethod, optPCMethod, "", "PC sampling method (not supported yet)")
+	fs.StringVar(&pcInterval, optPCInterval, "", "PC sampling interval (not supported yet)")
+	for _, name := range []string{optATT, optSPM, optPCBeta, optPCUnit, optPCMethod, optPCInterval} {
+		_ = fs.MarkHidden(name)
+	}
+
+	// --backend is shared with avail and plan.
+	cmd.PersistentFlags().Var(choiceValue{&o.Backend, backends}, optBackend, "backend: auto, sim, cuda or rocm (default \"auto\")")
+
+	for name, words := range map[string][]string{
+		optBackend: backends, optReplayMode: replayModes, optLogLevel: logLevels, optOutputFormat: {"csv", "json"},
+	} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp))
+	}
+	_ = cmd.MarkFlagFilename(optInput, "json", "yaml", "yml", "txt")
+	_ = cmd.MarkFlagDirname(optOutputDir)
+}
+
+// runProfile layers the settings of every job, validates them all, then runs the jobs in order.
+// Nothing is created or launched unless every job is valid.
+func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts ProfileOptions, input string) error {
+	jobs := []Job{{}}
+	if input != "" {
+		var err error
+		if jobs, err = readInputFile(input); err != nil {
+			return err
+		}
+	}
+	var diags []string
+	reqs := make([]runJob, 0, len(jobs))
+	for _, job := range jobs {
+		o, rdiags := resolveJob(flags, flagOpts, job)
+		if o.App == "" && !o.DryRun {
+			return usageErrorf("no application given after --")
+		}
+		diags = append(diags, rdiags...)
+		req, err := Validate(o)
+		var verr *ValidationError
+		if errors.As(err, &verr) {
+			diags = append(diags, verr.Diagnostics...)
+			continue
+		}
+		reqs = append(reqs, runJob{source: job.Source, req: req})
+	}
+	if len(diags) > 0 {
+		return &ValidationError{Diagnostics: diags}
+	}
+	if f.Runner == nil {
+		return errors.New("internal error: no runner wired into the command line")
+	}
+	for _, j := range reqs {
+		j.req.Stdout, j.req.Stderr = f.IO.Out, f.IO.ErrOut
+		res, err := f.Runner(ctx, j.req)
+		if err != nil && j.source != "" {
+			err = fmt.Errorf("%s: %w", j.source, err)
+		}
+		if res.ExitCode != 0 || res.Signal != "" {
+			// The app's own status wins over gorocprof's; a failing job stops the remaining ones,
+			// as a failing rocprofv3 pass does.
+			return &AppExitError{Code: res.ExitCode, Signal: res.Signal, Err: err}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type runJob struct {
+	source string
+	req    replay.Request
+}
+
+// inputSetting: -i wins over GOROCPROF_INPUT.
+func inputSetting(flags *pflag.FlagSet, flagValue string) string {
+	if flags.Changed(optInput) {
+		return flagValue
+	}
+	return os.Getenv(envName(optInput))
+}
+
+// backendSetting: --backend wins over GOROCPROF_BACKEND, then "auto".
+func backendSetting(flags *pflag.FlagSet) string {
+	if f := flags.Lookup(optBackend); f != nil && f.Changed {
+		return f.Value.String()
+	}
+	if v := os.Getenv(envName(optBackend)); v != "" {
+		return v
+	}
+	return defaultBackend
+}
+
+func envName(option string) string {
+	return envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(option, "-", "_"))
+}

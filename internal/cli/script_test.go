@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/replay"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the testscript files run gorocprof as a command:
+//   - gorocprof: the program exactly as cmd/gorocprof builds it;
+//   - gorocprof-request: the same command line with a runner that prints the validated request as
+//     JSON instead of launching, to check what the command line hands the replay package.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"gorocprof": func() {
+			f := NewFactory()
+			os.Exit(mainLike(f))
+		},
+		"gorocprof-request": func() {
+			f := NewFactory()
+			f.Runner = printRequest
+			os.Exit(mainLike(f))
+		},
+	})
+}
+
+// mainLike is cmd/gorocprof's main without the os.Exit.
+func mainLike(f *Factory) int {
+	err := Execute(context.Background(), NewRootCmd(f), os.Args[1:])
+	PrintError(f.IO.ErrOut, err)
+	return ExitCode(err)
+}
+
+func printRequest(_ context.Context, req replay.Request) (replay.Result, error) {
+	groups := [][]string{}
+	for _, g := range req.Groups {
+		groups = append(groups, g.Names())
+	}
+	view := struct {
+		Backend     string           `json:"backend"`
+		Groups      [][]string       `json:"groups"`
+		Mode        string           `json:"mode"`
+		KernelTrace bool             `json:"kernel_trace"`
+		Filters     contract.Filters `json:"filters"`
+		OutputDir   string           `json:"output_dir"`
+		OutputFile  string           `json:"output_file"`
+		Formats     []string         `json:"formats"`
+		Mangled     bool             `json:"mangled"`
+		Truncate    bool             `json:"truncate"`
+		Quiet       bool             `json:"quiet"`
+		LogLevel    string           `json:"log_level"`
+		DryRun      bool             `json:"dry_run"`
+		App         string           `json:"app"`
+		Args        []string         `json:"args"`
+	}{req.Backend, groups, req.Mode, req.KernelTrace, req.Filters, req.OutputDir, req.OutputFile, req.Formats,
+		req.Mangled, req.Truncate, req.Quiet, req.LogLevel, req.DryRun, req.App, req.Args}
+	enc := json.NewEncoder(req.Stdout)
+	enc.SetIndent("", "  ")
+	return replay.Result{}, enc.Encode(view)
+}
+
+// TestScript runs testdata/script/*.txtar: the command-line contract as a user sees it. testscript
+// starts each script with a minimal environment, so GOROCPROF_* settings of the developer do not leak.
+// `exits N cmd args...` runs a command and checks its exact exit status, which `! exec` cannot.
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "../../testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits": exitsCmd,
+		},
+	})
+}
+
+func exitsCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits STATUS command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad status %q", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = exit.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}

@@ -1,0 +1,262 @@
+package counters
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Vendors of a catalog.
+const (
+	VendorAMD    = "AMD"
+	VendorNVIDIA = "NVIDIA"
+)
+
+// Base is one hardware event: what the tool programs and reads back. NVIDIA metrics have no block.
+type Base struct {
+	Name  string
+	Block string
+	Event int
+}
+
+// CounterInfo is what a catalog says about one counter, for listings and output.
+type CounterInfo struct {
+	Name, Description, Block, Expression string
+	Derived                              bool
+	Dimensions                           []Dimension
+}
+
+// Dimension is one axis of a counter's instances; Size 0 means the agent did not report it. A
+// counter without dimensions has a single value.
+type Dimension struct {
+	Name string
+	Size int
+}
+
+// Unsupported is a counter the definitions list for an architecture that this catalog leaves out.
+type Unsupported struct {
+	Name, Reason string
+}
+
+// counter is one entry of a catalog.
+type counter struct {
+	name, description string
+	base              *Base // nil for a derived counter
+	expression        string
+	ast               *Node
+}
+
+// Catalog is the set of counters one kind of agent offers, plus what decides whether a set of base
+// events fits one pass (per-block register limits on AMD, the CUPTI pass oracle on NVIDIA).
+type Catalog struct {
+	// Arch is the agent name the catalog was asked for (gfx90a, GH100); Source the definitions
+	// it was built from (the same, or a family such as gfx9 when the exact name has none).
+	Arch, Source, Vendor string
+	// Unsupported lists the counters left out, with the reason, sorted by name.
+	Unsupported []Unsupported
+
+	counters map[string]*counter
+	names    []string
+	limits   map[string]int // AMD: base events per block per pass
+	passes   func([]string) (int, error)
+
+	mu       sync.Mutex
+	programs map[*Node]*island       // compiled arithmetic, built on first use
+	oracle   map[string]oracleAnswer // NVIDIA pass answers by metric set
+}
+
+type oracleAnswer struct {
+	passes int
+	err    error
+}
+
+func newCatalog(arch, source, vendor string) *Catalog {
+	return &Catalog{Arch: arch, Source: source, Vendor: vendor, counters: map[string]*counter{},
+		limits: map[string]int{}, programs: map[*Node]*island{}, oracle: map[string]oracleAnswer{}}
+}
+
+func (c *Catalog) add(k *counter) {
+	c.counters[k.name] = k
+}
+
+func (c *Catalog) finish() {
+	c.names = c.names[:0]
+	for n := range c.counters {
+		c.names = append(c.names, n)
+	}
+	sort.Strings(c.names)
+	sort.Slice(c.Unsupported, func(i, j int) bool { return c.Unsupported[i].Name < c.Unsupported[j].Name })
+}
+
+// Has reports whether the catalog offers the counter.
+func (c *Catalog) Has(name string) bool {
+	_, ok := c.counters[name]
+	return ok
+}
+
+// Names returns every counter name, sorted.
+func (c *Catalog) Names() []string {
+	return append([]string(nil), c.names...)
+}
+
+// Limit returns how many distinct events of block one pass can count, and whether it is known.
+func (c *Catalog) Limit(block string) (int, bool) {
+	n, ok := c.limits[block]
+	return n, ok
+}
+
+// Describe returns the catalog's facts about a counter, with dimension sizes taken from the agent
+// constants (nil consts leaves the sizes 0). ok is false for a counter the catalog lacks.
+func (c *Catalog) Describe(name string, consts map[string]float64) (CounterInfo, bool) {
+	k, ok := c.counters[name]
+	if !ok {
+		return CounterInfo{Name: name}, false
+	}
+	info := CounterInfo{Name: k.name, Description: k.description, Expression: k.expression, Derived: k.base == nil}
+	if k.base != nil {
+		info.Block = k.base.Block
+	}
+	info.Dimensions = c.resultDims(&Node{Kind: KindIdent, Name: name}, consts)
+	return info, true
+}
+
+// List returns every counter, sorted by name, with unknown dimension sizes.
+func (c *Catalog) List() []CounterInfo {
+	return c.ListFor(nil)
+}
+
+// ListFor returns every counter, sorted by name, with dimension sizes of the agent whose constants
+// are given.
+func (c *Catalog) ListFor(consts map[string]float64) []CounterInfo {
+	out := make([]CounterInfo, 0, len(c.names))
+	for _, n := range c.names {
+		info, _ := c.Describe(n, consts)
+		out = append(out, info)
+	}
+	return out
+}
+
+// BaseEvents returns the base counters a counter needs (itself for a base counter; every base
+// counter its expression reaches, through nested derived counters, for a derived one), sorted by
+// name.
+func (c *Catalog) BaseEvents(name string) ([]Base, error) {
+	if !c.Has(name) {
+		return nil, fmt.Errorf("counter %q is not offered by %s", name, c.Arch)
+	}
+	seen := map[string]bool{}
+	var out []Base
+	var walk func(string)
+	walk = func(n string) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		k := c.counters[n]
+		if k.base != nil {
+			out = append(out, *k.base)
+			return
+		}
+		k.ast.Idents(func(id *Node) {
+			if c.Has(id.Name) {
+				walk(id.Name)
+			}
+		})
+	}
+	walk(name)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// resolve checks every derived counter's identifiers: an identifier is a counter of this catalog,
+// or, when written in lower case, an agent constant (agent properties are lower case). An upper
+// case name the catalog lacks makes the counter unsupported here, and so does a reference to an
+// unsupported counter or a cycle. It runs until nothing changes, because dropping one counter can
+// leave another without its operand.
+func (c *Catalog) resolve() {
+	cycles := map[string][]string{}
+	for _, name := range sortedKeys(c.counters) {
+		if cyc := c.cycle(name, nil); cyc != nil {
+			cycles[name] = cyc
+		}
+	}
+	for _, name := range sortedKeys(cycles) {
+		c.drop(name, "expression refers to itself: "+strings.Join(cycles[name], " -> "))
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, name := range sortedKeys(c.counters) {
+			k := c.counters[name]
+			if k.base != nil {
+				continue
+			}
+			var missing, unsupported []string
+			k.ast.Idents(func(id *Node) {
+				switch {
+				case c.Has(id.Name) || isConstantName(id.Name):
+				case c.unsupported(id.Name):
+					unsupported = append(unsupported, fmt.Sprintf("%s (position %d)", id.Name, id.Pos))
+				default:
+					missing = append(missing, fmt.Sprintf("%s (position %d)", id.Name, id.Pos))
+				}
+			})
+			switch {
+			case len(missing) > 0:
+				c.drop(name, fmt.Sprintf("expression %q uses %s, which %s does not define",
+					k.expression, strings.Join(missing, ", "), c.Source))
+				changed = true
+			case len(unsupported) > 0:
+				c.drop(name, fmt.Sprintf("expression %q uses %s, which is unsupported on %s",
+					k.expression, strings.Join(unsupported, ", "), c.Source))
+				changed = true
+			}
+		}
+	}
+}
+
+func (c *Catalog) cycle(name string, path []string) []string {
+	for _, p := range path {
+		if p == name {
+			return append(path, name)
+		}
+	}
+	k, ok := c.counters[name]
+	if !ok || k.base != nil {
+		return nil
+	}
+	path = append(path, name)
+	var found []string
+	k.ast.Idents(func(id *Node) {
+		if found == nil && c.Has(id.Name) {
+			found = c.cycle(id.Name, path)
+		}
+	})
+	return found
+}
+
+func (c *Catalog) drop(name, reason string) {
+	delete(c.counters, name)
+	c.Unsupported = append(c.Unsupported, Unsupported{Name: name, Reason: reason})
+}
+
+func (c *Catalog) unsupported(name string) bool {
+	for _, u := range c.Unsupported {
+		if u.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func isConstantName(s string) bool {
+	return s == strings.ToLower(s)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,66 @@
+package counters
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+)
+
+// NewNVIDIA builds the catalog of an NVIDIA chip from the metrics its query helper lists. Every
+// metric is a base counter without block or event; whether a set of metrics fits one pass is
+// asked of passes (the CUPTI host configuration's pass count), and the answers are remembered.
+func NewNVIDIA(chip string, metrics []contract.Metric, passes func(metrics []string) (int, error)) *Catalog {
+	c := newCatalog(chip, chip, VendorNVIDIA)
+	c.passes = passes
+	for _, m := range metrics {
+		desc := m.Description
+		if m.Unit != "" {
+			desc = strings.TrimSpace(fmt.Sprintf("%s (unit: %s)", desc, m.Unit))
+		}
+		c.add(&counter{name: m.Name, description: desc, base: &Base{Name: m.Name}})
+	}
+	c.finish()
+	return c
+}
+
+// passCount asks the oracle how many passes a set of metrics needs, once per distinct set.
+func (c *Catalog) passCount(names []string) (int, error) {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	key := strings.Join(sorted, ",")
+	c.mu.Lock()
+	a, ok := c.oracle[key]
+	c.mu.Unlock()
+	if ok {
+		return a.passes, a.err
+	}
+	if c.passes == nil {
+		return 0, fmt.Errorf("%s: no pass oracle", c.Arch)
+	}
+	n, err := c.passes(sorted)
+	if err != nil {
+		err = fmt.Errorf("asking %s how many passes %s need: %w", c.Arch, key, err)
+	}
+	c.mu.Lock()
+	c.oracle[key] = oracleAnswer{n, err}
+	c.mu.Unlock()
+	return n, err
+}
+
+// Fits reports whether one pass can count all of bases on this catalog's agent.
+func (c *Catalog) Fits(bases []Base) (bool, error) {
+	if len(bases) == 0 {
+		return true, nil
+	}
+	if c.Vendor == VendorNVIDIA {
+		names := make([]string, len(bases))
+		for i, b := range bases {
+			names[i] = b.Name
+		}
+		n, err := c.passCount(names)
+		return err == nil && n == 1, err
+	}
+	return len(c.overLimit(bases)) == 0, nil
+}

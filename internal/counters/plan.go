@@ -1,0 +1,219 @@
+package counters
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+)
+
+// Target is one agent to plan for: its index (the backend's device ordinal), its name, its counter
+// catalog and its constants (agent properties, for derived counters and dimension sizes).
+type Target struct {
+	Index   int
+	Name    string
+	Catalog *Catalog
+	Consts  map[string]float64
+}
+
+// ConstsFromProps turns an agent's integer properties into the constants expressions use.
+func ConstsFromProps(props map[string]int64) map[string]float64 {
+	out := make(map[string]float64, len(props))
+	for k, v := range props {
+		out[strings.ToLower(k)] = float64(v)
+	}
+	return out
+}
+
+// Note kinds: what the planner changed in a user's group on one agent.
+const (
+	NoteDropped = "dropped" // none of the group's counters exist on the agent
+	NotePartial = "partial" // some do; the rest are left out
+	NoteSplit   = "split"   // the group exceeds the hardware and takes several passes
+)
+
+// Note tells the user what the planner did to one group on one agent.
+type Note struct {
+	Kind     string
+	Group    int      // 0-based --pmc group
+	Counters []string // the missing counters (dropped, partial)
+	Passes   int      // the passes the group takes (split)
+	Message  string
+}
+
+// Pass is one replay pass of one agent.
+type Pass struct {
+	Group     int                    // 0-based --pmc group it came from
+	Requested []string               // user counters reported on this pass, sorted
+	Base      []contract.PlanCounter // what the hardware counts, sorted by name
+}
+
+// AgentPlan is the passes of one agent.
+type AgentPlan struct {
+	Index  int
+	Name   string
+	Passes []Pass
+	Notes  []Note
+}
+
+// Plan is the planner's answer for every agent, ordered by agent index.
+type Plan struct {
+	Agents  []AgentPlan
+	targets map[int]Target
+}
+
+// NewPlan turns user groups into per-agent passes. On each agent a group keeps the counters the agent
+// has (a note says what it lacks; a group with none is dropped there) and is split into the fewest
+// passes its hardware allows. A counter no agent offers is an error that suggests near names.
+func NewPlan(groups []Group, agents []Target) (*Plan, error) {
+	targets := append([]Target(nil), agents...)
+	sort.SliceStable(targets, func(i, j int) bool { return targets[i].Index < targets[j].Index })
+	if err := checkRequest(groups, targets); err != nil {
+		return nil, err
+	}
+	p := &Plan{targets: map[int]Target{}}
+	for _, t := range targets {
+		if _, dup := p.targets[t.Index]; dup {
+			return nil, fmt.Errorf("planning: two agents with index %d", t.Index)
+		}
+		p.targets[t.Index] = t
+		ap, err := planAgent(groups, t)
+		if err != nil {
+			return nil, err
+		}
+		p.Agents = append(p.Agents, ap)
+	}
+	return p, nil
+}
+
+func checkRequest(groups []Group, targets []Target) error {
+	indices := map[int]bool{}
+	var known []string
+	for _, t := range targets {
+		if t.Catalog == nil {
+			return fmt.Errorf("planning: agent %d (%s) has no counter catalog", t.Index, t.Name)
+		}
+		indices[t.Index] = true
+		known = append(known, t.Catalog.Names()...)
+	}
+	var problems []string
+	reported := map[string]bool{}
+	for gi, g := range groups {
+		for _, r := range g.Counters {
+			if r.Device != nil && !indices[*r.Device] {
+				problems = append(problems, fmt.Sprintf("--pmc group %d: %s: there is no agent %d (agents: %s)",
+					gi+1, r, *r.Device, indexList(targets)))
+				continue
+			}
+			if reported[r.Name] || offered(r.Name, targets) {
+				continue
+			}
+			reported[r.Name] = true
+			problems = append(problems, unknownCounter(r.Name, targets, known))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "\n"))
+	}
+	return nil
+}
+
+func offered(name string, targets []Target) bool {
+	for _, t := range targets {
+		if t.Catalog.Has(name) {
+			return true
+		}
+	}
+	return false
+}
+
+func unknownCounter(name string, targets []Target, known []string) string {
+	for _, t := range targets {
+		for _, u := range t.Catalog.Unsupported {
+			if u.Name == name {
+				return fmt.Sprintf("counter %s cannot be collected on %s: %s", name, t.Name, u.Reason)
+			}
+		}
+	}
+	msg := fmt.Sprintf("unknown counter %s", name)
+	if len(targets) == 0 {
+		return msg + ": there is no agent to collect counters on"
+	}
+	if s := suggest(name, known, 3); len(s) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, ", "))
+	}
+	return msg
+}
+
+func indexList(targets []Target) string {
+	if len(targets) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(targets))
+	for i, t := range targets {
+		parts[i] = fmt.Sprint(t.Index)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func planAgent(groups []Group, t Target) (AgentPlan, error) {
+	ap := AgentPlan{Index: t.Index, Name: t.Name, Passes: []Pass{}}
+	for gi, g := range groups {
+		var have, missing []string
+		seen := map[string]bool{}
+		for _, r := range g.Counters {
+			if (r.Device != nil && *r.Device != t.Index) || seen[r.Name] {
+				continue
+			}
+			seen[r.Name] = true
+			if t.Catalog.Has(r.Name) {
+				have = append(have, r.Name)
+			} else {
+				missing = append(missing, r.Name)
+			}
+		}
+		sort.Strings(have)
+		sort.Strings(missing)
+		switch {
+		case len(have) == 0 && len(missing) == 0:
+			continue // every counter of the group is meant for other agents
+		case len(have) == 0:
+			ap.Notes = append(ap.Notes, Note{Kind: NoteDropped, Group: gi, Counters: missing,
+				Message: fmt.Sprintf("--pmc group %d is dropped on agent %d (%s): it has none of %s",
+					gi+1, t.Index, t.Name, strings.Join(missing, ", "))})
+			continue
+		case len(missing) > 0:
+			ap.Notes = append(ap.Notes, Note{Kind: NotePartial, Group: gi, Counters: missing,
+				Message: fmt.Sprintf("--pmc group %d on agent %d (%s) leaves out %s, which the agent lacks",
+					gi+1, t.Index, t.Name, strings.Join(missing, ", "))})
+		}
+		passes, err := pack(t.Catalog, have)
+		if err != nil {
+			return ap, fmt.Errorf("planning --pmc group %d on agent %d (%s): %w", gi+1, t.Index, t.Name, err)
+		}
+		if len(passes) > 1 {
+			ap.Notes = append(ap.Notes, Note{Kind: NoteSplit, Group: gi, Passes: len(passes),
+				Message: fmt.Sprintf("--pmc group %d exceeds the counter registers of agent %d (%s) and is split into %d passes",
+					gi+1, t.Index, t.Name, len(passes))})
+		}
+		for _, b := range passes {
+			ap.Passes = append(ap.Passes, b.pass(gi))
+		}
+	}
+	return ap, nil
+}
+
+// Contract returns the plan as the tool reads it.
+func (p *Plan) Contract() []contract.PlanAgent {
+	out := make([]contract.PlanAgent, 0, len(p.Agents))
+	for _, a := range p.Agents {
+		pa := contract.PlanAgent{Index: a.Index, Name: a.Name, Passes: make([]contract.PlanPass, 0, len(a.Passes))}
+		for _, ps := range a.Passes {
+			pa.Passes = append(pa.Passes, contract.PlanPass{Group: ps.Group,
+				Counters: append([]contract.PlanCounter{}, ps.Base...)})
+		}
+		out = append(out, pa)
+	}
+	return out
+}

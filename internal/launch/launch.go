@@ -1,0 +1,184 @@
+// Package launch starts the profiled application with the tool library injected, forwards the
+// signals a user sends to gorocprof, and reports how the application ended.
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Spec is one launch of the application.
+type Spec struct {
+	App    string   // path or name looked up in PATH
+	Args   []string // the application's own arguments
+	Env    []string // full environment of the child
+	Dir    string   // working directory; empty means gorocprof's
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Status is how the application ended.
+type Status struct {
+	ExitCode int            // the app's exit status, or 128+n when killed by signal n
+	Signal   syscall.Signal // the signal that killed it; 0 if it exited
+	PID      int
+}
+
+// Signaled reports whether a signal ended the application.
+func (s Status) Signaled() bool { return s.Signal != 0 }
+
+// SignalName is the name of the signal that ended the application ("SIGSEGV"), or "".
+func (s Status) SignalName() string {
+	if !s.Signaled() {
+		return ""
+	}
+	return signalName(s.Signal)
+}
+
+// String describes the ending the way a user reads it.
+func (s Status) String() string {
+	if s.Signaled() {
+		return fmt.Sprintf("killed by signal %d (%s)", int(s.Signal), signalName(s.Signal))
+	}
+	return fmt.Sprintf("exited with status %d", s.ExitCode)
+}
+
+func signalName(sig syscall.Signal) string {
+	if n, ok := signalNames[sig]; ok {
+		return n
+	}
+	return sig.String()
+}
+
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE", syscall.SIGHUP: "SIGHUP",
+	syscall.SIGILL: "SIGILL", syscall.SIGINT: "SIGINT", syscall.SIGKILL: "SIGKILL", syscall.SIGPIPE: "SIGPIPE",
+	syscall.SIGQUIT: "SIGQUIT", syscall.SIGSEGV: "SIGSEGV", syscall.SIGTERM: "SIGTERM", syscall.SIGTRAP: "SIGTRAP",
+	syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",
+}
+
+// ErrApp marks errors about the application itself (missing, not executable).
+var ErrApp = errors.New("application")
+
+// Resolve finds the application the way a shell would and checks it can be executed.
+func Resolve(app string) (string, error) {
+	if app == "" {
+		return "", fmt.Errorf("%w: no application given after --", ErrApp)
+	}
+	path, err := exec.LookPath(app)
+	if err != nil {
+		var ee *exec.Error
+		switch {
+		case errors.As(err, &ee) && (errors.Is(ee.Err, exec.ErrNotFound) || errors.Is(ee.Err, os.ErrNotExist)):
+			return "", fmt.Errorf("%w %q: not found (neither a file nor a command in PATH)", ErrApp, app)
+		case errors.Is(err, os.ErrPermission), strings.Contains(err.Error(), "permission denied"):
+			return "", fmt.Errorf("%w %q: not executable (check its permissions)", ErrApp, app)
+		default:
+			return "", fmt.Errorf("%w %q: %v", ErrApp, app, err)
+		}
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("%w %q: %v", ErrApp, app, err)
+	}
+	if info.IsDir() {
+		return "", fmt.Errorf("%w %q: is a directory, not an executable", ErrApp, app)
+	}
+	if info.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%w %q: not executable (check its permissions)", ErrApp, app)
+	}
+	return path, nil
+}
+
+// forwarded are the signals a user sends to gorocprof that belong to the application.
+var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
+
+// Run starts the application, forwards signals to it while it runs and waits for it. A non-zero exit
+// or a signal is not an error: it is reported in Status. Errors mean the application could not be run.
+func Run(ctx context.Context, spec Spec) (Status, error) {
+	path, err := Resolve(spec.App)
+	if err != nil {
+		return Status{}, err
+	}
+	cmd := exec.Command(path, spec.Args...)
+	cmd.Args[0] = spec.App
+	cmd.Env = spec.Env
+	cmd.Dir = spec.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.Stdin, spec.Stdout, spec.Stderr
+
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
+
+	if err := cmd.Start(); err != nil {
+		return Status{}, fmt.Errorf("starting %s: %w", spec.App, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				// The application decides what the signal means; gorocprof keeps running so it can
+				// turn every record written so far into output.
+				_ = cmd.Process.Signal(s)
+			case <-ctx.Done():
+				_ = cmd.Process.Signal(syscall.SIGTERM)
+				<-done
+				return
+			case <-done:
+				return
+			}
+		}
+	}()
+	waitErr := cmd.Wait()
+	close(done)
+
+	st := Status{PID: cmd.Process.Pid}
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case ok && ws.Signaled():
+		st.Signal = ws.Signal()
+		st.ExitCode = 128 + int(ws.Signal())
+	case ok:
+		st.ExitCode = ws.ExitStatus()
+	default:
+		st.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return st, fmt.Errorf("waiting for %s: %w", spec.App, waitErr)
+	}
+	return st, nil
+}
+
+// EnvLibDir names the directory holding the tool libraries and query helpers, overriding the default.
+const EnvLibDir = "GOROCPROF_LIB_DIR"
+
+// LibDir finds the tool library directory: $GOROCPROF_LIB_DIR, else ../lib/gorocprof next to the
+// gorocprof binary (the layout `make` installs).
+func LibDir() (string, error) {
+	if d := os.Getenv(EnvLibDir); d != "" {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", fmt.Errorf("%s=%s: %w", EnvLibDir, d, err)
+		}
+		return abs, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("locating the gorocprof binary: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return filepath.Join(filepath.Dir(filepath.Dir(exe)), "lib", "gorocprof"), nil
+}

@@ -1,0 +1,127 @@
+package launch
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestResolveErrors(t *testing.T) {
+	dir := t.TempDir()
+	noexec := filepath.Join(dir, "noexec")
+	if err := os.WriteFile(noexec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		app, want string
+	}{
+		{"", "no application given"},
+		{filepath.Join(dir, "missing"), "not found"},
+		{"gorocprof-no-such-command-xyz", "not found"},
+		{noexec, "not executable"},
+		{dir, "directory"},
+	}
+	for _, tc := range tests {
+		_, err := Resolve(tc.app)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Resolve(%q) = %v, want error containing %q", tc.app, err, tc.want)
+		}
+	}
+	if _, err := Resolve("sh"); err != nil {
+		t.Errorf("Resolve(sh): %v", err)
+	}
+}
+
+func TestRunExitStatus(t *testing.T) {
+	tests := []struct {
+		script   string
+		code     int
+		signal   syscall.Signal
+		describe string
+	}{
+		{"exit 0", 0, 0, "exited with status 0"},
+		{"exit 3", 3, 0, "exited with status 3"},
+		{"kill -TERM $$", 128 + 15, syscall.SIGTERM, "killed by signal 15 (SIGTERM)"},
+		{"kill -SEGV $$", 128 + 11, syscall.SIGSEGV, "killed by signal 11 (SIGSEGV)"},
+	}
+	for _, tc := range tests {
+		st, err := Run(context.Background(), Spec{App: "sh", Args: []string{"-c", tc.script}, Env: os.Environ()})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.script, err)
+		}
+		if st.ExitCode != tc.code || st.Signal != tc.signal || st.String() != tc.describe {
+			t.Errorf("%s: got %+v (%s), want code %d signal %d (%s)", tc.script, st, st, tc.code, tc.signal, tc.describe)
+		}
+	}
+}
+
+func TestRunForwardsSIGTERM(t *testing.T) {
+	var out bytes.Buffer
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}()
+	st, err := Run(context.Background(), Spec{
+		App:    "sh",
+		Args:   []string{"-c", `trap 'echo got-term; exit 7' TERM; i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; exit 1`},
+		Env:    os.Environ(),
+		Stdout: &out,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ExitCode != 7 || !strings.Contains(out.String(), "got-term") {
+		t.Fatalf("signal not forwarded: status %+v, output %q", st, out.String())
+	}
+}
+
+func TestFindBackend(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := FindBackend("opencl", dir); err == nil || !strings.Contains(err.Error(), `unknown backend "opencl"`) {
+		t.Errorf("unknown backend: %v", err)
+	}
+	if _, err := FindBackend(BackendSim, dir); err == nil || !strings.Contains(err.Error(), "libgorocprof_tool_sim.so is missing") {
+		t.Errorf("missing tool library: %v", err)
+	}
+	if _, err := FindBackend(BackendROCm, dir); err == nil || !strings.Contains(err.Error(), "not built") {
+		t.Errorf("rocm: %v", err)
+	}
+	for _, f := range []string{"libgorocprof_tool_sim.so", "gorocprof-query-sim"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := FindBackend(BackendSim, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := b.InjectionEnv([]string{"PATH=/bin", "GOROCPROF_PLAN=stale"}, "/run", "/run/plan.json", "warning")
+	want := []string{"PATH=/bin", "GOROCPROF_CONTRACT=1", "GOROCPROF_RUN_DIR=/run", "GOROCPROF_PLAN=/run/plan.json",
+		"GOROCPROF_LOG_LEVEL=warning", "GOROCPROF_SIM_INJECTION_PATH=" + filepath.Join(dir, "libgorocprof_tool_sim.so")}
+	if !slices.Equal(env, want) {
+		t.Errorf("env\n got %q\nwant %q", env, want)
+	}
+}
+
+func TestLinksSimRuntime(t *testing.T) {
+	if LinksSimRuntime("/bin/sh") {
+		t.Error("/bin/sh does not link the sim runtime")
+	}
+	if LinksSimRuntime(filepath.Join(t.TempDir(), "nothing")) {
+		t.Error("a missing file links nothing")
+	}
+}
+
+func TestLibDirOverride(t *testing.T) {
+	t.Setenv(EnvLibDir, "/opt/gorocprof/lib")
+	d, err := LibDir()
+	if err != nil || d != "/opt/gorocprof/lib" {
+		t.Fatalf("LibDir = %q, %v", d, err)
+	}
+}

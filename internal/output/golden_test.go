@@ -1,0 +1,140 @@
+package output
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gorocprof/gorocprof/internal/records"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+func readFixture(t *testing.T, name string) *records.Process {
+	t.Helper()
+	p, err := records.ReadProcess(filepath.Join("testdata", "records", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// compareGolden checks got against testdata/golden/name, or rewrites it under -update.
+func compareGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/output -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n%s", name, lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff shows the first lines that differ, which is enough to see what changed.
+func lineDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(wl), len(gl)) && shown < 5; i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g + "\n")
+			shown++
+		}
+	}
+	return b.String()
+}
+
+type planNote struct {
+	Agents []string `json:"agents"`
+	Passes int      `json:"passes"`
+}
+
+func TestWriteGolden(t *testing.T) {
+	tests := []struct {
+		name    string
+		fixture string
+		opts    Options
+		cs      Counters
+	}{
+		{"kernel_replay", "4242.ndjson", Options{File: "node7/4242", Formats: []string{"json", "csv"},
+			KernelTrace: true, PlanMetadata: planNote{[]string{"gfx90a", "gfx942"}, 3}}, fakeCounters{}},
+		{"truncated_names", "4242.ndjson", Options{File: "4242", Formats: []string{"csv"}, Truncate: true}, fakeCounters{}},
+		{"crashed_mangled", "4300.ndjson", Options{File: "4300", Formats: []string{"csv", "json"}, Mangled: true,
+			Command: []string{"./bin/sim-worker", "--from-cli"}}, fakeCounters{}},
+		{"trace_only", "4300.ndjson", Options{File: "4300", Formats: []string{"json", "csv"}, KernelTrace: true}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			proc := readFixture(t, tc.fixture)
+			var first map[string][]byte
+			for round := 0; round < 2; round++ {
+				opts := tc.opts
+				opts.Dir = t.TempDir()
+				paths, err := Write(opts, proc, tc.cs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				files := map[string][]byte{}
+				for _, p := range paths {
+					b, err := os.ReadFile(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rel, _ := filepath.Rel(opts.Dir, p)
+					files[filepath.ToSlash(rel)] = b
+				}
+				if round == 0 {
+					first = files
+					continue
+				}
+				for rel, b := range files {
+					if !bytes.Equal(b, first[rel]) {
+						t.Errorf("%s differs between two writes of the same process", rel)
+					}
+				}
+			}
+			if len(first) == 0 {
+				t.Fatal("Write produced no files")
+			}
+			for rel, b := range first {
+				compareGolden(t, tc.name+"/"+filepath.Base(rel), b)
+			}
+		})
+	}
+}
+
+func TestSummaryGolden(t *testing.T) {
+	procs := []*records.Process{readFixture(t, "4242.ndjson"), readFixture(t, "4300.ndjson")}
+	var b bytes.Buffer
+	if err := Summary(&b, procs, fakeCounters{}); err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, "summary.txt", b.Bytes())
+	b.Reset()
+	if err := Summary(&b, procs[1:], nil); err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, "summary_trace_only.txt", b.Bytes())
+}

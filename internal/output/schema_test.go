@@ -1,0 +1,116 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// schemaNode is the part of JSON Schema (draft-07) that results_schema.json uses.
+type schemaNode struct {
+	Type       string                 `json:"type"`
+	Required   []string               `json:"required"`
+	Properties map[string]*schemaNode `json:"properties"`
+	Items      *schemaNode            `json:"items"`
+}
+
+// validate returns every place where v breaks the schema's types or misses a required field.
+func validate(s *schemaNode, v any, path string) []string {
+	var errs []string
+	bad := func(format string, args ...any) { errs = append(errs, path+": "+fmt.Sprintf(format, args...)) }
+	switch s.Type {
+	case "object":
+		obj, ok := v.(map[string]any)
+		if !ok {
+			bad("want an object, got %T", v)
+			return errs
+		}
+		for _, r := range s.Required {
+			if _, ok := obj[r]; !ok {
+				bad("required field %q missing", r)
+			}
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if sub := s.Properties[k]; sub != nil {
+				errs = append(errs, validate(sub, obj[k], path+"."+k)...)
+			}
+		}
+	case "array":
+		arr, ok := v.([]any)
+		if !ok {
+			bad("want an array, got %T", v)
+			return errs
+		}
+		if s.Items != nil {
+			for i, e := range arr {
+				errs = append(errs, validate(s.Items, e, fmt.Sprintf("%s[%d]", path, i))...)
+			}
+		}
+	case "integer":
+		if f, ok := v.(float64); !ok || f != float64(int64(f)) {
+			bad("want an integer, got %v", v)
+		}
+	case "number":
+		if _, ok := v.(float64); !ok {
+			bad("want a number, got %v", v)
+		}
+	case "string":
+		if _, ok := v.(string); !ok {
+			bad("want a string, got %v", v)
+		}
+	}
+	return errs
+}
+
+func TestResultsMatchSchema(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "results_schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema schemaNode
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		fixture string
+		cs      Counters
+	}{{"4242.ndjson", fakeCounters{}}, {"4300.ndjson", fakeCounters{}}, {"4300.ndjson", nil}} {
+		dir := t.TempDir()
+		paths, err := Write(Options{Dir: dir, File: "p", Formats: []string{"json"}, KernelTrace: true},
+			readFixture(t, tc.fixture), tc.cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: results.json is not valid JSON: %v", tc.fixture, err)
+		}
+		for _, e := range validate(&schema, doc, "$") {
+			t.Errorf("%s: %s", tc.fixture, e)
+		}
+	}
+}
+
+// The validator must notice what it is there to notice.
+func TestValidateCatchesMissingFields(t *testing.T) {
+	s := &schemaNode{Type: "object", Required: []string{"pid"},
+		Properties: map[string]*schemaNode{"pid": {Type: "integer"}}}
+	if errs := validate(s, map[string]any{}, "$"); len(errs) != 1 {
+		t.Errorf("missing field: got %q", errs)
+	}
+	if errs := validate(s, map[string]any{"pid": 1.5}, "$"); len(errs) != 1 {
+		t.Errorf("non-integer: got %q", errs)
+	}
+}

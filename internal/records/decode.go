@@ -1,0 +1,225 @@
+// Package records reads the per-process record files the tool library writes (docs/record-format.md §3).
+package records
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+)
+
+// MaxLineBytes bounds one record line. A dispatch line carries one value per hardware instance per
+// counter, so even wide agents stay far below this; the bound only stops a corrupt file from eating
+// all memory.
+const MaxLineBytes = 64 << 20
+
+// TypeTruncated is the Type of the pseudo record Decode hands over when the stream ends in an
+// incomplete line (the process died in the middle of a write). It is not part of the contract.
+const TypeTruncated = "truncated"
+
+// Record is one decoded line. Exactly one payload pointer is set, chosen by Type; a record of a type
+// this reader does not know (a newer tool's optional addition) has none, and a TypeTruncated record
+// has none either.
+type Record struct {
+	Type     string
+	Line     int // 1-based line number in the file
+	Header   *contract.Header
+	Agent    *contract.Agent
+	Kernel   *contract.Kernel
+	Dispatch *contract.Dispatch
+	Decline  *contract.Decline
+	Message  *contract.Message // warning and fatal
+	End      *contract.End
+}
+
+// Decoder reads records one at a time so that a caller can merge very large files without holding
+// them. It checks what the contract requires of the stream itself: a header first, a known version,
+// well-formed lines except possibly the last.
+type Decoder struct {
+	br        *bufio.Reader
+	buf       []byte
+	line      int
+	sawHeader bool
+	done      bool
+}
+
+// NewDecoder returns a decoder reading from r.
+func NewDecoder(r io.Reader) *Decoder {
+	return &Decoder{br: bufio.NewReaderSize(r, 1<<20)}
+}
+
+// Next returns the next record, or io.EOF after the last one. Errors name the line number.
+func (d *Decoder) Next() (Record, error) {
+	for {
+		var raw []byte
+		var complete bool
+		err := io.EOF
+		if !d.done {
+			raw, complete, err = d.readLine()
+		}
+		if errors.Is(err, io.EOF) {
+			d.done = true
+			if !d.sawHeader {
+				return Record{}, errors.New("missing header: the file has no complete header line")
+			}
+			return Record{}, io.EOF
+		}
+		if err != nil {
+			return Record{}, fmt.Errorf("line %d: %w", d.line+1, err)
+		}
+		d.line++
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		rec, perr := parseLine(raw)
+		if !complete && perr != nil {
+			// The writer puts a whole dispatch in one write(2); a line without its newline that does
+			// not parse is that write cut short. A last line that parses lost only its newline.
+			d.done = true
+			return Record{Type: TypeTruncated, Line: d.line}, nil
+		}
+		if perr != nil {
+			return Record{}, fmt.Errorf("line %d: %w", d.line, perr)
+		}
+		rec.Line = d.line
+		if err := d.checkOrder(rec); err != nil {
+			return Record{}, fmt.Errorf("line %d: %w", d.line, err)
+		}
+		return rec, nil
+	}
+}
+
+func (d *Decoder) checkOrder(rec Record) error {
+	if rec.Type == contract.RecHeader {
+		if d.sawHeader {
+			return errors.New("a second header record")
+		}
+		if rec.Header.Version != contract.Version {
+			return fmt.Errorf("record file has contract version %d; this gorocprof reads version %d",
+				rec.Header.Version, contract.Version)
+		}
+		d.sawHeader = true
+		return nil
+	}
+	if !d.sawHeader {
+		return fmt.Errorf("missing header: the first record is %q", rec.Type)
+	}
+	return nil
+}
+
+// readLine returns the next line without its newline; complete is false for a final line that has
+// no newline. The returned slice is valid until the next call.
+func (d *Decoder) readLine() (line []byte, complete bool, err error) {
+	d.buf = d.buf[:0]
+	for {
+		chunk, err := d.br.ReadSlice('\n')
+		if len(d.buf)+len(chunk) > MaxLineBytes {
+			return nil, false, fmt.Errorf("line longer than %d bytes", MaxLineBytes)
+		}
+		switch {
+		case err == nil:
+			if len(d.buf) == 0 {
+				return chunk[:len(chunk)-1], true, nil
+			}
+			d.buf = append(d.buf, chunk...)
+			return d.buf[:len(d.buf)-1], true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			d.buf = append(d.buf, chunk...)
+		case errors.Is(err, io.EOF):
+			d.buf = append(d.buf, chunk...)
+			if len(d.buf) == 0 {
+				return nil, false, io.EOF
+			}
+			return d.buf, false, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// Decode calls fn for every record of r in file order, including a final TypeTruncated record when
+// the stream ends in an incomplete line. It stops at the first error, from the stream or from fn.
+func Decode(r io.Reader, fn func(Record) error) error {
+	d := NewDecoder(r)
+	for {
+		rec, err := d.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+}
+
+func parseLine(raw []byte) (Record, error) {
+	t, err := recordType(raw)
+	if err != nil {
+		return Record{}, err
+	}
+	rec := Record{Type: t}
+	var target any
+	switch t {
+	case contract.RecHeader:
+		rec.Header = new(contract.Header)
+		target = rec.Header
+	case contract.RecAgent:
+		rec.Agent = new(contract.Agent)
+		target = rec.Agent
+	case contract.RecKernel:
+		rec.Kernel = new(contract.Kernel)
+		target = rec.Kernel
+	case contract.RecDispatch:
+		rec.Dispatch = new(contract.Dispatch)
+		target = rec.Dispatch
+	case contract.RecDecline:
+		rec.Decline = new(contract.Decline)
+		target = rec.Decline
+	case contract.RecWarning, contract.RecFatal:
+		rec.Message = new(contract.Message)
+		target = rec.Message
+	case contract.RecEnd:
+		rec.End = new(contract.End)
+		target = rec.End
+	default:
+		// Unknown types are optional additions of a newer tool; the line must still be valid JSON.
+		if !json.Valid(raw) {
+			return Record{}, fmt.Errorf("record %q is not valid JSON", t)
+		}
+		return rec, nil
+	}
+	if err := json.Unmarshal(raw, target); err != nil {
+		return Record{}, fmt.Errorf("%s record: %w", t, err)
+	}
+	return rec, nil
+}
+
+var typePrefix = []byte(`{"t":"`)
+
+// recordType reads the "t" field; the tool always writes it first, which the fast path uses.
+func recordType(raw []byte) (string, error) {
+	if rest, ok := bytes.CutPrefix(raw, typePrefix); ok {
+		// The full decode that follows checks the rest of the line.
+		if end := bytes.IndexByte(rest, '"'); end > 0 && bytes.IndexByte(rest[:end], '\\') < 0 {
+			return string(rest[:end]), nil
+		}
+	}
+	var probe struct {
+		T *string `json:"t"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return "", err
+	}
+	if probe.T == nil || *probe.T == "" {
+		return "", errors.New(`record has no "t" field`)
+	}
+	return *probe.T, nil
+}

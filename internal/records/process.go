@@ -1,0 +1,158 @@
+package records
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+)
+
+// Process is everything one record file says about one profiled process.
+type Process struct {
+	Path       string
+	Header     contract.Header
+	Agents     []contract.Agent           // file order
+	Kernels    map[uint64]contract.Kernel // by kernel_id
+	Dispatches []contract.Dispatch        // file order: passes of a dispatch are consecutive
+	Declines   []contract.Decline
+	Warnings   []string
+	Fatals     []string
+	End        *contract.End // nil when the process did not exit normally
+	Truncated  bool          // the last line was incomplete and was ignored
+	Problems   []string      // inconsistencies found while reading; the data is kept
+}
+
+// Ended reports whether the process wrote its end record, i.e. exited normally.
+func (p *Process) Ended() bool { return p.End != nil }
+
+// Agent returns the agent record with the given id.
+func (p *Process) Agent(id uint64) (contract.Agent, bool) {
+	for _, a := range p.Agents {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return contract.Agent{}, false
+}
+
+// ReadProcess reads and checks one record file.
+func ReadProcess(path string) (*Process, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading records: %w", err)
+	}
+	defer f.Close()
+	p := &Process{Path: path, Kernels: map[uint64]contract.Kernel{}}
+	c := collector{p: p, agents: map[uint64]bool{}}
+	if err := Decode(f, c.add); err != nil {
+		return nil, fmt.Errorf("reading records %s: %w", path, err)
+	}
+	p.Problems = append(p.Problems, CheckPasses(p.Dispatches)...)
+	return p, nil
+}
+
+// ReadRunDir reads every records/*.ndjson file of a run directory, ordered by process id.
+func ReadRunDir(runDir string) ([]*Process, error) {
+	dir := filepath.Join(runDir, contract.RecordsDir)
+	paths, err := filepath.Glob(filepath.Join(dir, "*.ndjson"))
+	if err != nil {
+		return nil, fmt.Errorf("listing records in %s: %w", dir, err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("listing records: %w", err)
+	}
+	procs := make([]*Process, 0, len(paths))
+	for _, path := range paths {
+		p, err := ReadProcess(path)
+		if err != nil {
+			return nil, err
+		}
+		procs = append(procs, p)
+	}
+	sort.SliceStable(procs, func(i, j int) bool {
+		if procs[i].Header.PID != procs[j].Header.PID {
+			return procs[i].Header.PID < procs[j].Header.PID
+		}
+		return procs[i].Path < procs[j].Path
+	})
+	return procs, nil
+}
+
+type collector struct {
+	p      *Process
+	agents map[uint64]bool
+}
+
+func (c *collector) problem(line int, format string, args ...any) {
+	c.p.Problems = append(c.p.Problems, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, args...))
+}
+
+func (c *collector) add(rec Record) error {
+	p := c.p
+	if p.End != nil && rec.Type != TypeTruncated {
+		c.problem(rec.Line, "%s record after the end record", rec.Type)
+	}
+	switch rec.Type {
+	case contract.RecHeader:
+		p.Header = *rec.Header
+	case contract.RecAgent:
+		if c.agents[rec.Agent.ID] {
+			c.problem(rec.Line, "agent %d listed twice; the later record wins", rec.Agent.ID)
+			for i := range p.Agents {
+				if p.Agents[i].ID == rec.Agent.ID {
+					p.Agents[i] = *rec.Agent
+				}
+			}
+			return nil
+		}
+		c.agents[rec.Agent.ID] = true
+		p.Agents = append(p.Agents, *rec.Agent)
+	case contract.RecKernel:
+		k := *rec.Kernel
+		if old, ok := p.Kernels[k.KernelID]; ok && old != k {
+			c.problem(rec.Line, "kernel %d redefined with different fields; the later record wins", k.KernelID)
+		}
+		p.Kernels[k.KernelID] = k
+	case contract.RecDispatch:
+		c.checkDispatch(rec.Line, rec.Dispatch)
+		p.Dispatches = append(p.Dispatches, *rec.Dispatch)
+	case contract.RecDecline:
+		p.Declines = append(p.Declines, *rec.Decline)
+	case contract.RecWarning:
+		p.Warnings = append(p.Warnings, rec.Message.Message)
+	case contract.RecFatal:
+		p.Fatals = append(p.Fatals, rec.Message.Message)
+	case contract.RecEnd:
+		p.End = rec.End
+	case TypeTruncated:
+		p.Truncated = true
+		c.problem(rec.Line, "incomplete last line ignored (the process stopped in the middle of a write)")
+	}
+	return nil
+}
+
+// checkDispatch reports references the file never defined and values the hardware did not deliver.
+func (c *collector) checkDispatch(line int, d *contract.Dispatch) {
+	if _, ok := c.p.Kernels[d.KernelID]; !ok {
+		c.problem(line, "dispatch %d pass %d names kernel %d, which has no kernel record before it",
+			d.DispatchID, d.Pass, d.KernelID)
+	}
+	if !c.agents[d.AgentID] {
+		c.problem(line, "dispatch %d pass %d names agent %d, which has no agent record before it",
+			d.DispatchID, d.Pass, d.AgentID)
+	}
+	for _, cv := range d.Counters {
+		missing := 0
+		for _, v := range cv.Values {
+			if v == nil {
+				missing++
+			}
+		}
+		if missing > 0 {
+			c.problem(line, "dispatch %d pass %d: counter %s: %d of %d instance values were not delivered (null)",
+				d.DispatchID, d.Pass, cv.Name, missing, len(cv.Values))
+		}
+	}
+}

@@ -1,0 +1,38 @@
+// Package replay runs profiling sessions as seen from outside the application: it plans the passes,
+// launches the application with the tool library, reads the records and writes the output.
+package replay
+
+import (
+	"io"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/counters"
+)
+
+// Request is one validated profiling run, as the command line or an input-file job describes it.
+type Request struct {
+	Backend     string           // auto|sim|cuda|rocm
+	Groups      []counters.Group // --pmc groups, parsed
+	Mode        string           // contract.ModeKernel | ModeApplication | ModeNone
+	KernelTrace bool
+	Filters     contract.Filters
+	OutputDir   string // placeholders are expanded per process after the run
+	OutputFile  string
+	Formats     []string
+	Mangled     bool
+	Truncate    bool
+	Quiet       bool
+	LogLevel    string
+	DryRun      bool // plan and print, launch nothing
+	App         string
+	Args        []string
+	Stdout      io.Writer
+	Stderr      io.Writer
+}
+
+// Result is how a run ended.
+type Result struct {
+	ExitCode int      // the application's status (128+n when killed by signal n)
+	Signal   string   // e.g. "SIGSEGV" when a signal ended the application
+	Files    []string // output files written, in order
+}

@@ -1,0 +1,234 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/launch"
+	"github.com/gorocprof/gorocprof/internal/output"
+	"github.com/gorocprof/gorocprof/internal/records"
+)
+
+// ErrIncomplete marks a run whose application succeeded but whose measurements are incomplete
+// (a declined replay, a fatal record, a process that ended early): gorocprof must not exit 0.
+var ErrIncomplete = errors.New("profiling incomplete")
+
+// Run is the story of one profiling run: plan, write the plan, launch, read the records, write the
+// output. The application's exit status is returned in Result; an error means gorocprof itself failed
+// or the measurements are incomplete. Everything measured before a failure is still written.
+func Run(ctx context.Context, req Request) (Result, error) {
+	stdout, stderr := writerOr(req.Stdout, os.Stdout), writerOr(req.Stderr, os.Stderr)
+	sess, err := OpenSession(ctx, req.Backend, req.App)
+	if err != nil {
+		return Result{}, err
+	}
+	plan, err := sess.Plan(req.Groups)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkMode(req.Mode, plan); err != nil {
+		return Result{}, err
+	}
+	printNotes(stderr, plan)
+	if req.DryRun {
+		return Result{}, PrintPlan(stdout, sess, plan)
+	}
+
+	runDir, err := os.MkdirTemp("", "gorocprof-run-")
+	if err != nil {
+		return Result{}, fmt.Errorf("creating the run directory: %w", err)
+	}
+	planPath := filepath.Join(runDir, contract.PlanFile)
+	if err := writePlan(planPath, contractPlan(req, sess, plan)); err != nil {
+		return Result{}, err
+	}
+	if err := os.Mkdir(filepath.Join(runDir, contract.RecordsDir), 0o755); err != nil {
+		return Result{}, fmt.Errorf("creating %s: %w", filepath.Join(runDir, contract.RecordsDir), err)
+	}
+
+	launched := time.Now()
+	st, err := launch.Run(ctx, launch.Spec{
+		App: req.App, Args: req.Args,
+		Env:   sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
+		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
+	})
+	if err != nil {
+		_ = os.RemoveAll(runDir)
+		return Result{}, err
+	}
+	res := Result{ExitCode: st.ExitCode, Signal: st.SignalName()}
+	if st.Signaled() {
+		fmt.Fprintf(stderr, "gorocprof: %s was %s\n", req.App, st)
+	}
+
+	files, incomplete, err := collect(req, runDir, plan, launched, stdout, stderr)
+	res.Files = files
+	if err != nil {
+		fmt.Fprintf(stderr, "gorocprof: the records are kept in %s\n", runDir)
+		return res, err
+	}
+	_ = os.RemoveAll(runDir)
+	if incomplete != "" && st.ExitCode == 0 {
+		return res, fmt.Errorf("%w: %s", ErrIncomplete, incomplete)
+	}
+	return res, nil
+}
+
+// checkMode refuses a plan the chosen mode cannot collect in one run.
+func checkMode(mode string, plan *counters.Plan) error {
+	if mode == contract.ModeKernel {
+		return nil
+	}
+	for _, a := range plan.Agents {
+		if len(a.Passes) > 1 {
+			return fmt.Errorf("agent %d (%s) needs %d passes for these counters; without --replay-mode kernel --kernel-replay-beta-enabled that means application replay, which is not supported yet",
+				a.Index, a.Name, len(a.Passes))
+		}
+	}
+	return nil
+}
+
+func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan {
+	mode := req.Mode
+	if mode == "" {
+		mode = contract.ModeNone
+	}
+	f := req.Filters
+	if f.NameKind == "" {
+		f.NameKind = "demangled"
+		if req.Truncate {
+			f.NameKind = "truncated"
+		}
+	}
+	return contract.Plan{
+		Version:         contract.Version,
+		Backend:         sess.Backend.Name,
+		ReplayMode:      mode,
+		ApplicationPass: -1,
+		KernelTrace:     req.KernelTrace,
+		Filters:         f,
+		Agents:          plan.Contract(),
+	}
+}
+
+func writePlan(path string, p contract.Plan) error {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the plan: %w", err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing the plan %s: %w", path, err)
+	}
+	return nil
+}
+
+// collect reads every record file of the run and writes each process's output. It returns the files
+// written and a description of what is incomplete (empty when nothing is).
+func collect(req Request, runDir string, plan *counters.Plan, launched time.Time, stdout, stderr io.Writer) ([]string, string, error) {
+	procs, err := records.ReadRunDir(runDir)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the records of %s: %w", req.App, err)
+	}
+	if len(procs) == 0 {
+		return nil, "", fmt.Errorf("%s wrote no records: the tool library was not loaded (is it a %s application?)", req.App, backendWord(plan))
+	}
+	cs := planCounters{plan}
+	var files, warnings, problems []string
+	for _, p := range procs {
+		written, err := writeProcess(req, p, plan, cs, launched)
+		files = append(files, written...)
+		if err != nil {
+			return files, "", err
+		}
+		w, pr := processProblems(req, p)
+		warnings, problems = append(warnings, w...), append(problems, pr...)
+	}
+	if !req.Quiet {
+		if err := output.Summary(stdout, procs, cs); err != nil {
+			return files, "", fmt.Errorf("writing the summary: %w", err)
+		}
+	}
+	for _, w := range append(warnings, problems...) {
+		fmt.Fprintf(stderr, "gorocprof: warning: %s\n", w)
+	}
+	return files, strings.Join(problems, "; "), nil
+}
+
+func backendWord(plan *counters.Plan) string {
+	if len(plan.Agents) == 0 {
+		return "GPU"
+	}
+	return plan.Agents[0].Name
+}
+
+func writeProcess(req Request, p *records.Process, plan *counters.Plan, cs output.Counters, launched time.Time) ([]string, error) {
+	cwd, _ := os.Getwd()
+	vars := output.PathVars{Hostname: p.Header.Hostname, PID: p.Header.PID, PPID: p.Header.PPID, CWD: cwd, Launch: launched, Args: p.Header.Cmdline}
+	vars.FromEnv(os.Getenv)
+	dir, err := output.ExpandPath(req.OutputDir, vars)
+	if err != nil {
+		return nil, fmt.Errorf("output directory %q: %w", req.OutputDir, err)
+	}
+	file, err := output.ExpandPath(req.OutputFile, vars)
+	if err != nil {
+		return nil, fmt.Errorf("output file %q: %w", req.OutputFile, err)
+	}
+	files, err := output.Write(output.Options{
+		Dir: dir, File: file, Formats: req.Formats, KernelTrace: req.KernelTrace,
+		Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: planMetadata(plan),
+	}, p, cs)
+	if err != nil {
+		return files, fmt.Errorf("writing the output of process %d: %w", p.Header.PID, err)
+	}
+	return files, nil
+}
+
+// processProblems lists what the user must know about one process's measurements: warnings, and
+// problems that make its measurements incomplete.
+func processProblems(req Request, p *records.Process) (warnings, out []string) {
+	who := fmt.Sprintf("process %d", p.Header.PID)
+	for _, d := range p.Declines {
+		out = append(out, fmt.Sprintf("%s: dispatch %d was not replayed: %s", who, d.DispatchID, d.Reason))
+	}
+	for _, f := range p.Fatals {
+		out = append(out, fmt.Sprintf("%s: %s", who, f))
+	}
+	for _, w := range p.Warnings {
+		warnings = append(warnings, fmt.Sprintf("%s: %s", who, w))
+	}
+	for _, pr := range p.Problems {
+		out = append(out, fmt.Sprintf("%s: %s", who, pr))
+	}
+	if req.Mode == contract.ModeKernel {
+		for _, m := range p.MissingPasses() {
+			out = append(out, fmt.Sprintf("%s: %s", who, m))
+		}
+	}
+	if !p.Ended() {
+		out = append(out, fmt.Sprintf("%s ended before the tool library finished (crash or signal): its output holds every dispatch completed before that", who))
+	}
+	return warnings, out
+}
+
+func writerOr(w, def io.Writer) io.Writer {
+	if w != nil {
+		return w
+	}
+	return def
+}
+
+func logLevel(l string) string {
+	if l == "" {
+		return "warning"
+	}
+	return l
+}

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# The CUDA backend's proof on a real GPU (an H200 here). Run from the repository root on the GPU
+# machine: builds the tool library there, records the device's catalog, then runs each CUDA test app
+# unprofiled, under gorocprof's kernel replay (3 counter groups) and under Nsight Compute, checks
+# the records (passes 0..P-1 once per dispatch, identical deterministic values across passes, equal
+# to ncu's), compares a PyTorch training step bit for bit, and prints a results table last.
+#
+# Uses bin/gorocprof (cross-built beforehand) when present; the record-level checks drive the tool
+# library directly (plan.json + environment, docs/record-format.md) so they run without it too.
+# Writes $OUT/gpu-test.md (the table), $OUT/gpu-test.log, $OUT/h200-agents.json, $OUT/h200-metrics.json.
+set -uo pipefail
+
+ROOT=$(pwd)
+OUT=${OUT:-$ROOT/out/gpu-test}
+WORK=${GPU_TEST_WORK:-/tmp/gorocprof-gpu-test}
+JOBS=${JOBS:-$(nproc)}
+APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm"}
+mkdir -p "$OUT"
+rm -rf "$WORK" && mkdir -p "$WORK"
+LOG=$OUT/gpu-test.log
+: >"$LOG"
+export PYTHONUNBUFFERED=1
+
+G0=sm__inst_executed.sum,sm__warps_launched.sum
+G1=sm__inst_executed.sum,smsp__inst_executed_op_global_ld.sum
+G2=sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum
+ALL=sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum
+PASSES=3
+TOOL=$ROOT/lib/gorocprof/libgorocprof_tool_cuda.so
+QUERY=$ROOT/lib/gorocprof/gorocprof-query-cuda
+
+say() { echo "== $*" | tee -a "$LOG"; }
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+
+# ---- build -----------------------------------------------------------------------------------
+build() {
+    say "building the tool library (cmake -S tool -B build/gpu)"
+    if cmake -S tool -B build/gpu -DCMAKE_BUILD_TYPE=Release >>"$LOG" 2>&1 &&
+        cmake --build build/gpu -j"$JOBS" >>"$LOG" 2>&1 &&
+        cmake --install build/gpu --prefix "$ROOT" >>"$LOG" 2>&1; then
+        return 0
+    fi
+    say "the whole tool tree did not build; building the CUDA backend alone (tool/cuda/standalone)"
+    local b=build/gpu-cuda t
+    cmake -S tool/cuda/standalone -B $b -DCMAKE_BUILD_TYPE=Release >>"$LOG" 2>&1 || return 1
+    t="gorocprof_tool_cuda gorocprof-query-cuda"
+    for a in $APPS; do t="$t cuda-$a"; done
+    cmake --build $b -j"$JOBS" --target $t -- -k >>"$LOG" 2>&1 || return 1
+    mkdir -p lib/gorocprof bin
+    cp $b/cuda/libgorocprof_tool_cuda.so $b/cuda/gorocprof-query-cuda lib/gorocprof/ &&
+        for a in $APPS; do cp $b/cuda/tests/cuda-$a bin/ || return 1; done
+}
+if ! build; then
+    say "BUILD FAILED (last lines of the log follow)"
+    grep -E "error|Error" "$LOG" | grep -v "^--" | head -60
+    exit 1
+fi
+
+# ---- device and catalog ----------------------------------------------------------------------
+say "device"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee -a "$LOG"
+NCU_VERSION=$(ncu --version 2>/dev/null | tail -1)
+"$QUERY" agents >"$OUT/h200-agents.json" 2>>"$LOG" || say "query agents failed"
+AGENT_NAME=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["agents"][0]["name"])' "$OUT/h200-agents.json")
+say "agent 0 is \"$AGENT_NAME\""
+"$QUERY" metrics --agent 0 >"$WORK/metrics-full.json" 2>>"$LOG" || say "query metrics failed"
+python3 - "$WORK/metrics-full.json" "$OUT/h200-metrics.json" <<'PY' | tee -a "$LOG"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+full = len(doc["metrics"])
+text = json.dumps(doc)
+if len(text) > 2_000_000:
+    # Keep the roll-ups people ask for; the full catalog is recorded by its count.
+    keep = (".sum", ".avg", ".max", ".min", ".sum.per_second", ".avg.pct_of_peak_sustained_elapsed", ".pct", ".ratio")
+    doc["metrics"] = [m for m in doc["metrics"] if m["name"].endswith(keep)]
+    doc["trimmed_from"] = full
+json.dump(doc, open(sys.argv[2], "w"), indent=0, sort_keys=False)
+print("catalog: %d metrics on %s, %d kept in the fixture" % (full, doc.get("chip"), len(doc["metrics"])))
+PY
+PASSES_Q=""
+for g in $G0 $G1 $G2 $ALL; do
+    n=$("$QUERY" passes --agent 0 "$g" 2>>"$LOG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])')
+    PASSES_Q="$PASSES_Q $g=$n"
+done
+say "passes per group:$PASSES_Q"
+
+plan() { # plan.json for kernel replay of the three groups on agent 0
+    python3 - "$1" "$AGENT_NAME" "$G0" "$G1" "$G2" <<'PY'
+import json, sys
+path, agent = sys.argv[1], sys.argv[2]
+passes = [{"group": i, "counters": [{"name": m, "block": "", "event": 0} for m in g.split(",")]}
+          for i, g in enumerate(sys.argv[3:])]
+json.dump({"version": 1, "backend": "cuda", "replay_mode": "kernel", "application_pass": -1,
+           "kernel_trace": True,
+           "filters": {"include_regex": "", "exclude_regex": "", "name_kind": "demangled", "iteration_ranges": []},
+           "agents": [{"index": 0, "name": agent, "passes": passes}]}, open(path, "w"))
+PY
+}
+
+run_replay() { # run_replay DIR CMD... : the command under the tool library, kernel replay
+    local dir=$1; shift
+    mkdir -p "$dir/records" && plan "$dir/plan.json"
+    env GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$dir" GOROCPROF_PLAN="$dir/plan.json" GOROCPROF_LOG_LEVEL=warning \
+        CUDA_INJECTION64_PATH="$TOOL" "$@"
+}
+
+ROWS=()
+FAILED=0
+row() { ROWS+=("$*"); }
+
+# ---- CUDA test apps --------------------------------------------------------------------------
+for app in $APPS; do
+    exe=$ROOT/bin/cuda-$app
+    say "app $app"
+    t=$(date +%s%N); "$exe" >"$WORK/$app.plain.txt" 2>&1; rc_p=$?; t_p=$(ms_since $t)
+    t=$(date +%s%N); run_replay "$WORK/$app" "$exe" >"$WORK/$app.replay.txt" 2>&1; rc_r=$?; t_r=$(ms_since $t)
+    t=$(date +%s%N)
+    ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics "$ALL" \
+        --log-file "$WORK/$app.ncu.csv" "$exe" >"$WORK/$app.ncu.txt" 2>&1
+    rc_n=$?; t_n=$(ms_since $t)
+    python3 tool/cuda/tests/check_records.py "$WORK/$app" --passes $PASSES --ncu "$WORK/$app.ncu.csv" --app "$app" \
+        >"$WORK/$app.check.json" 2>&1
+    rc_c=$?
+    cli="-"
+    if [ -x "$ROOT/bin/gorocprof" ]; then
+        t=$(date +%s%N)
+        "$ROOT/bin/gorocprof" --pmc ${G0/,/ } --pmc ${G1/,/ } --pmc ${G2/,/ } --replay-mode kernel \
+            --kernel-replay-beta-enabled -d "$WORK/$app-cli" -o "$app" -- "$exe" >"$WORK/$app.cli.txt" 2>&1
+        cli="rc $? / $(ms_since $t) ms"
+    fi
+    summary=$(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print("%d | %d | %s | %d/%d | %s" % (d["dispatches"], d["pass_lines"], "yes" if not any("differs" in p for p in d["problems"]) else "NO",
+      d["ncu_compared"]-d["ncu_mismatch"], d["ncu_compared"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/$app.check.json" 2>/dev/null || echo "? | ? | ? | ? | checker failed")
+    cat "$WORK/$app.check.json" >>"$LOG"
+    tail -3 "$WORK/$app.replay.txt" >>"$LOG"
+    ok=PASS
+    if [ $rc_p -ne 0 ] || [ $rc_r -ne 0 ] || [ $rc_c -ne 0 ] || [ $rc_n -ne 0 ]; then ok=FAIL; FAILED=1; fi
+    row "| $app | $ok | $rc_p / $t_p ms | $rc_r / $t_r ms | $rc_n / $t_n ms | $summary | $cli |"
+done
+
+# ---- PyTorch ---------------------------------------------------------------------------------
+say "pytorch workload"
+W=tool/cuda/tests/torch_workload.py
+t=$(date +%s%N); python3 $W "$WORK/torch-plain.pt" >"$WORK/torch.plain.txt" 2>&1; rc_p=$?; t_p=$(ms_since $t)
+t=$(date +%s%N); run_replay "$WORK/torch" python3 $W "$WORK/torch-replay.pt" >"$WORK/torch.replay.txt" 2>&1; rc_r=$?; t_r=$(ms_since $t)
+t=$(date +%s%N)
+ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics "$ALL" \
+    --log-file "$WORK/torch.ncu.csv" python3 $W "$WORK/torch-ncu.pt" >"$WORK/torch.ncu.txt" 2>&1
+rc_n=$?; t_n=$(ms_since $t)
+cmp_txt=$(python3 $W compare "$WORK/torch-plain.pt" "$WORK/torch-replay.pt" 2>&1 | tail -1); rc_cmp=$?
+python3 tool/cuda/tests/check_records.py "$WORK/torch" --passes $PASSES --ncu "$WORK/torch.ncu.csv" --app torch \
+    >"$WORK/torch.check.json" 2>&1
+rc_c=$?
+cat "$WORK/torch.check.json" >>"$LOG"; tail -5 "$WORK/torch.replay.txt" >>"$LOG"
+summary=$(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print("%d | %d | %s | %d/%d | %s" % (d["dispatches"], d["pass_lines"], "yes" if not any("differs" in p for p in d["problems"]) else "NO",
+      d["ncu_compared"]-d["ncu_mismatch"], d["ncu_compared"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/torch.check.json" 2>/dev/null || echo "? | ? | ? | ? | checker failed")
+ok=PASS
+case "$cmp_txt" in IDENTICAL*) ;; *) ok=FAIL; FAILED=1 ;; esac
+if [ $rc_p -ne 0 ] || [ $rc_r -ne 0 ]; then ok=FAIL; FAILED=1; fi
+row "| pytorch ($cmp_txt) | $ok | $rc_p / $t_p ms | $rc_r / $t_r ms | $rc_n / $t_n ms | $summary | - |"
+
+# ---- results ---------------------------------------------------------------------------------
+(cd "$WORK" && tar czf "$OUT/gpu-test-work.tgz" --exclude='*.pt' . 2>/dev/null)
+{
+    echo "# gorocprof CUDA backend on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+    echo
+    echo "Command: \`scripts/gpu-test.sh\` (from the repository root). $(date -u +%Y-%m-%dT%H:%MZ); $NCU_VERSION."
+    echo "Kernel replay with $PASSES groups: {$G0} {$G1} {$G2}; passes per group from gorocprof-query-cuda:$PASSES_Q."
+    echo "ncu: \`ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics $ALL\`."
+    echo
+    echo "| app | result | unprofiled rc / wall | kernel replay rc / wall | ncu rc / wall | dispatches | pass records | same value on every pass | metric values equal to ncu | problems | bin/gorocprof |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    for r in "${ROWS[@]}"; do echo "$r"; done
+} >"$OUT/gpu-test.md"
+cat "$OUT/gpu-test.md"
+exit $FAILED

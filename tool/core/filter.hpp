@@ -1,0 +1,60 @@
+// The kernel filter: include/exclude regexes on a kernel's name, then the per-kernel-name iteration
+// ranges. Applied once per logical dispatch (Core::select), never per replay pass.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <regex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace gorocprof::core {
+
+class KernelFilter {
+public:
+    KernelFilter();
+    ~KernelFilter();
+    KernelFilter(const KernelFilter&) = delete;
+    KernelFilter& operator=(const KernelFilter&) = delete;
+
+    // Compiles the regexes (ECMAScript). Returns false with *error naming the field and the reason.
+    bool configure(const std::string& include_regex, const std::string& exclude_regex,
+                   std::vector<std::pair<int64_t, int64_t>> iteration_ranges, std::string* error);
+
+    // Evaluates the regexes for a kernel once; `name` is the flavour the plan filters on. Kernels that
+    // share a name share one iteration count. Thread-safe; kernel_id >= 1.
+    void add_kernel(uint64_t kernel_id, const std::string& name);
+
+    // Decides one logical dispatch of a registered kernel: a table lookup and, when the regexes pass,
+    // one atomic increment of the name's iteration count. No allocation, no lock.
+    bool select(uint64_t kernel_id);
+
+    // The regex verdict alone (no iteration counted), for kernels the table does not know.
+    bool name_matches(const std::string& name) const;
+
+private:
+    struct Slot {
+        std::atomic<uint8_t> verdict{0};  // 0 unknown, 1 passes the regexes, 2 excluded
+        std::atomic<uint64_t>* iterations = nullptr;
+    };
+    static constexpr size_t kChunkSize = 1024;
+    static constexpr size_t kMaxChunks = 4096;
+
+    bool in_ranges(uint64_t iteration) const;
+    Slot* slot(uint64_t kernel_id) const;
+
+    std::regex include_, exclude_;
+    bool has_include_ = false, has_exclude_ = false;
+    std::vector<std::pair<int64_t, int64_t>> ranges_;
+
+    std::mutex mu_;  // add_kernel
+    std::unordered_map<std::string, std::unique_ptr<std::atomic<uint64_t>>> counts_by_name_;
+    // Chunks are published once and never moved, so select() reads them without a lock.
+    std::unique_ptr<std::atomic<Slot*>[]> chunks_;
+};
+
+}  // namespace gorocprof::core

@@ -1,0 +1,239 @@
+#include "records.hpp"
+
+#include "json.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace gorocprof::core::records {
+namespace {
+
+using json::append_int;
+using json::append_string;
+using json::append_uint;
+
+// `,"key":` — keys are literals, never escaped.
+void key(std::string& out, const char* k) {
+    out.push_back(',');
+    out.push_back('"');
+    out.append(k);
+    out.append("\":");
+}
+
+void kv(std::string& out, const char* k, int64_t v) {
+    key(out, k);
+    append_int(out, v);
+}
+
+void kvu(std::string& out, const char* k, uint64_t v) {
+    key(out, k);
+    append_uint(out, v);
+}
+
+void kvs(std::string& out, const char* k, const std::string& v) {
+    key(out, k);
+    append_string(out, v);
+}
+
+void begin(std::string& out, const char* type) {
+    out.append("{\"t\":\"");
+    out.append(type);
+    out.push_back('"');
+}
+
+void dim3(std::string& out, const char* k, const gorocprof_dim3_t& d) {
+    key(out, k);
+    out.push_back('[');
+    append_uint(out, d.x);
+    out.push_back(',');
+    append_uint(out, d.y);
+    out.push_back(',');
+    append_uint(out, d.z);
+    out.push_back(']');
+}
+
+}  // namespace
+
+void append_header(std::string& out, const Header& h) {
+    begin(out, "header");
+    kv(out, "version", kContractVersion);
+    kv(out, "pid", h.pid);
+    kv(out, "ppid", h.ppid);
+    kvs(out, "backend", h.backend);
+    kvs(out, "hostname", h.hostname);
+    kv(out, "init_time", h.init_time);
+    key(out, "cmdline");
+    out.push_back('[');
+    for (size_t i = 0; i < h.cmdline.size(); ++i) {
+        if (i) out.push_back(',');
+        append_string(out, h.cmdline[i]);
+    }
+    out.append("]}\n");
+}
+
+void append_agent(std::string& out, const AgentInfo& a) {
+    begin(out, "agent");
+    kvu(out, "id", a.id);
+    kv(out, "index", a.index);
+    kvs(out, "name", a.name);
+    kvs(out, "product_name", a.product_name);
+    kvs(out, "vendor", a.vendor);
+    kvs(out, "type", a.type);
+    key(out, "props");
+    out.push_back('{');
+    for (size_t i = 0; i < a.props.size(); ++i) {
+        if (i) out.push_back(',');
+        append_string(out, a.props[i].first);
+        out.push_back(':');
+        append_int(out, a.props[i].second);
+    }
+    out.push_back('}');
+    key(out, "strings");
+    out.push_back('{');
+    for (size_t i = 0; i < a.strings.size(); ++i) {
+        if (i) out.push_back(',');
+        append_string(out, a.strings[i].first);
+        out.push_back(':');
+        append_string(out, a.strings[i].second);
+    }
+    out.append("}}\n");
+}
+
+void append_kernel(std::string& out, const KernelRef& k, const KernelDesc& d) {
+    begin(out, "kernel");
+    kvu(out, "kernel_id", k.kernel_id);
+    kvs(out, "name", d.mangled_name);
+    kvs(out, "demangled", k.demangled);
+    kvs(out, "truncated", k.truncated);
+    kvu(out, "agent_id", d.agent_id);
+    kv(out, "kernarg_size", d.kernarg_size);
+    kv(out, "group_segment_size", d.group_segment_size);
+    kv(out, "private_segment_size", d.private_segment_size);
+    kv(out, "sgpr", d.sgpr);
+    kv(out, "vgpr", d.vgpr);
+    kv(out, "accum_vgpr", d.accum_vgpr);
+    out.append("}\n");
+}
+
+void append_dispatch(std::string& out, const DispatchFacts& f, uint64_t pass, uint64_t passes, const PassRecord& p) {
+    begin(out, "dispatch");
+    kvu(out, "dispatch_id", f.info.dispatch_id);
+    kvu(out, "pass", pass);
+    kvu(out, "passes", passes);
+    kvu(out, "correlation_id", f.correlation_id);
+    kvu(out, "external_id", f.external_id);
+    kvu(out, "agent_id", f.info.agent_id.handle);
+    kvu(out, "queue_id", f.info.queue_id.handle);
+    kvu(out, "stream_id", f.stream_id);
+    kvu(out, "thread_id", f.thread_id);
+    kvu(out, "kernel_id", f.info.kernel_id);
+    dim3(out, "grid", f.info.grid_size);
+    dim3(out, "workgroup", f.info.workgroup_size);
+    kvu(out, "lds", f.info.group_segment_size);
+    kvu(out, "scratch", f.info.private_segment_size);
+    kv(out, "start", p.start_ns);
+    kv(out, "end", p.end_ns);
+    if (!p.counters.empty()) {
+        key(out, "counters");
+        out.push_back('[');
+        for (size_t i = 0; i < p.counters.size(); ++i) {
+            const CounterSample& c = p.counters[i];
+            if (i) out.push_back(',');
+            out.append("{\"name\":");
+            if (c.counter != nullptr) {
+                append_string(out, c.counter->name);
+            } else {
+                out.append("\"\"");
+            }
+            out.append(",\"values\":[");
+            for (size_t v = 0; v < c.values.size(); ++v) {
+                if (v) out.push_back(',');
+                json::append_double(out, c.values[v]);
+            }
+            out.append("]}");
+        }
+        out.push_back(']');
+    }
+    out.append("}\n");
+}
+
+void append_decline(std::string& out, uint64_t dispatch_id, const std::string& reason) {
+    begin(out, "decline");
+    kvu(out, "dispatch_id", dispatch_id);
+    kvs(out, "reason", reason);
+    out.append("}\n");
+}
+
+void append_message(std::string& out, const char* type, const std::string& message) {
+    begin(out, type);
+    kvs(out, "message", message);
+    out.append("}\n");
+}
+
+void append_end(std::string& out, const End& e) {
+    begin(out, "end");
+    kv(out, "fini_time", e.fini_time);
+    kvu(out, "dispatches", e.dispatches);
+    kvu(out, "replayed", e.replayed);
+    kvu(out, "declined", e.declined);
+    out.append("}\n");
+}
+
+bool File::open(const std::string& run_dir, int64_t pid, std::string* error) {
+    std::string dir = run_dir + "/records";
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+        *error = "mkdir " + dir + ": " + std::strerror(errno);
+        return false;
+    }
+    std::string path = dir + "/" + std::to_string(pid) + ".ndjson";
+    int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        *error = "open " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    fd_ = fd;
+    write_ = ::write;
+    path_ = path;
+    return true;
+}
+
+void File::attach(int fd, WriteFn fn) {
+    fd_ = fd;
+    write_ = fn;
+    path_ = "fd " + std::to_string(fd);
+}
+
+bool File::write_all(const std::string& data, std::string* error) {
+    if (fd_ < 0) {
+        if (error) *error = "write: record file is not open";
+        return false;
+    }
+    const char* p = data.data();
+    size_t left = data.size();
+    while (left > 0) {
+        ssize_t n = write_(fd_, p, left);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (error) *error = "write " + path_ + ": " + std::strerror(errno);
+            return false;
+        }
+        if (n == 0) {
+            if (error) *error = "write " + path_ + ": wrote 0 bytes";
+            return false;
+        }
+        p += n;
+        left -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+void File::close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+}
+
+}  // namespace gorocprof::core::records

@@ -1,0 +1,130 @@
+// Agents, kernels and what the plan asks of them: the agent/kernel records, the filter verdict per
+// logical dispatch, and the pass -> counters mapping.
+#include "core.hpp"
+
+#include "log.hpp"
+#include "names.hpp"
+#include "state.hpp"
+
+namespace gorocprof::core {
+
+using detail::AgentSlot;
+using detail::State;
+
+namespace {
+
+const PlanAgent* plan_agent(const Config& c, int index) {
+    for (const PlanAgent& a : c.agents) {
+        if (a.index == index) return &a;
+    }
+    return nullptr;
+}
+
+bool plan_has_counters(const Config& c) {
+    for (const PlanAgent& a : c.agents) {
+        if (!a.passes.empty()) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+void Core::register_agent(const AgentInfo& agent) {
+    State* s = detail::state();
+    if (s == nullptr || !s->active) return;
+    std::string warning;
+    {
+        std::lock_guard<std::mutex> lock(s->registry_mu);
+        int n = s->agent_count.load(std::memory_order_relaxed);
+        for (int i = 0; i < n; ++i) {
+            if (s->agents[i].id == agent.id) return;  // registered already
+        }
+        std::string who = "agent " + std::to_string(agent.id) + " (" + agent.name + ")";
+        if (n == detail::kMaxAgents) {
+            warning = who + ": more than " + std::to_string(detail::kMaxAgents) + " agents; it is not profiled";
+        } else {
+            AgentSlot& slot = s->agents[n];
+            slot.id = agent.id;
+            slot.index = agent.index;
+            const PlanAgent* planned = plan_agent(s->config, agent.index);
+            if (planned != nullptr && planned->name != agent.name) {
+                warning = who + ": the plan's agent " + std::to_string(agent.index) + " is " + planned->name +
+                          "; its dispatches are not profiled";
+            } else if (planned == nullptr && plan_has_counters(s->config)) {
+                warning = who + " is not in the plan: its dispatches are not profiled";
+            } else {
+                slot.plan = planned;
+            }
+            s->agent_count.store(n + 1, std::memory_order_release);
+        }
+        std::string line;
+        records::append_agent(line, agent);
+        s->preamble += line;
+        detail::write_lines(*s, line);
+    }
+    if (!warning.empty()) warn(warning);
+}
+
+KernelRef Core::register_kernel(const KernelDesc& desc) {
+    KernelRef ref;
+    State* s = detail::state();
+    if (s == nullptr || !s->active) {
+        ref.demangled = demangle(desc.mangled_name);
+        ref.truncated = truncate_name(ref.demangled);
+        return ref;
+    }
+    std::string key = std::to_string(desc.agent_id) + "/" + desc.mangled_name;
+    std::lock_guard<std::mutex> lock(s->registry_mu);
+    auto it = s->kernels.find(key);
+    if (it != s->kernels.end()) return it->second;
+    ref.kernel_id = s->next_kernel_id++;
+    ref.demangled = demangle(desc.mangled_name);
+    ref.truncated = truncate_name(ref.demangled);
+    s->filter.add_kernel(ref.kernel_id, s->config.filter_on_truncated ? ref.truncated : ref.demangled);
+    s->kernels.emplace(std::move(key), ref);
+    // Written before the id is handed out, so the kernel line precedes every dispatch of the kernel.
+    std::string line;
+    records::append_kernel(line, ref, desc);
+    s->preamble += line;
+    detail::write_lines(*s, line);
+    return ref;
+}
+
+bool Core::select(const KernelRef& kernel) {
+    State* s = detail::state();
+    if (s == nullptr || !s->active) return false;
+    if (kernel.kernel_id != 0) return s->filter.select(kernel.kernel_id);
+    // Not registered with core: the regexes alone decide (no iteration count to keep).
+    return s->filter.name_matches(s->config.filter_on_truncated ? kernel.truncated : kernel.demangled);
+}
+
+const std::vector<PlanPass>& Core::passes_for_agent(int agent_index) const {
+    static const std::vector<PlanPass> none;
+    State* s = detail::state();
+    if (s == nullptr || !s->active) return none;
+    const AgentSlot* a = detail::agent_by_index(*s, agent_index);
+    return (a != nullptr && a->plan != nullptr) ? a->plan->passes : none;
+}
+
+const std::vector<PlanCounter>* Core::counters_for_current_pass(int agent_index) const {
+    State* s = detail::state();
+    if (s == nullptr || !s->active) return nullptr;
+    const std::vector<PlanPass>& passes = passes_for_agent(agent_index);
+    if (passes.empty()) return nullptr;
+    int effective = 0;
+    if (gorocprof_context_is_effective(s->counter_context, &effective) != GOROCPROF_STATUS_SUCCESS || !effective)
+        return nullptr;
+    uint64_t pass = 0;
+    switch (s->config.replay_mode) {
+        case ReplayMode::Kernel: {
+            uint64_t published = published_pass();
+            pass = published == UINT64_MAX ? 0 : published;
+            break;
+        }
+        case ReplayMode::Application: pass = static_cast<uint64_t>(s->config.application_pass); break;
+        case ReplayMode::None: pass = 0; break;
+    }
+    return pass < passes.size() ? &passes[pass].counters : nullptr;
+}
+
+}  // namespace gorocprof::core

@@ -1,0 +1,63 @@
+// Internal to tool/core: the process-wide state behind Core. Allocated once by Core::initialize and
+// never freed: static destructors run at exit() while other threads may still be dispatching.
+#pragma once
+
+#include "core.hpp"
+#include "filter.hpp"
+#include "records.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+
+namespace gorocprof::core::detail {
+
+constexpr int kMaxAgents = 64;
+
+struct AgentSlot {
+    uint64_t id = 0;
+    int index = 0;
+    const PlanAgent* plan = nullptr;  // nullptr: not profiled (absent from the plan, or another name)
+};
+
+struct State {
+    Config config;
+    std::string backend;
+    int64_t pid = 0;
+    bool active = false;  // written once under the initialize lock, before any backend call
+
+    records::File file;
+    // Lock order: registry_mu, then io_mu.
+    std::mutex registry_mu;     // agents, kernels, preamble
+    std::shared_mutex io_mu;    // shared: one write of lines; exclusive: end record, fork
+    bool finished = false;      // under io_mu: lines after `end` are dropped
+    std::atomic<bool> write_failed{false};  // report a failing record file once
+
+    // Agent and kernel lines already written, so that a forked child's own file starts complete.
+    std::string preamble;
+
+    AgentSlot agents[kMaxAgents];
+    std::atomic<int> agent_count{0};  // slots [0, agent_count) are published
+
+    KernelFilter filter;
+    std::unordered_map<std::string, KernelRef> kernels;  // key: agent id, '/', mangled name
+    uint64_t next_kernel_id = 1;
+
+    gorocprof_context_id_t replay_context{};
+    gorocprof_context_id_t counter_context{};
+
+    std::atomic<uint64_t> dispatches{0}, replayed{0}, declined{0};
+};
+
+// nullptr before Core::initialize.
+State* state();
+
+const AgentSlot* agent_by_id(const State& s, uint64_t agent_id);
+const AgentSlot* agent_by_index(const State& s, int index);
+
+// Writes whole lines with one write(2) unless `end` was written. Reports the first failure on stderr.
+void write_lines(State& s, const std::string& lines);
+
+}  // namespace gorocprof::core::detail

@@ -1,0 +1,145 @@
+#include "check.hpp"
+
+#include <filter.hpp>
+
+#include <atomic>
+#include <thread>
+
+using gorocprof::core::KernelFilter;
+
+namespace {
+
+using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+
+// Which of `n` consecutive dispatches of kernel `id` the filter selects, as a string of 0/1.
+std::string pattern(KernelFilter& f, uint64_t id, int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s.push_back(f.select(id) ? '1' : '0');
+    return s;
+}
+
+}  // namespace
+
+TEST(filter_include_exclude) {
+    KernelFilter f;
+    std::string error;
+    CHECK(f.configure("axpy|reduce", "reduce_small", {}, &error));
+    f.add_kernel(1, "axpy(float*, float*, float)");
+    f.add_kernel(2, "void reduce<int>(int*)");
+    f.add_kernel(3, "void reduce_small<int>(int*)");
+    f.add_kernel(4, "scale(float*)");
+    EXPECT_EQ(pattern(f, 1, 3), std::string("111"));
+    EXPECT_EQ(pattern(f, 2, 3), std::string("111"));
+    EXPECT_EQ(pattern(f, 3, 3), std::string("000"));
+    EXPECT_EQ(pattern(f, 4, 3), std::string("000"));
+    // Search, not full match; ECMAScript syntax.
+    KernelFilter g;
+    CHECK(g.configure("^ax", "", {}, &error));
+    CHECK(g.name_matches("axpy(float*)"));
+    CHECK(!g.name_matches("saxpy(float*)"));
+    // Empty include means everything, empty exclude nothing.
+    KernelFilter all;
+    CHECK(all.configure("", "", {}, &error));
+    CHECK(all.name_matches("anything"));
+}
+
+TEST(filter_iteration_ranges_per_kernel_name) {
+    KernelFilter f;
+    std::string error;
+    CHECK(f.configure("", "", Ranges{{2, 3}, {5, 5}}, &error));
+    f.add_kernel(1, "a");
+    f.add_kernel(2, "b");
+    // Interleaved dispatches of two kernels count separately.
+    std::string a, b;
+    for (int i = 0; i < 6; ++i) {
+        a.push_back(f.select(1) ? '1' : '0');
+        b.push_back(f.select(2) ? '1' : '0');
+    }
+    EXPECT_EQ(a, std::string("011010"));
+    EXPECT_EQ(b, std::string("011010"));
+}
+
+TEST(filter_same_name_shares_iterations) {
+    // The same kernel on two agents has two ids and one name: one iteration count.
+    KernelFilter f;
+    std::string error;
+    CHECK(f.configure("", "", Ranges{{2, 2}}, &error));
+    f.add_kernel(1, "k(int)");
+    f.add_kernel(2, "k(int)");
+    CHECK(!f.select(1));
+    CHECK(f.select(2));
+    CHECK(!f.select(1));
+}
+
+TEST(filter_excluded_dispatch_consumes_no_iteration) {
+    // Iterations count dispatches that passed the regexes: excluded kernels never advance anyone's count.
+    KernelFilter f;
+    std::string error;
+    CHECK(f.configure("keep", "", Ranges{{1, 2}}, &error));
+    f.add_kernel(1, "keep_me");
+    f.add_kernel(2, "drop_me");
+    CHECK(!f.select(2));
+    CHECK(!f.select(2));
+    CHECK(f.select(1));
+    CHECK(!f.select(2));
+    CHECK(f.select(1));
+    CHECK(!f.select(1));
+}
+
+TEST(filter_each_select_is_one_iteration) {
+    // select() is the once-per-logical-dispatch decision: every call is exactly one iteration, so a
+    // backend calling it per pass would be visible here as shifted ranges.
+    KernelFilter f;
+    std::string error;
+    CHECK(f.configure("", "", Ranges{{3, 4}}, &error));
+    f.add_kernel(7, "k");
+    EXPECT_EQ(pattern(f, 7, 6), std::string("001100"));
+}
+
+TEST(filter_unknown_kernel_and_bad_config) {
+    KernelFilter f;
+    std::string error;
+    CHECK(f.configure("", "", {}, &error));
+    CHECK(!f.select(0));
+    CHECK(!f.select(99));  // never added
+    CHECK(!f.configure("(unclosed", "", {}, &error));
+    CHECK(error.find("filters.include_regex \"(unclosed\": ") == 0);
+    CHECK(!f.configure("", "[z-a]", {}, &error));
+    CHECK(error.find("filters.exclude_regex \"[z-a]\": ") == 0);
+    CHECK(!f.configure("", "", Ranges{{0, 3}}, &error));
+    EXPECT_EQ(error, std::string("filters.iteration_ranges: [0, 3] is not a range of iterations counted from 1"));
+    CHECK(!f.configure("", "", Ranges{{5, 4}}, &error));
+}
+
+TEST(filter_many_kernels) {
+    // Kernel ids across several table chunks.
+    KernelFilter f;
+    std::string error;
+    CHECK(f.configure("", "", Ranges{{1, 1000}}, &error));
+    for (uint64_t id = 1; id <= 3000; ++id) f.add_kernel(id, "k" + std::to_string(id % 10));
+    int selected = 0;
+    for (uint64_t id = 1; id <= 3000; ++id) selected += f.select(id) ? 1 : 0;
+    // 10 names, 300 dispatches each, all within the first 1000 iterations.
+    EXPECT_EQ(selected, 3000);
+    for (uint64_t id = 1; id <= 3000; ++id) selected += f.select(id) ? 1 : 0;
+    for (uint64_t id = 1; id <= 3000; ++id) selected += f.select(id) ? 1 : 0;
+    for (uint64_t id = 1; id <= 3000; ++id) selected += f.select(id) ? 1 : 0;
+    // Iterations 901..1200 of each name: 100 of them still selected.
+    EXPECT_EQ(selected, 3000 + 3000 + 3000 + 1000);
+}
+
+TEST(filter_threads_count_every_dispatch_once) {
+    KernelFilter f;
+    std::string error;
+    CHECK(f.configure("", "", Ranges{{1, 500}}, &error));
+    f.add_kernel(1, "k");
+    std::atomic<int> selected{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 250; ++i) selected += f.select(1) ? 1 : 0;
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(selected.load(), 500);
+    CHECK(!f.select(1));
+}

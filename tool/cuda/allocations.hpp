@@ -1,0 +1,64 @@
+// Device memory the application owns, as seen through the driver's allocation calls: what a
+// snapshot must copy and what a restore may write. Every allocation carries a serial so that a
+// restore never writes a range that was freed and handed out again since the snapshot.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gorocprof::cuda {
+
+enum class AllocKind { Device, Pitch, Async, Vmm, Global, Managed };
+const char* kind_name(AllocKind k);
+
+struct Allocation {
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    uint64_t serial = 0;
+    AllocKind kind = AllocKind::Device;
+    CUcontext ctx = nullptr;  // nullptr: not bound to one context (VMM mappings)
+};
+
+class AllocationTracker {
+public:
+    void add(CUcontext ctx, CUdeviceptr base, size_t size, AllocKind kind);
+    void remove(CUdeviceptr base);
+    // Drops every allocation that lies inside [base, base+size) (an unmapped VMM range).
+    void remove_range(CUdeviceptr base, size_t size);
+    // Forgets what a destroyed context owned.
+    void remove_context(CUcontext ctx);
+
+    // What a snapshot of `ctx` must save (managed memory excluded: it is reported, not restored).
+    std::vector<Allocation> restorable(CUcontext ctx) const;
+    // Bytes of managed memory visible to `ctx` (reported as not restored).
+    size_t managed_bytes(CUcontext ctx) const;
+    // True while the allocation that had this serial is still live at `base`.
+    bool live(CUdeviceptr base, uint64_t serial) const;
+
+    // VMM: physical allocation sizes by handle (cuMemCreate), used to describe mappings.
+    void add_handle(CUmemGenericAllocationHandle h, size_t size);
+    void remove_handle(CUmemGenericAllocationHandle h);
+
+private:
+    mutable std::mutex mu_;
+    std::map<CUdeviceptr, Allocation> by_base_;
+    std::map<CUmemGenericAllocationHandle, size_t> handles_;
+    uint64_t next_serial_ = 1;
+};
+
+// Module-scope variables (__device__ globals) of a loaded cubin, found in its ELF symbol table, so
+// that they are saved even when the host never asks the driver for their address.
+struct CubinSymbols {
+    std::vector<std::pair<std::string, size_t>> globals;  // writable device variables
+    std::vector<std::string> functions;                   // kernel entry points
+};
+
+// Reads the symbol table of a cubin (ELF64). Returns false when the image is not an ELF cubin.
+bool read_cubin_symbols(const void* image, size_t size, CubinSymbols* out);
+
+}  // namespace gorocprof::cuda

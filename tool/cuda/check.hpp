@@ -1,0 +1,28 @@
+// The one place CUDA driver and CUPTI results become messages: every call the backend makes goes
+// through cu() or cupti(), so each failure names the call and the driver's own reason.
+#pragma once
+
+#include "device_port.hpp"
+
+#include <cuda.h>
+#include <cupti.h>
+
+#include <string>
+
+namespace gorocprof::cuda {
+
+using replay::PortStatus;
+
+// "CUDA_ERROR_OUT_OF_MEMORY: out of memory"
+std::string cu_reason(CUresult r);
+// "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: ..."
+std::string cupti_reason(CUptiResult r);
+
+inline PortStatus cu(CUresult r, const char* call) {
+    return r == CUDA_SUCCESS ? PortStatus::success() : PortStatus::failure(call, cu_reason(r));
+}
+inline PortStatus cupti(CUptiResult r, const char* call) {
+    return r == CUPTI_SUCCESS ? PortStatus::success() : PortStatus::failure(call, cupti_reason(r));
+}
+
+}  // namespace gorocprof::cuda

@@ -1,0 +1,244 @@
+#include "cuda_port.hpp"
+
+#include <cstdio>
+#include <memory>
+
+namespace gorocprof::cuda {
+namespace {
+
+// Keep this much device memory free for the application when the backup goes to the device.
+constexpr size_t kDeviceHeadroom = size_t(256) << 20;
+constexpr size_t kAlign = 256;
+
+struct Saved {
+    CUdeviceptr base;
+    size_t size;
+    uint64_t serial;
+    size_t offset;  // into the backup
+};
+
+class CudaSnapshot final : public replay::Snapshot {
+public:
+    ContextState* cs = nullptr;
+    bool on_device = true;
+    std::vector<Saved> saved;
+};
+
+std::string gib(size_t bytes) { return std::to_string(bytes) + " bytes"; }
+
+}  // namespace
+
+PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
+    ContextState& cs = *l.cs;
+    if (cs.backup_in_use)
+        return PortStatus::failure("DevicePort::snapshot", "the context's backup is held by another dispatch");
+    auto snap = std::make_unique<CudaSnapshot>();
+    snap->cs = &cs;
+    size_t total = 0;
+    for (const Allocation& a : tracker_.restorable(cs.ctx)) {
+        snap->saved.push_back({a.base, a.size, a.serial, total});
+        total += (a.size + kAlign - 1) / kAlign * kAlign;
+    }
+    PortStatus st;
+    if (total > cs.device_backup_size) {
+        if (cs.device_backup) {
+            cu(cuMemFree(cs.device_backup), "cuMemFree");
+            cs.device_backup = 0;
+            cs.device_backup_size = 0;
+        }
+        size_t free_b = 0, total_b = 0;
+        st = cu(cuMemGetInfo(&free_b, &total_b), "cuMemGetInfo");
+        if (!st.ok) return st;
+        std::string device_why = gib(free_b) + " free on device";
+        if (total + kDeviceHeadroom <= free_b) {
+            st = cu(cuMemAlloc(&cs.device_backup, total), "cuMemAlloc");
+            if (st.ok) cs.device_backup_size = total;
+            else device_why = "device backup " + st.message();
+        }
+        if (total > cs.device_backup_size) {
+            snap->on_device = false;
+            if (total > cs.host_backup_size) {
+                if (cs.host_backup) cuMemFreeHost(cs.host_backup);
+                cs.host_backup = nullptr;
+                cs.host_backup_size = 0;
+                st = cu(cuMemHostAlloc(&cs.host_backup, total, 0), "cuMemHostAlloc");
+                if (!st.ok)
+                    return PortStatus::failure("DevicePort::snapshot",
+                                               "snapshot needs " + gib(total) + " of backup; " + device_why +
+                                                   ", pinned host allocation failed (" + st.message() + ")");
+                cs.host_backup_size = total;
+            }
+        }
+    }
+    for (const Saved& s : snap->saved) {
+        st = snap->on_device
+                 ? cu(cuMemcpyDtoDAsync(cs.device_backup + s.offset, s.base, s.size, cs.copy_stream), "cuMemcpyDtoDAsync")
+                 : cu(cuMemcpyDtoHAsync(static_cast<char*>(cs.host_backup) + s.offset, s.base, s.size, cs.copy_stream),
+                      "cuMemcpyDtoHAsync");
+        if (!st.ok) {
+            cuStreamSynchronize(cs.copy_stream);
+            st.reason += " (saving " + gib(s.size) + " at 0x" + [&] {
+                char b[32];
+                std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(s.base));
+                return std::string(b);
+            }() + ")";
+            return st;
+        }
+    }
+    st = cu(cuStreamSynchronize(cs.copy_stream), "cuStreamSynchronize");
+    if (!st.ok) return st;
+    cs.backup_in_use = true;
+    *out = snap.release();
+    return PortStatus::success();
+}
+
+void CudaPort::arm_app_launch(Launch& l) {
+    core::Core& core = core::Core::instance();
+    const Group* group = core.counters_for_current_pass(l.agent_index);
+    if (group && !group->empty() && counters_usable() && l.cs->counters) {
+        std::string note;
+        PortStatus st = l.cs->counters->arm(group, &note);
+        if (!note.empty()) report_note(note);
+        if (!st.ok) report_counter_problem(st);
+    }
+    cuEventRecord(l.cs->ev_start, l.stream);
+    l.app_issue_ns = core::now_ns();
+}
+
+replay::PortStatus CudaPort::drain(const replay::Dispatch& d) {
+    const Launch& l = *static_cast<const Launch*>(d.backend_dispatch);
+    if (l.snapshot_planned) return PortStatus::success();  // drained at ENTER, before the app's launch
+    return cu(cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+replay::PortStatus CudaPort::snapshot(const replay::Dispatch& d, replay::Snapshot** out) {
+    Launch& l = *static_cast<Launch*>(d.backend_dispatch);
+    if (l.early_snapshot) {
+        *out = l.early_snapshot;
+        l.early_snapshot = nullptr;
+        return PortStatus::success();
+    }
+    if (!l.early_snapshot_status.ok) return l.early_snapshot_status;
+    return PortStatus::failure("DevicePort::snapshot",
+                               "no snapshot was taken before the application's own launch (replay was not planned "
+                               "for this agent at launch time)");
+}
+
+replay::PortStatus CudaPort::restore(const replay::Dispatch& d, replay::Snapshot& s) {
+    auto& snap = static_cast<CudaSnapshot&>(s);
+    ContextState& cs = *snap.cs;
+    PortStatus st;
+    for (const Saved& v : snap.saved) {
+        if (!tracker_.live(v.base, v.serial)) continue;  // freed, or freed and handed out again
+        st = snap.on_device
+                 ? cu(cuMemcpyDtoDAsync(v.base, cs.device_backup + v.offset, v.size, cs.copy_stream), "cuMemcpyDtoDAsync")
+                 : cu(cuMemcpyHtoDAsync(v.base, static_cast<char*>(cs.host_backup) + v.offset, v.size, cs.copy_stream),
+                      "cuMemcpyHtoDAsync");
+        if (!st.ok) {
+            cuStreamSynchronize(cs.copy_stream);
+            return st;
+        }
+    }
+    return cu(cuStreamSynchronize(cs.copy_stream), "cuStreamSynchronize");
+}
+
+void CudaPort::release(replay::Snapshot* s) {
+    auto* snap = static_cast<CudaSnapshot*>(s);
+    if (!snap) return;
+    snap->cs->backup_in_use = false;
+    delete snap;
+}
+
+PortStatus CudaPort::relaunch(const Launch& l) {
+    switch (l.api) {
+    case LaunchApi::Kernel:
+        return cu(cuLaunchKernel(l.f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+                                 l.shared_bytes, l.stream, l.params, l.extra),
+                  "cuLaunchKernel");
+    case LaunchApi::Cooperative:
+        return cu(cuLaunchCooperativeKernel(l.f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+                                            l.shared_bytes, l.stream, l.params),
+                  "cuLaunchCooperativeKernel");
+    case LaunchApi::KernelEx:
+        return cu(cuLaunchKernelEx(l.config, l.f, l.params, l.extra), "cuLaunchKernelEx");
+    }
+    return PortStatus::failure("relaunch", "unknown launch API");
+}
+
+void CudaPort::collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out) {
+    if (!cs.counters || !cs.counters->armed()) return;
+    const Group* armed = cs.counters->armed();
+    std::vector<core::CounterSample> samples;
+    PortStatus st = cs.counters->collect(&samples);
+    if (!st.ok) report_counter_problem(st);
+    // A tool may switch counters off for this pass at PASS ENTER, after pass 0 was armed.
+    if (armed == expected) *out = std::move(samples);
+}
+
+replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
+    Launch& l = *static_cast<Launch*>(d.backend_dispatch);
+    ContextState& cs = *l.cs;
+    core::Core& core = core::Core::instance();
+    const Group* group = core.counters_for_current_pass(l.agent_index);
+    if (group && group->empty()) group = nullptr;
+
+    core::PassRecord rec;
+    const uint64_t planned = core.passes_for_agent(l.agent_index).size();
+    rec.pass = pass;  // core::kNotReplayed for the single run: core numbers it
+    rec.passes = pass == core::kNotReplayed ? 1 : (planned > pass ? planned : pass + 1);
+
+    PortStatus st;
+    if (l.app_launch_pending) {
+        // Pass 0 (or the single run) is the application's launch, already issued by the driver.
+        l.app_launch_pending = false;
+        rec.start_ns = l.app_issue_ns;
+        st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
+    } else {
+        if (group && counters_usable() && cs.counters) {
+            std::string note;
+            PortStatus a = cs.counters->arm(group, &note);
+            if (!note.empty()) report_note(note);
+            if (!a.ok) report_counter_problem(a);
+        }
+        cuEventRecord(cs.ev_start, l.stream);
+        rec.start_ns = core::now_ns();
+        st = relaunch(l);
+        if (st.ok) st = cu(cuEventRecord(cs.ev_end, l.stream), "cuEventRecord");
+        if (st.ok) st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
+    }
+    if (!st.ok) {
+        std::vector<core::CounterSample> discard;
+        collect_counters(cs, nullptr, &discard);
+        return st;
+    }
+    float ms = 0;
+    if (cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end) != CUDA_SUCCESS) ms = 0;
+    rec.end_ns = rec.start_ns + static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+    collect_counters(cs, group, &rec.counters);
+    core.record_pass(std::move(rec));
+    return PortStatus::success();
+}
+
+void CudaPort::report_counter_problem(const PortStatus& st) {
+    bool permission = st.reason.find("ERR_NVGPUCTRPERM") != std::string::npos;
+    {
+        std::lock_guard<std::mutex> lock(notes_mu_);
+        if (!notes_.insert(st.call + '\n' + st.reason).second) return;
+    }
+    if (permission) {
+        counters_off_ = true;
+        core::Core::instance().fatal("counters: " + st.message() + "; no counters are collected in this process");
+    } else {
+        core::Core::instance().warn("counters: " + st.message());
+    }
+}
+
+void CudaPort::report_note(const std::string& note) {
+    {
+        std::lock_guard<std::mutex> lock(notes_mu_);
+        if (!notes_.insert(note).second) return;
+    }
+    core::Core::instance().warn(note);
+}
+
+}  // namespace gorocprof::cuda

@@ -1,0 +1,97 @@
+// The CUDA device port. One logical dispatch is one intercepted launch API call; its first pass is
+// the application's own launch (issued by the driver between the API's ENTER and EXIT callbacks),
+// every further pass is our relaunch with the same arguments. See README.md, "Replay design".
+#pragma once
+
+#include "allocations.hpp"
+#include "check.hpp"
+#include "core.hpp"
+#include "range_counters.hpp"
+#include "replay_service.hpp"
+
+#include <atomic>
+#include <memory>
+#include <set>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gorocprof::cuda {
+
+// Per CUDA context: a private stream for copies, timing events, the backup buffers kept between
+// dispatches, and the Range Profiler of the context.
+struct ContextState {
+    CUcontext ctx = nullptr;
+    int ordinal = 0;
+    uint64_t agent_id = 0;
+    CUstream copy_stream = nullptr;
+    CUevent ev_start = nullptr;
+    CUevent ev_end = nullptr;
+    CUdeviceptr device_backup = 0;
+    size_t device_backup_size = 0;
+    void* host_backup = nullptr;
+    size_t host_backup_size = 0;
+    bool backup_in_use = false;
+    std::unique_ptr<RangeCounters> counters;
+};
+
+enum class LaunchApi { Kernel, KernelEx, Cooperative };
+
+// One intercepted launch: the arguments to relaunch it, and where its first pass stands.
+struct Launch {
+    LaunchApi api = LaunchApi::Kernel;
+    CUfunction f = nullptr;
+    unsigned grid[3] = {1, 1, 1};
+    unsigned block[3] = {1, 1, 1};
+    unsigned shared_bytes = 0;
+    CUstream stream = nullptr;  // effective stream (per-thread default stream made explicit)
+    void** params = nullptr;
+    void** extra = nullptr;
+    const CUlaunchConfig* config = nullptr;
+    ContextState* cs = nullptr;
+    int agent_index = 0;
+
+    // The application's own launch runs as the first pass; false once submit() consumed it.
+    bool app_launch_pending = true;
+    int64_t app_issue_ns = 0;
+    // Snapshot taken at ENTER, before the app's launch; handed to the service by snapshot().
+    replay::Snapshot* early_snapshot = nullptr;
+    PortStatus early_snapshot_status = PortStatus::success();
+    bool snapshot_planned = false;
+};
+
+class CudaPort final : public replay::DevicePort {
+public:
+    explicit CudaPort(AllocationTracker& tracker) : tracker_(tracker) {}
+
+    replay::PortStatus drain(const replay::Dispatch& d) override;
+    replay::PortStatus snapshot(const replay::Dispatch& d, replay::Snapshot** out) override;
+    replay::PortStatus restore(const replay::Dispatch& d, replay::Snapshot& s) override;
+    void release(replay::Snapshot* s) override;
+    replay::PortStatus submit(const replay::Dispatch& d, uint64_t pass) override;
+    void complete(const replay::Dispatch& d) override {}
+
+    // At the launch's ENTER: copies what the launch may change (the service's snapshot, taken early
+    // because the app's own launch is pass 0).
+    PortStatus take_snapshot(Launch& l, replay::Snapshot** out);
+    // Arms pass 0's counters and timing around the app's own launch.
+    void arm_app_launch(Launch& l);
+
+    // Shows a counter problem once (by call and reason); a permission error turns counters off for
+    // the rest of the process and is fatal for its results.
+    void report_counter_problem(const PortStatus& st);
+    void report_note(const std::string& note);
+    bool counters_usable() const { return !counters_off_; }
+
+private:
+    PortStatus relaunch(const Launch& l);
+    // The counters of the pass that just ran; empty when `expected` differs from what was armed.
+    void collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out);
+
+    AllocationTracker& tracker_;
+    std::atomic<bool> counters_off_{false};
+    std::mutex notes_mu_;
+    std::set<std::string> notes_;
+};
+
+}  // namespace gorocprof::cuda

@@ -1,0 +1,47 @@
+// The host half of CUPTI's profiler (no GPU work): counter availability, configuration images for a
+// group of metrics, the number of passes a group needs, and the metric catalog of a chip. Shared by
+// the tool library and the query helper.
+#pragma once
+
+#include "check.hpp"
+
+#include <cupti_profiler_host.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gorocprof::cuda {
+
+// Which counters the context's device can deliver now (an image CUPTI reads back).
+PortStatus counter_availability(CUcontext ctx, std::vector<uint8_t>* image);
+
+// A CUPTI host object for one chip; released with the object.
+class HostObject {
+public:
+    HostObject() = default;
+    HostObject(const HostObject&) = delete;
+    HostObject& operator=(const HostObject&) = delete;
+    ~HostObject();
+    PortStatus init(const std::string& chip, const std::vector<uint8_t>& availability);
+    CUpti_Profiler_Host_Object* get() const { return obj_; }
+
+private:
+    CUpti_Profiler_Host_Object* obj_ = nullptr;
+};
+
+// The configuration image that collects `metrics`, and how many passes it needs. `host` must be
+// fresh (metrics are added to it) and is kept to evaluate the values later.
+PortStatus build_config(HostObject& host, const std::vector<const char*>& metrics,
+                        std::vector<uint8_t>* image, size_t* passes);
+
+struct MetricEntry {
+    std::string name;  // full name: base.submetric, e.g. sm__inst_executed.sum
+    std::string description;
+    std::string unit;
+};
+
+// Every metric of the chip, sorted by name.
+PortStatus metric_catalog(HostObject& host, std::vector<MetricEntry>* out);
+
+}  // namespace gorocprof::cuda

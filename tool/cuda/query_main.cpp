@@ -1,0 +1,224 @@
+// gorocprof-query-cuda: answers the Go front end's questions about NVIDIA devices before launch
+// (docs/record-format.md, section 4). One JSON document on stdout and exit 0, or one line
+// "gorocprof-query: <call>: <reason>" on stderr and exit 1.
+#include "device_info.hpp"
+#include "metric_host.hpp"
+
+#include <cupti_profiler_target.h>
+
+#include "json.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace gorocprof::cuda;
+using gorocprof::json::append_string;
+
+namespace {
+
+int fail(const PortStatus& st) {
+    std::fprintf(stderr, "gorocprof-query: %s\n", st.message().c_str());
+    return 1;
+}
+
+int usage(const char* why) {
+    std::fprintf(stderr,
+                 "gorocprof-query: usage: %s\n"
+                 "usage: gorocprof-query-cuda agents | metrics --agent N | passes --agent N METRIC[,METRIC...]\n",
+                 why);
+    return 1;
+}
+
+PortStatus init_driver(int* count) {
+    PortStatus st = cu(cuInit(0), "cuInit");
+    if (!st.ok) return st;
+    return cu(cuDeviceGetCount(count), "cuDeviceGetCount");
+}
+
+void append_agent(std::string& out, const DeviceInfo& d) {
+    out += "{\"id\":" + std::to_string(d.id) + ",\"index\":" + std::to_string(d.ordinal) + ",\"name\":";
+    append_string(out, d.name);
+    out += ",\"product_name\":";
+    append_string(out, d.name);
+    out += ",\"vendor\":\"NVIDIA\",\"type\":\"GPU\",\"props\":{";
+    for (size_t i = 0; i < d.props.size(); ++i) {
+        if (i) out += ',';
+        append_string(out, d.props[i].first);
+        out += ':' + std::to_string(d.props[i].second);
+    }
+    out += "},\"strings\":{";
+    for (size_t i = 0; i < d.strings.size(); ++i) {
+        if (i) out += ',';
+        append_string(out, d.strings[i].first);
+        out += ':';
+        append_string(out, d.strings[i].second);
+    }
+    out += "}}";
+}
+
+int cmd_agents() {
+    int count = 0;
+    PortStatus st = init_driver(&count);
+    if (!st.ok) return fail(st);
+    std::string out = "{\"version\":1,\"backend\":\"cuda\",\"agents\":[";
+    for (int i = 0; i < count; ++i) {
+        DeviceInfo d;
+        if (!(st = describe_device(i, &d)).ok) return fail(st);
+        if (i) out += ',';
+        append_agent(out, d);
+    }
+    out += "]}\n";
+    std::fputs(out.c_str(), stdout);
+    return 0;
+}
+
+// Everything metrics and passes need: the device's chip, its counter availability, a host object.
+struct ChipSession {
+    std::string chip;
+    std::vector<uint8_t> availability;
+    CUcontext ctx = nullptr;
+    CUdevice dev = 0;
+    ~ChipSession() {
+        if (ctx) cuDevicePrimaryCtxRelease(dev);
+    }
+};
+
+PortStatus open_chip(int agent, ChipSession* s) {
+    int count = 0;
+    PortStatus st = init_driver(&count);
+    if (!st.ok) return st;
+    if (agent < 0 || agent >= count)
+        return PortStatus::failure("--agent", "no CUDA device " + std::to_string(agent) + " (the machine has " +
+                                                  std::to_string(count) + ")");
+    if (!(st = cu(cuDeviceGet(&s->dev, agent), "cuDeviceGet")).ok) return st;
+    if (!(st = ensure_profiler_initialized()).ok) return st;
+    CUpti_Profiler_DeviceSupported_Params sup{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    sup.cuDevice = s->dev;
+    sup.api = CUPTI_PROFILER_RANGE_PROFILING;
+    if (!(st = cupti(cuptiProfilerDeviceSupported(&sup), "cuptiProfilerDeviceSupported")).ok) return st;
+    if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+        std::string why;
+        if (sup.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " architecture (needs compute capability 7.0 or newer);";
+        if (sup.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " vGPU profiling disabled or unsupported;";
+        if (sup.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " confidential compute is on;";
+        return PortStatus::failure("cuptiProfilerDeviceSupported",
+                                   "device " + std::to_string(agent) + " does not support the Range Profiler:" + why);
+    }
+    if (!(st = chip_name(agent, &s->chip)).ok) return st;
+    if (!(st = cu(cuDevicePrimaryCtxRetain(&s->ctx, s->dev), "cuDevicePrimaryCtxRetain")).ok) return st;
+    if (!(st = cu(cuCtxSetCurrent(s->ctx), "cuCtxSetCurrent")).ok) return st;
+    return counter_availability(s->ctx, &s->availability);
+}
+
+int cmd_metrics(int agent) {
+    ChipSession s;
+    PortStatus st = open_chip(agent, &s);
+    if (!st.ok) return fail(st);
+    HostObject host;
+    if (!(st = host.init(s.chip, s.availability)).ok) return fail(st);
+    std::vector<MetricEntry> metrics;
+    if (!(st = metric_catalog(host, &metrics)).ok) return fail(st);
+    std::string out = "{\"version\":1,\"agent\":" + std::to_string(agent) + ",\"chip\":";
+    append_string(out, s.chip);
+    out += ",\"metrics\":[";
+    for (size_t i = 0; i < metrics.size(); ++i) {
+        if (i) out += ",\n";
+        out += "{\"name\":";
+        append_string(out, metrics[i].name);
+        out += ",\"description\":";
+        append_string(out, metrics[i].description);
+        out += ",\"unit\":";
+        append_string(out, metrics[i].unit);
+        out += '}';
+    }
+    out += "]}\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= s.size()) {
+        size_t comma = s.find(',', start);
+        if (comma == std::string::npos) comma = s.size();
+        if (comma > start) out.push_back(s.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return out;
+}
+
+int cmd_passes(int agent, const std::vector<std::string>& names) {
+    if (names.empty()) return usage("passes needs at least one metric");
+    ChipSession s;
+    PortStatus st = open_chip(agent, &s);
+    if (!st.ok) return fail(st);
+    // One metric at a time first, so that an unknown name is reported by name.
+    for (const std::string& n : names) {
+        HostObject one;
+        if (!(st = one.init(s.chip, s.availability)).ok) return fail(st);
+        std::vector<const char*> single{n.c_str()};
+        std::vector<uint8_t> image;
+        size_t passes = 0;
+        if (!(st = build_config(one, single, &image, &passes)).ok) {
+            st.reason += " (metric " + n + " on " + s.chip + ")";
+            return fail(st);
+        }
+    }
+    HostObject host;
+    if (!(st = host.init(s.chip, s.availability)).ok) return fail(st);
+    std::vector<const char*> cnames;
+    for (const std::string& n : names) cnames.push_back(n.c_str());
+    std::vector<uint8_t> image;
+    size_t passes = 0;
+    if (!(st = build_config(host, cnames, &image, &passes)).ok) return fail(st);
+    std::string out = "{\"version\":1,\"agent\":" + std::to_string(agent) + ",\"metrics\":[";
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (i) out += ',';
+        append_string(out, names[i]);
+    }
+    out += "],\"passes\":" + std::to_string(passes) + "}\n";
+    std::fputs(out.c_str(), stdout);
+    return 0;
+}
+
+bool parse_agent(int argc, char** argv, int* agent, std::vector<std::string>* rest) {
+    bool have = false;
+    for (int i = 2; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--agent") == 0 && i + 1 < argc) {
+            char* end = nullptr;
+            long v = std::strtol(argv[++i], &end, 10);
+            if (!end || *end != '\0' || v < 0) return false;
+            *agent = static_cast<int>(v);
+            have = true;
+        } else {
+            rest->push_back(argv[i]);
+        }
+    }
+    return have;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) return usage("missing command");
+    std::string cmd = argv[1];
+    if (cmd == "agents") return cmd_agents();
+    int agent = 0;
+    std::vector<std::string> rest;
+    if (cmd == "metrics") {
+        if (!parse_agent(argc, argv, &agent, &rest) || !rest.empty()) return usage("metrics --agent N");
+        return cmd_metrics(agent);
+    }
+    if (cmd == "passes") {
+        if (!parse_agent(argc, argv, &agent, &rest)) return usage("passes --agent N METRIC[,METRIC...]");
+        std::vector<std::string> names;
+        for (const std::string& r : rest)
+            for (std::string& n : split_commas(r)) names.push_back(std::move(n));
+        return cmd_passes(agent, names);
+    }
+    return usage(("unknown command " + cmd).c_str());
+}

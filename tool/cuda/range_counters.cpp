@@ -1,0 +1,163 @@
+#include "range_counters.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace gorocprof::cuda {
+
+RangeCounters::~RangeCounters() { disable(); }
+
+void RangeCounters::disable() {
+    if (!profiler_) return;
+    CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    p.pRangeProfilerObject = profiler_;
+    cuptiRangeProfilerDisable(&p);
+    profiler_ = nullptr;
+    armed_ = nullptr;
+    armed_state_ = nullptr;
+}
+
+PortStatus RangeCounters::enable() {
+    if (profiler_) return PortStatus::success();
+    if (chip_.empty()) return PortStatus::failure("cuptiDeviceGetChipName", "the device's chip has no name in CUPTI");
+    // Availability must be read before the profiler holds the context.
+    PortStatus st = counter_availability(ctx_, &availability_);
+    if (!st.ok) return st;
+    CUpti_RangeProfiler_Enable_Params p{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    p.ctx = ctx_;
+    st = cupti(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+    if (st.ok) profiler_ = p.pRangeProfilerObject;
+    return st;
+}
+
+PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std::string* note) {
+    auto it = groups_.find(group);
+    if (it != groups_.end()) {
+        *out = it->second.get();
+        return PortStatus::success();
+    }
+    auto gs = std::make_unique<GroupState>();
+    for (const core::PlanCounter& c : *group) gs->names.push_back(c.name.c_str());
+    PortStatus st = gs->host.init(chip_, availability_);
+    if (!st.ok) return st;
+    st = build_config(gs->host, gs->names, &gs->config, &gs->passes);
+    if (!st.ok) {
+        std::string list;
+        for (const char* n : gs->names) list += (list.empty() ? "" : ",") + std::string(n);
+        st.reason += " (metrics " + list + " on " + chip_ + ")";
+        return st;
+    }
+    if (gs->passes > 1 && note) {
+        std::string list;
+        for (const char* n : gs->names) list += (list.empty() ? "" : ",") + std::string(n);
+        *note = "counter group {" + list + "} needs " + std::to_string(gs->passes) + " hardware passes on " + chip_ +
+                "; one replay pass delivers only the first hardware pass's metrics (the rest come back empty): "
+                "split the group";
+    }
+    CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    size.pRangeProfilerObject = profiler_;
+    size.pMetricNames = gs->names.data();
+    size.numMetrics = gs->names.size();
+    size.maxNumOfRanges = 1;
+    size.maxNumRangeTreeNodes = 1;
+    st = cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
+    if (!st.ok) return st;
+    gs->counter_data.assign(size.counterDataSize, 0);
+    *out = gs.get();
+    groups_.emplace(group, std::move(gs));
+    return PortStatus::success();
+}
+
+PortStatus RangeCounters::arm(const Group* group, std::string* note) {
+    armed_ = nullptr;
+    armed_state_ = nullptr;
+    if (!group || group->empty()) return PortStatus::success();
+    PortStatus st = enable();
+    if (!st.ok) return st;
+    GroupState* gs = nullptr;
+    if (!(st = group_state(group, &gs, note)).ok) return st;
+
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    init.pRangeProfilerObject = profiler_;
+    init.counterDataSize = gs->counter_data.size();
+    init.pCounterData = gs->counter_data.data();
+    st = cupti(cuptiRangeProfilerCounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
+    if (!st.ok) return st;
+
+    CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    cfg.pRangeProfilerObject = profiler_;
+    cfg.configSize = gs->config.size();
+    cfg.pConfig = gs->config.data();
+    cfg.counterDataImageSize = gs->counter_data.size();
+    cfg.pCounterDataImage = gs->counter_data.data();
+    cfg.range = CUPTI_AutoRange;
+    cfg.replayMode = CUPTI_UserReplay;
+    cfg.maxRangesPerPass = 1;
+    cfg.numNestingLevels = 1;
+    cfg.minNestingLevel = 1;
+    cfg.passIndex = 0;
+    cfg.targetNestingLevel = 1;
+    st = cupti(cuptiRangeProfilerSetConfig(&cfg), "cuptiRangeProfilerSetConfig");
+    if (!st.ok) return st;
+
+    CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    start.pRangeProfilerObject = profiler_;
+    st = cupti(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+    if (!st.ok) return st;
+    armed_ = group;
+    armed_state_ = gs;
+    return PortStatus::success();
+}
+
+PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
+    const Group* group = armed_;
+    GroupState* gs = armed_state_;
+    armed_ = nullptr;
+    armed_state_ = nullptr;
+    if (!group) return PortStatus::success();
+
+    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    stop.pRangeProfilerObject = profiler_;
+    PortStatus st = cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+    if (!st.ok) return st;
+    CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    decode.pRangeProfilerObject = profiler_;
+    st = cupti(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
+    if (!st.ok) return st;
+
+    CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    info.pCounterDataImage = gs->counter_data.data();
+    info.counterDataImageSize = gs->counter_data.size();
+    st = cupti(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
+    if (!st.ok) return st;
+
+    std::vector<double> values(gs->names.size(), std::numeric_limits<double>::quiet_NaN());
+    if (info.numTotalRanges > 0) {
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+        eval.pHostObject = gs->host.get();
+        eval.pCounterDataImage = gs->counter_data.data();
+        eval.counterDataImageSize = gs->counter_data.size();
+        eval.rangeIndex = 0;
+        eval.ppMetricNames = gs->names.data();
+        eval.numMetrics = gs->names.size();
+        eval.pMetricValues = values.data();
+        st = cupti(cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
+        if (!st.ok) return st;
+    }
+    out->clear();
+    out->reserve(group->size());
+    for (size_t i = 0; i < group->size(); ++i) {
+        core::CounterSample s;
+        s.counter = &(*group)[i];
+        s.values.push_back(values[i]);
+        out->push_back(std::move(s));
+    }
+    if (info.numTotalRanges == 0)
+        return PortStatus::failure("cuptiRangeProfilerGetCounterDataInfo",
+                                   "the pass recorded no range: the kernel's counters are empty");
+    return PortStatus::success();
+}
+
+}  // namespace gorocprof::cuda

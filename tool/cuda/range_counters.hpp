@@ -1,0 +1,60 @@
+// Counters of one pass through CUPTI's Range Profiler, one context at a time: auto range (one range
+// per kernel) and user replay (we replay, CUPTI only measures). Each counter group gets its own
+// single-pass configuration, built once per context and cached; a pass is SetConfig, Start,
+// the launch, Stop, Decode, Evaluate.
+#pragma once
+
+#include "check.hpp"
+#include "core.hpp"
+#include "metric_host.hpp"
+
+#include <cupti_range_profiler.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gorocprof::cuda {
+
+using Group = std::vector<core::PlanCounter>;
+
+class RangeCounters {
+public:
+    RangeCounters(CUcontext ctx, std::string chip) : ctx_(ctx), chip_(std::move(chip)) {}
+    RangeCounters(const RangeCounters&) = delete;
+    RangeCounters& operator=(const RangeCounters&) = delete;
+    ~RangeCounters();
+
+    // Arms collection of `group` for the next kernel launched in the context. `note` receives a
+    // message the user must see once (a group that needs more than one pass).
+    PortStatus arm(const Group* group, std::string* note);
+    // After the armed kernel finished: stops, decodes and evaluates one value per counter (NaN when
+    // the hardware delivered nothing). No-op when nothing is armed.
+    PortStatus collect(std::vector<core::CounterSample>* out);
+    const Group* armed() const { return armed_; }
+
+    // Turns the context's profiler off before the context goes away.
+    void disable();
+
+private:
+    struct GroupState {
+        HostObject host;
+        std::vector<uint8_t> config;
+        std::vector<uint8_t> counter_data;
+        std::vector<const char*> names;
+        size_t passes = 0;
+    };
+    PortStatus enable();
+    PortStatus group_state(const Group* group, GroupState** out, std::string* note);
+
+    CUcontext ctx_;
+    std::string chip_;
+    std::vector<uint8_t> availability_;
+    CUpti_RangeProfiler_Object* profiler_ = nullptr;
+    std::map<const Group*, std::unique_ptr<GroupState>> groups_;
+    const Group* armed_ = nullptr;
+    GroupState* armed_state_ = nullptr;
+};
+
+}  // namespace gorocprof::cuda

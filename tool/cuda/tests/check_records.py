@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Checks one process's gorocprof record file from a kernel-replay run on a GPU.
+
+Every dispatch must carry passes 0..P-1 exactly once under one dispatch_id; a metric collected on
+several passes must have the same value on each (the metrics used are deterministic); no value may
+be missing; no fatal line, no decline. With --ncu, each (kernel, metric) must also have the values
+Nsight Compute measured for the same kernels. Prints one JSON object with the findings; exits 1 on
+any failure.
+"""
+import argparse
+import csv
+import glob
+import json
+import math
+import os
+import sys
+from collections import defaultdict
+
+
+def load_records(run_dir):
+    files = sorted(glob.glob(os.path.join(run_dir, "records", "*.ndjson")))
+    lines = []
+    for f in files:
+        with open(f, encoding="utf-8") as fh:
+            for raw in fh:
+                raw = raw.strip()
+                if raw:
+                    lines.append(json.loads(raw))
+    return files, lines
+
+
+def ncu_values(path):
+    """{mangled kernel name: {metric: set(values)}} from `ncu --csv --page raw` output."""
+    out = defaultdict(lambda: defaultdict(set))
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        rows = [l for l in fh if l.startswith('"')]
+    if not rows:
+        return out
+    reader = csv.reader(rows)
+    header = next(reader)
+    for row in reader:
+        if len(row) != len(header) or row[0] == "":  # the units row has an empty ID
+            continue
+        rec = dict(zip(header, row))
+        name = rec.get("Kernel Name", "")
+        for k, v in rec.items():
+            if "__" in k and "." in k:
+                try:
+                    out[name][k].add(float(v.replace(",", "")))
+                except ValueError:
+                    pass
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("run_dir")
+    ap.add_argument("--passes", type=int, required=True)
+    ap.add_argument("--ncu", help="ncu --csv --page raw output to compare with")
+    ap.add_argument("--app", default="")
+    args = ap.parse_args()
+
+    files, lines = load_records(args.run_dir)
+    problems = []
+    if not files:
+        problems.append("no record file")
+    kernels = {}
+    by_dispatch = defaultdict(list)
+    declines, fatals, warnings, ends = [], [], [], []
+    for r in lines:
+        t = r.get("t")
+        if t == "kernel":
+            kernels[r["kernel_id"]] = r
+        elif t == "dispatch":
+            by_dispatch[r["dispatch_id"]].append(r)
+        elif t == "decline":
+            declines.append(r)
+        elif t == "fatal":
+            fatals.append(r["message"])
+        elif t == "warning":
+            warnings.append(r["message"])
+        elif t == "end":
+            ends.append(r)
+    if not ends:
+        problems.append("no end record (process did not exit normally)")
+    if fatals:
+        problems.append("fatal: " + "; ".join(fatals[:3]))
+    if declines:
+        problems.append("%d declined dispatches, first: %s" % (len(declines), declines[0]["reason"]))
+    if not by_dispatch:
+        problems.append("no dispatch records")
+
+    ours = defaultdict(lambda: defaultdict(set))  # kernel name -> metric -> values
+    mismatched_passes = 0
+    for did, recs in sorted(by_dispatch.items()):
+        passes = sorted(r["pass"] for r in recs)
+        if passes != list(range(args.passes)) or any(r["passes"] != args.passes for r in recs):
+            problems.append("dispatch %d has passes %s (want 0..%d)" % (did, passes, args.passes - 1))
+            continue
+        per_metric = defaultdict(set)
+        for r in recs:
+            name = kernels.get(r["kernel_id"], {}).get("name", "?")
+            if r["end"] < r["start"]:
+                problems.append("dispatch %d pass %d ends before it starts" % (did, r["pass"]))
+            for c in r.get("counters") or []:
+                for v in c["values"]:
+                    if v is None or (isinstance(v, float) and math.isnan(v)):
+                        problems.append("dispatch %d pass %d: %s has no value" % (did, r["pass"], c["name"]))
+                    else:
+                        per_metric[c["name"]].add(float(v))
+                        ours[name][c["name"]].add(float(v))
+        for m, vals in per_metric.items():
+            if len(vals) > 1:
+                mismatched_passes += 1
+                problems.append("dispatch %d: %s differs across passes: %s" % (did, m, sorted(vals)))
+
+    compared, ncu_mismatch = 0, 0
+    if args.ncu:
+        theirs = ncu_values(args.ncu)
+        if not theirs:
+            problems.append("ncu output has no kernel rows")
+        for kname, metrics in sorted(ours.items()):
+            if kname not in theirs:
+                problems.append("kernel %s not in ncu output" % kname)
+                continue
+            for m, vals in sorted(metrics.items()):
+                if m not in theirs[kname]:
+                    continue
+                compared += 1
+                if vals != theirs[kname][m]:
+                    ncu_mismatch += 1
+                    problems.append("%s %s: ours %s, ncu %s" % (kname, m, sorted(vals)[:4], sorted(theirs[kname][m])[:4]))
+
+    summary = {
+        "app": args.app,
+        "dispatches": len(by_dispatch),
+        "pass_lines": sum(len(v) for v in by_dispatch.values()),
+        "passes": args.passes,
+        "declined": len(declines),
+        "warnings": warnings[:5],
+        "values": {k: {m: sorted(v)[:3] for m, v in ms.items()} for k, ms in sorted(ours.items())[:6]},
+        "ncu_compared": compared,
+        "ncu_mismatch": ncu_mismatch,
+        "problems": problems[:20],
+        "ok": not problems,
+    }
+    print(json.dumps(summary))
+    return 0 if not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+/*
+ * gorocprof simulated GPU runtime: the tool-facing API, used by an injected profiler library
+ * (tool/sim/backend) and by the query helper. See tool/sim/README.md for the model behind it.
+ *
+ * Injection: on the first call into the runtime (thread-safe, once) the runtime reads
+ * GOROCPROF_SIM_INJECTION_PATH; when set it dlopen()s that library (RTLD_NOW | RTLD_LOCAL) and calls
+ * its exported
+ *
+ *     int gorocprof_sim_initialize_injection(void);   // 0 = success
+ *
+ * on the thread that made the first call. The injection may call anything in sim.h and here. If the
+ * library cannot be loaded, lacks the symbol or returns non-zero, the runtime prints one line naming
+ * the path and the reason on stderr (prefix "gorocprof-sim: "), removes any launch hook the library
+ * set, and the application runs unprofiled.
+ *
+ * C11-compatible.
+ */
+#ifndef GOROCPROF_SIM_TOOL_H
+#define GOROCPROF_SIM_TOOL_H
+
+#include <gorocprof/sim.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GOROCPROF_SIM_TOOL_API_VERSION 1
+#define GOROCPROF_SIM_INJECTION_SYMBOL "gorocprof_sim_initialize_injection"
+typedef int (*simToolInjectionInitFn)(void);
+
+/* The version of this header the runtime was built with. */
+GOROCPROF_SIM_API int simToolApiVersion(void);
+
+/* Nanoseconds on the clock of every timestamp the runtime reports (CLOCK_REALTIME). */
+GOROCPROF_SIM_API int64_t simToolClockNs(void);
+
+/* ---- Agents ----------------------------------------------------------------------------------- */
+
+#define SIM_MAX_SHADER_ENGINES 64
+
+typedef struct simAgentDesc
+{
+    int      index;       /* device ordinal */
+    char     name[16];    /* gfx target, e.g. "gfx90a" */
+    char     product_name[64];
+    char     vendor[8];   /* "AMD" */
+    uint32_t cu_count;
+    uint32_t simd_per_cu;
+    uint32_t num_xcc;
+    uint32_t num_shader_engines;       /* all XCCs together (agent_info's num_shader_banks) */
+    uint32_t simd_arrays_per_engine;
+    uint32_t cu_per_simd_array;
+    uint32_t wave_front_size;
+    uint32_t max_waves_per_simd;
+    uint32_t lds_size_kb;
+    uint32_t gfx_target_version;       /* major*10000 + minor*100 + stepping */
+    uint32_t vendor_id;
+    uint32_t device_id;
+    uint32_t location_id;
+    uint32_t family_id;
+    uint32_t max_engine_clk_mhz;
+    uint32_t workgroup_max_size;
+    uint32_t tcc_channels;             /* L2 channels, all XCCs together */
+    uint64_t local_mem_size;           /* bytes (GOROCPROF_SIM_DEVICE_MEMORY overrides, see README) */
+} simAgentDesc;
+
+/* Agents come from GOROCPROF_SIM_AGENTS (comma-separated gfx targets; default "gfx90a,gfx942").
+ * Known: gfx908, gfx90a, gfx940, gfx941, gfx942, gfx950. An unknown one makes every call fail with
+ * simErrorNoDevice; simGetLastErrorMessage() names it and the known ones. */
+GOROCPROF_SIM_API simError_t simToolAgentCount(int* count);
+GOROCPROF_SIM_API simError_t simToolGetAgent(int index, simAgentDesc* out);
+
+/* The integer properties of the agent record ("props" in docs/record-format.md), keys as
+ * rocprofv3's agent_info.csv columns in lower case, always in the same order. */
+typedef void (*simToolAgentPropFn)(const char* key, int64_t value, void* user);
+GOROCPROF_SIM_API simError_t simToolForEachAgentProp(int index, simToolAgentPropFn fn, void* user);
+/* The text properties ("strings": uuid, pci_bus_id, compute_capability). */
+typedef void (*simToolAgentStringFn)(const char* key, const char* value, void* user);
+GOROCPROF_SIM_API simError_t simToolForEachAgentString(int index, simToolAgentStringFn fn, void* user);
+
+/* ---- Kernels ---------------------------------------------------------------------------------- */
+
+typedef struct simKernelInfo
+{
+    simKernel_t    handle;
+    uint64_t       serial; /* 1, 2, ... in registration order */
+    const char*    mangled_name;
+    simKernelAttrs attrs;
+} simKernelInfo;
+
+typedef void (*simToolKernelFn)(const simKernelInfo* kernel, void* user);
+
+/* Calls fn for every kernel registered so far, then for every kernel registered later (on the
+ * registering thread, before simRegisterKernel returns). NULL unsubscribes. */
+GOROCPROF_SIM_API simError_t simToolSetKernelCallback(simToolKernelFn fn, void* user);
+GOROCPROF_SIM_API simError_t simToolForEachKernel(simToolKernelFn fn, void* user);
+
+/* ---- Launch interception ---------------------------------------------------------------------- */
+
+typedef struct simLaunch
+{
+    uint64_t       launch_id;    /* 1, 2, ... per process in submission order */
+    int            agent;        /* device ordinal of the stream */
+    simStream_t    stream;       /* as the application passed it (NULL = default stream) */
+    uint64_t       stream_id;    /* unique per process; the default stream of agent i is i+1 */
+    simKernel_t    kernel;
+    uint64_t       kernel_serial;
+    const char*    kernel_name;  /* mangled */
+    simKernelAttrs attrs;        /* kernarg_size filled from args_size when the kernel left it 0 */
+    simDim3        grid_blocks;  /* work-groups, as launched */
+    simDim3        block;        /* work-items per work-group */
+    simDim3        grid_size;    /* work-items: grid_blocks * block, per dimension */
+    uint32_t       dynamic_lds;
+    uint32_t       group_segment_size; /* attrs.lds_bytes + dynamic_lds */
+    const void*    args;         /* the runtime's copy */
+    size_t         args_size;
+    uint64_t       thread_id;    /* OS thread id of the submitting thread */
+    void*          internal_;    /* the runtime's; do not touch */
+} simLaunch;
+
+/* When a hook is set, simLaunchKernel validates the launch, reserves its place in the stream, and
+ * calls hook(launch, user) on the submitting thread; the hook then owns the launch's execution. The
+ * launch stays valid at least until the hook returns. The hook must eventually call exactly one of
+ * simToolComplete or simToolEnqueue(WithCallback) for the launch; until then the stream does not
+ * move past it (later work on that stream waits). Launching from inside a hook is allowed (the hook
+ * is called again, nested). Inside a hook do not call simStreamSynchronize/simDeviceSynchronize/
+ * simMemcpy/simMemset on the launch's agent (they would wait for this launch): use simToolDrain. */
+typedef void (*simToolLaunchHook)(const simLaunch* launch, void* user);
+GOROCPROF_SIM_API simError_t simToolSetLaunchHook(simToolLaunchHook hook, void* user); /* NULL removes it */
+
+/* Waits until every stream of the agent has finished all the work it can run: each stream is empty
+ * or waiting at an intercepted launch not yet completed (this one included). */
+GOROCPROF_SIM_API simError_t simToolDrain(int agent);
+
+/* What one execution of a launch did: timestamps and the work the kernel reported, in total and
+ * per shader engine (work-group g runs on shader engine g % num_shader_engines). Instruction kinds
+ * are wave instructions (already multiplied by the waves). */
+typedef struct simExecResult
+{
+    int64_t  start_ns;
+    int64_t  end_ns;
+    uint64_t workgroups;
+    uint64_t waves;
+    uint32_t num_shader_engines;
+    uint32_t reserved0;
+    uint64_t work[SIM_WORK_KIND_COUNT];
+    uint64_t se_workgroups[SIM_MAX_SHADER_ENGINES];
+    uint64_t se_waves[SIM_MAX_SHADER_ENGINES];
+    uint64_t se_work[SIM_MAX_SHADER_ENGINES][SIM_WORK_KIND_COUNT];
+} simExecResult;
+
+/* Runs the launch's kernel right now on the calling thread, to the end. Does not deliver the
+ * application's completion. May be called any number of times (each call is one more execution).
+ * result may be NULL. */
+GOROCPROF_SIM_API simError_t simToolExecute(const simLaunch* launch, simExecResult* result);
+
+/* Delivers the application's completion of the launch, in stream order (the stream's completion
+ * count moves past it once every earlier item on the stream is done). A second call, or a call after
+ * simToolEnqueue, returns simErrorAlreadyDone. After it the launch must not be used outside the hook
+ * that received it. */
+GOROCPROF_SIM_API simError_t simToolComplete(const simLaunch* launch);
+
+/* Hands the launch back to the ordinary asynchronous path: the stream's worker runs it in order
+ * and delivers completion. With a callback, the worker calls done(launch, result, user) after the
+ * execution and before the completion. */
+typedef void (*simToolExecDoneFn)(const simLaunch* launch, const simExecResult* result, void* user);
+GOROCPROF_SIM_API simError_t simToolEnqueue(const simLaunch* launch);
+GOROCPROF_SIM_API simError_t simToolEnqueueWithCallback(const simLaunch* launch, simToolExecDoneFn done, void* user);
+
+/* ---- Device memory, for snapshot and restore -------------------------------------------------- */
+
+typedef enum simAllocationKind
+{
+    SIM_ALLOCATION_DEVICE        = 1, /* simMalloc */
+    SIM_ALLOCATION_MODULE_GLOBAL = 2  /* simModuleGlobal */
+} simAllocationKind;
+
+typedef struct simAllocationInfo
+{
+    void*             base;
+    size_t            size;
+    uint64_t          serial; /* unique per process, never reused, even when the address is */
+    simAllocationKind kind;
+    int               agent;
+    const char*       name;   /* module global's name; NULL for simMalloc */
+} simAllocationInfo;
+
+typedef void (*simToolAllocationFn)(const simAllocationInfo* allocation, void* user);
+
+/* Calls fn for every live allocation of the agent (a copy of the list taken at the call), in
+ * ascending serial order. fn may call into the runtime. */
+GOROCPROF_SIM_API simError_t simToolForEachAllocation(int agent, simToolAllocationFn fn, void* user);
+
+/* The live allocation containing ptr (anywhere inside it). simErrorInvalidDevicePointer if none. */
+GOROCPROF_SIM_API simError_t simToolFindAllocation(const void* ptr, simAllocationInfo* out);
+
+/* The serial of the live allocation starting exactly at base; simErrorInvalidDevicePointer (and
+ * *serial = 0) when base is not the start of a live allocation (freed, or never allocated). */
+GOROCPROF_SIM_API simError_t simToolAllocationSerial(const void* base, uint64_t* serial);
+
+/* Free and total device memory of the agent (allocations, module globals and device backups count). */
+GOROCPROF_SIM_API simError_t simToolMemInfo(int agent, size_t* free_bytes, size_t* total_bytes);
+
+/* Backup storage for snapshots, where a real backend would use device memory or pinned host memory.
+ * SIM_BACKUP_DEVICE counts against the agent's device memory and fails with simErrorOutOfMemory when
+ * it does not fit; SIM_BACKUP_HOST_PINNED fails when GOROCPROF_SIM_PINNED_LIMIT (bytes, K/M/G
+ * suffixes allowed; unlimited by default) would be exceeded by the live pinned backups. Fail points
+ * "backup_device" and "backup_host" (below) make either fail on demand. */
+typedef enum simBackupPlace
+{
+    SIM_BACKUP_DEVICE      = 1,
+    SIM_BACKUP_HOST_PINNED = 2
+} simBackupPlace;
+GOROCPROF_SIM_API simError_t simToolBackupAlloc(int agent, size_t size, simBackupPlace place, void** out);
+GOROCPROF_SIM_API simError_t simToolBackupFree(void* ptr);
+
+/* ---- Failure injection (tests) ---------------------------------------------------------------- */
+
+/* GOROCPROF_SIM_FAIL is a comma-separated list of `point`, `point@N` or `point@N+`: the point fails
+ * on every hit, on its N-th hit only (1-based), or on its N-th and every later hit. Points used:
+ * "backup_device", "backup_host" (by simToolBackupAlloc), and "snapshot", "restore" (asked by the
+ * backend before copying). simToolFailPoint counts one hit of `point` and returns 1 when that hit
+ * must fail, 0 otherwise. simToolSetFailSpec replaces the list (NULL or "" clears it) and resets the
+ * hit counts. */
+GOROCPROF_SIM_API int        simToolFailPoint(const char* point);
+GOROCPROF_SIM_API simError_t simToolSetFailSpec(const char* spec);
+
+/* ---- Counters --------------------------------------------------------------------------------- */
+
+/* Hardware instances of a counter block on the agent: SQ, SPI, GRBM_SE: one per shader engine (all
+ * XCCs); TCC: one per L2 channel (all XCCs); every other block: one per XCC. */
+GOROCPROF_SIM_API simError_t simToolCounterInstances(int agent, const char* block, size_t* instances);
+
+/* THE counter model: the values of counter `name` (hardware block `block`, event `event`; the block
+ * is inferred from the name when empty) for one execution of the launch, one per instance.
+ * Deterministic: the same launch and the same reported work give the same values, on every pass and
+ * every run. Counters computed from the work are listed in README.md; any other name gets a
+ * synthetic value derived from (name, kernel name, grid, block). simErrorInvalidValue with
+ * *n_values set to the instance count when max_values is too small. */
+GOROCPROF_SIM_API simError_t simToolSampleCounter(const simLaunch* launch, const simExecResult* result, const char* name,
+                                const char* block, int event, double* values, size_t max_values,
+                                size_t* n_values);
+
+/* 1 when the model computes `name` from the work, 0 when its value is synthetic. */
+GOROCPROF_SIM_API int simToolCounterIsComputed(const char* name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GOROCPROF_SIM_TOOL_H */

@@ -1,0 +1,80 @@
+// Internals shared by the files of the simulated runtime. Nothing here is exported.
+#pragma once
+
+#include <gorocprof/sim.h>
+#include <gorocprof/sim_tool.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gorocprof::sim {
+
+// ---- errors (runtime.cpp) ----
+// Records "<call>: <reason>" as the thread's last error message and returns code.
+simError_t fail(simError_t code, const std::string& call, const std::string& reason);
+
+// ---- start-up (runtime.cpp) ----
+// Entry of every application call: loads the injection once, then checks that agents exist.
+simError_t enter_app(const char* call);
+// Entry of every tool call: checks that agents exist, never loads the injection.
+simError_t enter_tool(const char* call);
+
+// ---- agents (agents.cpp) ----
+// Parses a GOROCPROF_SIM_AGENTS value (nullptr or "" = default). Applies the GOROCPROF_SIM_DEVICE_MEMORY
+// override to local_mem_size. Returns false with *error naming the bad entry and the known ones.
+bool parse_agents(const char* spec, const char* device_memory, std::vector<simAgentDesc>* out,
+                  std::string* error);
+// Parses "123", "64K", "2M", "1G" (binary units). Returns false when malformed.
+bool parse_bytes(const char* text, uint64_t* out);
+const std::vector<simAgentDesc>& agents();  // valid after enter_* succeeded
+bool valid_agent(int index);
+void agent_props(const simAgentDesc& a, simToolAgentPropFn fn, void* user);
+void agent_strings(const simAgentDesc& a, simToolAgentStringFn fn, void* user);
+
+// ---- kernels (kernels.cpp) ----
+struct KernelRec {
+    std::string name;
+    simKernelFn fn = nullptr;
+    simKernelAttrs attrs{};
+    uint64_t serial = 0;
+};
+bool valid_kernel(simKernel_t k);
+inline KernelRec* kernel_rec(simKernel_t k) { return reinterpret_cast<KernelRec*>(k); }
+
+// One launch as the runtime keeps it; simLaunch is its public face.
+struct LaunchRec {
+    static constexpr uint64_t kMagic = 0x73696d6c61756e63ull;  // "simlaunc"
+    uint64_t magic = kMagic;
+    simLaunch pub{};
+    std::vector<unsigned char> args;
+    KernelRec* kernel = nullptr;
+    // Intercepted launches: Pending until the tool completes or enqueues it (guarded by the queue lock).
+    enum class State { Pending, Completed, Enqueued } state = State::Pending;
+    bool intercepted = false;
+    simToolExecDoneFn done = nullptr;
+    void* done_user = nullptr;
+};
+LaunchRec* launch_rec(const simLaunch* l);  // nullptr when l is not a live launch
+
+// Runs every work-group of the launch on the calling thread.
+simError_t execute_launch(LaunchRec& rec, simExecResult* result);
+
+// ---- memory (memory.cpp) ----
+// Waits are in streams.cpp; memory.cpp only tracks allocations.
+simError_t device_malloc(int agent, size_t size, void** out);
+simError_t device_free(void* ptr);
+simError_t module_global(int agent, const char* name, size_t size, const void* init, void** out);
+simError_t mem_info(int agent, size_t* free_bytes, size_t* total_bytes);
+
+// ---- streams (streams.cpp) ----
+int current_device();
+void set_current_device(int d);
+simError_t sync_all(const char* call);
+simError_t sync_agent(int agent, const char* call);
+
+// ---- clock ----
+int64_t now_ns();
+
+}  // namespace gorocprof::sim

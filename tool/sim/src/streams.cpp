@@ -1,0 +1,399 @@
+// Streams: one FIFO and one worker thread each. Kernel launches, async copies and sets are items of
+// the FIFO. With a tool launch hook, a launch enters the FIFO as a placeholder that holds the stream
+// until the tool completes it (it ran the kernel itself) or enqueues it (the worker runs it); this is
+// what keeps the application's view of completion in stream order while a tool replays a dispatch.
+#include "sim_internal.hpp"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+namespace gorocprof::sim {
+namespace {
+
+struct Item {
+    enum class Kind { Kernel, Copy, Set } kind = Kind::Kernel;
+    std::shared_ptr<LaunchRec> launch;
+    void* dst = nullptr;
+    const void* src = nullptr;
+    int value = 0;
+    size_t size = 0;
+};
+
+struct Stream {
+    uint64_t id = 0;
+    int agent = 0;
+    bool is_default = false;
+    std::deque<Item> queue;
+    bool stop = false;
+    uint64_t completed = 0;  // kernel launches whose completion the application can see
+    std::thread worker;
+};
+
+struct Streams {
+    std::mutex mutex;
+    std::condition_variable changed;  // any queue, any state: waiters re-check their own condition
+    std::vector<Stream*> live;
+    std::vector<Stream*> defaults;    // per agent, created on first use
+    uint64_t next_user_id = 0;
+    simToolLaunchHook hook = nullptr;
+    void* hook_user = nullptr;
+    std::atomic<uint64_t> next_launch_id{1};
+};
+
+Streams& streams() {
+    // Never destroyed: worker threads outlive static destruction at exit.
+    static Streams* s = [] {
+        auto* st = new Streams;
+        st->defaults.assign(agents().size(), nullptr);
+        st->next_user_id = agents().size() + 1;
+        return st;
+    }();
+    return *s;
+}
+
+thread_local int t_device = 0;
+
+bool pending_placeholder(const Item& it) {
+    return it.kind == Item::Kind::Kernel && it.launch->intercepted && it.launch->state == LaunchRec::State::Pending;
+}
+
+// Runnable = the worker may take it now (a pending placeholder holds the stream).
+bool front_runnable(const Stream& s) { return !s.queue.empty() && !pending_placeholder(s.queue.front()); }
+
+// Nothing more this stream can do before an intercepted launch is resolved.
+bool idle_or_held(const Stream& s) { return s.queue.empty() || pending_placeholder(s.queue.front()); }
+
+void run_item(const Item& it) {
+    switch (it.kind) {
+    case Item::Kind::Copy: std::memmove(it.dst, it.src, it.size); break;
+    case Item::Kind::Set: std::memset(it.dst, it.value, it.size); break;
+    case Item::Kind::Kernel: {
+        LaunchRec& rec = *it.launch;
+        if (rec.intercepted && rec.state == LaunchRec::State::Completed) break;  // the tool ran it
+        simExecResult result;
+        execute_launch(rec, &result);
+        if (rec.done) rec.done(&rec.pub, &result, rec.done_user);
+        break;
+    }
+    }
+}
+
+void worker_loop(Stream* s) {
+    Streams& st = streams();
+    std::unique_lock<std::mutex> lock(st.mutex);
+    for (;;) {
+        st.changed.wait(lock, [&] { return front_runnable(*s) || (s->stop && s->queue.empty()); });
+        if (s->queue.empty()) return;  // stopping
+        Item it = s->queue.front();
+        lock.unlock();
+        run_item(it);
+        lock.lock();
+        s->queue.pop_front();
+        if (it.kind == Item::Kind::Kernel) ++s->completed;
+        st.changed.notify_all();
+    }
+}
+
+// Caller holds the lock.
+Stream* new_stream(Streams& st, int agent, bool is_default) {
+    auto* s = new Stream;
+    s->agent = agent;
+    s->is_default = is_default;
+    s->id = is_default ? static_cast<uint64_t>(agent) + 1 : st.next_user_id++;
+    s->worker = std::thread(worker_loop, s);
+    st.live.push_back(s);
+    return s;
+}
+
+// Caller holds the lock. nullptr (with the error recorded) for an unknown handle.
+Stream* resolve(Streams& st, simStream_t handle, const char* call) {
+    if (!handle) {
+        Stream*& d = st.defaults[static_cast<size_t>(t_device)];
+        if (!d) d = new_stream(st, t_device, true);
+        return d;
+    }
+    auto* s = reinterpret_cast<Stream*>(handle);
+    if (std::find(st.live.begin(), st.live.end(), s) == st.live.end()) {
+        fail(simErrorInvalidHandle, call, "unknown or destroyed stream");
+        return nullptr;
+    }
+    return s;
+}
+
+void push(Streams& st, Stream* s, Item&& it) {
+    s->queue.push_back(std::move(it));
+    st.changed.notify_all();
+}
+
+template <typename Pred>
+void wait_streams(Streams& st, std::unique_lock<std::mutex>& lock, Pred pred) {
+    st.changed.wait(lock, [&] {
+        for (Stream* s : st.live)
+            if (!pred(*s)) return false;
+        return true;
+    });
+}
+
+uint64_t os_thread_id() { return static_cast<uint64_t>(::syscall(SYS_gettid)); }
+
+simError_t enqueue_memory(Item&& it, simStream_t stream, const char* call) {
+    Streams& st = streams();
+    std::lock_guard<std::mutex> lock(st.mutex);
+    Stream* s = resolve(st, stream, call);
+    if (!s) return simErrorInvalidHandle;
+    push(st, s, std::move(it));
+    return simSuccess;
+}
+
+simError_t resolve_launch_for_tool(const simLaunch* launch, const char* call, LaunchRec** out) {
+    LaunchRec* rec = launch_rec(launch);
+    if (!rec) return fail(simErrorInvalidHandle, call, "not a launch the runtime handed out");
+    if (!rec->intercepted) return fail(simErrorInvalidHandle, call, "the launch was not intercepted by a hook");
+    if (rec->state != LaunchRec::State::Pending)
+        return fail(simErrorAlreadyDone, call,
+                    std::string("launch ") + std::to_string(rec->pub.launch_id) + " was already " +
+                        (rec->state == LaunchRec::State::Completed ? "completed" : "enqueued"));
+    *out = rec;
+    return simSuccess;
+}
+
+}  // namespace
+
+LaunchRec* launch_rec(const simLaunch* l) {
+    if (!l) return nullptr;
+    auto* rec = static_cast<LaunchRec*>(l->internal_);
+    if (!rec || rec->magic != LaunchRec::kMagic || &rec->pub != l) return nullptr;
+    return rec;
+}
+
+int current_device() { return t_device; }
+void set_current_device(int d) { t_device = d; }
+
+simError_t sync_all(const char* call) {
+    Streams& st = streams();
+    std::unique_lock<std::mutex> lock(st.mutex);
+    wait_streams(st, lock, [](const Stream& s) { return s.queue.empty(); });
+    return simSuccess;
+}
+
+simError_t sync_agent(int agent, const char* call) {
+    Streams& st = streams();
+    std::unique_lock<std::mutex> lock(st.mutex);
+    wait_streams(st, lock, [agent](const Stream& s) { return s.agent != agent || s.queue.empty(); });
+    return simSuccess;
+}
+
+}  // namespace gorocprof::sim
+
+using namespace gorocprof::sim;
+
+extern "C" {
+
+simError_t simMemcpy(void* dst, const void* src, size_t size) {
+    if (simError_t e = enter_app("simMemcpy")) return e;
+    if (size == 0) return simSuccess;
+    if (!dst || !src) return fail(simErrorInvalidValue, "simMemcpy", "NULL pointer");
+    sync_all("simMemcpy");
+    std::memmove(dst, src, size);
+    return simSuccess;
+}
+
+simError_t simMemset(void* dst, int value, size_t size) {
+    if (simError_t e = enter_app("simMemset")) return e;
+    if (size == 0) return simSuccess;
+    if (!dst) return fail(simErrorInvalidValue, "simMemset", "NULL pointer");
+    sync_all("simMemset");
+    std::memset(dst, value, size);
+    return simSuccess;
+}
+
+simError_t simMemcpyAsync(void* dst, const void* src, size_t size, simStream_t stream) {
+    if (simError_t e = enter_app("simMemcpyAsync")) return e;
+    if (size == 0) return simSuccess;
+    if (!dst || !src) return fail(simErrorInvalidValue, "simMemcpyAsync", "NULL pointer");
+    Item it;
+    it.kind = Item::Kind::Copy;
+    it.dst = dst;
+    it.src = src;
+    it.size = size;
+    return enqueue_memory(std::move(it), stream, "simMemcpyAsync");
+}
+
+simError_t simMemsetAsync(void* dst, int value, size_t size, simStream_t stream) {
+    if (simError_t e = enter_app("simMemsetAsync")) return e;
+    if (size == 0) return simSuccess;
+    if (!dst) return fail(simErrorInvalidValue, "simMemsetAsync", "NULL pointer");
+    Item it;
+    it.kind = Item::Kind::Set;
+    it.dst = dst;
+    it.value = value;
+    it.size = size;
+    return enqueue_memory(std::move(it), stream, "simMemsetAsync");
+}
+
+simError_t simStreamCreate(simStream_t* stream) {
+    if (simError_t e = enter_app("simStreamCreate")) return e;
+    if (!stream) return fail(simErrorInvalidValue, "simStreamCreate", "stream is NULL");
+    Streams& st = streams();
+    std::lock_guard<std::mutex> lock(st.mutex);
+    *stream = reinterpret_cast<simStream_t>(new_stream(st, t_device, false));
+    return simSuccess;
+}
+
+simError_t simStreamDestroy(simStream_t stream) {
+    if (simError_t e = enter_app("simStreamDestroy")) return e;
+    if (!stream) return fail(simErrorInvalidHandle, "simStreamDestroy", "the default stream cannot be destroyed");
+    Streams& st = streams();
+    std::unique_lock<std::mutex> lock(st.mutex);
+    Stream* s = resolve(st, stream, "simStreamDestroy");
+    if (!s) return simErrorInvalidHandle;
+    st.changed.wait(lock, [&] { return s->queue.empty(); });
+    s->stop = true;
+    st.live.erase(std::find(st.live.begin(), st.live.end(), s));
+    st.changed.notify_all();
+    lock.unlock();
+    s->worker.join();
+    delete s;
+    return simSuccess;
+}
+
+simError_t simStreamSynchronize(simStream_t stream) {
+    if (simError_t e = enter_app("simStreamSynchronize")) return e;
+    Streams& st = streams();
+    std::unique_lock<std::mutex> lock(st.mutex);
+    Stream* s = resolve(st, stream, "simStreamSynchronize");
+    if (!s) return simErrorInvalidHandle;
+    st.changed.wait(lock, [&] { return s->queue.empty(); });
+    return simSuccess;
+}
+
+simError_t simDeviceSynchronize(void) {
+    if (simError_t e = enter_app("simDeviceSynchronize")) return e;
+    return sync_agent(t_device, "simDeviceSynchronize");
+}
+
+simError_t simStreamCompletedLaunches(simStream_t stream, uint64_t* completed) {
+    if (simError_t e = enter_app("simStreamCompletedLaunches")) return e;
+    if (!completed) return fail(simErrorInvalidValue, "simStreamCompletedLaunches", "completed is NULL");
+    Streams& st = streams();
+    std::lock_guard<std::mutex> lock(st.mutex);
+    Stream* s = resolve(st, stream, "simStreamCompletedLaunches");
+    if (!s) return simErrorInvalidHandle;
+    *completed = s->completed;
+    return simSuccess;
+}
+
+simError_t simLaunchKernel(simKernel_t kernel, simDim3 grid, simDim3 block, uint32_t dynamic_lds,
+                           simStream_t stream, const void* args, size_t args_size) {
+    const char* call = "simLaunchKernel";
+    if (simError_t e = enter_app(call)) return e;
+    if (!valid_kernel(kernel)) return fail(simErrorInvalidHandle, call, "unknown kernel handle");
+    if (args_size && !args) return fail(simErrorInvalidValue, call, "args is NULL but args_size is not 0");
+    if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z)
+        return fail(simErrorInvalidValue, call, "grid and block dimensions must be at least 1");
+    KernelRec* k = kernel_rec(kernel);
+
+    auto rec = std::make_shared<LaunchRec>();
+    rec->kernel = k;
+    rec->args.assign(static_cast<const unsigned char*>(args), static_cast<const unsigned char*>(args) + args_size);
+    simLaunch& l = rec->pub;
+    l.kernel = kernel;
+    l.kernel_serial = k->serial;
+    l.kernel_name = k->name.c_str();
+    l.attrs = k->attrs;
+    if (!l.attrs.kernarg_size) l.attrs.kernarg_size = static_cast<uint32_t>(args_size);
+    l.grid_blocks = grid;
+    l.block = block;
+    const uint64_t gx = uint64_t{grid.x} * block.x, gy = uint64_t{grid.y} * block.y, gz = uint64_t{grid.z} * block.z;
+    if (gx > UINT32_MAX || gy > UINT32_MAX || gz > UINT32_MAX)
+        return fail(simErrorInvalidConfiguration, call, "grid size in work-items exceeds 2^32-1 in a dimension");
+    l.grid_size = simDim3{static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(gz)};
+    l.dynamic_lds = dynamic_lds;
+    l.group_segment_size = k->attrs.lds_bytes + dynamic_lds;
+    l.args = rec->args.empty() ? nullptr : rec->args.data();
+    l.args_size = args_size;
+    l.thread_id = os_thread_id();
+    l.internal_ = rec.get();
+
+    Streams& st = streams();
+    std::unique_lock<std::mutex> lock(st.mutex);
+    Stream* s = resolve(st, stream, call);
+    if (!s) return simErrorInvalidHandle;
+    const simAgentDesc& agent = agents()[static_cast<size_t>(s->agent)];
+    const uint64_t threads = uint64_t{block.x} * block.y * block.z;
+    if (threads > agent.workgroup_max_size)
+        return fail(simErrorInvalidConfiguration, call,
+                    std::to_string(threads) + " work-items per work-group, the limit is " +
+                        std::to_string(agent.workgroup_max_size));
+    if (l.group_segment_size > uint64_t{agent.lds_size_kb} * 1024)
+        return fail(simErrorInvalidConfiguration, call,
+                    std::to_string(l.group_segment_size) + " bytes of LDS, " + agent.name + " has " +
+                        std::to_string(agent.lds_size_kb) + " KiB");
+    l.agent = s->agent;
+    l.stream = stream;
+    l.stream_id = s->id;
+    l.launch_id = st.next_launch_id.fetch_add(1);
+    simToolLaunchHook hook = st.hook;
+    void* hook_user = st.hook_user;
+    rec->intercepted = hook != nullptr;
+    Item it;
+    it.kind = Item::Kind::Kernel;
+    it.launch = rec;
+    push(st, s, std::move(it));
+    lock.unlock();
+    // `rec` keeps the launch alive until the hook returns, even if the worker already popped it.
+    if (hook) hook(&rec->pub, hook_user);
+    return simSuccess;
+}
+
+simError_t simToolSetLaunchHook(simToolLaunchHook hook, void* user) {
+    if (simError_t e = enter_tool("simToolSetLaunchHook")) return e;
+    Streams& st = streams();
+    std::lock_guard<std::mutex> lock(st.mutex);
+    st.hook = hook;
+    st.hook_user = user;
+    return simSuccess;
+}
+
+simError_t simToolDrain(int agent) {
+    if (simError_t e = enter_tool("simToolDrain")) return e;
+    if (!valid_agent(agent)) return fail(simErrorInvalidDevice, "simToolDrain", "no agent " + std::to_string(agent));
+    Streams& st = streams();
+    std::unique_lock<std::mutex> lock(st.mutex);
+    wait_streams(st, lock, [agent](const Stream& s) { return s.agent != agent || idle_or_held(s); });
+    return simSuccess;
+}
+
+simError_t simToolComplete(const simLaunch* launch) {
+    Streams& st = streams();
+    std::lock_guard<std::mutex> lock(st.mutex);
+    LaunchRec* rec = nullptr;
+    if (simError_t e = resolve_launch_for_tool(launch, "simToolComplete", &rec)) return e;
+    rec->state = LaunchRec::State::Completed;
+    st.changed.notify_all();
+    return simSuccess;
+}
+
+simError_t simToolEnqueueWithCallback(const simLaunch* launch, simToolExecDoneFn done, void* user) {
+    Streams& st = streams();
+    std::lock_guard<std::mutex> lock(st.mutex);
+    LaunchRec* rec = nullptr;
+    if (simError_t e = resolve_launch_for_tool(launch, "simToolEnqueue", &rec)) return e;
+    rec->done = done;
+    rec->done_user = user;
+    rec->state = LaunchRec::State::Enqueued;
+    st.changed.notify_all();
+    return simSuccess;
+}
+
+simError_t simToolEnqueue(const simLaunch* launch) { return simToolEnqueueWithCallback(launch, nullptr, nullptr); }
+
+}  // extern "C"

@@ -1,0 +1,189 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/counters"
+)
+
+// repoRoot is where `make` installs bin/ and lib/gorocprof/.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// needBuiltTool skips when the tool library has not been built, unless the caller (make test)
+// demands the end-to-end tests, in which case a missing build is a failure.
+func needBuiltTool(t *testing.T) string {
+	t.Helper()
+	root := repoRoot(t)
+	lib := filepath.Join(root, "lib", "gorocprof")
+	for _, f := range []string{filepath.Join(lib, "libgorocprof_tool_sim.so"), filepath.Join(lib, "gorocprof-query-sim"), filepath.Join(root, "bin", "sim-demo")} {
+		if _, err := os.Stat(f); err != nil {
+			if os.Getenv("GOROCPROF_REQUIRE_E2E") != "" {
+				t.Fatalf("end-to-end test needs %s (run `make`): %v", f, err)
+			}
+			t.Skipf("%s not built (run `make`); set GOROCPROF_REQUIRE_E2E=1 to make this a failure", f)
+		}
+	}
+	t.Setenv("GOROCPROF_LIB_DIR", lib)
+	return root
+}
+
+type resultsFile struct {
+	Tool []struct {
+		Agents []struct {
+			ID struct {
+				Handle uint64 `json:"handle"`
+			} `json:"id"`
+			Name string `json:"name"`
+		} `json:"agents"`
+		Counters []struct {
+			ID struct {
+				Handle uint64 `json:"handle"`
+			} `json:"id"`
+			AgentID struct {
+				Handle uint64 `json:"handle"`
+			} `json:"agent_id"`
+			Name string `json:"name"`
+		} `json:"counters"`
+		CallbackRecords struct {
+			CounterCollection []struct {
+				DispatchData struct {
+					DispatchInfo struct {
+						DispatchID uint64 `json:"dispatch_id"`
+						AgentID    struct {
+							Handle uint64 `json:"handle"`
+						} `json:"agent_id"`
+					} `json:"dispatch_info"`
+				} `json:"dispatch_data"`
+				Records []struct {
+					CounterID struct {
+						Handle uint64 `json:"handle"`
+					} `json:"counter_id"`
+					Value float64 `json:"value"`
+				} `json:"records"`
+				ReplayPass *int `json:"replay_pass"`
+			} `json:"counter_collection"`
+		} `json:"callback_records"`
+	} `json:"rocprofiler-sdk-tool"`
+}
+
+// TestKernelReplayFiveGroups is the acceptance test of kernel replay on the simulated agents: five
+// groups that share two counters and add one each, one run of the app.
+func TestKernelReplayFiveGroups(t *testing.T) {
+	root := needBuiltTool(t)
+	shared := []string{"SQ_INSTS_VALU", "SQ_WAVES"}
+	unique := []string{"GRBM_GUI_ACTIVE", "SQ_INSTS_LDS", "SQ_INSTS_SALU", "SQ_INSTS_SMEM", "SQ_WAIT_INST_ANY"}
+	var pmc []string
+	for _, u := range unique {
+		pmc = append(pmc, fmt.Sprintf("%s %s %s", shared[0], shared[1], u))
+	}
+	groups, err := counters.ParseGroups(pmc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	res, err := Run(context.Background(), Request{
+		Backend: "auto", Groups: groups, Mode: contract.ModeKernel,
+		OutputDir: out, OutputFile: "run", Formats: []string{"json", "csv"},
+		App: filepath.Join(root, "bin", "sim-demo"), Stdout: &stdout, Stderr: &stderr,
+	})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("run: exit %d, err %v\nstdout:\n%s\nstderr:\n%s", res.ExitCode, err, stdout.String(), stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, "run_results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rf resultsFile
+	if err := json.Unmarshal(data, &rf); err != nil {
+		t.Fatal(err)
+	}
+	if len(rf.Tool) != 1 {
+		t.Fatalf("%d processes in results.json, want 1", len(rf.Tool))
+	}
+	proc := rf.Tool[0]
+	if len(proc.Agents) < 2 {
+		t.Fatalf("%d agents, want the two default simulated agents", len(proc.Agents))
+	}
+	counterName := map[uint64]string{}
+	for _, c := range proc.Counters {
+		counterName[c.ID.Handle] = c.Name
+	}
+
+	type passValues map[string]float64 // counter -> value summed over instances
+	byDispatch := map[uint64]map[int]passValues{}
+	for _, r := range proc.CallbackRecords.CounterCollection {
+		id := r.DispatchData.DispatchInfo.DispatchID
+		if r.ReplayPass == nil {
+			t.Fatalf("dispatch %d: counter record without replay_pass", id)
+		}
+		if byDispatch[id] == nil {
+			byDispatch[id] = map[int]passValues{}
+		}
+		if _, dup := byDispatch[id][*r.ReplayPass]; dup {
+			t.Fatalf("dispatch %d: pass %d appears twice", id, *r.ReplayPass)
+		}
+		vals := passValues{}
+		for _, rec := range r.Records {
+			vals[counterName[rec.CounterID.Handle]] += rec.Value
+		}
+		byDispatch[id][*r.ReplayPass] = vals
+	}
+	if len(byDispatch) == 0 {
+		t.Fatal("no counter records")
+	}
+	ids := make([]uint64, 0, len(byDispatch))
+	for id := range byDispatch {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for i, id := range ids {
+		if id != uint64(i+1) {
+			t.Fatalf("dispatch ids not contiguous from 1: position %d holds %d", i, id)
+		}
+		passes := byDispatch[id]
+		if len(passes) != len(unique) {
+			t.Fatalf("dispatch %d has %d passes, want %d (one per group)", id, len(passes), len(unique))
+		}
+		for p := 0; p < len(unique); p++ {
+			vals, ok := passes[p]
+			if !ok {
+				t.Fatalf("dispatch %d: pass %d missing", id, p)
+			}
+			want := append(append([]string{}, shared...), unique[p])
+			sort.Strings(want)
+			got := make([]string, 0, len(vals))
+			for n := range vals {
+				got = append(got, n)
+			}
+			sort.Strings(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("dispatch %d pass %d holds %v, want exactly its group %v", id, p, got, want)
+			}
+			for _, s := range shared {
+				if vals[s] != passes[0][s] {
+					t.Fatalf("dispatch %d: shared counter %s is %v on pass %d but %v on pass 0", id, s, vals[s], p, passes[0][s])
+				}
+			}
+		}
+	}
+	if !bytes.Contains(stdout.Bytes(), []byte("SQ_WAVES")) {
+		t.Errorf("summary table missing from stdout:\n%s", stdout.String())
+	}
+}

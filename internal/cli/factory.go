@@ -26,6 +26,10 @@ type Factory struct {
 	// Runner runs one validated profiling request (replay.Run in the real program).
 	Runner func(ctx context.Context, req replay.Request) (replay.Result, error)
 
+	// Comparer runs an application under kernel replay and under application replay and compares
+	// the counters (replay.Compare in the real program), for `compare`.
+	Comparer func(ctx context.Context, req replay.CompareRequest) (replay.CompareReport, error)
+
 	// AvailData lists the agents of a backend and the counters each offers, for `avail` and -L.
 	AvailData func(ctx context.Context, backend string) ([]AgentCounters, error)
 

@@ -20,6 +20,7 @@ type ProfileOptions struct {
 	Backend          string
 	Quiet            bool
 	DryRun           bool
+	AllowDivergence  bool // application replay: keep a merged result whose runs diverged, exit 0
 
 	// Recognised so that their combination with kernel replay is diagnosed in rocprofv3's words;
 	// gorocprof does not implement them yet.
@@ -55,6 +56,8 @@ const (
 	optBackend        = "backend"
 	optQuiet          = "quiet"
 	optDryRun         = "dry-run"
+	optAllowDiverge   = "allow-divergence"
+	optFailFast       = "fail-fast" // command line and environment only: it is about the sweep, not a job
 	optInput          = "input"
 	optListAvail      = "list-avail"
 	optATT            = "att"

@@ -133,11 +133,18 @@ func TestInputFiles(t *testing.T) {
 			t.Errorf("runs %v %v", a, b)
 		}
 	})
-	t.Run("a failing job stops the rest", func(t *testing.T) {
+	t.Run("a failing job does not stop the rest of a sweep", func(t *testing.T) {
 		rec := &recorder{result: replay.Result{ExitCode: 4}}
 		_, _, code := runCLI(t, rec, "-i", yamlJobs, "./app")
-		if code != 4 || len(rec.reqs) != 1 {
-			t.Errorf("exit %d after %d runs, want 4 after 1", code, len(rec.reqs))
+		if code != 1 || len(rec.reqs) != 2 {
+			t.Errorf("exit %d after %d runs, want 1 after 2", code, len(rec.reqs))
+		}
+	})
+	t.Run("with --fail-fast a failing job stops the rest", func(t *testing.T) {
+		rec := &recorder{result: replay.Result{ExitCode: 4}}
+		_, _, code := runCLI(t, rec, "-i", yamlJobs, "--fail-fast", "./app")
+		if code != 1 || len(rec.reqs) != 1 {
+			t.Errorf("exit %d after %d runs, want 1 after 1", code, len(rec.reqs))
 		}
 	})
 

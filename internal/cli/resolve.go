@@ -50,6 +50,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.str(optBackend, &o.Backend)
 	r.boolean(optQuiet, &o.Quiet)
 	r.boolean(optDryRun, &o.DryRun)
+	r.boolean(optAllowDiverge, &o.AllowDivergence)
 	r.boolean(optATT, &o.ATT)
 	r.boolean(optSPM, &o.SPM)
 	var pcBeta bool

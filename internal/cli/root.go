@@ -42,7 +42,7 @@ func Execute(ctx context.Context, root *cobra.Command, args []string) error {
 func NewRootCmd(f *Factory) *cobra.Command {
 	opts := &ProfileOptions{}
 	var input string
-	var listAvail bool
+	var listAvail, failFast bool
 
 	cmd := &cobra.Command{
 		Use:           "gorocprof [flags] -- <app> [args...]",
@@ -63,7 +63,11 @@ func NewRootCmd(f *Factory) *cobra.Command {
 			if len(args) > 0 {
 				opts.App, opts.Args = args[0], args[1:]
 			}
-			return runProfile(cmd.Context(), f, cmd.Flags(), *opts, inputSetting(cmd.Flags(), input))
+			ff, err := failFastSetting(cmd.Flags(), failFast)
+			if err != nil {
+				return err
+			}
+			return runProfile(cmd.Context(), f, cmd.Flags(), *opts, inputSetting(cmd.Flags(), input), ff)
 		},
 	}
 	cmd.SetVersionTemplate("gorocprof {{.Version}}\n")
@@ -73,9 +77,11 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 
 	addProfileFlags(cmd, opts, &input, &listAvail)
+	optFlag := cmd.Flags().VarPF(optBool{&failFast}, optFailFast, "", "in a sweep (-i with several jobs), stop at the first job that fails")
+	optFlag.NoOptDefVal = "true"
 	cmd.Flags().SetInterspersed(false)
 
-	cmd.AddCommand(newAvailCmd(f), newPlanCmd(f), newVersionCmd(f))
+	cmd.AddCommand(newAvailCmd(f), newPlanCmd(f), newCompareCmd(f), newVersionCmd(f))
 	return cmd
 }
 
@@ -107,6 +113,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	fs.StringVarP(input, optInput, "i", "", "input file: .json or .yaml {\"jobs\": [...]}, or .txt with \"pmc:\" lines; each job is one run")
 	optional(&o.Quiet, optQuiet, "", "do not print the summary table")
 	optional(&o.DryRun, optDryRun, "", "plan and print the passes, launch nothing")
+	optional(&o.AllowDivergence, optAllowDiverge, "", "application replay: accept a merged result although the runs dispatched different kernels (the divergences are still reported)")
 	fs.BoolVarP(listAvail, optListAvail, "L", false, "list the agents and their counters (same as the avail command)")
 
 	// Recognised but not implemented: here only so that their combination with kernel replay gets
@@ -135,8 +142,8 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 }
 
 // runProfile layers the settings of every job, validates them all, then runs the jobs in order.
-// Nothing is created or launched unless every job is valid.
-func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts ProfileOptions, input string) error {
+// Nothing is created or launched unless every job is valid. Several jobs are a sweep (sweep.go).
+func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts ProfileOptions, input string, failFast bool) error {
 	jobs := []Job{{}}
 	if input != "" {
 		var err error
@@ -166,22 +173,20 @@ func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts 
 	if f.Runner == nil {
 		return errors.New("internal error: no runner wired into the command line")
 	}
-	for _, j := range reqs {
-		j.req.Stdout, j.req.Stderr = f.IO.Out, f.IO.ErrOut
-		res, err := f.Runner(ctx, j.req)
-		if err != nil && j.source != "" {
-			err = fmt.Errorf("%s: %w", j.source, err)
-		}
-		if res.ExitCode != 0 || res.Signal != "" {
-			// The app's own status wins over gorocprof's; a failing job stops the remaining ones,
-			// as a failing rocprofv3 pass does.
-			return &AppExitError{Code: res.ExitCode, Signal: res.Signal, Err: err}
-		}
-		if err != nil {
-			return err
-		}
+	if len(reqs) > 1 {
+		return runSweep(ctx, f, reqs, failFast)
 	}
-	return nil
+	j := reqs[0]
+	j.req.Stdout, j.req.Stderr = f.IO.Out, f.IO.ErrOut
+	res, err := f.Runner(ctx, j.req)
+	if err != nil && j.source != "" {
+		err = fmt.Errorf("%s: %w", j.source, err)
+	}
+	if res.ExitCode != 0 || res.Signal != "" {
+		// The app's own status wins over gorocprof's.
+		return &AppExitError{Code: res.ExitCode, Signal: res.Signal, Err: err}
+	}
+	return err
 }
 
 type runJob struct {
@@ -195,6 +200,19 @@ func inputSetting(flags *pflag.FlagSet, flagValue string) string {
 		return flagValue
 	}
 	return os.Getenv(envName(optInput))
+}
+
+// failFastSetting: --fail-fast wins over GOROCPROF_FAIL_FAST.
+func failFastSetting(flags *pflag.FlagSet, flagValue bool) (bool, error) {
+	env := os.Getenv(envName(optFailFast))
+	if flags.Changed(optFailFast) || env == "" {
+		return flagValue, nil
+	}
+	v, err := parseBoolWord(env)
+	if err != nil {
+		return false, &ValidationError{Diagnostics: []string{fmt.Sprintf("environment variable %s: %v", envName(optFailFast), err)}}
+	}
+	return v, nil
 }
 
 // backendSetting: --backend wins over GOROCPROF_BACKEND, then "auto".

@@ -29,6 +29,12 @@ func TestMain(m *testing.M) {
 			f.Runner = printRequest
 			os.Exit(mainLike(f))
 		},
+		// gorocprof-fake: runs and comparisons without an application (fake_test.go).
+		"gorocprof-fake": func() {
+			f := NewFactory()
+			f.Runner, f.Comparer = fakeRun, fakeCompare
+			os.Exit(mainLike(f))
+		},
 	})
 }
 
@@ -58,10 +64,11 @@ func printRequest(_ context.Context, req replay.Request) (replay.Result, error) 
 		Quiet       bool             `json:"quiet"`
 		LogLevel    string           `json:"log_level"`
 		DryRun      bool             `json:"dry_run"`
+		AllowDiv    bool             `json:"allow_divergence,omitempty"`
 		App         string           `json:"app"`
 		Args        []string         `json:"args"`
 	}{req.Backend, groups, req.Mode, req.KernelTrace, req.Filters, req.OutputDir, req.OutputFile, req.Formats,
-		req.Mangled, req.Truncate, req.Quiet, req.LogLevel, req.DryRun, req.App, req.Args}
+		req.Mangled, req.Truncate, req.Quiet, req.LogLevel, req.DryRun, req.AllowDivergence, req.App, req.Args}
 	enc := json.NewEncoder(req.Stdout)
 	enc.SetIndent("", "  ")
 	return replay.Result{}, enc.Encode(view)

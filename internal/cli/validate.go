@@ -17,7 +17,6 @@ const (
 	diagKernelNeedsBeta     = "--replay-mode kernel requires acknowledgement that kernel replay is a beta feature via --kernel-replay-beta-enabled"
 	diagKernelNeedsCounters = "--replay-mode kernel requires counter collection (--pmc, input-file pmc, or pmc_groups)"
 	diagKernelConflictFmt   = "--replay-mode kernel cannot be combined with %s. Kernel replay only varies counter groups from one pass to the next; every other service stays on for all of the passes and would report each kernel once per pass. Collect them in a separate run."
-	diagSeveralGroups       = "several --pmc groups need --replay-mode kernel --kernel-replay-beta-enabled; application replay of several groups is not supported yet"
 )
 
 // Validate checks one options struct before anything is launched or created and turns it into the
@@ -59,9 +58,6 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		}
 		if o.SPM {
 			add("--spm is not supported by gorocprof yet")
-		}
-		if groupsErr == nil && len(groups) > 1 {
-			add(diagSeveralGroups)
 		}
 	}
 
@@ -108,7 +104,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	return replay.Request{
 		Backend:     o.Backend,
 		Groups:      groups,
-		Mode:        replayMode(o),
+		Mode:        replayMode(o, len(groups)),
 		KernelTrace: o.KernelTrace,
 		Filters: contract.Filters{
 			IncludeRegex:    o.IncludeRegex,
@@ -116,16 +112,17 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 			NameKind:        nameKind,
 			IterationRanges: ranges,
 		},
-		OutputDir:  o.OutputDirectory,
-		OutputFile: o.OutputFile,
-		Formats:    formats,
-		Mangled:    o.Mangled,
-		Truncate:   o.Truncate,
-		Quiet:      o.Quiet,
-		LogLevel:   o.LogLevel,
-		DryRun:     o.DryRun,
-		App:        o.App,
-		Args:       o.Args,
+		OutputDir:       o.OutputDirectory,
+		OutputFile:      o.OutputFile,
+		Formats:         formats,
+		Mangled:         o.Mangled,
+		Truncate:        o.Truncate,
+		Quiet:           o.Quiet,
+		LogLevel:        o.LogLevel,
+		DryRun:          o.DryRun,
+		AllowDivergence: o.AllowDivergence,
+		App:             o.App,
+		Args:            o.Args,
 	}, nil
 }
 
@@ -144,11 +141,13 @@ func conflicts(o ProfileOptions) []string {
 	return c
 }
 
-func replayMode(o ProfileOptions) string {
+// replayMode: without kernel replay, several groups mean application replay (one run per pass), as
+// with rocprofv3.
+func replayMode(o ProfileOptions, groups int) string {
 	switch {
 	case o.ReplayMode == contract.ModeKernel:
 		return contract.ModeKernel
-	case o.ReplayMode == contract.ModeApplication:
+	case o.ReplayMode == contract.ModeApplication, groups > 1:
 		return contract.ModeApplication
 	default:
 		return contract.ModeNone

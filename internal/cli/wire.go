@@ -12,6 +12,7 @@ import (
 // command calls the corresponding Factory function.
 func wire(f *Factory) {
 	f.Runner = replay.Run
+	f.Comparer = replay.Compare
 	f.AvailData = availFromSession
 	f.PlanData = planFromSession
 }

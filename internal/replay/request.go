@@ -4,6 +4,7 @@ package replay
 
 import (
 	"io"
+	"time"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
@@ -24,10 +25,17 @@ type Request struct {
 	Quiet       bool
 	LogLevel    string
 	DryRun      bool // plan and print, launch nothing
-	App         string
-	Args        []string
-	Stdout      io.Writer
-	Stderr      io.Writer
+	// AllowDivergence keeps an application replay whose runs dispatched different kernels from
+	// failing: what matched is merged either way, and the divergences are reported.
+	AllowDivergence bool
+	App             string
+	Args            []string
+	Stdout          io.Writer
+	Stderr          io.Writer
+
+	// inspect, when set, is handed the run directory whose records are the run's result (the
+	// merged records under application replay) before it is removed; compare reads its values there.
+	inspect func(runDir string, plan *counters.Plan) error
 }
 
 // Result is how a run ended.
@@ -35,4 +43,9 @@ type Result struct {
 	ExitCode int      // the application's status (128+n when killed by signal n)
 	Signal   string   // e.g. "SIGSEGV" when a signal ended the application
 	Files    []string // output files written, in order
+	// Elapsed is the wall time from the first launch to the last output file: every run of an
+	// application replay, the merge and the writing included.
+	Elapsed time.Duration
+	// Divergences lists where the runs of an application replay disagreed (empty otherwise).
+	Divergences []Divergence
 }

@@ -24,7 +24,8 @@ var ErrIncomplete = errors.New("profiling incomplete")
 
 // Run is the story of one profiling run: plan, write the plan, launch, read the records, write the
 // output. The application's exit status is returned in Result; an error means gorocprof itself failed
-// or the measurements are incomplete. Everything measured before a failure is still written.
+// or the measurements are incomplete. Everything measured before a failure is still written. Under
+// application replay the story repeats once per pass and ends with a merge (application.go).
 func Run(ctx context.Context, req Request) (Result, error) {
 	stdout, stderr := writerOr(req.Stdout, os.Stdout), writerOr(req.Stderr, os.Stderr)
 	sess, err := OpenSession(ctx, req.Backend, req.App)
@@ -35,43 +36,37 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := checkMode(req.Mode, plan); err != nil {
-		return Result{}, err
-	}
 	printNotes(stderr, plan)
+	req.Mode = effectiveMode(stderr, req.Mode, plan)
 	if req.DryRun {
 		return Result{}, PrintPlan(stdout, sess, plan)
 	}
-
-	runDir, err := os.MkdirTemp("", "gorocprof-run-")
-	if err != nil {
-		return Result{}, fmt.Errorf("creating the run directory: %w", err)
+	if req.Mode == contract.ModeApplication {
+		return runApplication(ctx, req, sess, plan, stdout, stderr)
 	}
-	planPath := filepath.Join(runDir, contract.PlanFile)
-	if err := writePlan(planPath, contractPlan(req, sess, plan)); err != nil {
+	return runOnce(ctx, req, sess, plan, stdout, stderr)
+}
+
+// runOnce profiles the application in one run: kernel replay, or no replay at all.
+func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Plan, stdout, stderr io.Writer) (Result, error) {
+	runDir, planPath, err := prepareRun(contractPlan(req, sess, plan))
+	if err != nil {
 		return Result{}, err
 	}
-	if err := os.Mkdir(filepath.Join(runDir, contract.RecordsDir), 0o755); err != nil {
-		return Result{}, fmt.Errorf("creating %s: %w", filepath.Join(runDir, contract.RecordsDir), err)
-	}
-
 	launched := time.Now()
-	st, err := launch.Run(ctx, launch.Spec{
-		App: req.App, Args: req.Args,
-		Env:   sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
-		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
-	})
+	st, err := launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
 	if err != nil {
 		_ = os.RemoveAll(runDir)
 		return Result{}, err
 	}
 	res := Result{ExitCode: st.ExitCode, Signal: st.SignalName()}
-	if st.Signaled() {
-		fmt.Fprintf(stderr, "gorocprof: %s was %s\n", req.App, st)
-	}
 
 	files, incomplete, err := collect(req, runDir, plan, launched, stdout, stderr)
 	res.Files = files
+	if err == nil && req.inspect != nil {
+		err = req.inspect(runDir, plan)
+	}
+	res.Elapsed = time.Since(launched)
 	if err != nil {
 		fmt.Fprintf(stderr, "gorocprof: the records are kept in %s\n", runDir)
 		return res, err
@@ -83,18 +78,51 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	return res, nil
 }
 
-// checkMode refuses a plan the chosen mode cannot collect in one run.
-func checkMode(mode string, plan *counters.Plan) error {
-	if mode == contract.ModeKernel {
-		return nil
+// prepareRun creates a run directory holding the plan and an empty records directory.
+func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
+	runDir, err = os.MkdirTemp("", "gorocprof-run-")
+	if err != nil {
+		return "", "", fmt.Errorf("creating the run directory: %w", err)
+	}
+	planPath = filepath.Join(runDir, contract.PlanFile)
+	if err := writePlan(planPath, cp); err != nil {
+		_ = os.RemoveAll(runDir)
+		return "", "", err
+	}
+	if err := os.Mkdir(filepath.Join(runDir, contract.RecordsDir), 0o755); err != nil {
+		_ = os.RemoveAll(runDir)
+		return "", "", fmt.Errorf("creating %s: %w", filepath.Join(runDir, contract.RecordsDir), err)
+	}
+	return runDir, planPath, nil
+}
+
+// launchApp runs the application once with the tool library injected into runDir's plan.
+func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath string, stdout, stderr io.Writer) (launch.Status, error) {
+	st, err := launch.Run(ctx, launch.Spec{
+		App: req.App, Args: req.Args,
+		Env:   sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
+		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
+	})
+	if err == nil && st.Signaled() {
+		fmt.Fprintf(stderr, "gorocprof: %s was %s\n", req.App, st)
+	}
+	return st, err
+}
+
+// effectiveMode is the mode the plan needs: a plan with several passes on some agent and no kernel
+// replay (a --pmc group split by the planner) is collected by application replay, as rocprofv3 does.
+func effectiveMode(stderr io.Writer, mode string, plan *counters.Plan) string {
+	if mode == contract.ModeKernel || mode == contract.ModeApplication {
+		return mode
 	}
 	for _, a := range plan.Agents {
 		if len(a.Passes) > 1 {
-			return fmt.Errorf("agent %d (%s) needs %d passes for these counters; without --replay-mode kernel --kernel-replay-beta-enabled that means application replay, which is not supported yet",
+			fmt.Fprintf(stderr, "gorocprof: note: agent %d (%s) needs %d passes for these counters: the application runs once per pass (application replay)\n",
 				a.Index, a.Name, len(a.Passes))
+			return contract.ModeApplication
 		}
 	}
-	return nil
+	return contract.ModeNone
 }
 
 func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan {

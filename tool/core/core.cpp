@@ -14,12 +14,13 @@
 #include <ctime>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 namespace gorocprof::core {
 namespace detail {
 namespace {
 
-State* g_state = nullptr;
+std::atomic<State*> g_state{nullptr};
 thread_local uint64_t t_published_pass = UINT64_MAX;
 
 std::vector<std::string> read_cmdline() {
@@ -86,25 +87,24 @@ bool start_contexts(State& s, std::string* error) {
 }
 
 // fork(): the child is another process and gets its own record file, complete with the agent and
-// kernel lines it may refer to. The locks are held across fork so that the child never inherits
-// a half-written preamble or a lock owned by a thread that does not exist there.
+// kernel lines it may refer to. The registry lock is held across fork so that the child never
+// inherits a half-built preamble.
 void before_fork() {
-    if (g_state == nullptr) return;
-    g_state->registry_mu.lock();
-    g_state->io_mu.lock();
+    State* s = g_state.load();
+    if (s != nullptr) s->registry_mu.lock();
 }
 
 void after_fork_parent() {
-    if (g_state == nullptr) return;
-    g_state->io_mu.unlock();
-    g_state->registry_mu.unlock();
+    State* s = g_state.load();
+    if (s != nullptr) s->registry_mu.unlock();
 }
 
 void after_fork_child() {
-    State* s = g_state;
+    State* s = g_state.load();
     if (s == nullptr) return;
-    s->io_mu.unlock();
     s->registry_mu.unlock();
+    // Writers that were in flight in the parent do not exist here.
+    s->writers = 0;
     if (!s->file.is_open()) return;
     s->file.close();
     s->pid = ::getpid();
@@ -124,7 +124,7 @@ void finish_at_exit() { Core::instance().finish(); }
 
 bool initialize_locked(const char* backend) {
     State* s = new State;  // never freed, see state.hpp
-    g_state = s;
+    g_state.store(s, std::memory_order_release);
     s->backend = backend != nullptr ? backend : "";
     s->pid = ::getpid();
 
@@ -171,7 +171,7 @@ bool initialize_locked(const char* backend) {
 
 }  // namespace
 
-State* state() { return g_state; }
+State* state() { return g_state.load(std::memory_order_acquire); }
 
 const AgentSlot* agent_by_id(const State& s, uint64_t agent_id) {
     int n = s.agent_count.load(std::memory_order_acquire);
@@ -191,16 +191,17 @@ const AgentSlot* agent_by_index(const State& s, int index) {
 
 void write_lines(State& s, const std::string& lines) {
     if (lines.empty()) return;
-    std::shared_lock<std::shared_mutex> lock(s.io_mu);
-    if (s.finished) return;
-    std::string error;
-    if (!s.file.write_all(lines, &error) && !s.write_failed.exchange(true)) {
-        log(LogLevel::Error, "error: " + error + "; records of this process are incomplete");
+    s.writers.fetch_add(1);
+    if (!s.finished.load()) {
+        std::string error;
+        if (!s.file.write_all(lines, &error) && !s.write_failed.exchange(true))
+            log(LogLevel::Error, "error: " + error + "; records of this process are incomplete");
     }
+    s.writers.fetch_sub(1);
 }
 
 uint64_t pass_count(gorocprof_kernel_dispatch_info_t dispatch_info, gorocprof_user_data_t) {
-    State* s = g_state;
+    State* s = g_state.load(std::memory_order_acquire);
     if (s == nullptr) return 1;
     const AgentSlot* a = agent_by_id(*s, dispatch_info.agent_id.handle);
     if (a == nullptr || a->plan == nullptr) return 1;
@@ -253,9 +254,9 @@ bool Core::active() const {
 }
 
 const Config& Core::config() const {
-    static const Config empty;
+    static const Config* empty = new Config();  // never destroyed, as above
     State* s = detail::state();
-    return s != nullptr ? s->config : empty;
+    return s != nullptr ? s->config : *empty;
 }
 
 void Core::warn(const std::string& message) {
@@ -288,8 +289,9 @@ void Core::record_decline(uint64_t dispatch_id, const std::string& reason) {
 void Core::finish() {
     State* s = detail::state();
     if (s == nullptr) return;
-    std::unique_lock<std::shared_mutex> lock(s->io_mu);
-    if (s->finished || !s->file.is_open() || s->pid != ::getpid()) return;
+    if (!s->file.is_open() || s->pid != ::getpid() || s->finished.exchange(true)) return;
+    // A write already past its `finished` check completes first; later ones are dropped.
+    while (s->writers.load() != 0) std::this_thread::yield();
     records::End e;
     e.fini_time = now_ns();
     e.dispatches = s->dispatches.load();
@@ -298,7 +300,6 @@ void Core::finish() {
     std::string line, error;
     records::append_end(line, e);
     if (!s->file.write_all(line, &error)) log(LogLevel::Error, "error: " + error);
-    s->finished = true;
 }
 
 }  // namespace gorocprof::core

@@ -121,21 +121,14 @@ std::string strip_return_type(const std::string& s) {
 }  // namespace
 
 std::string demangle(const std::string& symbol) {
+    // AMD code objects name a kernel's descriptor `<symbol>.kd`; the demangler would take the suffix
+    // for a clone (" [clone .kd]").
+    std::string base = ends_with(symbol, ".kd") ? symbol.substr(0, symbol.size() - 3) : symbol;
     int status = 0;
-    char* out = abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status);
-    if (status == 0 && out != nullptr) {
-        std::string result(out);
-        std::free(out);
-        return result;
-    }
+    char* out = abi::__cxa_demangle(base.c_str(), nullptr, nullptr, &status);
+    std::string result = (status == 0 && out != nullptr) ? std::string(out) : symbol;
     std::free(out);
-    // AMD code objects name a kernel's descriptor `<symbol>.kd`.
-    if (ends_with(symbol, ".kd")) {
-        std::string base = symbol.substr(0, symbol.size() - 3);
-        std::string d = demangle(base);
-        if (d != base) return d;
-    }
-    return symbol;
+    return result;
 }
 
 std::string truncate_name(const std::string& demangled) {
@@ -145,8 +138,10 @@ std::string truncate_name(const std::string& demangled) {
         // `operator()(int)`: the first pair belongs to the name, the last to the parameters.
         s.erase(params);
     }
-    s = strip_return_type(strip_templates(s));
+    s = strip_templates(s);
+    // `operator< <int>` leaves a space behind the operator.
     while (!s.empty() && s.back() == ' ') s.pop_back();
+    s = strip_return_type(s);
     return s.empty() ? demangled : s;
 }
 

@@ -99,11 +99,12 @@ bool Core::select(const KernelRef& kernel) {
 }
 
 const std::vector<PlanPass>& Core::passes_for_agent(int agent_index) const {
-    static const std::vector<PlanPass> none;
+    // Never destroyed: threads may still ask while exit() runs static destructors.
+    static const std::vector<PlanPass>* none = new std::vector<PlanPass>();
     State* s = detail::state();
-    if (s == nullptr || !s->active) return none;
+    if (s == nullptr || !s->active) return *none;
     const AgentSlot* a = detail::agent_by_index(*s, agent_index);
-    return (a != nullptr && a->plan != nullptr) ? a->plan->passes : none;
+    return (a != nullptr && a->plan != nullptr) ? a->plan->passes : *none;
 }
 
 const std::vector<PlanCounter>* Core::counters_for_current_pass(int agent_index) const {

@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 
@@ -26,13 +25,15 @@ struct State {
     Config config;
     std::string backend;
     int64_t pid = 0;
-    bool active = false;  // written once under the initialize lock, before any backend call
+    std::atomic<bool> active{false};  // set at the end of a successful initialize
 
     records::File file;
-    // Lock order: registry_mu, then io_mu.
-    std::mutex registry_mu;     // agents, kernels, preamble
-    std::shared_mutex io_mu;    // shared: one write of lines; exclusive: end record, fork
-    bool finished = false;      // under io_mu: lines after `end` are dropped
+    std::mutex registry_mu;  // agents, kernels, preamble
+    // Lines after `end` are dropped. A writer announces itself in `writers` before it checks
+    // `finished`; finish() sets `finished` and waits for `writers` to drain (both seq_cst), so no line
+    // lands behind `end`. Plain atomics rather than a rwlock: a forked child can reset them.
+    std::atomic<int> writers{0};
+    std::atomic<bool> finished{false};
     std::atomic<bool> write_failed{false};  // report a failing record file once
 
     // Agent and kernel lines already written, so that a forked child's own file starts complete.

@@ -115,6 +115,7 @@ replay::PortStatus CudaPort::snapshot(const replay::Dispatch& d, replay::Snapsho
     Launch& l = *static_cast<Launch*>(d.backend_dispatch);
     if (l.early_snapshot) {
         *out = l.early_snapshot;
+        l.active_snapshot = l.early_snapshot;
         l.early_snapshot = nullptr;
         return PortStatus::success();
     }
@@ -214,9 +215,36 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     float ms = 0;
     if (cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end) != CUDA_SUCCESS) ms = 0;
     rec.end_ns = rec.start_ns + static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+    finish_hardware_passes(d, l);
     collect_counters(cs, group, &rec.counters);
     core.record_pass(std::move(rec));
     return PortStatus::success();
+}
+
+void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l) {
+    ContextState& cs = *l.cs;
+    if (!cs.counters || !cs.counters->armed()) return;
+    bool all = true;
+    PortStatus st = cs.counters->stop(&all);
+    int extra = 0;
+    while (st.ok && !all && extra < 32) {
+        if (!l.active_snapshot) {
+            report_note("a counter configuration needs the kernel more than once per replay pass, and a dispatch "
+                        "that is not replayed has no snapshot to run it again from: its counters are incomplete");
+            break;
+        }
+        st = restore(d, *l.active_snapshot);
+        if (st.ok) st = cs.counters->restart();
+        if (st.ok) st = relaunch(l);
+        if (st.ok) st = cu(cuCtxSynchronize(), "cuCtxSynchronize");
+        if (st.ok) st = cs.counters->stop(&all);
+        ++extra;
+    }
+    if (extra > 0)
+        report_note("the Range Profiler asked for " + std::to_string(extra) +
+                    " more kernel run(s) within one replay pass before all its hardware passes were submitted "
+                    "(cuptiRangeProfilerStop isAllPassSubmitted); memory is restored before each");
+    if (!st.ok) report_counter_problem(st);
 }
 
 void CudaPort::report_counter_problem(const PortStatus& st) {

@@ -58,6 +58,9 @@ struct Launch {
     replay::Snapshot* early_snapshot = nullptr;
     PortStatus early_snapshot_status = PortStatus::success();
     bool snapshot_planned = false;
+    // The snapshot the service holds for this dispatch (set when snapshot() hands it over): extra
+    // hardware passes of a counter configuration restore from it before running the kernel again.
+    replay::Snapshot* active_snapshot = nullptr;
 };
 
 class CudaPort final : public replay::DevicePort {
@@ -85,6 +88,9 @@ public:
 
 private:
     PortStatus relaunch(const Launch& l);
+    // Runs the kernel again (restoring first) while CUPTI says the configuration has hardware passes
+    // left; then the counters can be decoded.
+    void finish_hardware_passes(const replay::Dispatch& d, Launch& l);
     // The counters of the pass that just ran; empty when `expected` differs from what was armed.
     void collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out);
 

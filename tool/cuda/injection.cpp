@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -151,6 +152,30 @@ ContextState* context_state(CUcontext ctx, PortStatus* st) {
     return slot.get();
 }
 
+// Turns the Range Profiler on as soon as the context exists when the plan collects counters on its
+// device, so that it is on before the application loads any module.
+void on_context_created(CUcontext ctx) {
+    const char* eager = std::getenv("GOROCPROF_CUDA_EAGER_PROFILER");
+    if (eager && *eager == '0') return;
+    Guard g;
+    if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) return;
+    register_agents();
+    CUdevice dev = 0;
+    bool wanted = false;
+    if (cuCtxGetDevice(&dev) == CUDA_SUCCESS)
+        for (const auto& pass : Core::instance().passes_for_agent(static_cast<int>(dev)))
+            if (!pass.counters.empty()) wanted = true;
+    if (wanted) {
+        PortStatus st;
+        ContextState* cs = context_state(ctx, &st);
+        if (!cs) Core::instance().warn("context setup: " + st.message());
+        else if (cs->counters && backend().port.counters_usable() && !(st = cs->counters->enable_now()).ok)
+            backend().port.report_counter_problem(st);
+    }
+    CUcontext popped = nullptr;
+    cuCtxPopCurrent(&popped);
+}
+
 void on_context_destroy(CUcontext ctx) {
     Backend& b = backend();
     std::unique_ptr<ContextState> cs;
@@ -215,9 +240,10 @@ void resolve_module_globals(CUcontext ctx, CUfunction f, const std::string& symb
 
 const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symbol_name) {
     Backend& b = backend();
+    const CUfunction key = f;
     {
         std::lock_guard<std::mutex> lock(b.mu);
-        auto it = b.kernels.find(f);
+        auto it = b.kernels.find(key);
         if (it != b.kernels.end()) return &it->second;
     }
     core::KernelDesc desc;
@@ -228,6 +254,13 @@ const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symb
         desc.mangled_name = (cuFuncGetName(&n, f) == CUDA_SUCCESS && n) ? n : "unknown_kernel";
     }
     desc.agent_id = cs.agent_id;
+    // The runtime may pass a context-independent CUkernel where a CUfunction is expected; the
+    // attribute and module queries need the context's function.
+    int regs = 0;
+    if (cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f) != CUDA_SUCCESS) {
+        CUfunction real = nullptr;
+        if (cuKernelGetFunction(&real, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && real) f = real;
+    }
     size_t end = 0;
     for (size_t i = 0;; ++i) {
         size_t off = 0, sz = 0;
@@ -245,7 +278,7 @@ const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symb
     resolve_module_globals(cs.ctx, f, desc.mangled_name);
     e.ref = Core::instance().register_kernel(desc);
     std::lock_guard<std::mutex> lock(b.mu);
-    return &b.kernels.emplace(f, std::move(e)).first->second;
+    return &b.kernels.emplace(key, std::move(e)).first->second;
 }
 
 // ---- launches --------------------------------------------------------------------------------
@@ -540,16 +573,18 @@ bool contains(const CUpti_CallbackId* ids, size_t n, CUpti_CallbackId id) {
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-    if (t_guard > 0) return;
+    // Modules loaded while the tool resolves a kernel are still the application's.
     if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
         auto* rd = static_cast<const CUpti_ResourceData*>(data);
         if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED)
             on_module_loaded(static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor));
         else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
             on_context_destroy(rd->context);
+        else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+            on_context_created(rd->context);
         return;
     }
-    if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+    if (domain != CUPTI_CB_DOMAIN_DRIVER_API || t_guard > 0) return;
     auto* cb = static_cast<const CUpti_CallbackData*>(data);
     if (contains(kLaunchIds, std::size(kLaunchIds), cbid)) {
         if (cb->callbackSite == CUPTI_API_ENTER)
@@ -573,7 +608,7 @@ PortStatus subscribe() {
                                    "application runs unprofiled");
     PortStatus st = cupti(r, "cuptiSubscribe");
     if (!st.ok) return st;
-    const CUpti_CallbackId resources[] = {CUPTI_CBID_RESOURCE_MODULE_LOADED,
+    const CUpti_CallbackId resources[] = {CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
                                           CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING};
     for (CUpti_CallbackId id : resources)
         if (!(st = cupti(cuptiEnableCallback(1, b.subscriber, CUPTI_CB_DOMAIN_RESOURCE, id), "cuptiEnableCallback")).ok)

@@ -1,6 +1,7 @@
 #include "range_counters.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace gorocprof::cuda {
@@ -13,6 +14,8 @@ void RangeCounters::disable() {
     p.pRangeProfilerObject = profiler_;
     cuptiRangeProfilerDisable(&p);
     profiler_ = nullptr;
+    counter_data_group_ = nullptr;
+    running_ = false;
     armed_ = nullptr;
     armed_state_ = nullptr;
 }
@@ -54,15 +57,6 @@ PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std:
                 "; one replay pass delivers only the first hardware pass's metrics (the rest come back empty): "
                 "split the group";
     }
-    CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    size.pRangeProfilerObject = profiler_;
-    size.pMetricNames = gs->names.data();
-    size.numMetrics = gs->names.size();
-    size.maxNumOfRanges = 1;
-    size.maxNumRangeTreeNodes = 1;
-    st = cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
-    if (!st.ok) return st;
-    gs->counter_data.assign(size.counterDataSize, 0);
     *out = gs.get();
     groups_.emplace(group, std::move(gs));
     return PortStatus::success();
@@ -72,16 +66,34 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note) {
     armed_ = nullptr;
     armed_state_ = nullptr;
     if (!group || group->empty()) return PortStatus::success();
+    static const bool keep_object = [] {
+        const char* v = std::getenv("GOROCPROF_CUDA_REENABLE_ON_SWITCH");
+        return v && *v == '0';
+    }();
+    if (!keep_object && last_group_ && last_group_ != group) disable();
+    last_group_ = group;
     PortStatus st = enable();
     if (!st.ok) return st;
     GroupState* gs = nullptr;
     if (!(st = group_state(group, &gs, note)).ok) return st;
 
+    if (counter_data_group_ != group) {
+        CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+        size.pRangeProfilerObject = profiler_;
+        size.pMetricNames = gs->names.data();
+        size.numMetrics = gs->names.size();
+        size.maxNumOfRanges = 1;
+        size.maxNumRangeTreeNodes = 1;
+        st = cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
+        if (!st.ok) return st;
+        counter_data_.assign(size.counterDataSize, 0);
+        counter_data_group_ = group;
+    }
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     init.pRangeProfilerObject = profiler_;
-    init.counterDataSize = gs->counter_data.size();
-    init.pCounterData = gs->counter_data.data();
+    init.counterDataSize = counter_data_.size();
+    init.pCounterData = counter_data_.data();
     st = cupti(cuptiRangeProfilerCounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
     if (!st.ok) return st;
 
@@ -89,8 +101,8 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note) {
     cfg.pRangeProfilerObject = profiler_;
     cfg.configSize = gs->config.size();
     cfg.pConfig = gs->config.data();
-    cfg.counterDataImageSize = gs->counter_data.size();
-    cfg.pCounterDataImage = gs->counter_data.data();
+    cfg.counterDataImageSize = counter_data_.size();
+    cfg.pCounterDataImage = counter_data_.data();
     cfg.range = CUPTI_AutoRange;
     cfg.replayMode = CUPTI_UserReplay;
     cfg.maxRangesPerPass = 1;
@@ -107,7 +119,28 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note) {
     if (!st.ok) return st;
     armed_ = group;
     armed_state_ = gs;
+    running_ = true;
     return PortStatus::success();
+}
+
+PortStatus RangeCounters::stop(bool* all_submitted) {
+    *all_submitted = true;
+    if (!armed_ || !running_) return PortStatus::success();
+    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    stop.pRangeProfilerObject = profiler_;
+    running_ = false;
+    PortStatus st = cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+    if (st.ok) *all_submitted = stop.isAllPassSubmitted != 0;
+    return st;
+}
+
+PortStatus RangeCounters::restart() {
+    if (!armed_ || running_) return PortStatus::success();
+    CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    start.pRangeProfilerObject = profiler_;
+    PortStatus st = cupti(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+    if (st.ok) running_ = true;
+    return st;
 }
 
 PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
@@ -116,19 +149,22 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     armed_ = nullptr;
     armed_state_ = nullptr;
     if (!group) return PortStatus::success();
-
-    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stop.pRangeProfilerObject = profiler_;
-    PortStatus st = cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-    if (!st.ok) return st;
+    PortStatus st;
+    if (running_) {
+        CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        stop.pRangeProfilerObject = profiler_;
+        running_ = false;
+        st = cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+        if (!st.ok) return st;
+    }
     CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     decode.pRangeProfilerObject = profiler_;
     st = cupti(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
     if (!st.ok) return st;
 
     CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-    info.pCounterDataImage = gs->counter_data.data();
-    info.counterDataImageSize = gs->counter_data.size();
+    info.pCounterDataImage = counter_data_.data();
+    info.counterDataImageSize = counter_data_.size();
     st = cupti(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
     if (!st.ok) return st;
 
@@ -137,8 +173,8 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
         CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{
             CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
         eval.pHostObject = gs->host.get();
-        eval.pCounterDataImage = gs->counter_data.data();
-        eval.counterDataImageSize = gs->counter_data.size();
+        eval.pCounterDataImage = counter_data_.data();
+        eval.counterDataImageSize = counter_data_.size();
         eval.rangeIndex = 0;
         eval.ppMetricNames = gs->names.data();
         eval.numMetrics = gs->names.size();

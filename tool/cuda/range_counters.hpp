@@ -1,7 +1,9 @@
 // Counters of one pass through CUPTI's Range Profiler, one context at a time: auto range (one range
 // per kernel) and user replay (we replay, CUPTI only measures). Each counter group gets its own
 // single-pass configuration, built once per context and cached; a pass is SetConfig, Start,
-// the launch, Stop, Decode, Evaluate.
+// the launch, Stop, Decode, Evaluate. Measured on the H200 (CUDA 13.0): after a second SetConfig
+// with another configuration on the same profiler object, metrics come back empty, so the
+// profiler object is re-created whenever the group changes (README.md, "Counters").
 #pragma once
 
 #include "check.hpp"
@@ -29,19 +31,24 @@ public:
     // Arms collection of `group` for the next kernel launched in the context. `note` receives a
     // message the user must see once (a group that needs more than one pass).
     PortStatus arm(const Group* group, std::string* note);
-    // After the armed kernel finished: stops, decodes and evaluates one value per counter (NaN when
-    // the hardware delivered nothing). No-op when nothing is armed.
+    // After the armed kernel finished: stops the range. *all_submitted is false when the
+    // configuration needs the kernel once more (restart(), run it again, stop() again).
+    PortStatus stop(bool* all_submitted);
+    PortStatus restart();
+    // Decodes and evaluates one value per counter (NaN when the hardware delivered nothing), and
+    // disarms. Stops first when stop() was not called. No-op when nothing is armed.
     PortStatus collect(std::vector<core::CounterSample>* out);
     const Group* armed() const { return armed_; }
 
     // Turns the context's profiler off before the context goes away.
     void disable();
+    // Turns it on now (at context creation, before the application loads modules).
+    PortStatus enable_now() { return enable(); }
 
 private:
     struct GroupState {
         HostObject host;
         std::vector<uint8_t> config;
-        std::vector<uint8_t> counter_data;
         std::vector<const char*> names;
         size_t passes = 0;
     };
@@ -55,6 +62,11 @@ private:
     std::map<const Group*, std::unique_ptr<GroupState>> groups_;
     const Group* armed_ = nullptr;
     GroupState* armed_state_ = nullptr;
+    bool running_ = false;  // between Start and Stop
+    const Group* last_group_ = nullptr;
+    // The counter data image belongs to the profiler object: rebuilt with it.
+    std::vector<uint8_t> counter_data_;
+    const Group* counter_data_group_ = nullptr;
 };
 
 }  // namespace gorocprof::cuda

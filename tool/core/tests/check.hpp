@@ -27,6 +27,12 @@ std::string show(const T& v) {
     os << v;
     return os.str();
 }
+template <typename T>
+std::string show(const std::vector<T>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + show(v[i]);
+    return s + "]";
+}
 
 // Helpers shared by the cases.
 std::string temp_dir();                      // a fresh directory under $TMPDIR

@@ -93,7 +93,7 @@ TEST(plan_errors_name_file_and_reason) {
               std::string("plan /x/plan.json: version 2, this tool library speaks contract 1"));
     EXPECT_EQ(plan_error(R"({"backend": "sim"})"), std::string("plan /x/plan.json: has no \"version\""));
     EXPECT_EQ(plan_error("{\"version\": 1,\n \"backend\": \"sim\",}"),
-              std::string("plan /x/plan.json: not valid JSON: line 2, column 18: trailing comma in an object"));
+              std::string("plan /x/plan.json: not valid JSON: line 2, column 19: trailing comma in an object"));
     EXPECT_EQ(plan_error("[1]"), std::string("plan /x/plan.json: is an array, expected an object"));
     EXPECT_EQ(plan_error(R"({"version": 1, "backend": "sim", "replay_mode": "sometimes"})"),
               std::string("plan /x/plan.json: replay_mode \"sometimes\" is not kernel, application or none"));

@@ -141,6 +141,8 @@ void agent_props(const simAgentDesc& a, simToolAgentPropFn fn, void* user) {
     fn("array_count", static_cast<int64_t>(a.num_shader_engines) * a.simd_arrays_per_engine, user);
     fn("cu_per_simd_array", a.cu_per_simd_array, user);
     fn("cu_per_engine", cu_per_engine, user);
+    // Not an agent_info.csv column, but the front end sizes TCC's channel dimension from it.
+    fn("tcc_channels", a.tcc_channels, user);
     fn("lds_size_in_kb", a.lds_size_kb, user);
     fn("gfx_target_version", a.gfx_target_version, user);
     fn("family_id", a.family_id, user);

@@ -215,22 +215,18 @@ simError_t simToolForEachAllocation(int agent, simToolAllocationFn fn, void* use
     if (!fn) return fail(simErrorInvalidValue, "simToolForEachAllocation", "fn is NULL");
     if (!valid_agent(agent))
         return fail(simErrorInvalidDevice, "simToolForEachAllocation", "no agent " + std::to_string(agent));
-    struct Copy {
-        uintptr_t base;
-        Allocation a;
-    };
-    std::vector<Copy> copy;
+    // Infos built under the lock: a module global's name points into the live table, where it stays
+    // (globals are never freed), so it outlives the copy.
+    std::vector<simAllocationInfo> copy;
     {
         Memory& m = memory();
         std::lock_guard<std::mutex> lock(m.mutex);
         for (const auto& [base, a] : m.live)
-            if (a.agent == agent) copy.push_back({base, a});
+            if (a.agent == agent) copy.push_back(to_info(base, a));
     }
-    std::sort(copy.begin(), copy.end(), [](const Copy& x, const Copy& y) { return x.a.serial < y.a.serial; });
-    for (const Copy& c : copy) {
-        simAllocationInfo info = to_info(c.base, c.a);
-        fn(&info, user);
-    }
+    std::sort(copy.begin(), copy.end(),
+              [](const simAllocationInfo& x, const simAllocationInfo& y) { return x.serial < y.serial; });
+    for (const simAllocationInfo& info : copy) fn(&info, user);
     return simSuccess;
 }
 

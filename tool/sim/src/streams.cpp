@@ -33,6 +33,7 @@ struct Stream {
     bool is_default = false;
     std::deque<Item> queue;
     bool stop = false;
+    bool running = false;    // the worker is executing the front item
     uint64_t completed = 0;  // kernel launches whose completion the application can see
     std::thread worker;
 };
@@ -42,6 +43,7 @@ struct Streams {
     std::condition_variable changed;  // any queue, any state: waiters re-check their own condition
     std::vector<Stream*> live;
     std::vector<Stream*> defaults;    // per agent, created on first use
+    std::vector<int> holds;           // per agent: simToolHoldAgent nesting count
     uint64_t next_user_id = 0;
     simToolLaunchHook hook = nullptr;
     void* hook_user = nullptr;
@@ -53,6 +55,7 @@ Streams& streams() {
     static Streams* s = [] {
         auto* st = new Streams;
         st->defaults.assign(agents().size(), nullptr);
+        st->holds.assign(agents().size(), 0);
         st->next_user_id = agents().size() + 1;
         return st;
     }();
@@ -65,11 +68,23 @@ bool pending_placeholder(const Item& it) {
     return it.kind == Item::Kind::Kernel && it.launch->intercepted && it.launch->state == LaunchRec::State::Pending;
 }
 
-// Runnable = the worker may take it now (a pending placeholder holds the stream).
-bool front_runnable(const Stream& s) { return !s.queue.empty() && !pending_placeholder(s.queue.front()); }
+bool completed_placeholder(const Item& it) {
+    return it.kind == Item::Kind::Kernel && it.launch->intercepted && it.launch->state == LaunchRec::State::Completed;
+}
 
-// Nothing more this stream can do before an intercepted launch is resolved.
-bool idle_or_held(const Stream& s) { return s.queue.empty() || pending_placeholder(s.queue.front()); }
+// Runnable = the worker may take it now: a pending placeholder holds the stream, and a held agent
+// runs nothing that touches memory (popping a completed placeholder does not).
+bool front_runnable(const Streams& st, const Stream& s) {
+    if (s.queue.empty() || pending_placeholder(s.queue.front())) return false;
+    return st.holds[static_cast<size_t>(s.agent)] == 0 || completed_placeholder(s.queue.front());
+}
+
+// Nothing more this stream will do for now: empty, waiting at an unresolved intercepted launch, or
+// stopped by a hold of its agent.
+bool quiescent(const Streams& st, const Stream& s) {
+    if (s.running) return false;
+    return s.queue.empty() || pending_placeholder(s.queue.front()) || st.holds[static_cast<size_t>(s.agent)] > 0;
+}
 
 void run_item(const Item& it) {
     switch (it.kind) {
@@ -90,12 +105,14 @@ void worker_loop(Stream* s) {
     Streams& st = streams();
     std::unique_lock<std::mutex> lock(st.mutex);
     for (;;) {
-        st.changed.wait(lock, [&] { return front_runnable(*s) || (s->stop && s->queue.empty()); });
+        st.changed.wait(lock, [&] { return front_runnable(st, *s) || (s->stop && s->queue.empty()); });
         if (s->queue.empty()) return;  // stopping
         Item it = s->queue.front();
+        s->running = true;
         lock.unlock();
         run_item(it);
         lock.lock();
+        s->running = false;
         s->queue.pop_front();
         if (it.kind == Item::Kind::Kernel) ++s->completed;
         st.changed.notify_all();
@@ -368,7 +385,27 @@ simError_t simToolDrain(int agent) {
     if (!valid_agent(agent)) return fail(simErrorInvalidDevice, "simToolDrain", "no agent " + std::to_string(agent));
     Streams& st = streams();
     std::unique_lock<std::mutex> lock(st.mutex);
-    wait_streams(st, lock, [agent](const Stream& s) { return s.agent != agent || idle_or_held(s); });
+    wait_streams(st, lock, [&st, agent](const Stream& s) { return s.agent != agent || quiescent(st, s); });
+    return simSuccess;
+}
+
+simError_t simToolHoldAgent(int agent) {
+    if (simError_t e = enter_tool("simToolHoldAgent")) return e;
+    if (!valid_agent(agent)) return fail(simErrorInvalidDevice, "simToolHoldAgent", "no agent " + std::to_string(agent));
+    Streams& st = streams();
+    std::lock_guard<std::mutex> lock(st.mutex);
+    ++st.holds[static_cast<size_t>(agent)];
+    return simSuccess;
+}
+
+simError_t simToolReleaseAgent(int agent) {
+    if (simError_t e = enter_tool("simToolReleaseAgent")) return e;
+    if (!valid_agent(agent)) return fail(simErrorInvalidDevice, "simToolReleaseAgent", "no agent " + std::to_string(agent));
+    Streams& st = streams();
+    std::lock_guard<std::mutex> lock(st.mutex);
+    int& holds = st.holds[static_cast<size_t>(agent)];
+    if (holds == 0) return fail(simErrorInvalidValue, "simToolReleaseAgent", "agent " + std::to_string(agent) + " is not held");
+    if (--holds == 0) st.changed.notify_all();
     return simSuccess;
 }
 

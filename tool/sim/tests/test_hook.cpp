@@ -6,6 +6,7 @@
 #include <gorocprof/sim_tool.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -141,6 +142,35 @@ int main() {
     }
     CHECK_OK(simStreamCompletedLaunches(s, &done));
     CHECK(done == 19);
+
+    // A held agent starts nothing: enqueued launches and async sets wait for the release.
+    g_mode = Mode::Enqueue;
+    CHECK_OK(simMemcpy(&value, counter, sizeof value));
+    const int before = value;
+    unsigned char* flag = nullptr;
+    CHECK_OK(simMalloc(reinterpret_cast<void**>(&flag), 1));
+    CHECK_OK(simMemset(flag, 5, 1));
+    CHECK_OK(simToolHoldAgent(0));
+    CHECK_OK(simLaunchKernel(inc, one, wave, 0, s, &args, sizeof args));
+    CHECK_OK(simMemsetAsync(flag, 0, 1, other));
+    CHECK_OK(simToolDrain(0));  // quiet although work is queued
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK(*counter == before && *flag == 5);  // read directly: simMemcpy would wait for the held work
+    CHECK_OK(simStreamCompletedLaunches(s, &done));
+    CHECK(done == 19);
+    CHECK_OK(simToolHoldAgent(0));  // nests
+    CHECK_OK(simToolReleaseAgent(0));
+    CHECK(*counter == before && *flag == 5);
+    CHECK_OK(simToolReleaseAgent(0));
+    CHECK(simToolReleaseAgent(0) == simErrorInvalidValue);
+    CHECK_OK(simStreamSynchronize(s));
+    CHECK_OK(simStreamSynchronize(other));
+    CHECK_OK(simStreamCompletedLaunches(s, &done));
+    CHECK(done == 20);
+    CHECK(*flag == 0);
+    CHECK_OK(simMemcpy(&value, counter, sizeof value));
+    CHECK(value == before + 1);
+    CHECK_OK(simFree(flag));
 
     // Launches from four threads, each executed twice and completed once.
     g_mode = Mode::Twice;

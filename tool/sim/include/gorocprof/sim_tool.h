@@ -128,9 +128,17 @@ typedef struct simLaunch
 typedef void (*simToolLaunchHook)(const simLaunch* launch, void* user);
 GOROCPROF_SIM_API simError_t simToolSetLaunchHook(simToolLaunchHook hook, void* user); /* NULL removes it */
 
-/* Waits until every stream of the agent has finished all the work it can run: each stream is empty
- * or waiting at an intercepted launch not yet completed (this one included). */
+/* Waits until no stream of the agent is executing anything and none will start anything for now:
+ * each is empty, waiting at an intercepted launch not yet resolved (this one included), or stopped
+ * by a hold of the agent. */
 GOROCPROF_SIM_API simError_t simToolDrain(int agent);
+
+/* A replay window: while an agent is held (Hold/Release nest, any thread may release), the stream
+ * workers of that agent start nothing: no kernel, copy or set, intercepted-and-enqueued or not, so no
+ * other work can land inside the window and be undone by a restore. simToolExecute still runs. Hold
+ * then Drain gives a quiet agent; work queued meanwhile runs after the last Release. */
+GOROCPROF_SIM_API simError_t simToolHoldAgent(int agent);
+GOROCPROF_SIM_API simError_t simToolReleaseAgent(int agent);
 
 /* What one execution of a launch did: timestamps and the work the kernel reported, in total and
  * per shader engine (work-group g runs on shader engine g % num_shader_engines). Instruction kinds
@@ -182,7 +190,7 @@ typedef struct simAllocationInfo
     uint64_t          serial; /* unique per process, never reused, even when the address is */
     simAllocationKind kind;
     int               agent;
-    const char*       name;   /* module global's name; NULL for simMalloc */
+    const char*       name;   /* module global's name (valid for the whole process); NULL for simMalloc */
 } simAllocationInfo;
 
 typedef void (*simToolAllocationFn)(const simAllocationInfo* allocation, void* user);

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gorocprof/gorocprof/internal/replay"
+)
+
+// needSimTool skips when the simulated tool library has not been built, unless the caller (make
+// test) demands the end-to-end tests, in which case a missing build is a failure.
+func needSimTool(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(root, "lib", "gorocprof")
+	for _, f := range []string{filepath.Join(lib, "libgorocprof_tool_sim.so"), filepath.Join(lib, "gorocprof-query-sim"),
+		filepath.Join(root, "bin", "sim-demo"), filepath.Join(root, "bin", "sim-nondet")} {
+		if _, err := os.Stat(f); err != nil {
+			if os.Getenv("GOROCPROF_REQUIRE_E2E") != "" {
+				t.Fatalf("end-to-end test needs %s (run `make`): %v", f, err)
+			}
+			t.Skipf("%s not built (run `make`); set GOROCPROF_REQUIRE_E2E=1 to make this a failure", f)
+		}
+	}
+	t.Setenv("GOROCPROF_LIB_DIR", lib)
+	return root
+}
+
+// TestCompareExitStatus runs `gorocprof compare` as main does, on the simulated agents: 0 when the
+// modes agree (sim-demo), 3 when they differ (sim-nondet dispatches another sequence every run).
+func TestCompareExitStatus(t *testing.T) {
+	clearEnv(t)
+	root := needSimTool(t)
+	compare := func(app string) (string, string, int, replay.CompareReport) {
+		report := filepath.Join(t.TempDir(), "report.json")
+		var out, errOut bytes.Buffer
+		f := NewFactory()
+		f.IO = IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+		err := Execute(context.Background(), NewRootCmd(f), []string{"compare", "--pmc", "SQ_WAVES", "SQ_INSTS_VALU", "--pmc", "SQ_INSTS_SALU",
+			"-o", report, "--", filepath.Join(root, "bin", app)})
+		PrintError(&errOut, err)
+		var rep replay.CompareReport
+		data, rerr := os.ReadFile(report)
+		if rerr == nil {
+			rerr = json.Unmarshal(data, &rep)
+		}
+		if rerr != nil {
+			t.Fatalf("compare %s: no JSON report: %v\nstderr:\n%s", app, rerr, errOut.String())
+		}
+		return out.String(), errOut.String(), ExitCode(err), rep
+	}
+	stdout, stderr, code, rep := compare("sim-demo")
+	if code != ExitOK || rep.Differences != 0 || !strings.Contains(stdout, "values agree") {
+		t.Fatalf("sim-demo: exit %d, %d differences\nstdout:\n%s\nstderr:\n%s", code, rep.Differences, stdout, stderr)
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		if stdout, stderr, code, rep = compare("sim-nondet"); code == ExitDifferences {
+			if rep.Differences == 0 || !strings.Contains(stderr, "values differ") {
+				t.Errorf("sim-nondet: exit 3 but %d differences in the report\nstderr:\n%s", rep.Differences, stderr)
+			}
+			return
+		}
+	}
+	t.Fatalf("sim-nondet: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitDifferences, stdout, stderr)
+}

@@ -1,0 +1,192 @@
+package replay
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/output"
+	"github.com/gorocprof/gorocprof/internal/records"
+)
+
+// benchDispatches is the size of the merge benchmark's fixture: dispatches per run (100k by
+// default; GOROCPROF_BENCH_DISPATCHES=1000000 for the 1M-record case).
+func benchDispatches(b *testing.B) int {
+	if s := os.Getenv("GOROCPROF_BENCH_DISPATCHES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			b.Fatalf("GOROCPROF_BENCH_DISPATCHES=%q: want a positive number", s)
+		}
+		return n
+	}
+	return 100_000
+}
+
+const (
+	benchPasses    = 2
+	benchKernels   = 8
+	benchInstances = 16 // values per counter per dispatch, as an agent with 16 SQ instances reports
+)
+
+// writeBenchRun writes one process of run `pass`: n dispatches over benchKernels kernels, each pass
+// counting two counters of benchInstances values.
+func writeBenchRun(b *testing.B, dir string, pass, n int) {
+	recDir := filepath.Join(dir, contract.RecordsDir)
+	if err := os.MkdirAll(recDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(recDir, fmt.Sprintf("%d.ndjson", 1000+pass)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := newLineWriter(f)
+	check := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	check(w.write(contract.RecHeader, contract.Header{Version: 1, PID: int64(1000 + pass), Backend: "sim", InitTime: 1, Cmdline: []string{"./app"}}))
+	check(w.write(contract.RecAgent, contract.Agent{ID: 1, Index: 0, Name: "gfx90a"}))
+	for k := 0; k < benchKernels; k++ {
+		check(w.write(contract.RecKernel, contract.Kernel{KernelID: uint64(k + 1), Name: fmt.Sprintf("_Z7kernel%dv", k), Demangled: fmt.Sprintf("kernel%d()", k), AgentID: 1}))
+	}
+	vals := make([]*float64, benchInstances)
+	for i := range vals {
+		v := float64(i * 7)
+		vals[i] = &v
+	}
+	for i := 0; i < n; i++ {
+		k := i % benchKernels
+		check(w.write(contract.RecDispatch, contract.Dispatch{DispatchID: uint64(i + 1), CorrelationID: uint64(i + 1), Pass: pass, Passes: benchPasses,
+			AgentID: 1, QueueID: 1, ThreadID: 42, KernelID: uint64(k + 1), Grid: [3]uint32{uint32(256 * (k + 1)), 1, 1}, Workgroup: [3]uint32{256, 1, 1},
+			Start: int64(2 * i), End: int64(2*i + 1),
+			Counters: []contract.CounterValue{{Name: fmt.Sprintf("A%d", pass), Values: vals}, {Name: fmt.Sprintf("B%d", pass), Values: vals}}}))
+	}
+	check(w.write(contract.RecEnd, contract.End{FiniTime: 9, Dispatches: uint64(n)}))
+	check(w.flush())
+	check(f.Close())
+}
+
+// benchCounters is the plan of the fixture: pass p reports Ap and Bp, all base counters.
+type benchCounters struct{}
+
+func (benchCounters) Requested(_, pass int) []string {
+	if pass < 0 || pass >= benchPasses {
+		return nil
+	}
+	return []string{fmt.Sprintf("A%d", pass), fmt.Sprintf("B%d", pass)}
+}
+func (benchCounters) Describe(_ int, name string) output.CounterInfo {
+	return output.CounterInfo{Name: name, Block: "SQ", Dimensions: []output.Dimension{{Name: "DIMENSION_INSTANCE", Size: benchInstances}}}
+}
+func (benchCounters) Evaluate(_ int, name string, _ map[string][]float64) ([]float64, error) {
+	return nil, fmt.Errorf("%s is not derived", name)
+}
+
+var benchFixture struct {
+	once sync.Once
+	dir  string
+	n    int
+}
+
+func benchRuns(b *testing.B) []string {
+	n := benchDispatches(b)
+	benchFixture.once.Do(func() {
+		dir, err := os.MkdirTemp("", "gorocprof-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchFixture.dir, benchFixture.n = dir, n
+		for p := 0; p < benchPasses; p++ {
+			writeBenchRun(b, filepath.Join(dir, fmt.Sprint(p)), p, n)
+		}
+	})
+	var dirs []string
+	for p := 0; p < benchPasses; p++ {
+		dirs = append(dirs, filepath.Join(benchFixture.dir, fmt.Sprint(p)))
+	}
+	return dirs
+}
+
+// peakHeap samples the live heap while fn runs.
+func peakHeap(fn func()) uint64 {
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	fn()
+	close(stop)
+	<-done
+	return peak.Load()
+}
+
+// BenchmarkMerge merges the runs into one record file: the streaming part, whose memory must not
+// grow with the number of dispatches.
+func BenchmarkMerge(b *testing.B) {
+	dirs := benchRuns(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var peak uint64
+	for i := 0; i < b.N; i++ {
+		out := b.TempDir()
+		runtime.GC()
+		peak = max(peak, peakHeap(func() {
+			rep, err := MergeRuns(dirs, out)
+			if err != nil || rep.Complete != uint64(benchFixture.n) {
+				b.Fatalf("merge: %v, %d of %d complete", err, rep.Complete, benchFixture.n)
+			}
+		}))
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(float64(benchFixture.n*benchPasses)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkMergeWrite merges the runs and writes results.json and the CSV files of the merged
+// process, the whole tail of an application replay.
+func BenchmarkMergeWrite(b *testing.B) {
+	dirs := benchRuns(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var peak uint64
+	for i := 0; i < b.N; i++ {
+		out := b.TempDir()
+		runtime.GC()
+		peak = max(peak, peakHeap(func() {
+			if _, err := MergeRuns(dirs, out); err != nil {
+				b.Fatal(err)
+			}
+			procs, err := records.ReadRunDir(out)
+			if err != nil || len(procs) != 1 {
+				b.Fatalf("reading the merged records: %v", err)
+			}
+			files, err := output.Write(output.Options{Dir: filepath.Join(out, "results"), File: "merged", Formats: []string{"json", "csv"}, KernelTrace: true},
+				procs[0], benchCounters{})
+			if err != nil || len(files) != 4 {
+				b.Fatalf("writing: %v (%d files)", err, len(files))
+			}
+		}))
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(float64(benchFixture.n*benchPasses)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}

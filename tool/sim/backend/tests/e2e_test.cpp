@@ -1,0 +1,344 @@
+// End to end: an example app of the simulated runtime with libgorocprof_tool_sim.so injected, a
+// plan written here, and the record file read back. Each case is one ctest test.
+#include "check.hpp"
+
+#include <json.hpp>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+
+using gorocprof::json::Value;
+
+namespace {
+
+// Three passes on both default agents; SQ_WAVES is in every group.
+const char* kPlan3 = R"({"version": 1, "backend": "sim", "replay_mode": "kernel", "application_pass": -1,
+ "kernel_trace": false, "filters": {"include_regex": "%INCLUDE%", "exclude_regex": "%EXCLUDE%",
+ "iteration_ranges": %RANGES%},
+ "agents": [%AGENT0%, %AGENT1%]})";
+
+const char* kAgentPasses = R"({"index": %I%, "name": "%NAME%", "passes": [
+   {"group": 0, "counters": [{"name": "SQ_WAVES", "block": "SQ", "event": 4}, {"name": "SQ_INSTS_VALU", "block": "SQ", "event": 26}]},
+   {"group": 1, "counters": [{"name": "SQ_WAVES", "block": "SQ", "event": 4}, {"name": "SQ_INSTS_SALU", "block": "SQ", "event": 27}]},
+   {"group": 2, "counters": [{"name": "SQ_WAVES", "block": "SQ", "event": 4}, {"name": "GRBM_COUNT", "block": "GRBM", "event": 0}]}]})";
+
+const char* kGroupNames[] = {"SQ_WAVES,SQ_INSTS_VALU", "SQ_WAVES,SQ_INSTS_SALU", "SQ_WAVES,GRBM_COUNT"};
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    return s;
+}
+
+struct PlanSpec {
+    std::string mode = "kernel";
+    int application_pass = -1;
+    bool kernel_trace = false;
+    std::string include, exclude, ranges = "[]";
+    bool agents = true;
+};
+
+std::string make_plan(const PlanSpec& p) {
+    std::string plan = kPlan3;
+    plan = replace_all(plan, "\"replay_mode\": \"kernel\"", "\"replay_mode\": \"" + p.mode + "\"");
+    plan = replace_all(plan, "\"application_pass\": -1", "\"application_pass\": " + std::to_string(p.application_pass));
+    plan = replace_all(plan, "\"kernel_trace\": false", p.kernel_trace ? "\"kernel_trace\": true" : "\"kernel_trace\": false");
+    plan = replace_all(plan, "%INCLUDE%", p.include);
+    plan = replace_all(plan, "%EXCLUDE%", p.exclude);
+    plan = replace_all(plan, "%RANGES%", p.ranges);
+    if (!p.agents) return replace_all(plan, "%AGENT0%, %AGENT1%", "");
+    plan = replace_all(plan, "%AGENT0%", replace_all(replace_all(kAgentPasses, "%I%", "0"), "%NAME%", "gfx90a"));
+    return replace_all(plan, "%AGENT1%", replace_all(replace_all(kAgentPasses, "%I%", "1"), "%NAME%", "gfx942"));
+}
+
+struct Run {
+    int status = -1;  // waitpid status
+    std::string out;  // stdout + stderr
+    std::string dir;
+    pid_t pid = 0;
+    std::vector<Value> records;
+    std::string raw;  // the record file as written
+};
+
+// Runs `argv` with the tool injected; `env` entries are NAME=VALUE added to a clean profiling
+// environment.
+Run run_app(const std::string& plan, std::vector<std::string> argv, std::vector<std::string> env = {}) {
+    Run r;
+    r.dir = coretest::temp_dir();
+    coretest::write_file(r.dir + "/plan.json", plan);
+    std::string out_path = r.dir + "/output.txt";
+    pid_t child = ::fork();
+    if (child == 0) {
+        ::unsetenv("GOROCPROF_PLAN");
+        ::unsetenv("GOROCPROF_SIM_AGENTS");
+        ::unsetenv("GOROCPROF_SIM_FAIL");
+        ::setenv("GOROCPROF_SIM_INJECTION_PATH", GOROCPROF_TOOL_SIM, 1);
+        ::setenv("GOROCPROF_RUN_DIR", r.dir.c_str(), 1);
+        ::setenv("GOROCPROF_CONTRACT", "1", 1);
+        ::setenv("GOROCPROF_LOG_LEVEL", "warning", 1);
+        for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
+        int fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+        std::vector<char*> args;
+        for (std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        ::execv(args[0], args.data());
+        std::perror("execv");
+        std::_Exit(127);
+    }
+    ::waitpid(child, &r.status, 0);
+    r.pid = child;
+    r.out = coretest::read_file(out_path);
+    r.raw = coretest::read_file(r.dir + "/records/" + std::to_string(child) + ".ndjson");
+    for (const std::string& line : coretest::lines_of(r.raw)) {
+        Value v;
+        std::string error;
+        if (!gorocprof::json::parse(line, &v, &error)) {
+            coretest::failure(__FILE__, __LINE__, "record line does not parse (" + error + "): " + line);
+            continue;
+        }
+        r.records.push_back(std::move(v));
+    }
+    return r;
+}
+
+bool exited_ok(const Run& r) {
+    bool ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+    if (!ok) std::fprintf(stderr, "app status %d, output:\n%s\n", r.status, r.out.c_str());
+    return ok;
+}
+
+std::string t_of(const Value& v) {
+    const Value* t = v.find("t");
+    return t != nullptr && t->is_string() ? t->as_string() : "";
+}
+
+int64_t num(const Value& v, const char* key) {
+    const Value* f = v.find(key);
+    return f != nullptr && f->is_integer() ? f->as_int() : -999;
+}
+
+std::vector<const Value*> of_type(const Run& r, const std::string& t) {
+    std::vector<const Value*> out;
+    for (const Value& v : r.records)
+        if (t_of(v) == t) out.push_back(&v);
+    return out;
+}
+
+std::string counter_names(const Value& d) {
+    std::string s;
+    const Value* cs = d.find("counters");
+    if (cs == nullptr) return s;
+    for (const Value& c : cs->items()) s += (s.empty() ? "" : ",") + c.find("name")->as_string();
+    return s;
+}
+
+// The values of one counter of a dispatch record, as text ("16,16,null").
+std::string values_of(const Value& d, const std::string& name) {
+    const Value* cs = d.find("counters");
+    if (cs == nullptr) return "(none)";
+    for (const Value& c : cs->items()) {
+        if (c.find("name")->as_string() != name) continue;
+        std::string s;
+        for (const Value& v : c.find("values")->items()) {
+            std::string one;
+            if (v.is_null()) {
+                one = "null";
+            } else {
+                gorocprof::json::append_double(one, v.as_double());
+            }
+            s += (s.empty() ? "" : ",") + one;
+        }
+        return s;
+    }
+    return "(none)";
+}
+
+std::map<int64_t, std::string> kernel_names(const Run& r) {
+    std::map<int64_t, std::string> names;
+    for (const Value* k : of_type(r, "kernel")) names[num(*k, "kernel_id")] = k->find("truncated")->as_string();
+    return names;
+}
+
+// Checks the invariants of a kernel-replay record file where every dispatch has `passes` passes:
+// the passes of one dispatch are consecutive lines 0..passes-1 with one dispatch_id, pass i carries
+// group i, the shared SQ_WAVES is identical on every pass. Returns the dispatch ids in file order.
+std::vector<int64_t> check_replayed(const Run& r, int64_t passes) {
+    std::vector<int64_t> ids;
+    std::vector<const Value*> ds = of_type(r, "dispatch");
+    CHECK(!ds.empty());
+    if (ds.size() % static_cast<size_t>(passes) != 0) {
+        coretest::failure(__FILE__, __LINE__, "dispatch lines not a multiple of the pass count");
+        return ids;
+    }
+    for (size_t i = 0; i < ds.size(); i += static_cast<size_t>(passes)) {
+        const Value& first = *ds[i];
+        int64_t id = num(first, "dispatch_id");
+        ids.push_back(id);
+        for (int64_t p = 0; p < passes; ++p) {
+            const Value& d = *ds[i + static_cast<size_t>(p)];
+            EXPECT_EQ(num(d, "dispatch_id"), id);
+            EXPECT_EQ(num(d, "pass"), p);
+            EXPECT_EQ(num(d, "passes"), passes);
+            EXPECT_EQ(num(d, "kernel_id"), num(first, "kernel_id"));
+            EXPECT_EQ(num(d, "agent_id"), num(first, "agent_id"));
+            EXPECT_EQ(counter_names(d), std::string(kGroupNames[p]));
+            EXPECT_EQ(values_of(d, "SQ_WAVES"), values_of(first, "SQ_WAVES"));
+            CHECK(num(d, "end") >= num(d, "start"));
+            CHECK(num(d, "start") > 0);
+        }
+    }
+    return ids;
+}
+
+}  // namespace
+
+TEST(e2e_demo_kernel_replay_three_passes) {
+    Run r = run_app(make_plan(PlanSpec{}), {SIM_DEMO});
+    CHECK(exited_ok(r));
+    CHECK(r.out.find("sim-demo: PASS") != std::string::npos);  // memory restored: the app's own check
+    EXPECT_EQ(t_of(r.records.front()), std::string("header"));
+    EXPECT_EQ(t_of(r.records.back()), std::string("end"));
+    EXPECT_EQ(of_type(r, "agent").size(), size_t{2});
+    std::vector<int64_t> ids = check_replayed(r, 3);
+    // Contiguous from 1, each once.
+    std::set<int64_t> unique(ids.begin(), ids.end());
+    EXPECT_EQ(unique.size(), ids.size());
+    CHECK(!unique.empty() && *unique.begin() == 1 && *unique.rbegin() == static_cast<int64_t>(ids.size()));
+    const Value& end = *of_type(r, "end").front();
+    EXPECT_EQ(num(end, "dispatches"), static_cast<int64_t>(ids.size()));
+    EXPECT_EQ(num(end, "replayed"), static_cast<int64_t>(ids.size()));
+    EXPECT_EQ(num(end, "declined"), int64_t{0});
+    // Counter values per hardware instance: 8 shader engines on gfx90a, 32 on gfx942.
+    for (const Value* d : of_type(r, "dispatch")) {
+        size_t instances = d->find("counters")->items()[0].find("values")->items().size();
+        EXPECT_EQ(instances, num(*d, "agent_id") == 1 ? size_t{8} : size_t{32});
+    }
+    CHECK(of_type(r, "decline").empty());
+    CHECK(of_type(r, "fatal").empty());
+}
+
+TEST(e2e_filters_exclude_and_iterations) {
+    PlanSpec p;
+    p.exclude = "reduce";
+    p.ranges = "[[2, 3]]";
+    Run r = run_app(make_plan(p), {SIM_DEMO});
+    CHECK(exited_ok(r));
+    CHECK(r.out.find("sim-demo: PASS") != std::string::npos);
+    std::map<int64_t, std::string> names = kernel_names(r);
+    std::vector<int64_t> ids = check_replayed(r, 3);
+    std::map<std::string, int> per_name;
+    for (const Value* d : of_type(r, "dispatch")) {
+        std::string name = names[num(*d, "kernel_id")];
+        CHECK(name.find("reduce") == std::string::npos);
+        if (num(*d, "pass") == 0) ++per_name[name];
+    }
+    // Iterations 2 and 3 of each kernel name (the demo launches each kernel 6 times: 2 agents x 3).
+    CHECK(!per_name.empty());
+    for (const auto& kv : per_name) EXPECT_EQ(kv.second, 2);
+    // Filtered dispatches consumed ids: gaps, but ascending and unique.
+    for (size_t i = 1; i < ids.size(); ++i) CHECK(ids[i] > ids[i - 1]);
+    CHECK(!ids.empty() && ids.back() > static_cast<int64_t>(ids.size()));
+}
+
+TEST(e2e_declined_snapshot_is_reported_and_app_correct) {
+    Run r = run_app(make_plan(PlanSpec{}), {SIM_DEMO}, {"GOROCPROF_SIM_FAIL=snapshot"});
+    CHECK(exited_ok(r));
+    CHECK(r.out.find("sim-demo: PASS") != std::string::npos);
+    std::vector<const Value*> ds = of_type(r, "dispatch");
+    std::vector<const Value*> declines = of_type(r, "decline");
+    CHECK(!ds.empty());
+    EXPECT_EQ(declines.size(), ds.size());  // every dispatch ran once and says why
+    for (const Value* d : ds) {
+        EXPECT_EQ(num(*d, "pass"), int64_t{0});
+        EXPECT_EQ(num(*d, "passes"), int64_t{1});
+    }
+    for (const Value* d : declines) EXPECT_EQ(d->find("reason")->as_string(), std::string("snapshot: simulated backup failure"));
+    CHECK(r.out.find("snapshot: simulated backup failure") != std::string::npos);  // and on stderr
+    const Value& end = *of_type(r, "end").front();
+    EXPECT_EQ(num(end, "declined"), static_cast<int64_t>(ds.size()));
+    EXPECT_EQ(num(end, "replayed"), int64_t{0});
+}
+
+TEST(e2e_restore_failure_is_fatal) {
+    Run r = run_app(make_plan(PlanSpec{}), {SIM_DEMO}, {"GOROCPROF_SIM_FAIL=restore@1"});
+    std::vector<const Value*> fatals = of_type(r, "fatal");
+    CHECK(!fatals.empty());
+    if (!fatals.empty()) CHECK(fatals[0]->find("message")->as_string().find("restore: simulated restore failure") != std::string::npos);
+    CHECK(r.out.find("restore: simulated restore failure") != std::string::npos);
+}
+
+TEST(e2e_crash_keeps_complete_lines_without_end) {
+    Run r = run_app(make_plan(PlanSpec{}), {SIM_CRASH});
+    CHECK(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGABRT);
+    CHECK(!r.raw.empty() && r.raw.back() == '\n');
+    CHECK(of_type(r, "end").empty());
+    std::vector<int64_t> ids = check_replayed(r, 3);
+    EXPECT_EQ(ids, (std::vector<int64_t>{1, 2, 3}));
+}
+
+TEST(e2e_bad_plan_runs_unprofiled) {
+    Run r = run_app(R"({"version": 2, "backend": "sim"})", {SIM_DEMO});
+    CHECK(exited_ok(r));
+    CHECK(r.out.find("sim-demo: PASS") != std::string::npos);
+    std::vector<const Value*> fatals = of_type(r, "fatal");
+    EXPECT_EQ(fatals.size(), size_t{1});
+    if (!fatals.empty())
+        EXPECT_EQ(fatals[0]->find("message")->as_string(),
+                  "plan " + r.dir + "/plan.json: version 2, this tool library speaks contract 1; the application runs unprofiled");
+    CHECK(of_type(r, "dispatch").empty());
+    CHECK(r.out.find("gorocprof-tool: fatal: plan " + r.dir + "/plan.json: version 2") != std::string::npos);
+}
+
+TEST(e2e_application_replay_collects_its_pass) {
+    PlanSpec p;
+    p.mode = "application";
+    p.application_pass = 1;
+    Run r = run_app(make_plan(p), {SIM_DEMO});
+    CHECK(exited_ok(r));
+    CHECK(r.out.find("sim-demo: PASS") != std::string::npos);
+    std::vector<const Value*> ds = of_type(r, "dispatch");
+    CHECK(!ds.empty());
+    std::set<int64_t> ids;
+    for (const Value* d : ds) {
+        EXPECT_EQ(num(*d, "pass"), int64_t{1});
+        EXPECT_EQ(num(*d, "passes"), int64_t{3});
+        EXPECT_EQ(counter_names(*d), std::string(kGroupNames[1]));
+        ids.insert(num(*d, "dispatch_id"));
+    }
+    EXPECT_EQ(ids.size(), ds.size());
+}
+
+TEST(e2e_kernel_trace_only) {
+    PlanSpec p;
+    p.mode = "none";
+    p.kernel_trace = true;
+    p.agents = false;
+    Run r = run_app(make_plan(p), {SIM_DEMO});
+    CHECK(exited_ok(r));
+    std::vector<const Value*> ds = of_type(r, "dispatch");
+    CHECK(!ds.empty());
+    for (const Value* d : ds) {
+        EXPECT_EQ(num(*d, "passes"), int64_t{1});
+        CHECK(d->find("counters") == nullptr);
+        CHECK(num(*d, "end") >= num(*d, "start"));
+    }
+    CHECK(of_type(r, "warning").empty());  // no counters asked for: no agent is "missing"
+}
+
+TEST(e2e_many_threads_kernel_replay) {
+    Run r = run_app(make_plan(PlanSpec{}), {SIM_MANY, "200", "--threads", "4"});
+    CHECK(exited_ok(r));
+    CHECK(r.out.find("sim-many: PASS") != std::string::npos);
+    std::vector<int64_t> ids = check_replayed(r, 3);
+    std::set<int64_t> unique(ids.begin(), ids.end());
+    EXPECT_EQ(unique.size(), ids.size());
+    CHECK(!unique.empty() && *unique.begin() == 1 && *unique.rbegin() == static_cast<int64_t>(ids.size()));
+}

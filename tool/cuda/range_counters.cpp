@@ -23,9 +23,10 @@ void RangeCounters::disable() {
 PortStatus RangeCounters::enable() {
     if (profiler_) return PortStatus::success();
     if (chip_.empty()) return PortStatus::failure("cuptiDeviceGetChipName", "the device's chip has no name in CUPTI");
-    // Availability must be read before the profiler holds the context.
-    PortStatus st = counter_availability(ctx_, &availability_);
-    if (!st.ok) return st;
+    // Availability must be read before the profiler holds the context. It does not change while the
+    // process runs, and reading it is a heavy driver call, so a re-enable reuses the first image.
+    PortStatus st;
+    if (availability_.empty() && !(st = counter_availability(ctx_, &availability_)).ok) return st;
     CUpti_RangeProfiler_Enable_Params p{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     p.ctx = ctx_;
     st = cupti(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
@@ -62,6 +63,37 @@ PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std:
     return PortStatus::success();
 }
 
+void RangeCounters::plan_union(const std::vector<core::PlanPass>& passes) {
+    union_.clear();
+    union_usable_ = UnionState::Unknown;
+    for (const core::PlanPass& pass : passes)
+        for (const core::PlanCounter& c : pass.counters) {
+            bool seen = false;
+            for (const core::PlanCounter& u : union_) seen = seen || u.name == c.name;
+            if (!seen) union_.push_back(c);
+        }
+    if (passes.size() < 2) union_usable_ = UnionState::Unusable;
+}
+
+// Which configuration measures `group`: the union of every pass's counters when that fits one
+// hardware pass (so consecutive replay passes never switch configuration, the expensive step), else
+// the group itself.
+const Group* RangeCounters::config_for(const Group* group) {
+    if (union_usable_ == UnionState::Unknown) {
+        union_usable_ = UnionState::Unusable;
+        GroupState* us = nullptr;
+        if (!union_.empty() && group_state(&union_, &us, nullptr).ok && us->passes == 1)
+            union_usable_ = UnionState::Usable;
+    }
+    if (union_usable_ != UnionState::Usable) return group;
+    for (const core::PlanCounter& c : *group) {
+        bool found = false;
+        for (const core::PlanCounter& u : union_) found = found || u.name == c.name;
+        if (!found) return group;
+    }
+    return &union_;
+}
+
 PortStatus RangeCounters::arm(const Group* group, std::string* note) {
     armed_ = nullptr;
     armed_state_ = nullptr;
@@ -70,14 +102,18 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note) {
         const char* v = std::getenv("GOROCPROF_CUDA_REENABLE_ON_SWITCH");
         return v && *v == '0';
     }();
-    if (!keep_object && last_group_ && last_group_ != group) disable();
-    last_group_ = group;
     PortStatus st = enable();
     if (!st.ok) return st;
+    const Group* config = config_for(group);
+    if (!keep_object && last_group_ && last_group_ != config) {
+        disable();
+        if (!(st = enable()).ok) return st;
+    }
+    last_group_ = config;
     GroupState* gs = nullptr;
-    if (!(st = group_state(group, &gs, note)).ok) return st;
+    if (!(st = group_state(config, &gs, note)).ok) return st;
 
-    if (counter_data_group_ != group) {
+    if (counter_data_group_ != config) {
         CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
         size.pRangeProfilerObject = profiler_;
         size.pMetricNames = gs->names.data();
@@ -87,7 +123,7 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note) {
         st = cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
         if (!st.ok) return st;
         counter_data_.assign(size.counterDataSize, 0);
-        counter_data_group_ = group;
+        counter_data_group_ = config;
     }
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
@@ -185,9 +221,13 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     out->clear();
     out->reserve(group->size());
     for (size_t i = 0; i < group->size(); ++i) {
+        // The configuration may hold more metrics than the group (the union): report the group's.
+        double v = std::numeric_limits<double>::quiet_NaN();
+        for (size_t j = 0; j < gs->names.size(); ++j)
+            if ((*group)[i].name == gs->names[j]) v = values[j];
         core::CounterSample s;
         s.counter = &(*group)[i];
-        s.values.push_back(values[i]);
+        s.values.push_back(v);
         out->push_back(std::move(s));
     }
     if (info.numTotalRanges == 0)

@@ -39,6 +39,9 @@ public:
     // disarms. Stops first when stop() was not called. No-op when nothing is armed.
     PortStatus collect(std::vector<core::CounterSample>* out);
     const Group* armed() const { return armed_; }
+    // The passes planned for this context's device: when all their counters fit one hardware pass
+    // together, every replay pass measures that union and reports its own group.
+    void plan_union(const std::vector<core::PlanPass>& passes);
 
     // Turns the context's profiler off before the context goes away.
     void disable();
@@ -54,6 +57,10 @@ private:
     };
     PortStatus enable();
     PortStatus group_state(const Group* group, GroupState** out, std::string* note);
+    const Group* config_for(const Group* group);
+    enum class UnionState { Unknown, Usable, Unusable };
+    Group union_;
+    UnionState union_usable_ = UnionState::Unusable;
 
     CUcontext ctx_;
     std::string chip_;

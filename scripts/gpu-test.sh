@@ -63,7 +63,9 @@ NCU_VERSION=$(ncu --version 2>/dev/null | tail -1)
 "$QUERY" agents >"$OUT/h200-agents.json" 2>>"$LOG" || say "query agents failed"
 AGENT_NAME=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["agents"][0]["name"])' "$OUT/h200-agents.json")
 say "agent 0 is \"$AGENT_NAME\""
+t=$(date +%s%N)
 "$QUERY" metrics --agent 0 >"$WORK/metrics-full.json" 2>>"$LOG" || say "query metrics failed"
+say "gorocprof-query-cuda metrics took $(ms_since $t) ms"
 python3 - "$WORK/metrics-full.json" "$OUT/h200-metrics.json" <<'PY' | tee -a "$LOG"
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -103,9 +105,43 @@ run_replay() { # run_replay DIR CMD... : the command under the tool library, ker
         CUDA_INJECTION64_PATH="$TOOL" "$@"
 }
 
+# check_cli RESULTS_JSON: the front end's results.json holds passes 0..P-1 once per dispatch, every
+# value present.
+check_cli() {
+    python3 - "$1" "$PASSES" <<'PY' 2>&1 | tail -1
+import json, sys, collections
+try:
+    doc = json.load(open(sys.argv[1]))["rocprofiler-sdk-tool"][0]
+except Exception as e:
+    print("no results.json (%s)" % type(e).__name__); sys.exit(0)
+want = set(range(int(sys.argv[2])))
+passes = collections.defaultdict(list)
+bad = 0
+for r in doc["callback_records"]["counter_collection"]:
+    passes[r["dispatch_data"]["dispatch_info"]["dispatch_id"]].append(r.get("replay_pass"))
+    bad += sum(1 for v in r["records"] if v.get("value") is None)
+wrong = [d for d, p in passes.items() if sorted(p) != sorted(want)]
+print("results.json: %d dispatches, %d with passes other than 0..%d, %d empty values" % (len(passes), len(wrong), len(want) - 1, bad))
+PY
+}
+
 ROWS=()
 FAILED=0
-row() { ROWS+=("$*"); }
+# The table is rewritten after every row, so a run cut short by a time limit still leaves its results.
+write_table() {
+    {
+        echo "# gorocprof CUDA backend on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+        echo
+        echo "Command: \`scripts/gpu-test.sh\` (from the repository root). $(date -u +%Y-%m-%dT%H:%MZ); $NCU_VERSION."
+        echo "Kernel replay with $PASSES groups: {$G0} {$G1} {$G2}; passes per group from gorocprof-query-cuda:$PASSES_Q."
+        echo "ncu: \`ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics $ALL\`."
+        echo
+        echo "| app | result | unprofiled rc / wall | kernel replay rc / wall | ncu rc / wall | dispatches | pass records | same value on every pass | metric values equal to ncu | problems | bin/gorocprof |"
+        echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        for r in "${ROWS[@]}"; do echo "$r"; done
+    } >"$OUT/gpu-test.md"
+}
+row() { ROWS+=("$*"); write_table; }
 
 # ---- CUDA test apps --------------------------------------------------------------------------
 for app in $APPS; do
@@ -123,9 +159,12 @@ for app in $APPS; do
     cli="-"
     if [ -x "$ROOT/bin/gorocprof" ]; then
         t=$(date +%s%N)
-        "$ROOT/bin/gorocprof" --pmc ${G0/,/ } --pmc ${G1/,/ } --pmc ${G2/,/ } --replay-mode kernel \
+        timeout 240 "$ROOT/bin/gorocprof" --pmc ${G0/,/ } --pmc ${G1/,/ } --pmc ${G2/,/ } --replay-mode kernel \
             --kernel-replay-beta-enabled -d "$WORK/$app-cli" -o "$app" -- "$exe" >"$WORK/$app.cli.txt" 2>&1
-        cli="rc $? / $(ms_since $t) ms"
+        rc_cli=$?
+        cli="rc $rc_cli / $(ms_since $t) ms / $(check_cli "$WORK/$app-cli/${app}_results.json")"
+        tail -4 "$WORK/$app.cli.txt" >>"$LOG"
+        if [ $rc_cli -ne 0 ]; then FAILED=1; fi
     fi
     summary=$(python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
@@ -165,16 +204,6 @@ fi
 
 # ---- results ---------------------------------------------------------------------------------
 (cd "$WORK" && tar czf "$OUT/gpu-test-work.tgz" --exclude='*.pt' . 2>/dev/null)
-{
-    echo "# gorocprof CUDA backend on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
-    echo
-    echo "Command: \`scripts/gpu-test.sh\` (from the repository root). $(date -u +%Y-%m-%dT%H:%MZ); $NCU_VERSION."
-    echo "Kernel replay with $PASSES groups: {$G0} {$G1} {$G2}; passes per group from gorocprof-query-cuda:$PASSES_Q."
-    echo "ncu: \`ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics $ALL\`."
-    echo
-    echo "| app | result | unprofiled rc / wall | kernel replay rc / wall | ncu rc / wall | dispatches | pass records | same value on every pass | metric values equal to ncu | problems | bin/gorocprof |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    for r in "${ROWS[@]}"; do echo "$r"; done
-} >"$OUT/gpu-test.md"
+write_table
 cat "$OUT/gpu-test.md"
 exit $FAILED

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -105,4 +106,34 @@ func exitsCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
 	}
+}
+
+// TestScriptE2E runs testdata/script-e2e/*.txtar: the real program against the simulated agents'
+// tool library and example apps that `make` builds into lib/gorocprof and bin. Without that build it
+// skips, unless GOROCPROF_REQUIRE_E2E is set (make test), where a missing build is a failure.
+func TestScriptE2E(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, bin := filepath.Join(root, "lib", "gorocprof"), filepath.Join(root, "bin")
+	for _, f := range []string{filepath.Join(lib, "libgorocprof_tool_sim.so"), filepath.Join(bin, "sim-demo")} {
+		if _, err := os.Stat(f); err != nil {
+			if os.Getenv("GOROCPROF_REQUIRE_E2E") != "" {
+				t.Fatalf("the end-to-end scripts need %s (run `make`): %v", f, err)
+			}
+			t.Skipf("%s not built (run `make`)", f)
+		}
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "../../testdata/script-e2e",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("GOROCPROF_LIB_DIR", lib)
+			env.Setenv("BIN", bin)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits": exitsCmd,
+		},
+	})
 }

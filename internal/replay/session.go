@@ -19,26 +19,28 @@ type Session struct {
 }
 
 // OpenSession chooses the backend (resolving auto against the application, when one is given), asks
-// its query helper for the agents and builds each agent's catalog.
-func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
+// its query helper for the agents and builds each agent's catalog. groups, when known, lets a backend
+// whose pass counts come from the hardware ask its questions ahead, all at once.
+func OpenSession(ctx context.Context, backend, app string, groups []counters.Group) (*Session, error) {
 	libDir, err := launch.LibDir()
 	if err != nil {
 		return nil, err
 	}
-	b, err := chooseBackend(ctx, backend, app, libDir)
+	b, list, err := chooseBackend(ctx, backend, app, libDir)
 	if err != nil {
 		return nil, err
 	}
-	list, err := agents.Query(ctx, b.QueryHelper)
-	if err != nil {
-		return nil, fmt.Errorf("listing the agents of backend %s: %w", b.Name, err)
+	if list == nil {
+		if list, err = agents.Query(ctx, b.QueryHelper); err != nil {
+			return nil, fmt.Errorf("listing the agents of backend %s: %w", b.Name, err)
+		}
 	}
 	if len(list) == 0 {
 		return nil, fmt.Errorf("backend %s reports no agents", b.Name)
 	}
 	s := &Session{Backend: b, Agents: list}
 	for _, a := range list {
-		cat, err := catalogFor(ctx, b, a)
+		cat, err := catalogFor(ctx, b, a, groups)
 		if err != nil {
 			return nil, err
 		}
@@ -48,20 +50,23 @@ func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 }
 
 // chooseBackend resolves --backend. auto: an app that links the simulated runtime runs on the
-// simulated agents; otherwise the CUDA backend when its files exist and it sees a GPU.
-func chooseBackend(ctx context.Context, name, app, libDir string) (launch.Backend, error) {
+// simulated agents; otherwise the CUDA backend when its files exist and it sees a GPU. The agents are
+// returned when finding the backend already listed them (nil otherwise).
+func chooseBackend(ctx context.Context, name, app, libDir string) (launch.Backend, []contract.Agent, error) {
 	if name != launch.BackendAuto && name != "" {
-		return launch.FindBackend(name, libDir)
+		b, err := launch.FindBackend(name, libDir)
+		return b, nil, err
 	}
 	if app != "" {
 		if path, err := launch.Resolve(app); err == nil && launch.LinksSimRuntime(path) {
-			return launch.FindBackend(launch.BackendSim, libDir)
+			b, err := launch.FindBackend(launch.BackendSim, libDir)
+			return b, nil, err
 		}
 	}
 	cuda, cudaErr := launch.FindBackend(launch.BackendCUDA, libDir)
 	if cudaErr == nil {
 		if list, err := agents.Query(ctx, cuda.QueryHelper); err == nil && len(list) > 0 {
-			return cuda, nil
+			return cuda, list, nil
 		} else if err != nil {
 			cudaErr = err
 		} else {
@@ -71,10 +76,10 @@ func chooseBackend(ctx context.Context, name, app, libDir string) (launch.Backen
 	if app == "" {
 		// Nothing to profile yet (avail, plan): the simulated agents are always there.
 		if sim, err := launch.FindBackend(launch.BackendSim, libDir); err == nil {
-			return sim, nil
+			return sim, nil, nil
 		}
 	}
-	return launch.Backend{}, fmt.Errorf("%w auto: no usable backend for %s (CUDA: %v); pass --backend sim for apps of the simulated agent",
+	return launch.Backend{}, nil, fmt.Errorf("%w auto: no usable backend for %s (CUDA: %v); pass --backend sim for apps of the simulated agent",
 		launch.ErrBackend, orDash(app), cudaErr)
 }
 
@@ -86,14 +91,20 @@ func orDash(s string) string {
 }
 
 // catalogFor builds the counter catalog of one agent.
-func catalogFor(ctx context.Context, b launch.Backend, a contract.Agent) (*counters.Catalog, error) {
+func catalogFor(ctx context.Context, b launch.Backend, a contract.Agent, groups []counters.Group) (*counters.Catalog, error) {
 	switch b.Name {
 	case launch.BackendCUDA:
+		// Each helper call initialises CUDA and CUPTI (most of a second): ask the pass counts the
+		// planner will need while the catalog is being read, concurrently.
+		oracle := agents.PassesOracle(ctx, b.QueryHelper, a.Index)
+		answers := make(chan *passCache, 1)
+		go func() { answers <- prefetchPasses(oracle, candidateSets(groups)) }()
 		reply, err := agents.QueryMetrics(ctx, b.QueryHelper, a.Index)
+		cache := <-answers
 		if err != nil {
 			return nil, fmt.Errorf("reading the metrics of agent %d (%s): %w", a.Index, a.Name, err)
 		}
-		return counters.NewNVIDIA(reply.Chip, reply.Metrics, agents.PassesOracle(ctx, b.QueryHelper, a.Index)), nil
+		return counters.NewNVIDIA(reply.Chip, reply.Metrics, cache.oracle(oracle)), nil
 	default:
 		cat, err := counters.LoadAMD(strings.ToLower(a.Name))
 		if err != nil {

@@ -15,6 +15,11 @@ OUT=${OUT:-$ROOT/out/gpu-test}
 WORK=${GPU_TEST_WORK:-/tmp/gorocprof-gpu-test}
 JOBS=${JOBS:-$(nproc)}
 APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm"}
+# What to run: apps (record-level checks, ncu, front end), torch (bitwise PyTorch check), compare
+# (gorocprof compare: kernel replay against application replay on CUDA test apps).
+SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare"}
+COMPARE_APPS=${GPU_TEST_COMPARE_APPS:-"saxpy many_launches"}
+want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT"
 rm -rf "$WORK" && mkdir -p "$WORK"
 LOG=$OUT/gpu-test.log
@@ -144,6 +149,7 @@ write_table() {
 row() { ROWS+=("$*"); write_table; }
 
 # ---- CUDA test apps --------------------------------------------------------------------------
+want apps || APPS=""
 for app in $APPS; do
     exe=$ROOT/bin/cuda-$app
     say "app $app"
@@ -178,7 +184,7 @@ print("%d | %d | %s | %d/%d | %s" % (d["dispatches"], d["pass_lines"], "yes" if 
 done
 
 # ---- PyTorch ---------------------------------------------------------------------------------
-if [ "${GPU_TEST_TORCH:-1}" = 1 ]; then
+if want torch; then
 say "pytorch workload"
 W=tool/cuda/tests/torch_workload.py
 t=$(date +%s%N); python3 $W "$WORK/torch-plain.pt" >"$WORK/torch.plain.txt" 2>&1; rc_p=$?; t_p=$(ms_since $t)
@@ -202,8 +208,35 @@ if [ $rc_p -ne 0 ] || [ $rc_r -ne 0 ]; then ok=FAIL; FAILED=1; fi
 row "| pytorch ($cmp_txt) | $ok | $rc_p / $t_p ms | $rc_r / $t_r ms | $rc_n / $t_n ms | $summary | - |"
 fi
 
+# ---- compare: kernel replay against application replay ----------------------------------------
+CROWS=()
+if want compare && [ -x "$ROOT/bin/gorocprof" ]; then
+    for app in $COMPARE_APPS; do
+        say "compare $app"
+        "$ROOT/bin/gorocprof" compare --pmc ${G0/,/ } --pmc ${G1/,/ } --pmc ${G2/,/ } -o "$WORK/compare-$app.json" \
+            -- "$ROOT/bin/cuda-$app" >"$WORK/compare-$app.txt" 2>"$WORK/compare-$app.err"
+        rc=$?
+        [ $rc -eq 0 ] || FAILED=1
+        tail -25 "$WORK/compare-$app.txt" | tee -a "$LOG"
+        verdict=$(grep -E "values agree|differ" "$WORK/compare-$app.txt" | tail -1)
+        walls=$(grep -E "^wall time" "$WORK/compare-$app.txt" | tail -1)
+        CROWS+=("| $app | $rc | $verdict | $walls |")
+    done
+    {
+        echo "# gorocprof compare on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+        echo
+        echo "Command: \`bin/gorocprof compare --pmc ${G0/,/ } --pmc ${G1/,/ } --pmc ${G2/,/ } -o compare-APP.json -- bin/cuda-APP\`"
+        echo "(from \`scripts/gpu-test.sh\`, $(date -u +%Y-%m-%dT%H:%MZ)); exit status 0 = every value agrees, 3 = something differs."
+        echo
+        echo "| app | exit status | verdict | wall time of each mode |"
+        echo "| --- | --- | --- | --- |"
+        for r in "${CROWS[@]}"; do echo "$r"; done
+    } >"$OUT/gpu-compare.md"
+    cat "$OUT/gpu-compare.md"
+fi
+
 # ---- results ---------------------------------------------------------------------------------
-(cd "$WORK" && tar czf "$OUT/gpu-test-work.tgz" --exclude='*.pt' . 2>/dev/null)
-write_table
-cat "$OUT/gpu-test.md"
+(cd "$WORK" && tar czf "$OUT/gpu-test-work.tgz" --exclude='*.pt' --exclude='metrics-full.json' . 2>/dev/null)
+[ ${#ROWS[@]} -eq 0 ] || write_table
+[ ${#ROWS[@]} -eq 0 ] || cat "$OUT/gpu-test.md"
 exit $FAILED

@@ -20,7 +20,7 @@ func wire(f *Factory) {
 // availFromSession asks the backend's query helper for its agents and lists each one's catalog with
 // that agent's dimension sizes.
 func availFromSession(ctx context.Context, backend string) ([]AgentCounters, error) {
-	sess, err := replay.OpenSession(ctx, backend, "", nil)
+	sess, err := replay.OpenSession(ctx, backend, "")
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func availFromSession(ctx context.Context, backend string) ([]AgentCounters, err
 
 // planFromSession plans the groups on the backend's agents and keeps what the plan command shows.
 func planFromSession(ctx context.Context, backend string, groups []counters.Group) ([]AgentPlan, error) {
-	sess, err := replay.OpenSession(ctx, backend, "", groups)
+	sess, err := replay.OpenSession(ctx, backend, "")
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,9 @@ func CheckPasses(ds []contract.Dispatch) []string {
 // MissingPasses lists the dispatches that lack some pass index in 0..passes-1, as a kernel-replay
 // run must have them all. Declined dispatches ran once on purpose and are not listed.
 func (p *Process) MissingPasses() []string {
+	if p.Streamed {
+		return p.streamedMissingPasses()
+	}
 	declined := map[uint64]bool{}
 	for _, d := range p.Declines {
 		declined[d.DispatchID] = true

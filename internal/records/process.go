@@ -3,8 +3,6 @@ package records
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
@@ -15,13 +13,18 @@ type Process struct {
 	Header     contract.Header
 	Agents     []contract.Agent           // file order
 	Kernels    map[uint64]contract.Kernel // by kernel_id
-	Dispatches []contract.Dispatch        // file order: passes of a dispatch are consecutive
+	Dispatches []contract.Dispatch        // file order: passes of a dispatch are consecutive; nil when Streamed
 	Declines   []contract.Decline
 	Warnings   []string
 	Fatals     []string
 	End        *contract.End // nil when the process did not exit normally
 	Truncated  bool          // the last line was incomplete and was ignored
 	Problems   []string      // inconsistencies found while reading; the data is kept
+	// Streamed says the dispatches were checked but not kept (ScanProcess): EachLogical reads them
+	// from Path.
+	Streamed   bool
+	passCounts map[uint64]int  // Streamed: the largest pass count per agent id
+	missing    []missingPasses // Streamed: dispatches lacking passes, declined ones included
 }
 
 // Ended reports whether the process wrote its end record, i.e. exited normally.
@@ -55,34 +58,13 @@ func ReadProcess(path string) (*Process, error) {
 
 // ReadRunDir reads every records/*.ndjson file of a run directory, ordered by process id.
 func ReadRunDir(runDir string) ([]*Process, error) {
-	dir := filepath.Join(runDir, contract.RecordsDir)
-	paths, err := filepath.Glob(filepath.Join(dir, "*.ndjson"))
-	if err != nil {
-		return nil, fmt.Errorf("listing records in %s: %w", dir, err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("listing records: %w", err)
-	}
-	procs := make([]*Process, 0, len(paths))
-	for _, path := range paths {
-		p, err := ReadProcess(path)
-		if err != nil {
-			return nil, err
-		}
-		procs = append(procs, p)
-	}
-	sort.SliceStable(procs, func(i, j int) bool {
-		if procs[i].Header.PID != procs[j].Header.PID {
-			return procs[i].Header.PID < procs[j].Header.PID
-		}
-		return procs[i].Path < procs[j].Path
-	})
-	return procs, nil
+	return readRunDir(runDir, ReadProcess)
 }
 
 type collector struct {
 	p      *Process
 	agents map[uint64]bool
+	stream *passChecker // set by ScanProcess: dispatches are checked on the way, not kept
 }
 
 func (c *collector) problem(line int, format string, args ...any) {
@@ -117,6 +99,11 @@ func (c *collector) add(rec Record) error {
 		p.Kernels[k.KernelID] = k
 	case contract.RecDispatch:
 		c.checkDispatch(rec.Line, rec.Dispatch)
+		if c.stream != nil {
+			c.stream.add(rec.Dispatch)
+			p.passCounts[rec.Dispatch.AgentID] = max(p.passCounts[rec.Dispatch.AgentID], rec.Dispatch.Passes)
+			return nil
+		}
 		p.Dispatches = append(p.Dispatches, *rec.Dispatch)
 	case contract.RecDecline:
 		p.Declines = append(p.Declines, *rec.Decline)

@@ -28,7 +28,7 @@ var ErrIncomplete = errors.New("profiling incomplete")
 // application replay the story repeats once per pass and ends with a merge (application.go).
 func Run(ctx context.Context, req Request) (Result, error) {
 	stdout, stderr := writerOr(req.Stdout, os.Stdout), writerOr(req.Stderr, os.Stderr)
-	sess, err := OpenSession(ctx, req.Backend, req.App, req.Groups)
+	sess, err := OpenSession(ctx, req.Backend, req.App)
 	if err != nil {
 		return Result{}, err
 	}

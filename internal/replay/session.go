@@ -19,9 +19,8 @@ type Session struct {
 }
 
 // OpenSession chooses the backend (resolving auto against the application, when one is given), asks
-// its query helper for the agents and builds each agent's catalog. groups, when known, lets a backend
-// whose pass counts come from the hardware ask its questions ahead, all at once.
-func OpenSession(ctx context.Context, backend, app string, groups []counters.Group) (*Session, error) {
+// its query helper for the agents and builds each agent's catalog.
+func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 	libDir, err := launch.LibDir()
 	if err != nil {
 		return nil, err
@@ -40,7 +39,7 @@ func OpenSession(ctx context.Context, backend, app string, groups []counters.Gro
 	}
 	s := &Session{Backend: b, Agents: list}
 	for _, a := range list {
-		cat, err := catalogFor(ctx, b, a, groups)
+		cat, err := catalogFor(ctx, b, a)
 		if err != nil {
 			return nil, err
 		}
@@ -91,20 +90,16 @@ func orDash(s string) string {
 }
 
 // catalogFor builds the counter catalog of one agent.
-func catalogFor(ctx context.Context, b launch.Backend, a contract.Agent, groups []counters.Group) (*counters.Catalog, error) {
+func catalogFor(ctx context.Context, b launch.Backend, a contract.Agent) (*counters.Catalog, error) {
 	switch b.Name {
 	case launch.BackendCUDA:
-		// Each helper call initialises CUDA and CUPTI (most of a second): ask the pass counts the
-		// planner will need while the catalog is being read, concurrently.
-		oracle := agents.PassesOracle(ctx, b.QueryHelper, a.Index)
-		answers := make(chan *passCache, 1)
-		go func() { answers <- prefetchPasses(oracle, candidateSets(groups)) }()
+		// Helper calls run one at a time: CUPTI's profiler host serves one process per device at a
+		// time (a concurrent call fails with CUPTI_ERROR_HARDWARE_BUSY, seen on the H200).
 		reply, err := agents.QueryMetrics(ctx, b.QueryHelper, a.Index)
-		cache := <-answers
 		if err != nil {
 			return nil, fmt.Errorf("reading the metrics of agent %d (%s): %w", a.Index, a.Name, err)
 		}
-		return counters.NewNVIDIA(reply.Chip, reply.Metrics, cache.oracle(oracle)), nil
+		return counters.NewNVIDIA(reply.Chip, reply.Metrics, agents.PassesOracle(ctx, b.QueryHelper, a.Index)), nil
 	default:
 		cat, err := counters.LoadAMD(strings.ToLower(a.Name))
 		if err != nil {

@@ -56,6 +56,19 @@ void dim3(std::string& out, const char* k, const gorocprof_dim3_t& d) {
     out.push_back(']');
 }
 
+// `{"name":value,...}` of (name, value) pairs, in their order.
+template <typename Pairs, typename WriteValue>
+void append_object(std::string& out, const Pairs& pairs, WriteValue write_value) {
+    out.push_back('{');
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        if (i) out.push_back(',');
+        append_string(out, pairs[i].first);
+        out.push_back(':');
+        write_value(out, pairs[i].second);
+    }
+    out.push_back('}');
+}
+
 }  // namespace
 
 void append_header(std::string& out, const Header& h) {
@@ -84,23 +97,10 @@ void append_agent(std::string& out, const AgentInfo& a) {
     kvs(out, "vendor", a.vendor);
     kvs(out, "type", a.type);
     key(out, "props");
-    out.push_back('{');
-    for (size_t i = 0; i < a.props.size(); ++i) {
-        if (i) out.push_back(',');
-        append_string(out, a.props[i].first);
-        out.push_back(':');
-        append_int(out, a.props[i].second);
-    }
-    out.push_back('}');
+    append_object(out, a.props, [](std::string& o, int64_t v) { append_int(o, v); });
     key(out, "strings");
-    out.push_back('{');
-    for (size_t i = 0; i < a.strings.size(); ++i) {
-        if (i) out.push_back(',');
-        append_string(out, a.strings[i].first);
-        out.push_back(':');
-        append_string(out, a.strings[i].second);
-    }
-    out.append("}}\n");
+    append_object(out, a.strings, [](std::string& o, const std::string& v) { append_string(o, v); });
+    out.append("}\n");
 }
 
 void append_kernel(std::string& out, const KernelRef& k, const KernelDesc& d) {

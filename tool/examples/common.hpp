@@ -89,4 +89,17 @@ inline bool check_all(const uint32_t* data, uint32_t n, uint32_t expected, const
     return ok;
 }
 
+// The work sim-crash, sim-exit and sim-signal do before they end abnormally: `times` launches of
+// increment over a fresh zeroed buffer of n elements on the default stream, then the check. The buffer
+// stays allocated, as an app that dies holding memory would leave it.
+inline bool increment_and_check(uint32_t n, uint32_t times) {
+    simKernel_t inc = register_increment();
+    uint32_t* data = nullptr;
+    SIM_CHECK(simMalloc(reinterpret_cast<void**>(&data), n * sizeof(uint32_t)));
+    SIM_CHECK(simMemset(data, 0, n * sizeof(uint32_t)));
+    for (uint32_t i = 0; i < times; ++i) launch_increment(inc, data, n, nullptr);
+    SIM_CHECK(simDeviceSynchronize());
+    return check_all(data, n, times, "data");
+}
+
 }  // namespace examples

@@ -17,14 +17,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "sim-signal: unknown signal '%s' (use term or kill)\n", how);
         return 2;
     }
-    simKernel_t inc = register_increment();
-    const uint32_t n = 512;
-    uint32_t* data = nullptr;
-    SIM_CHECK(simMalloc(reinterpret_cast<void**>(&data), n * sizeof(uint32_t)));
-    SIM_CHECK(simMemset(data, 0, n * sizeof(uint32_t)));
-    for (int i = 0; i < 2; ++i) launch_increment(inc, data, n, nullptr);
-    SIM_CHECK(simDeviceSynchronize());
-    if (!check_all(data, n, 2, "data")) return 1;
+    if (!increment_and_check(512, 2)) return 1;
     std::printf("sim-signal: 2 kernels done and checked; raising SIG%s\n", sig == SIGTERM ? "TERM" : "KILL");
     std::fflush(stdout);
     std::raise(sig);

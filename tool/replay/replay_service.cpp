@@ -42,9 +42,11 @@ struct ServiceState {
     DiagnosticSink sink;  // empty: print to stderr
 };
 
+// Never freed, on purpose: a function-local static would be destroyed at exit() while threads the
+// app did not join may still dispatch through it (locks, sink). The OS reclaims it with the process.
 ServiceState& state() {
-    static ServiceState s;
-    return s;
+    static ServiceState* s = new ServiceState;
+    return *s;
 }
 
 void print_diagnostic(bool fatal, const std::string& message) {

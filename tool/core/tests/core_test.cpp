@@ -1,6 +1,7 @@
 // Core as a backend sees it: each case initialises core in its own process (ctest runs one case per
 // process) with a plan in a fresh run directory, and reads the record file back.
 #include "check.hpp"
+#include "files.hpp"
 
 #include <core.hpp>
 #include <core_internal.hpp>
@@ -58,13 +59,13 @@ std::string records_path(pid_t pid = ::getpid()) { return g_dir + "/records/" + 
 
 // Writes the plan, sets the environment and initialises core; agents are registered as ids 1..4.
 bool start(const Setup& s = Setup{}, const char* plan_template = kPlan) {
-    if (g_dir.empty()) g_dir = coretest::temp_dir();
+    if (g_dir.empty()) g_dir = check::temp_dir();
     std::string plan = plan_template;
     plan = replace(plan, "%MODE%", s.mode);
     plan = replace(plan, "%APP%", std::to_string(s.application_pass));
     plan = replace(plan, "%INCLUDE%", s.include);
     plan = replace(plan, "%RANGES%", s.ranges);
-    coretest::write_file(g_dir + "/plan.json", plan);
+    check::write_file(g_dir + "/plan.json", plan);
     ::setenv("GOROCPROF_RUN_DIR", g_dir.c_str(), 1);
     ::setenv("GOROCPROF_CONTRACT", "1", 1);
     ::setenv("GOROCPROF_LOG_LEVEL", "error", 1);
@@ -89,11 +90,11 @@ void register_agents() {
 
 std::vector<Value> read_records(pid_t pid = ::getpid()) {
     std::vector<Value> out;
-    for (const std::string& line : coretest::lines_of(coretest::read_file(records_path(pid)))) {
+    for (const std::string& line : check::lines_of(check::read_file(records_path(pid)))) {
         Value v;
         std::string error;
         if (!gorocprof::json::parse(line, &v, &error)) {
-            coretest::failure(__FILE__, __LINE__, "record line does not parse: " + error + ": " + line);
+            check::fail(__FILE__, __LINE__, "record line does not parse: " + error + ": " + line);
             continue;
         }
         out.push_back(std::move(v));
@@ -230,7 +231,7 @@ gorocprof_callback_tracing_record_t pass_record(gorocprof_callback_tracing_kerne
 
 }  // namespace
 
-TEST(core_pass_count_per_agent) {
+TEST_CASE(core_pass_count_per_agent) {
     CHECK(start());
     register_agents();
     gorocprof_kernel_dispatch_info_t info{};
@@ -254,18 +255,18 @@ TEST(core_pass_count_per_agent) {
     CHECK(payload.replay_continue == nullptr);
 }
 
-TEST(core_pass_i_collects_group_i) {
+TEST_CASE(core_pass_i_collects_group_i) {
     CHECK(start());
     register_agents();
     Core& core = Core::instance();
-    EXPECT_EQ(published_pass(), UINT64_MAX);
+    CHECK_EQ(published_pass(), UINT64_MAX);
     gorocprof_callback_tracing_kernel_replay_data_t payload{};
     payload.size = sizeof payload;
     for (uint64_t pass = 0; pass < 3; ++pass) {
         payload.current_pass = pass;
         payload.total_passes = 3;
         detail::replay_callback(pass_record(&payload, GOROCPROF_CALLBACK_PHASE_ENTER), nullptr, nullptr);
-        EXPECT_EQ(published_pass(), pass);
+        CHECK_EQ(published_pass(), pass);
         // Same pointer as the plan's pass: pass i is group i, no wrap, no skip.
         CHECK(core.counters_for_current_pass(0) == &core.passes_for_agent(0)[pass].counters);
         // Agent 1 has two passes: nothing for pass 2.
@@ -276,21 +277,21 @@ TEST(core_pass_i_collects_group_i) {
         }
         CHECK(core.counters_for_current_pass(3) == nullptr);  // not in the plan
         detail::replay_callback(pass_record(&payload, GOROCPROF_CALLBACK_PHASE_EXIT), nullptr, nullptr);
-        EXPECT_EQ(published_pass(), UINT64_MAX);
+        CHECK_EQ(published_pass(), UINT64_MAX);
     }
     // The pass is per thread.
     payload.current_pass = 2;
     detail::replay_callback(pass_record(&payload, GOROCPROF_CALLBACK_PHASE_ENTER), nullptr, nullptr);
     uint64_t other = 0;
     std::thread([&] { other = published_pass(); }).join();
-    EXPECT_EQ(other, UINT64_MAX);
+    CHECK_EQ(other, UINT64_MAX);
     detail::replay_callback(pass_record(&payload, GOROCPROF_CALLBACK_PHASE_EXIT), nullptr, nullptr);
     // Outside a pass (one planned pass, a declined replay): pass 0.
-    EXPECT_EQ(names_of(core.counters_for_current_pass(0)), std::string("SQ_WAVES,A0"));
-    EXPECT_EQ(names_of(core.counters_for_current_pass(2)), std::string("Z0"));
+    CHECK_EQ(names_of(core.counters_for_current_pass(0)), std::string("SQ_WAVES,A0"));
+    CHECK_EQ(names_of(core.counters_for_current_pass(2)), std::string("Z0"));
 }
 
-TEST(core_replay_writes_one_line_per_pass) {
+TEST_CASE(core_replay_writes_one_line_per_pass) {
     CHECK(start());
     register_agents();
     KernelRef k = kernel("_Z4axpyPfS_f");
@@ -300,48 +301,48 @@ TEST(core_replay_writes_one_line_per_pass) {
     replay::Outcome b = run_dispatch(1, k);
     replay::Outcome c = run_dispatch(2, k);
     CHECK(a.replayed && b.replayed && !c.replayed);
-    EXPECT_EQ(g_writes.load(), 3);  // one write per logical dispatch
+    CHECK_EQ(g_writes.load(), 3);  // one write per logical dispatch
     Core::instance().finish();
 
     std::vector<Value> recs = read_records();
     std::vector<Value> ds = of_type(recs, "dispatch");
-    EXPECT_EQ(ds.size(), size_t{6});
+    CHECK_EQ(ds.size(), size_t{6});
     if (ds.size() != 6) return;
     std::string got;
     for (const Value& d : ds) {
         got += std::to_string(num(d, "dispatch_id")) + ":" + std::to_string(num(d, "pass")) + "/" +
                std::to_string(num(d, "passes")) + ":" + counter_names(d) + " ";
     }
-    EXPECT_EQ(got, std::string("1:0/3:SQ_WAVES,A0 1:1/3:SQ_WAVES,B1 1:2/3:SQ_WAVES,C2 2:0/2:X0 2:1/2:Y1 3:0/1:Z0 "));
+    CHECK_EQ(got, std::string("1:0/3:SQ_WAVES,A0 1:1/3:SQ_WAVES,B1 1:2/3:SQ_WAVES,C2 2:0/2:X0 2:1/2:Y1 3:0/1:Z0 "));
     const Value& d0 = ds[0];
-    EXPECT_EQ(num(d0, "agent_id"), int64_t{1});
-    EXPECT_EQ(num(d0, "queue_id"), int64_t{7});
-    EXPECT_EQ(num(d0, "kernel_id"), int64_t{1});
-    EXPECT_EQ(num(d0, "lds"), int64_t{128});
-    EXPECT_EQ(num(d0, "correlation_id"), int64_t{1});
+    CHECK_EQ(num(d0, "agent_id"), int64_t{1});
+    CHECK_EQ(num(d0, "queue_id"), int64_t{7});
+    CHECK_EQ(num(d0, "kernel_id"), int64_t{1});
+    CHECK_EQ(num(d0, "lds"), int64_t{128});
+    CHECK_EQ(num(d0, "correlation_id"), int64_t{1});
     CHECK(num(d0, "thread_id") > 0);
-    EXPECT_EQ(num(d0, "start"), int64_t{1001});
-    EXPECT_EQ(num(d0, "end"), int64_t{2001});
-    EXPECT_EQ(d0.find("grid")->items()[0].as_int(), int64_t{256});
-    EXPECT_EQ(d0.find("workgroup")->items()[0].as_int(), int64_t{64});
+    CHECK_EQ(num(d0, "start"), int64_t{1001});
+    CHECK_EQ(num(d0, "end"), int64_t{2001});
+    CHECK_EQ(d0.find("grid")->items()[0].as_int(), int64_t{256});
+    CHECK_EQ(d0.find("workgroup")->items()[0].as_int(), int64_t{64});
     // Values as delivered, NaN as null, never summed.
     const Value& values = *d0.find("counters")->items()[0].find("values");
-    EXPECT_EQ(values.items().size(), size_t{3});
+    CHECK_EQ(values.items().size(), size_t{3});
     if (values.items().size() == 3) {
-        EXPECT_EQ(values.items()[0].as_double(), 16.0);
+        CHECK_EQ(values.items()[0].as_double(), 16.0);
         CHECK(values.items()[2].is_null());
     }
 
     std::vector<Value> ends = of_type(recs, "end");
-    EXPECT_EQ(ends.size(), size_t{1});
-    EXPECT_EQ(num(ends[0], "dispatches"), int64_t{3});
-    EXPECT_EQ(num(ends[0], "replayed"), int64_t{2});
-    EXPECT_EQ(num(ends[0], "declined"), int64_t{0});
-    EXPECT_EQ(str(recs.front(), "t"), std::string("header"));
-    EXPECT_EQ(str(recs.back(), "t"), std::string("end"));
+    CHECK_EQ(ends.size(), size_t{1});
+    CHECK_EQ(num(ends[0], "dispatches"), int64_t{3});
+    CHECK_EQ(num(ends[0], "replayed"), int64_t{2});
+    CHECK_EQ(num(ends[0], "declined"), int64_t{0});
+    CHECK_EQ(str(recs.front(), "t"), std::string("header"));
+    CHECK_EQ(str(recs.back(), "t"), std::string("end"));
 }
 
-TEST(core_declined_replay_is_recorded_with_its_dispatch) {
+TEST_CASE(core_declined_replay_is_recorded_with_its_dispatch) {
     CHECK(start());
     register_agents();
     KernelRef k = kernel("_Z4axpyPfS_f");
@@ -350,26 +351,26 @@ TEST(core_declined_replay_is_recorded_with_its_dispatch) {
     port.fail_snapshot = true;
     replay::Outcome o = run_dispatch(0, k, &port);
     CHECK(o.declined);
-    EXPECT_EQ(port.submits, 1);
-    EXPECT_EQ(g_writes.load(), 1);  // the pass and the decline in one write
+    CHECK_EQ(port.submits, 1);
+    CHECK_EQ(g_writes.load(), 1);  // the pass and the decline in one write
     Core::instance().finish();
     std::vector<Value> recs = read_records();
     std::vector<Value> ds = of_type(recs, "dispatch");
     std::vector<Value> dec = of_type(recs, "decline");
-    EXPECT_EQ(ds.size(), size_t{1});
-    EXPECT_EQ(dec.size(), size_t{1});
+    CHECK_EQ(ds.size(), size_t{1});
+    CHECK_EQ(dec.size(), size_t{1});
     if (ds.size() != 1 || dec.size() != 1) return;
-    EXPECT_EQ(num(ds[0], "pass"), int64_t{0});
-    EXPECT_EQ(num(ds[0], "passes"), int64_t{1});
-    EXPECT_EQ(counter_names(ds[0]), std::string("SQ_WAVES,A0"));
-    EXPECT_EQ(num(dec[0], "dispatch_id"), int64_t{1});
-    EXPECT_EQ(str(dec[0], "reason"), std::string("snapshot: test backup failure"));
+    CHECK_EQ(num(ds[0], "pass"), int64_t{0});
+    CHECK_EQ(num(ds[0], "passes"), int64_t{1});
+    CHECK_EQ(counter_names(ds[0]), std::string("SQ_WAVES,A0"));
+    CHECK_EQ(num(dec[0], "dispatch_id"), int64_t{1});
+    CHECK_EQ(str(dec[0], "reason"), std::string("snapshot: test backup failure"));
     std::vector<Value> ends = of_type(recs, "end");
-    EXPECT_EQ(ends.size(), size_t{1});
-    if (!ends.empty()) EXPECT_EQ(num(ends[0], "declined"), int64_t{1});
+    CHECK_EQ(ends.size(), size_t{1});
+    if (!ends.empty()) CHECK_EQ(num(ends[0], "declined"), int64_t{1});
 }
 
-TEST(core_filters_apply_once_per_logical_dispatch) {
+TEST_CASE(core_filters_apply_once_per_logical_dispatch) {
     Setup s;
     s.include = "axpy";
     s.ranges = "[[2, 3]]";
@@ -385,16 +386,16 @@ TEST(core_filters_apply_once_per_logical_dispatch) {
         o = run_dispatch(0, axpy);
         selected.push_back(o.dispatch_id != 0 ? 'A' : 'a');
     }
-    EXPECT_EQ(selected, std::string("sasAsAsa"));
+    CHECK_EQ(selected, std::string("sasAsAsa"));
     Core::instance().finish();
     std::vector<Value> ds = of_type(read_records(), "dispatch");
     std::string ids;
     for (const Value& d : ds) ids += std::to_string(num(d, "dispatch_id")) + "." + std::to_string(num(d, "pass")) + " ";
     // Ids are reserved for every dispatch the runtime saw: 4 and 6 are the selected ones.
-    EXPECT_EQ(ids, std::string("4.0 4.1 4.2 6.0 6.1 6.2 "));
+    CHECK_EQ(ids, std::string("4.0 4.1 4.2 6.0 6.1 6.2 "));
 }
 
-TEST(core_kernel_and_agent_records) {
+TEST_CASE(core_kernel_and_agent_records) {
     Setup s;
     s.include = "reduce";
     CHECK(start(s));
@@ -404,43 +405,43 @@ TEST(core_kernel_and_agent_records) {
     KernelRef again = kernel("_ZN2ns6reduceIiLi256EEEvPKT_PS1_i");
     KernelRef on_other_agent = kernel("_ZN2ns6reduceIiLi256EEEvPKT_PS1_i", 2);
     KernelRef b = kernel("plain");
-    EXPECT_EQ(a.kernel_id, uint64_t{1});
-    EXPECT_EQ(again.kernel_id, uint64_t{1});
-    EXPECT_EQ(on_other_agent.kernel_id, uint64_t{2});
-    EXPECT_EQ(b.kernel_id, uint64_t{3});
-    EXPECT_EQ(a.truncated, std::string("ns::reduce"));
+    CHECK_EQ(a.kernel_id, uint64_t{1});
+    CHECK_EQ(again.kernel_id, uint64_t{1});
+    CHECK_EQ(on_other_agent.kernel_id, uint64_t{2});
+    CHECK_EQ(b.kernel_id, uint64_t{3});
+    CHECK_EQ(a.truncated, std::string("ns::reduce"));
     CHECK(Core::instance().select(a));
     CHECK(!Core::instance().select(b));
     std::vector<Value> recs = read_records();
     std::vector<Value> agents = of_type(recs, "agent");
     std::vector<Value> kernels = of_type(recs, "kernel");
-    EXPECT_EQ(agents.size(), size_t{4});
-    EXPECT_EQ(kernels.size(), size_t{3});
+    CHECK_EQ(agents.size(), size_t{4});
+    CHECK_EQ(kernels.size(), size_t{3});
     if (agents.size() != 4 || kernels.size() != 3) return;
-    EXPECT_EQ(num(*agents[0].find("props"), "cu_count"), int64_t{104});
-    EXPECT_EQ(str(*agents[0].find("strings"), "uuid"), std::string(""));
-    EXPECT_EQ(str(agents[1], "name"), std::string("gfx942"));
-    EXPECT_EQ(str(kernels[0], "name"), std::string("_ZN2ns6reduceIiLi256EEEvPKT_PS1_i"));
-    EXPECT_EQ(str(kernels[0], "demangled"), std::string("void ns::reduce<int, 256>(int const*, int*, int)"));
-    EXPECT_EQ(str(kernels[0], "truncated"), std::string("ns::reduce"));
-    EXPECT_EQ(num(kernels[0], "kernarg_size"), int64_t{24});
-    EXPECT_EQ(num(kernels[1], "agent_id"), int64_t{2});
+    CHECK_EQ(num(*agents[0].find("props"), "cu_count"), int64_t{104});
+    CHECK_EQ(str(*agents[0].find("strings"), "uuid"), std::string(""));
+    CHECK_EQ(str(agents[1], "name"), std::string("gfx942"));
+    CHECK_EQ(str(kernels[0], "name"), std::string("_ZN2ns6reduceIiLi256EEEvPKT_PS1_i"));
+    CHECK_EQ(str(kernels[0], "demangled"), std::string("void ns::reduce<int, 256>(int const*, int*, int)"));
+    CHECK_EQ(str(kernels[0], "truncated"), std::string("ns::reduce"));
+    CHECK_EQ(num(kernels[0], "kernarg_size"), int64_t{24});
+    CHECK_EQ(num(kernels[1], "agent_id"), int64_t{2});
     const Value& h = recs[0];
-    EXPECT_EQ(str(h, "t"), std::string("header"));
-    EXPECT_EQ(num(h, "version"), int64_t{1});
-    EXPECT_EQ(num(h, "pid"), int64_t{::getpid()});
-    EXPECT_EQ(num(h, "ppid"), int64_t{::getppid()});
-    EXPECT_EQ(str(h, "backend"), std::string("sim"));
+    CHECK_EQ(str(h, "t"), std::string("header"));
+    CHECK_EQ(num(h, "version"), int64_t{1});
+    CHECK_EQ(num(h, "pid"), int64_t{::getpid()});
+    CHECK_EQ(num(h, "ppid"), int64_t{::getppid()});
+    CHECK_EQ(str(h, "backend"), std::string("sim"));
     CHECK(num(h, "init_time") > 1500000000000000000);
     CHECK(h.find("cmdline")->items().size() >= 2);
     // Agent 4 (gfx950) is not in the plan.
     std::vector<Value> warnings = of_type(recs, "warning");
-    EXPECT_EQ(warnings.size(), size_t{1});
+    CHECK_EQ(warnings.size(), size_t{1});
     if (!warnings.empty())
-        EXPECT_EQ(str(warnings[0], "message"), std::string("agent 4 (gfx950) is not in the plan: its dispatches are not profiled"));
+        CHECK_EQ(str(warnings[0], "message"), std::string("agent 4 (gfx950) is not in the plan: its dispatches are not profiled"));
 }
 
-TEST(core_agent_name_mismatch_is_not_profiled) {
+TEST_CASE(core_agent_name_mismatch_is_not_profiled) {
     CHECK(start());
     AgentInfo a;
     a.id = 1;
@@ -451,15 +452,15 @@ TEST(core_agent_name_mismatch_is_not_profiled) {
     CHECK(Core::instance().counters_for_current_pass(0) == nullptr);
     gorocprof_kernel_dispatch_info_t info{};
     info.agent_id.handle = 1;
-    EXPECT_EQ(detail::pass_count(info, gorocprof_user_data_t{}), uint64_t{1});
+    CHECK_EQ(detail::pass_count(info, gorocprof_user_data_t{}), uint64_t{1});
     std::vector<Value> warnings = of_type(read_records(), "warning");
-    EXPECT_EQ(warnings.size(), size_t{1});
+    CHECK_EQ(warnings.size(), size_t{1});
     if (!warnings.empty())
-        EXPECT_EQ(str(warnings[0], "message"),
+        CHECK_EQ(str(warnings[0], "message"),
                   std::string("agent 1 (gfx942): the plan's agent 0 is gfx90a; its dispatches are not profiled"));
 }
 
-TEST(core_application_replay_collects_one_pass) {
+TEST_CASE(core_application_replay_collects_one_pass) {
     Setup s;
     s.mode = "application";
     s.application_pass = 1;
@@ -467,62 +468,62 @@ TEST(core_application_replay_collects_one_pass) {
     register_agents();
     CHECK(!replay::ReplayService::instance().enabled());  // no replay context outside kernel mode
     Core& core = Core::instance();
-    EXPECT_EQ(names_of(core.counters_for_current_pass(0)), std::string("SQ_WAVES,B1"));
-    EXPECT_EQ(names_of(core.counters_for_current_pass(1)), std::string("Y1"));
-    EXPECT_EQ(names_of(core.counters_for_current_pass(2)), std::string("(none)"));  // one pass only
+    CHECK_EQ(names_of(core.counters_for_current_pass(0)), std::string("SQ_WAVES,B1"));
+    CHECK_EQ(names_of(core.counters_for_current_pass(1)), std::string("Y1"));
+    CHECK_EQ(names_of(core.counters_for_current_pass(2)), std::string("(none)"));  // one pass only
     KernelRef k = kernel("_Z4axpyPfS_f");
     run_dispatch(0, k);
     core.finish();
     std::vector<Value> ds = of_type(read_records(), "dispatch");
-    EXPECT_EQ(ds.size(), size_t{1});
+    CHECK_EQ(ds.size(), size_t{1});
     if (ds.empty()) return;
-    EXPECT_EQ(num(ds[0], "pass"), int64_t{1});
-    EXPECT_EQ(num(ds[0], "passes"), int64_t{3});
-    EXPECT_EQ(counter_names(ds[0]), std::string("SQ_WAVES,B1"));
+    CHECK_EQ(num(ds[0], "pass"), int64_t{1});
+    CHECK_EQ(num(ds[0], "passes"), int64_t{3});
+    CHECK_EQ(counter_names(ds[0]), std::string("SQ_WAVES,B1"));
 }
 
-TEST(core_no_replay_mode_collects_pass_0) {
+TEST_CASE(core_no_replay_mode_collects_pass_0) {
     Setup s;
     s.mode = "none";
     CHECK(start(s));
     register_agents();
     CHECK(!replay::ReplayService::instance().enabled());
-    EXPECT_EQ(names_of(Core::instance().counters_for_current_pass(0)), std::string("SQ_WAVES,A0"));
+    CHECK_EQ(names_of(Core::instance().counters_for_current_pass(0)), std::string("SQ_WAVES,A0"));
     run_dispatch(0, kernel("k"));
     Core::instance().finish();
     std::vector<Value> ds = of_type(read_records(), "dispatch");
-    EXPECT_EQ(ds.size(), size_t{1});
-    if (!ds.empty()) EXPECT_EQ(num(ds[0], "passes"), int64_t{1});
+    CHECK_EQ(ds.size(), size_t{1});
+    if (!ds.empty()) CHECK_EQ(num(ds[0], "passes"), int64_t{1});
 }
 
-TEST(core_bad_plan_records_fatal_and_runs_unprofiled) {
+TEST_CASE(core_bad_plan_records_fatal_and_runs_unprofiled) {
     CHECK(!start(Setup{}, R"({"version": 2, "backend": "sim"})"));
     CHECK(!Core::initialize("sim"));  // once per process: the answer stays
     CHECK(!Core::instance().active());
     CHECK(!Core::instance().select(KernelRef{1, "k", "k"}));
     Core::instance().finish();
     std::vector<Value> recs = read_records();
-    EXPECT_EQ(recs.size(), size_t{3});
+    CHECK_EQ(recs.size(), size_t{3});
     if (recs.size() != 3) return;
-    EXPECT_EQ(str(recs[0], "t"), std::string("header"));
-    EXPECT_EQ(str(recs[1], "t"), std::string("fatal"));
-    EXPECT_EQ(str(recs[1], "message"), "plan " + g_dir + "/plan.json: version 2, this tool library speaks contract 1; "
+    CHECK_EQ(str(recs[0], "t"), std::string("header"));
+    CHECK_EQ(str(recs[1], "t"), std::string("fatal"));
+    CHECK_EQ(str(recs[1], "message"), "plan " + g_dir + "/plan.json: version 2, this tool library speaks contract 1; "
                                        "the application runs unprofiled");
-    EXPECT_EQ(str(recs[2], "t"), std::string("end"));
+    CHECK_EQ(str(recs[2], "t"), std::string("end"));
 }
 
-TEST(core_backend_mismatch_is_fatal) {
+TEST_CASE(core_backend_mismatch_is_fatal) {
     Setup s;
     s.backend = "cuda";
     CHECK(!start(s));
     std::vector<Value> fatals = of_type(read_records(), "fatal");
-    EXPECT_EQ(fatals.size(), size_t{1});
+    CHECK_EQ(fatals.size(), size_t{1});
     if (!fatals.empty())
-        EXPECT_EQ(str(fatals[0], "message"), "plan " + g_dir + "/plan.json: backend \"sim\", but this is the cuda tool "
+        CHECK_EQ(str(fatals[0], "message"), "plan " + g_dir + "/plan.json: backend \"sim\", but this is the cuda tool "
                                              "library; the application runs unprofiled");
 }
 
-TEST(core_nested_dispatches_write_inner_first) {
+TEST_CASE(core_nested_dispatches_write_inner_first) {
     CHECK(start());
     register_agents();
     count_writes();
@@ -536,19 +537,19 @@ TEST(core_nested_dispatches_write_inner_first) {
     core.begin_dispatch(inner);
     core.record_pass(p);
     core.end_dispatch();
-    EXPECT_EQ(g_writes.load(), 1);
+    CHECK_EQ(g_writes.load(), 1);
     p.pass = 1;
     p.passes = 2;
     core.record_pass(p);
     core.end_dispatch();
-    EXPECT_EQ(g_writes.load(), 2);
+    CHECK_EQ(g_writes.load(), 2);
     std::vector<Value> ds = of_type(read_records(), "dispatch");
     std::string ids;
     for (const Value& d : ds) ids += std::to_string(num(d, "dispatch_id")) + "." + std::to_string(num(d, "pass")) + " ";
-    EXPECT_EQ(ids, std::string("2.0 1.0 1.1 "));
+    CHECK_EQ(ids, std::string("2.0 1.0 1.1 "));
 }
 
-TEST(core_nothing_after_end) {
+TEST_CASE(core_nothing_after_end) {
     CHECK(start());
     register_agents();
     Core& core = Core::instance();
@@ -558,20 +559,20 @@ TEST(core_nothing_after_end) {
     run_dispatch(0, kernel("k"));
     core.warn("late");
     std::vector<Value> recs = read_records();
-    EXPECT_EQ(of_type(recs, "end").size(), size_t{1});
-    EXPECT_EQ(str(recs.back(), "t"), std::string("end"));
-    EXPECT_EQ(of_type(recs, "dispatch").size(), size_t{3});
+    CHECK_EQ(of_type(recs, "end").size(), size_t{1});
+    CHECK_EQ(str(recs.back(), "t"), std::string("end"));
+    CHECK_EQ(of_type(recs, "dispatch").size(), size_t{3});
 }
 
 // The child's record file, after it ended; each line must parse.
 std::vector<std::string> child_lines(pid_t child) {
-    std::string text = coretest::read_file(records_path(child));
+    std::string text = check::read_file(records_path(child));
     CHECK(!text.empty() && text.back() == '\n');
-    std::vector<std::string> lines = coretest::lines_of(text);
+    std::vector<std::string> lines = check::lines_of(text);
     for (const std::string& l : lines) {
         Value v;
         std::string error;
-        if (!gorocprof::json::parse(l, &v, &error)) coretest::failure(__FILE__, __LINE__, "bad line: " + l);
+        if (!gorocprof::json::parse(l, &v, &error)) check::fail(__FILE__, __LINE__, "bad line: " + l);
     }
     return lines;
 }
@@ -582,12 +583,27 @@ size_t count_type(const std::vector<std::string>& lines, const std::string& t) {
     return n;
 }
 
-TEST(core_exit_from_another_thread_ends_the_file) {
-    g_dir = coretest::temp_dir();
+// A child that starts core in a fresh run directory with the agents registered: returns its pid in
+// the parent, 0 in the child.
+pid_t fork_started_child() {
+    g_dir = check::temp_dir();
     pid_t child = ::fork();
     if (child == 0) {
         if (!start()) std::_Exit(3);
         register_agents();
+    }
+    return child;
+}
+
+int wait_status(pid_t child) {
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return status;
+}
+
+TEST_CASE(core_exit_from_another_thread_ends_the_file) {
+    pid_t child = fork_started_child();
+    if (child == 0) {
         KernelRef k = kernel("k");
         std::thread([] {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -595,35 +611,30 @@ TEST(core_exit_from_another_thread_ends_the_file) {
         }).detach();
         for (;;) run_dispatch(0, k);
     }
-    int status = 0;
-    ::waitpid(child, &status, 0);
+    int status = wait_status(child);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     std::vector<std::string> lines = child_lines(child);
-    EXPECT_EQ(count_type(lines, "end"), size_t{1});
+    CHECK_EQ(count_type(lines, "end"), size_t{1});
     CHECK(count_type(lines, "dispatch") >= 3);
     CHECK(!lines.empty() && lines.back().rfind("{\"t\":\"end\"", 0) == 0);
 }
 
-TEST(core_crash_leaves_complete_lines_and_no_end) {
-    g_dir = coretest::temp_dir();
-    pid_t child = ::fork();
+TEST_CASE(core_crash_leaves_complete_lines_and_no_end) {
+    pid_t child = fork_started_child();
     if (child == 0) {
-        if (!start()) std::_Exit(3);
-        register_agents();
         KernelRef k = kernel("k");
         run_dispatch(0, k);
         run_dispatch(1, k);
         std::abort();
     }
-    int status = 0;
-    ::waitpid(child, &status, 0);
+    int status = wait_status(child);
     CHECK(WIFSIGNALED(status));
     std::vector<std::string> lines = child_lines(child);
-    EXPECT_EQ(count_type(lines, "end"), size_t{0});
-    EXPECT_EQ(count_type(lines, "dispatch"), size_t{5});
+    CHECK_EQ(count_type(lines, "end"), size_t{0});
+    CHECK_EQ(count_type(lines, "dispatch"), size_t{5});
 }
 
-TEST(core_forked_child_writes_its_own_file) {
+TEST_CASE(core_forked_child_writes_its_own_file) {
     CHECK(start());
     register_agents();
     KernelRef k = kernel("_Z4axpyPfS_f");
@@ -633,27 +644,26 @@ TEST(core_forked_child_writes_its_own_file) {
         run_dispatch(2, k);
         std::exit(0);
     }
-    int status = 0;
-    ::waitpid(child, &status, 0);
+    int status = wait_status(child);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     run_dispatch(1, k);
     Core::instance().finish();
 
     std::vector<std::string> mine = child_lines(::getpid());
-    EXPECT_EQ(count_type(mine, "dispatch"), size_t{5});  // 3 + 2 passes; nothing of the child's
-    EXPECT_EQ(count_type(mine, "end"), size_t{1});
+    CHECK_EQ(count_type(mine, "dispatch"), size_t{5});  // 3 + 2 passes; nothing of the child's
+    CHECK_EQ(count_type(mine, "end"), size_t{1});
     std::vector<std::string> theirs = child_lines(child);
     // The child's file stands alone: its header, the agents and kernels it may refer to, its dispatch.
-    EXPECT_EQ(count_type(theirs, "header"), size_t{1});
-    EXPECT_EQ(count_type(theirs, "agent"), size_t{4});
-    EXPECT_EQ(count_type(theirs, "kernel"), size_t{1});
-    EXPECT_EQ(count_type(theirs, "dispatch"), size_t{1});
-    EXPECT_EQ(count_type(theirs, "end"), size_t{1});
+    CHECK_EQ(count_type(theirs, "header"), size_t{1});
+    CHECK_EQ(count_type(theirs, "agent"), size_t{4});
+    CHECK_EQ(count_type(theirs, "kernel"), size_t{1});
+    CHECK_EQ(count_type(theirs, "dispatch"), size_t{1});
+    CHECK_EQ(count_type(theirs, "end"), size_t{1});
     if (!theirs.empty()) {
         Value h;
         std::string error;
         CHECK(gorocprof::json::parse(theirs[0], &h, &error));
-        EXPECT_EQ(num(h, "pid"), int64_t{child});
-        EXPECT_EQ(num(h, "ppid"), int64_t{::getpid()});
+        CHECK_EQ(num(h, "pid"), int64_t{child});
+        CHECK_EQ(num(h, "ppid"), int64_t{::getpid()});
     }
 }

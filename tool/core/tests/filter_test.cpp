@@ -20,7 +20,7 @@ std::string pattern(KernelFilter& f, uint64_t id, int n) {
 
 }  // namespace
 
-TEST(filter_include_exclude) {
+TEST_CASE(filter_include_exclude) {
     KernelFilter f;
     std::string error;
     CHECK(f.configure("axpy|reduce", "reduce_small", {}, &error));
@@ -28,10 +28,10 @@ TEST(filter_include_exclude) {
     f.add_kernel(2, "void reduce<int>(int*)");
     f.add_kernel(3, "void reduce_small<int>(int*)");
     f.add_kernel(4, "scale(float*)");
-    EXPECT_EQ(pattern(f, 1, 3), std::string("111"));
-    EXPECT_EQ(pattern(f, 2, 3), std::string("111"));
-    EXPECT_EQ(pattern(f, 3, 3), std::string("000"));
-    EXPECT_EQ(pattern(f, 4, 3), std::string("000"));
+    CHECK_EQ(pattern(f, 1, 3), std::string("111"));
+    CHECK_EQ(pattern(f, 2, 3), std::string("111"));
+    CHECK_EQ(pattern(f, 3, 3), std::string("000"));
+    CHECK_EQ(pattern(f, 4, 3), std::string("000"));
     // Search, not full match; ECMAScript syntax.
     KernelFilter g;
     CHECK(g.configure("^ax", "", {}, &error));
@@ -43,7 +43,7 @@ TEST(filter_include_exclude) {
     CHECK(all.name_matches("anything"));
 }
 
-TEST(filter_iteration_ranges_per_kernel_name) {
+TEST_CASE(filter_iteration_ranges_per_kernel_name) {
     KernelFilter f;
     std::string error;
     CHECK(f.configure("", "", Ranges{{2, 3}, {5, 5}}, &error));
@@ -55,11 +55,11 @@ TEST(filter_iteration_ranges_per_kernel_name) {
         a.push_back(f.select(1) ? '1' : '0');
         b.push_back(f.select(2) ? '1' : '0');
     }
-    EXPECT_EQ(a, std::string("011010"));
-    EXPECT_EQ(b, std::string("011010"));
+    CHECK_EQ(a, std::string("011010"));
+    CHECK_EQ(b, std::string("011010"));
 }
 
-TEST(filter_same_name_shares_iterations) {
+TEST_CASE(filter_same_name_shares_iterations) {
     // The same kernel on two agents has two ids and one name: one iteration count.
     KernelFilter f;
     std::string error;
@@ -71,7 +71,7 @@ TEST(filter_same_name_shares_iterations) {
     CHECK(!f.select(1));
 }
 
-TEST(filter_excluded_dispatch_consumes_no_iteration) {
+TEST_CASE(filter_excluded_dispatch_consumes_no_iteration) {
     // Iterations count dispatches that passed the regexes: excluded kernels never advance anyone's count.
     KernelFilter f;
     std::string error;
@@ -86,17 +86,17 @@ TEST(filter_excluded_dispatch_consumes_no_iteration) {
     CHECK(!f.select(1));
 }
 
-TEST(filter_each_select_is_one_iteration) {
+TEST_CASE(filter_each_select_is_one_iteration) {
     // select() is the once-per-logical-dispatch decision: every call is exactly one iteration, so a
     // backend calling it per pass would be visible here as shifted ranges.
     KernelFilter f;
     std::string error;
     CHECK(f.configure("", "", Ranges{{3, 4}}, &error));
     f.add_kernel(7, "k");
-    EXPECT_EQ(pattern(f, 7, 6), std::string("001100"));
+    CHECK_EQ(pattern(f, 7, 6), std::string("001100"));
 }
 
-TEST(filter_unknown_kernel_and_bad_config) {
+TEST_CASE(filter_unknown_kernel_and_bad_config) {
     KernelFilter f;
     std::string error;
     CHECK(f.configure("", "", {}, &error));
@@ -107,11 +107,11 @@ TEST(filter_unknown_kernel_and_bad_config) {
     CHECK(!f.configure("", "[z-a]", {}, &error));
     CHECK(error.find("filters.exclude_regex \"[z-a]\": ") == 0);
     CHECK(!f.configure("", "", Ranges{{0, 3}}, &error));
-    EXPECT_EQ(error, std::string("filters.iteration_ranges: [0, 3] is not a range of iterations counted from 1"));
+    CHECK_EQ(error, std::string("filters.iteration_ranges: [0, 3] is not a range of iterations counted from 1"));
     CHECK(!f.configure("", "", Ranges{{5, 4}}, &error));
 }
 
-TEST(filter_many_kernels) {
+TEST_CASE(filter_many_kernels) {
     // Kernel ids across several table chunks.
     KernelFilter f;
     std::string error;
@@ -120,15 +120,15 @@ TEST(filter_many_kernels) {
     int selected = 0;
     for (uint64_t id = 1; id <= 3000; ++id) selected += f.select(id) ? 1 : 0;
     // 10 names, 300 dispatches each, all within the first 1000 iterations.
-    EXPECT_EQ(selected, 3000);
+    CHECK_EQ(selected, 3000);
     for (uint64_t id = 1; id <= 3000; ++id) selected += f.select(id) ? 1 : 0;
     for (uint64_t id = 1; id <= 3000; ++id) selected += f.select(id) ? 1 : 0;
     for (uint64_t id = 1; id <= 3000; ++id) selected += f.select(id) ? 1 : 0;
     // Iterations 901..1200 of each name: 100 of them still selected.
-    EXPECT_EQ(selected, 3000 + 3000 + 3000 + 1000);
+    CHECK_EQ(selected, 3000 + 3000 + 3000 + 1000);
 }
 
-TEST(filter_threads_count_every_dispatch_once) {
+TEST_CASE(filter_threads_count_every_dispatch_once) {
     KernelFilter f;
     std::string error;
     CHECK(f.configure("", "", Ranges{{1, 500}}, &error));
@@ -140,6 +140,6 @@ TEST(filter_threads_count_every_dispatch_once) {
             for (int i = 0; i < 250; ++i) selected += f.select(1) ? 1 : 0;
         });
     for (auto& t : threads) t.join();
-    EXPECT_EQ(selected.load(), 500);
+    CHECK_EQ(selected.load(), 500);
     CHECK(!f.select(1));
 }

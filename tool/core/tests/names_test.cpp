@@ -5,17 +5,17 @@
 using gorocprof::core::demangle;
 using gorocprof::core::truncate_name;
 
-TEST(names_demangle) {
-    EXPECT_EQ(demangle("_Z4axpyPfS_f"), std::string("axpy(float*, float*, float)"));
-    EXPECT_EQ(demangle("_Z4axpyPfS_f.kd"), std::string("axpy(float*, float*, float)"));
-    EXPECT_EQ(demangle("_ZN2ns6reduceIiLi256EEEvPKT_PS1_i"),
+TEST_CASE(names_demangle) {
+    CHECK_EQ(demangle("_Z4axpyPfS_f"), std::string("axpy(float*, float*, float)"));
+    CHECK_EQ(demangle("_Z4axpyPfS_f.kd"), std::string("axpy(float*, float*, float)"));
+    CHECK_EQ(demangle("_ZN2ns6reduceIiLi256EEEvPKT_PS1_i"),
               std::string("void ns::reduce<int, 256>(int const*, int*, int)"));
     // Not a mangled name: unchanged.
-    EXPECT_EQ(demangle("plain_c_kernel"), std::string("plain_c_kernel"));
-    EXPECT_EQ(demangle(""), std::string(""));
+    CHECK_EQ(demangle("plain_c_kernel"), std::string("plain_c_kernel"));
+    CHECK_EQ(demangle(""), std::string(""));
 }
 
-TEST(names_truncate_table) {
+TEST_CASE(names_truncate_table) {
     struct Row {
         const char* in;
         const char* want;
@@ -39,11 +39,11 @@ TEST(names_truncate_table) {
         {"void tmpl<(anonymous namespace)::X>()", "tmpl"},
         {"ns::Cls::method() &&", "ns::Cls::method"},
     };
-    for (const Row& r : rows) EXPECT_EQ(truncate_name(r.in), std::string(r.want));
+    for (const Row& r : rows) CHECK_EQ(truncate_name(r.in), std::string(r.want));
 }
 
-TEST(names_truncate_never_empty) {
+TEST_CASE(names_truncate_never_empty) {
     // Nothing left after the rules: the input comes back rather than an empty name.
-    EXPECT_EQ(truncate_name("<weird>"), std::string("<weird>"));
-    EXPECT_EQ(truncate_name(""), std::string(""));
+    CHECK_EQ(truncate_name("<weird>"), std::string("<weird>"));
+    CHECK_EQ(truncate_name(""), std::string(""));
 }

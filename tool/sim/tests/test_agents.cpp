@@ -1,7 +1,7 @@
 // Agents from GOROCPROF_SIM_AGENTS: the default pair, a custom list, and an unknown architecture
 // (every call fails with a message naming it and the known ones). The mode is argv[1]; CMakeLists.txt
 // sets the environment for each.
-#include "check.hpp"
+#include "sim_check.hpp"
 
 #include <gorocprof/sim_tool.h>
 

@@ -1,7 +1,7 @@
 // The counter model: instance counts per block and agent, values computed from the reported work,
 // identical across executions of the same launch (replay passes) and across launches that differ
 // only in their buffers, and synthetic values for everything else.
-#include "check.hpp"
+#include "sim_check.hpp"
 
 #include <gorocprof/sim_tool.h>
 
@@ -66,8 +66,8 @@ void hook(const simLaunch* l, void*) {
     // Too little room: the error says how much is needed.
     double one = 0;
     size_t need = 0;
-    if (simToolSampleCounter(l, &g_cap->r1, "SQ_WAVES", "SQ", 4, &one, 1, &need) != simErrorInvalidValue) ++g_failures;
-    if (need != g_cap->first[0].size()) ++g_failures;
+    CHECK(simToolSampleCounter(l, &g_cap->r1, "SQ_WAVES", "SQ", 4, &one, 1, &need) == simErrorInvalidValue);
+    CHECK(need == g_cap->first[0].size());
     simToolComplete(l);
 }
 

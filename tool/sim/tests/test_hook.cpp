@@ -1,7 +1,7 @@
 // Launch interception: a hook that runs a launch twice and completes it once leaves the application
 // seeing one completion per launch; enqueue hands a launch back; launching from a hook works; a held
 // launch holds its stream (and only its stream) without blocking simToolDrain.
-#include "check.hpp"
+#include "sim_check.hpp"
 
 #include <gorocprof/sim_tool.h>
 

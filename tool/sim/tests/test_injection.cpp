@@ -1,6 +1,6 @@
 // The runtime loads GOROCPROF_SIM_INJECTION_PATH on the first call. argv[1] is "loaded" (the test
 // library must have intercepted every launch) or "unloaded" (a bad path: the app runs normally).
-#include "check.hpp"
+#include "sim_check.hpp"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 // Device memory: allocations and their serials (never reused, even when the address is), module
 // globals, enumeration, backup storage limits and failure injection. Run with
 // GOROCPROF_SIM_DEVICE_MEMORY=1M and GOROCPROF_SIM_PINNED_LIMIT=64K (see CMakeLists.txt).
-#include "check.hpp"
+#include "sim_check.hpp"
 
 #include <gorocprof/sim_tool.h>
 

@@ -1,6 +1,6 @@
 // Streams without a tool: launches return before their kernel runs, each stream runs its items in
 // submission order, synchronisation waits, and every launch is seen completed exactly once.
-#include "check.hpp"
+#include "sim_check.hpp"
 
 #include <gorocprof/sim.h>
 

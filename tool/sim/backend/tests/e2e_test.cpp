@@ -1,6 +1,7 @@
 // End to end: an example app of the simulated runtime with libgorocprof_tool_sim.so injected, a
 // plan written here, and the record file read back. Each case is one ctest test.
 #include "check.hpp"
+#include "files.hpp"
 
 #include <json.hpp>
 
@@ -70,8 +71,8 @@ struct Run {
 // environment.
 Run run_app(const std::string& plan, std::vector<std::string> argv, std::vector<std::string> env = {}) {
     Run r;
-    r.dir = coretest::temp_dir();
-    coretest::write_file(r.dir + "/plan.json", plan);
+    r.dir = check::temp_dir();
+    check::write_file(r.dir + "/plan.json", plan);
     std::string out_path = r.dir + "/output.txt";
     pid_t child = ::fork();
     if (child == 0) {
@@ -95,13 +96,13 @@ Run run_app(const std::string& plan, std::vector<std::string> argv, std::vector<
     }
     ::waitpid(child, &r.status, 0);
     r.pid = child;
-    r.out = coretest::read_file(out_path);
-    r.raw = coretest::read_file(r.dir + "/records/" + std::to_string(child) + ".ndjson");
-    for (const std::string& line : coretest::lines_of(r.raw)) {
+    r.out = check::read_file(out_path);
+    r.raw = check::read_file(r.dir + "/records/" + std::to_string(child) + ".ndjson");
+    for (const std::string& line : check::lines_of(r.raw)) {
         Value v;
         std::string error;
         if (!gorocprof::json::parse(line, &v, &error)) {
-            coretest::failure(__FILE__, __LINE__, "record line does not parse (" + error + "): " + line);
+            check::fail(__FILE__, __LINE__, "record line does not parse (" + error + "): " + line);
             continue;
         }
         r.records.push_back(std::move(v));
@@ -175,7 +176,7 @@ std::vector<int64_t> check_replayed(const Run& r, int64_t passes) {
     std::vector<const Value*> ds = of_type(r, "dispatch");
     CHECK(!ds.empty());
     if (ds.size() % static_cast<size_t>(passes) != 0) {
-        coretest::failure(__FILE__, __LINE__, "dispatch lines not a multiple of the pass count");
+        check::fail(__FILE__, __LINE__, "dispatch lines not a multiple of the pass count");
         return ids;
     }
     for (size_t i = 0; i < ds.size(); i += static_cast<size_t>(passes)) {
@@ -184,13 +185,13 @@ std::vector<int64_t> check_replayed(const Run& r, int64_t passes) {
         ids.push_back(id);
         for (int64_t p = 0; p < passes; ++p) {
             const Value& d = *ds[i + static_cast<size_t>(p)];
-            EXPECT_EQ(num(d, "dispatch_id"), id);
-            EXPECT_EQ(num(d, "pass"), p);
-            EXPECT_EQ(num(d, "passes"), passes);
-            EXPECT_EQ(num(d, "kernel_id"), num(first, "kernel_id"));
-            EXPECT_EQ(num(d, "agent_id"), num(first, "agent_id"));
-            EXPECT_EQ(counter_names(d), std::string(kGroupNames[p]));
-            EXPECT_EQ(values_of(d, "SQ_WAVES"), values_of(first, "SQ_WAVES"));
+            CHECK_EQ(num(d, "dispatch_id"), id);
+            CHECK_EQ(num(d, "pass"), p);
+            CHECK_EQ(num(d, "passes"), passes);
+            CHECK_EQ(num(d, "kernel_id"), num(first, "kernel_id"));
+            CHECK_EQ(num(d, "agent_id"), num(first, "agent_id"));
+            CHECK_EQ(counter_names(d), std::string(kGroupNames[p]));
+            CHECK_EQ(values_of(d, "SQ_WAVES"), values_of(first, "SQ_WAVES"));
             CHECK(num(d, "end") >= num(d, "start"));
             CHECK(num(d, "start") > 0);
         }
@@ -200,32 +201,32 @@ std::vector<int64_t> check_replayed(const Run& r, int64_t passes) {
 
 }  // namespace
 
-TEST(e2e_demo_kernel_replay_three_passes) {
+TEST_CASE(e2e_demo_kernel_replay_three_passes) {
     Run r = run_app(make_plan(PlanSpec{}), {SIM_DEMO});
     CHECK(exited_ok(r));
     CHECK(r.out.find("sim-demo: PASS") != std::string::npos);  // memory restored: the app's own check
-    EXPECT_EQ(t_of(r.records.front()), std::string("header"));
-    EXPECT_EQ(t_of(r.records.back()), std::string("end"));
-    EXPECT_EQ(of_type(r, "agent").size(), size_t{2});
+    CHECK_EQ(t_of(r.records.front()), std::string("header"));
+    CHECK_EQ(t_of(r.records.back()), std::string("end"));
+    CHECK_EQ(of_type(r, "agent").size(), size_t{2});
     std::vector<int64_t> ids = check_replayed(r, 3);
     // Contiguous from 1, each once.
     std::set<int64_t> unique(ids.begin(), ids.end());
-    EXPECT_EQ(unique.size(), ids.size());
+    CHECK_EQ(unique.size(), ids.size());
     CHECK(!unique.empty() && *unique.begin() == 1 && *unique.rbegin() == static_cast<int64_t>(ids.size()));
     const Value& end = *of_type(r, "end").front();
-    EXPECT_EQ(num(end, "dispatches"), static_cast<int64_t>(ids.size()));
-    EXPECT_EQ(num(end, "replayed"), static_cast<int64_t>(ids.size()));
-    EXPECT_EQ(num(end, "declined"), int64_t{0});
+    CHECK_EQ(num(end, "dispatches"), static_cast<int64_t>(ids.size()));
+    CHECK_EQ(num(end, "replayed"), static_cast<int64_t>(ids.size()));
+    CHECK_EQ(num(end, "declined"), int64_t{0});
     // Counter values per hardware instance: 8 shader engines on gfx90a, 32 on gfx942.
     for (const Value* d : of_type(r, "dispatch")) {
         size_t instances = d->find("counters")->items()[0].find("values")->items().size();
-        EXPECT_EQ(instances, num(*d, "agent_id") == 1 ? size_t{8} : size_t{32});
+        CHECK_EQ(instances, num(*d, "agent_id") == 1 ? size_t{8} : size_t{32});
     }
     CHECK(of_type(r, "decline").empty());
     CHECK(of_type(r, "fatal").empty());
 }
 
-TEST(e2e_filters_exclude_and_iterations) {
+TEST_CASE(e2e_filters_exclude_and_iterations) {
     PlanSpec p;
     p.exclude = "reduce";
     p.ranges = "[[2, 3]]";
@@ -242,32 +243,32 @@ TEST(e2e_filters_exclude_and_iterations) {
     }
     // Iterations 2 and 3 of each kernel name (the demo launches each kernel 6 times: 2 agents x 3).
     CHECK(!per_name.empty());
-    for (const auto& kv : per_name) EXPECT_EQ(kv.second, 2);
+    for (const auto& kv : per_name) CHECK_EQ(kv.second, 2);
     // Filtered dispatches consumed ids: gaps, but ascending and unique.
     for (size_t i = 1; i < ids.size(); ++i) CHECK(ids[i] > ids[i - 1]);
     CHECK(!ids.empty() && ids.back() > static_cast<int64_t>(ids.size()));
 }
 
-TEST(e2e_declined_snapshot_is_reported_and_app_correct) {
+TEST_CASE(e2e_declined_snapshot_is_reported_and_app_correct) {
     Run r = run_app(make_plan(PlanSpec{}), {SIM_DEMO}, {"GOROCPROF_SIM_FAIL=snapshot"});
     CHECK(exited_ok(r));
     CHECK(r.out.find("sim-demo: PASS") != std::string::npos);
     std::vector<const Value*> ds = of_type(r, "dispatch");
     std::vector<const Value*> declines = of_type(r, "decline");
     CHECK(!ds.empty());
-    EXPECT_EQ(declines.size(), ds.size());  // every dispatch ran once and says why
+    CHECK_EQ(declines.size(), ds.size());  // every dispatch ran once and says why
     for (const Value* d : ds) {
-        EXPECT_EQ(num(*d, "pass"), int64_t{0});
-        EXPECT_EQ(num(*d, "passes"), int64_t{1});
+        CHECK_EQ(num(*d, "pass"), int64_t{0});
+        CHECK_EQ(num(*d, "passes"), int64_t{1});
     }
-    for (const Value* d : declines) EXPECT_EQ(d->find("reason")->as_string(), std::string("snapshot: simulated backup failure"));
+    for (const Value* d : declines) CHECK_EQ(d->find("reason")->as_string(), std::string("snapshot: simulated backup failure"));
     CHECK(r.out.find("snapshot: simulated backup failure") != std::string::npos);  // and on stderr
     const Value& end = *of_type(r, "end").front();
-    EXPECT_EQ(num(end, "declined"), static_cast<int64_t>(ds.size()));
-    EXPECT_EQ(num(end, "replayed"), int64_t{0});
+    CHECK_EQ(num(end, "declined"), static_cast<int64_t>(ds.size()));
+    CHECK_EQ(num(end, "replayed"), int64_t{0});
 }
 
-TEST(e2e_restore_failure_is_fatal) {
+TEST_CASE(e2e_restore_failure_is_fatal) {
     Run r = run_app(make_plan(PlanSpec{}), {SIM_DEMO}, {"GOROCPROF_SIM_FAIL=restore@1"});
     std::vector<const Value*> fatals = of_type(r, "fatal");
     CHECK(!fatals.empty());
@@ -275,29 +276,29 @@ TEST(e2e_restore_failure_is_fatal) {
     CHECK(r.out.find("restore: simulated restore failure") != std::string::npos);
 }
 
-TEST(e2e_crash_keeps_complete_lines_without_end) {
+TEST_CASE(e2e_crash_keeps_complete_lines_without_end) {
     Run r = run_app(make_plan(PlanSpec{}), {SIM_CRASH});
     CHECK(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGABRT);
     CHECK(!r.raw.empty() && r.raw.back() == '\n');
     CHECK(of_type(r, "end").empty());
     std::vector<int64_t> ids = check_replayed(r, 3);
-    EXPECT_EQ(ids, (std::vector<int64_t>{1, 2, 3}));
+    CHECK_EQ(ids, (std::vector<int64_t>{1, 2, 3}));
 }
 
-TEST(e2e_bad_plan_runs_unprofiled) {
+TEST_CASE(e2e_bad_plan_runs_unprofiled) {
     Run r = run_app(R"({"version": 2, "backend": "sim"})", {SIM_DEMO});
     CHECK(exited_ok(r));
     CHECK(r.out.find("sim-demo: PASS") != std::string::npos);
     std::vector<const Value*> fatals = of_type(r, "fatal");
-    EXPECT_EQ(fatals.size(), size_t{1});
+    CHECK_EQ(fatals.size(), size_t{1});
     if (!fatals.empty())
-        EXPECT_EQ(fatals[0]->find("message")->as_string(),
+        CHECK_EQ(fatals[0]->find("message")->as_string(),
                   "plan " + r.dir + "/plan.json: version 2, this tool library speaks contract 1; the application runs unprofiled");
     CHECK(of_type(r, "dispatch").empty());
     CHECK(r.out.find("gorocprof-tool: fatal: plan " + r.dir + "/plan.json: version 2") != std::string::npos);
 }
 
-TEST(e2e_application_replay_collects_its_pass) {
+TEST_CASE(e2e_application_replay_collects_its_pass) {
     PlanSpec p;
     p.mode = "application";
     p.application_pass = 1;
@@ -308,15 +309,15 @@ TEST(e2e_application_replay_collects_its_pass) {
     CHECK(!ds.empty());
     std::set<int64_t> ids;
     for (const Value* d : ds) {
-        EXPECT_EQ(num(*d, "pass"), int64_t{1});
-        EXPECT_EQ(num(*d, "passes"), int64_t{3});
-        EXPECT_EQ(counter_names(*d), std::string(kGroupNames[1]));
+        CHECK_EQ(num(*d, "pass"), int64_t{1});
+        CHECK_EQ(num(*d, "passes"), int64_t{3});
+        CHECK_EQ(counter_names(*d), std::string(kGroupNames[1]));
         ids.insert(num(*d, "dispatch_id"));
     }
-    EXPECT_EQ(ids.size(), ds.size());
+    CHECK_EQ(ids.size(), ds.size());
 }
 
-TEST(e2e_kernel_trace_only) {
+TEST_CASE(e2e_kernel_trace_only) {
     PlanSpec p;
     p.mode = "none";
     p.kernel_trace = true;
@@ -326,19 +327,19 @@ TEST(e2e_kernel_trace_only) {
     std::vector<const Value*> ds = of_type(r, "dispatch");
     CHECK(!ds.empty());
     for (const Value* d : ds) {
-        EXPECT_EQ(num(*d, "passes"), int64_t{1});
+        CHECK_EQ(num(*d, "passes"), int64_t{1});
         CHECK(d->find("counters") == nullptr);
         CHECK(num(*d, "end") >= num(*d, "start"));
     }
     CHECK(of_type(r, "warning").empty());  // no counters asked for: no agent is "missing"
 }
 
-TEST(e2e_many_threads_kernel_replay) {
+TEST_CASE(e2e_many_threads_kernel_replay) {
     Run r = run_app(make_plan(PlanSpec{}), {SIM_MANY, "200", "--threads", "4"});
     CHECK(exited_ok(r));
     CHECK(r.out.find("sim-many: PASS") != std::string::npos);
     std::vector<int64_t> ids = check_replayed(r, 3);
     std::set<int64_t> unique(ids.begin(), ids.end());
-    EXPECT_EQ(unique.size(), ids.size());
+    CHECK_EQ(unique.size(), ids.size());
     CHECK(!unique.empty() && *unique.begin() == 1 && *unique.rbegin() == static_cast<int64_t>(ids.size()));
 }

@@ -135,8 +135,10 @@ GOROCPROF_SIM_API simError_t simToolDrain(int agent);
 
 /* A replay window: while an agent is held (Hold/Release nest, any thread may release), the stream
  * workers of that agent start nothing: no kernel, copy or set, intercepted-and-enqueued or not, so no
- * other work can land inside the window and be undone by a restore. simToolExecute still runs. Hold
- * then Drain gives a quiet agent; work queued meanwhile runs after the last Release. */
+ * other work can land inside the window and be undone by a restore. simToolExecute still runs. A
+ * quiet agent takes Drain, Hold, Drain: the first Drain lets the work queued before the launch
+ * finish (a Hold alone would stop it where it is, and the launch would then overtake it), the second
+ * waits for what started in between. Work queued meanwhile runs after the last Release. */
 GOROCPROF_SIM_API simError_t simToolHoldAgent(int agent);
 GOROCPROF_SIM_API simError_t simToolReleaseAgent(int agent);
 

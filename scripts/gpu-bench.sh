@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# gorocprof against Nsight Compute on the GPU machine, every column measured in this one run.
+# Run from the repository root after the tool library is installed (scripts/gpu-test.sh does it, or
+# `make tool`), with bin/gorocprof cross-built beforehand. Never changes clocks: ncu runs with
+# --clock-control none.
+#
+# Workloads: (1) many small kernels: bin/cuda-many_launches (300 launches of two tiny kernels);
+# (2) a PyTorch training step of a small transformer block (bench/transformer_step.py);
+# (3) a large footprint: bench/footprint.cu, 16 GiB allocated, 20 kernels over 1 GiB (and the same
+# with 1 GiB allocated, to see what the idle 15 GiB costs).
+# Metric sets (the same names for every tool): S1 = one group that fits one pass; S3 = three groups.
+# Each cell is the median wall time of BENCH_REPS runs of workload (1) (default 3), BENCH_TORCH_REPS of
+# (2) and BENCH_FOOTPRINT_REPS of (3) (default 1 each, to fit a device lease; the 'runs' column says).
+# Writes $OUT/gpu-bench.md (printed last) and $OUT/gpu-bench.log.
+set -uo pipefail
+
+ROOT=$(pwd)
+OUT=${OUT:-$ROOT/out/gpu-bench}
+WORK=${BENCH_WORK:-/tmp/gorocprof-bench}
+REPS=${BENCH_REPS:-3}
+TORCH_REPS=${BENCH_TORCH_REPS:-1}
+FOOTPRINT_REPS=${BENCH_FOOTPRINT_REPS:-1}
+WORKLOADS=${BENCH_WORKLOADS:-"many torch footprint"}
+want() { case " $WORKLOADS " in *" $1 "*) return 0 ;; esac; return 1; }
+mkdir -p "$OUT" && rm -rf "$WORK" && mkdir -p "$WORK"
+LOG=$OUT/gpu-bench.log
+: >"$LOG"
+GR=$ROOT/bin/gorocprof
+export CUBLAS_WORKSPACE_CONFIG=:4096:8 PYTHONUNBUFFERED=1
+
+S1=(--pmc "sm__inst_executed.sum sm__warps_launched.sum")
+S3=(--pmc "sm__inst_executed.sum sm__warps_launched.sum" --pmc "sm__inst_executed.sum smsp__inst_executed_op_global_ld.sum"
+    --pmc "sm__warps_launched.sum smsp__inst_executed_op_global_ld.sum")
+NCU_METRICS=sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum
+NCU_S1=sm__inst_executed.sum,sm__warps_launched.sum
+
+say() { echo "== $*" | tee -a "$LOG"; }
+
+# median_ms NAME CMD...: runs CMD REPS times (or $N_REPS), appends every time to the log, prints the median.
+median_ms() {
+    local name=$1; shift
+    local n=${N_REPS:-$REPS} times=() t rc
+    for ((i = 0; i < n; i++)); do
+        t=$(date +%s%N)
+        "$@" >>"$WORK/$name.out" 2>&1
+        rc=$?
+        times+=($(( ($(date +%s%N) - t) / 1000000 )))
+        if [ $rc -ne 0 ]; then echo "$name: run $i exited $rc" >>"$LOG"; echo "FAIL(rc $rc)"; return; fi
+    done
+    echo "$name: ${times[*]} ms" >>"$LOG"
+    printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# equal_to_ncu RESULTS_JSON NCU_CSV: do our values of every (kernel, metric) equal ncu's?
+equal_to_ncu() {
+    python3 - "$1" "$2" <<'PY' 2>&1 | tail -1
+import csv, json, sys, collections
+try:
+    doc = json.load(open(sys.argv[1]))["rocprofiler-sdk-tool"][0]
+except Exception as e:
+    print("no results (%s)" % type(e).__name__); sys.exit()
+names = {k["kernel_id"]: k["kernel_name"] for k in doc["kernel_symbols"]}
+cname = {c["id"]["handle"]: c["name"] for c in doc["counters"]}
+ours = collections.defaultdict(set)
+for r in doc["callback_records"]["counter_collection"]:
+    k = names[r["dispatch_data"]["dispatch_info"]["kernel_id"]]
+    for v in r["records"]:
+        ours[(k, cname[v["counter_id"]["handle"]])].add(float(v["value"]))
+theirs = collections.defaultdict(set)
+rows = [l for l in open(sys.argv[2]) if l.startswith('"')]
+rd = csv.reader(rows)
+head = next(rd)
+for row in rd:
+    rec = dict(zip(head, row))
+    for m in list(rec):
+        if "__" in m and rec[m] not in ("", None):
+            try:
+                theirs[(rec["Kernel Name"], m)].add(float(rec[m].replace(",", "")))
+            except ValueError:
+                pass
+same = sum(1 for key, vals in ours.items() if key in theirs and vals <= theirs[key])
+print("%d/%d equal" % (same, len(ours)))
+PY
+}
+
+ROWS=()
+FE="-" DERIVED="-" IDLE="-"
+# The table is rewritten after every row, so a run cut short still leaves what it measured.
+write_md() {
+    {
+        echo "# gorocprof against Nsight Compute on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+        echo
+        echo "Command: \`bash scripts/gpu-bench.sh\` (from the repository root), $(date -u +%Y-%m-%dT%H:%MZ), $(ncu --version | tail -1)."
+        echo "Median wall time in ms of the runs counted in column 'runs' (every run is in gpu-bench.log). gk = gorocprof kernel"
+        echo "replay, ga = gorocprof application replay, nk/na = \`ncu --replay-mode kernel|application --clock-control none\`."
+        echo "S1 = {sm__inst_executed.sum sm__warps_launched.sum} (1 pass); S3 = three groups of those and"
+        echo "smsp__inst_executed_op_global_ld.sum (3 replay passes for gorocprof; ncu gets the same names in one --metrics)."
+        echo
+        echo "| workload | runs | unprofiled | gk S1 | gk S3 | ga S3 | nk S1 | nk S3 | na S3 | gk/nk S1 | gk/nk S3 | ga/na S3 | gk S3 values equal to ncu |"
+        echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        for r in "${ROWS[@]}"; do echo "$r"; done
+        echo
+        echo "- front end alone (\`--dry-run\`, plan on the CUDA agent): $FE ms"
+        echo "- workload (1): $DERIVED"
+        echo "- workload (3): $IDLE"
+    } >"$OUT/gpu-bench.md"
+}
+row() { ROWS+=("$*"); write_md; }
+
+bench() { # bench LABEL REPS-VAR CMD... : one workload, both metric sets, every tool
+    local label=$1 reps=$2; shift 2
+    local n=$reps
+    local un gk1 gk3 ga3 nk1 nk3 na3 eq
+    un=$(N_REPS=$n median_ms "$label-plain" "$@")
+    gk1=$(N_REPS=$n median_ms "$label-gk1" "$GR" --quiet "${S1[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk1" -o r -- "$@")
+    gk3=$(N_REPS=$n median_ms "$label-gk3" "$GR" --quiet "${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk3" -o r -- "$@")
+    ga3=$(N_REPS=$n median_ms "$label-ga3" "$GR" --quiet "${S3[@]}" --replay-mode application -d "$WORK/$label-ga3" -o r -- "$@")
+    nk1=$(N_REPS=$n median_ms "$label-nk1" ncu --clock-control none --replay-mode kernel --metrics $NCU_S1 -o "$WORK/$label-nk1" -f "$@")
+    nk3=$(N_REPS=$n median_ms "$label-nk3" ncu --clock-control none --replay-mode kernel --metrics $NCU_METRICS --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk3.csv" "$@")
+    na3=$(N_REPS=$n median_ms "$label-na3" ncu --clock-control none --replay-mode application --metrics $NCU_METRICS -o "$WORK/$label-na3" -f "$@")
+    eq=$(equal_to_ncu "$WORK/$label-gk3/r_results.json" "$WORK/$label-nk3.csv")
+    row "| $label | $n | $un | $gk1 | $gk3 | $ga3 | $nk1 | $nk3 | $na3 | $(ratio "$gk1" "$nk1") | $(ratio "$gk3" "$nk3") | $(ratio "$ga3" "$na3") | $eq |"
+    echo "$label $un $gk1 $gk3 $ga3 $nk1 $nk3 $na3" >>"$WORK/cells.txt"
+}
+
+if want footprint; then
+    say "building bench/footprint.cu"
+    nvcc -O2 -arch=sm_90 -o "$WORK/footprint" bench/footprint.cu >>"$LOG" 2>&1 || say "footprint build failed"
+fi
+
+# The front end's own cost before launch (backend choice, catalog, plan), measured alone.
+FE=$(median_ms frontend "$GR" --dry-run "${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled --backend cuda)
+say "front end, plan only: $FE ms"
+
+touch "$WORK/cells.txt"
+want many && bench "many-kernels" "$REPS" "$ROOT/bin/cuda-many_launches"
+want torch && bench "torch-transformer" "$TORCH_REPS" python3 bench/transformer_step.py
+if want footprint; then
+    bench "footprint-16GiB" "$FOOTPRINT_REPS" env FOOTPRINT_GIB=16 "$WORK/footprint"
+    bench "footprint-1GiB" "$FOOTPRINT_REPS" env FOOTPRINT_GIB=1 "$WORK/footprint"
+fi
+
+# Derived costs from workload (1): 300 dispatches.
+read -r _ un gk1 gk3 _ <<<"$(grep '^many-kernels ' "$WORK/cells.txt")"
+DERIVED=$(awk -v un="$un" -v g1="$gk1" -v g3="$gk3" -v fe="$FE" 'BEGIN {
+    d = 300
+    if (g1 !~ /^[0-9]+$/ || g3 !~ /^[0-9]+$/) { print "-"; exit }
+    printf "per replayed dispatch, fixed (S1 run - unprofiled - front end) / 300: %.2f ms; per extra pass ((S3 - S1) / (300 x 2)): %.2f ms", (g1 - un - fe) / d, (g3 - g1) / (d * 2) }')
+read -r _ _ _ f16 _ <<<"$(grep '^footprint-16GiB ' "$WORK/cells.txt")"
+read -r _ _ _ f1 _ <<<"$(grep '^footprint-1GiB ' "$WORK/cells.txt")"
+IDLE=$(awk -v a="$f16" -v b="$f1" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0) printf "the idle 15 GiB add %.0f%% to the S3 kernel-replay run (%d ms against %d ms); copied per dispatch today: the whole footprint", 100 * (a - b) / b, a, b; else print "-" }')
+
+write_md
+cat "$OUT/gpu-bench.md"

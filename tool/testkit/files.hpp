@@ -1,0 +1,14 @@
+// File helpers for tests that write plans and read record files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace check {
+
+std::string temp_dir();  // a fresh directory under $TMPDIR; ends the test when none can be made
+std::string read_file(const std::string& path);
+void write_file(const std::string& path, const std::string& text);
+std::vector<std::string> lines_of(const std::string& text);  // complete lines only
+
+}  // namespace check

@@ -2,6 +2,7 @@ package output
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -43,39 +44,82 @@ type counterValues struct {
 // reported it); any other is evaluated from the pass's base values. A pass that recorded no counters
 // at all yields none. Failures are returned per counter so that the others are still written.
 func passCounters(cs Counters, agentIndex int, d *contract.Dispatch) ([]counterValues, []error) {
-	if cs == nil || len(d.Counters) == 0 {
+	e := evaluator{cs: cs}
+	return e.pass(agentIndex, d)
+}
+
+// evaluator is passCounters for a stream of passes: the sorted request list of each (agent, pass)
+// is built once and values live in storage reused from pass to pass, so what pass returns is valid
+// until the next call.
+type evaluator struct {
+	cs    Counters
+	names map[[2]int][]string
+	vals  []float64
+	out   []counterValues
+	base  map[string][]float64
+}
+
+func (e *evaluator) requested(agentIndex, pass int) []string {
+	key := [2]int{agentIndex, pass}
+	if names, ok := e.names[key]; ok {
+		return names
+	}
+	names := append([]string(nil), e.cs.Requested(agentIndex, pass)...)
+	sort.Strings(names)
+	names = slices.Compact(names)
+	if e.names == nil {
+		e.names = map[[2]int][]string{}
+	}
+	e.names[key] = names
+	return names
+}
+
+func (e *evaluator) pass(agentIndex int, d *contract.Dispatch) ([]counterValues, []error) {
+	if e.cs == nil || len(d.Counters) == 0 {
 		return nil, nil
 	}
-	base := make(map[string][]float64, len(d.Counters))
-	for _, c := range d.Counters {
-		vals := make([]float64, len(c.Values))
-		for i, v := range c.Values {
-			if v != nil {
-				vals[i] = *v
+	names := e.requested(agentIndex, d.Pass)
+	e.vals, e.out, e.base = e.vals[:0], e.out[:0], nil
+	var errs []error
+	for _, name := range names {
+		// The last line of a counter wins, as when the values are looked up by name.
+		rec := -1
+		for i := range d.Counters {
+			if d.Counters[i].Name == name {
+				rec = i
 			}
 		}
-		base[c.Name] = vals
-	}
-	names := append([]string(nil), cs.Requested(agentIndex, d.Pass)...)
-	sort.Strings(names)
-	out := make([]counterValues, 0, len(names))
-	var errs []error
-	for i, name := range names {
-		if i > 0 && names[i-1] == name {
+		if rec >= 0 {
+			e.out = append(e.out, counterValues{name, e.values(d.Counters[rec].Values)})
 			continue
 		}
-		if vals, ok := base[name]; ok {
-			out = append(out, counterValues{name, vals})
-			continue
+		if e.base == nil {
+			e.base = make(map[string][]float64, len(d.Counters))
+			for _, c := range d.Counters {
+				e.base[c.Name] = e.values(c.Values)
+			}
 		}
-		vals, err := cs.Evaluate(agentIndex, name, base)
+		vals, err := e.cs.Evaluate(agentIndex, name, e.base)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("dispatch %d pass %d: counter %s: %w", d.DispatchID, d.Pass, name, err))
 			continue
 		}
-		out = append(out, counterValues{name, vals})
+		e.out = append(e.out, counterValues{name, vals})
 	}
-	return out, errs
+	return e.out, errs
+}
+
+// values copies a record's values into the pass's storage, a missing value as 0.
+func (e *evaluator) values(vs []*float64) []float64 {
+	start := len(e.vals)
+	for _, v := range vs {
+		if v != nil {
+			e.vals = append(e.vals, *v)
+		} else {
+			e.vals = append(e.vals, 0)
+		}
+	}
+	return e.vals[start:len(e.vals):len(e.vals)]
 }
 
 func sum(vals []float64) float64 {
@@ -116,10 +160,7 @@ func buildCatalog(proc *records.Process, cs Counters) *catalog {
 	if cs == nil {
 		return cat
 	}
-	maxPasses := map[uint64]int{}
-	for _, d := range proc.Dispatches {
-		maxPasses[d.AgentID] = max(maxPasses[d.AgentID], d.Passes)
-	}
+	maxPasses := proc.PassCounts()
 	for _, a := range sortedAgents(proc) {
 		names := map[string]bool{}
 		// Every planned pass requests something, so the first empty pass past the recorded ones

@@ -3,6 +3,8 @@ package output
 import (
 	"bufio"
 	"strconv"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
 // Headers verbatim from rocprofv3 (--output-format csv).
@@ -26,8 +28,8 @@ type row []byte
 func (r row) num(n int64) row     { return strconv.AppendInt(r.sep(), n, 10) }
 func (r row) unum(n uint64) row   { return strconv.AppendUint(r.sep(), n, 10) }
 func (r row) text(s string) row   { return append(r.sep(), csvString(s)...) }
-func (r row) value(f float64) row { return append(r.sep(), FormatCounterValue(f)...) }
-
+func (r row) quoted(q []byte) row { return append(r.sep(), q...) }
+func (r row) value(f float64) row { return appendCounterValue(r.sep(), f) }
 func (r row) sep() row {
 	if len(r) > 0 {
 		return append(r, ',')
@@ -35,41 +37,37 @@ func (r row) sep() row {
 	return r
 }
 
-// writeCounterCSV writes one row per (dispatch, pass, requested counter), ordered by dispatch id,
-// pass and counter name. The value is the sum over the counter's instances on that pass; the file
-// has no pass column (rocprofv3's header), so a counter collected on two passes appears twice.
-func (v *view) writeCounterCSV(w *bufio.Writer) error {
-	writeHeader(w, counterCollectionColumns)
-	pid := v.proc.Header.PID
-	var line row
-	for _, p := range v.passes {
-		d, k := p.d, p.kernel
-		grid := int64(d.Grid[0]) * int64(d.Grid[1]) * int64(d.Grid[2])
-		wg := int64(d.Workgroup[0]) * int64(d.Workgroup[1]) * int64(d.Workgroup[2])
-		for _, c := range p.counters {
-			line = line[:0].unum(d.CorrelationID).unum(d.DispatchID).unum(d.AgentID).unum(d.QueueID).
-				num(pid).unum(d.ThreadID).num(grid).unum(d.KernelID).text(v.kernelName(k)).num(wg).
-				num(d.LDS).num(d.Scratch).num(k.VGPR).num(k.AccumVGPR).num(k.SGPR).
-				text(c.Name).value(sum(c.Values)).num(d.Start).num(d.End)
-			w.Write(append(line, '\n'))
-		}
+// writeCounterRows writes one row per requested counter of a pass; passes come by dispatch id,
+// then pass, and counters by name. The value is the sum over the counter's instances on that
+// pass; the file has no pass column (rocprofv3's header), so a counter collected on two passes
+// appears twice.
+func (v *view) writeCounterRows(w *bufio.Writer, d *contract.Dispatch, k kernelText, counters []idValues) {
+	if len(counters) == 0 {
+		return
 	}
-	return nil
-}
-
-// writeKernelTraceCSV writes one row per executed pass: under kernel replay every pass is a real
-// execution with its own timestamps, which is what the kernel trace reports.
-func (v *view) writeKernelTraceCSV(w *bufio.Writer) error {
-	writeHeader(w, kernelTraceColumns)
-	var line row
-	for _, p := range v.passes {
-		d, k := p.d, p.kernel
-		line = line[:0].text("KERNEL_DISPATCH").unum(d.AgentID).unum(d.QueueID).unum(d.StreamID).
-			unum(d.ThreadID).unum(d.DispatchID).unum(d.KernelID).text(v.kernelName(k)).unum(d.CorrelationID).
-			num(d.Start).num(d.End).num(d.LDS).num(d.Scratch).num(k.VGPR).num(k.AccumVGPR).num(k.SGPR).
-			unum(uint64(d.Workgroup[0])).unum(uint64(d.Workgroup[1])).unum(uint64(d.Workgroup[2])).
-			unum(uint64(d.Grid[0])).unum(uint64(d.Grid[1])).unum(uint64(d.Grid[2]))
+	grid := int64(d.Grid[0]) * int64(d.Grid[1]) * int64(d.Grid[2])
+	wg := int64(d.Workgroup[0]) * int64(d.Workgroup[1]) * int64(d.Workgroup[2])
+	// Everything up to the counter name is the same on every row of the pass.
+	head := row(v.line[:0]).unum(d.CorrelationID).unum(d.DispatchID).unum(d.AgentID).unum(d.QueueID).
+		num(v.proc.Header.PID).unum(d.ThreadID).num(grid).unum(d.KernelID).quoted(k.quoted).num(wg).
+		num(d.LDS).num(d.Scratch).num(k.k.VGPR).num(k.k.AccumVGPR).num(k.k.SGPR)
+	n := len(head)
+	line := head
+	for _, c := range counters {
+		line = line[:n].text(c.Name).value(sum(c.Values)).num(d.Start).num(d.End)
 		w.Write(append(line, '\n'))
 	}
-	return nil
+	v.line = line
+}
+
+// writeKernelTraceRow writes one row per executed pass: under kernel replay every pass is a real
+// execution with its own timestamps, which is what the kernel trace reports.
+func (v *view) writeKernelTraceRow(w *bufio.Writer, d *contract.Dispatch, k kernelText) {
+	line := row(v.line[:0]).text("KERNEL_DISPATCH").unum(d.AgentID).unum(d.QueueID).unum(d.StreamID).
+		unum(d.ThreadID).unum(d.DispatchID).unum(d.KernelID).quoted(k.quoted).unum(d.CorrelationID).
+		num(d.Start).num(d.End).num(d.LDS).num(d.Scratch).num(k.k.VGPR).num(k.k.AccumVGPR).num(k.k.SGPR).
+		unum(uint64(d.Workgroup[0])).unum(uint64(d.Workgroup[1])).unum(uint64(d.Workgroup[2])).
+		unum(uint64(d.Grid[0])).unum(uint64(d.Grid[1])).unum(uint64(d.Grid[2]))
+	w.Write(append(line, '\n'))
+	v.line = line
 }

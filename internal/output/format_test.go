@@ -2,6 +2,7 @@ package output
 
 import (
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -53,6 +54,19 @@ func TestCSVString(t *testing.T) {
 	for in, want := range tests {
 		if got := csvString(in); got != want {
 			t.Errorf("csvString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestCounterValueWholeNumbers checks the short cut for whole numbers against strconv's 'f'.
+func TestCounterValueWholeNumbers(t *testing.T) {
+	vals := []float64{1, 2, 1e6, 1e15, 1<<53 - 1, 1 << 53, 1e300, 123456789}
+	for i := 0; i < 3000; i++ {
+		vals = append(vals, float64(i*i*i*i+1))
+	}
+	for _, v := range vals {
+		if got, want := FormatCounterValue(v), strconv.FormatFloat(v, 'f', 6, 64); got != want {
+			t.Errorf("FormatCounterValue(%v) = %s, want %s", v, got, want)
 		}
 	}
 }

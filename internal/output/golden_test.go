@@ -23,6 +23,19 @@ func readFixture(t *testing.T, name string) *records.Process {
 	return p
 }
 
+// scanFixture reads a fixture as the front end does, without holding its dispatches.
+func scanFixture(t *testing.T, name string) *records.Process {
+	t.Helper()
+	p, err := records.ScanProcess(filepath.Join("testdata", "records", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Streamed {
+		t.Fatalf("%s was read whole, want it streamed", name)
+	}
+	return p
+}
+
 // compareGolden checks got against testdata/golden/name, or rewrites it under -update.
 func compareGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
@@ -87,9 +100,10 @@ func TestWriteGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			proc := readFixture(t, tc.fixture)
+			// Round 0 writes from memory, round 1 streams from the record file: same bytes.
+			procs := []*records.Process{readFixture(t, tc.fixture), scanFixture(t, tc.fixture)}
 			var first map[string][]byte
-			for round := 0; round < 2; round++ {
+			for round, proc := range procs {
 				opts := tc.opts
 				opts.Dir = t.TempDir()
 				paths, err := Write(opts, proc, tc.cs)
@@ -109,9 +123,12 @@ func TestWriteGolden(t *testing.T) {
 					first = files
 					continue
 				}
+				if len(files) != len(first) {
+					t.Errorf("streaming wrote %d files, writing from memory %d", len(files), len(first))
+				}
 				for rel, b := range files {
 					if !bytes.Equal(b, first[rel]) {
-						t.Errorf("%s differs between two writes of the same process", rel)
+						t.Errorf("%s differs between writing from memory and streaming:\n%s", rel, lineDiff(string(first[rel]), string(b)))
 					}
 				}
 			}
@@ -137,4 +154,9 @@ func TestSummaryGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareGolden(t, "summary_trace_only.txt", b.Bytes())
+	b.Reset()
+	if err := Summary(&b, []*records.Process{scanFixture(t, "4242.ndjson"), scanFixture(t, "4300.ndjson")}, fakeCounters{}); err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, "summary.txt", b.Bytes())
 }

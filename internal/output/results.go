@@ -4,24 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"math"
 	"strconv"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
-// rocprofiler-sdk enum values that results.json readers switch on (rocprofiler/fwd.h).
-const (
-	bufferKindKernelDispatch = 11 // ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH
-	dispatchOpComplete       = 2  // ROCPROFILER_KERNEL_DISPATCH_COMPLETE
-)
-
-// writeResults streams results.json in rocprofv3's layout, one process per file. Every field the
-// schema requires is present; what the record stream does not carry is 0: struct "size" fields,
-// code_object_id, kernel_object, kernarg_segment_alignment, the agent firmware and capability bit
-// fields, and fini_time of a process that did not exit normally. code_objects is empty.
-// Large arrays are written one element per line so the file can be streamed and diffed.
-func (v *view) writeResults(w *bufio.Writer) error {
+// writeResultsHead starts results.json in rocprofv3's layout, one process per file, up to the
+// counter records. Every field the schema requires is present; what the record stream does not
+// carry is 0: struct "size" fields, code_object_id, kernel_object, kernarg_segment_alignment, the
+// agent firmware and capability bit fields, and fini_time of a process that did not exit normally.
+// code_objects is empty. Large arrays are written one element per line so the file can be
+// streamed and diffed.
+func (v *view) writeResultsHead(w *bufio.Writer) error {
 	s := jsonStream{w: w}
 	s.raw(`{"rocprofiler-sdk-tool":[{`)
 	s.field("metadata", v.metadata(), true)
@@ -31,19 +25,21 @@ func (v *view) writeResults(w *bufio.Writer) error {
 	s.field("code_objects", []any{}, true)
 	s.field("kernel_symbols", v.kernelSymbols(), true)
 	s.raw("\n" + `"callback_records":{"counter_collection":[`)
-	first := true
-	for i := range v.passes {
-		if rec := v.counterRecord(&v.passes[i]); rec != nil {
-			s.element(rec, &first)
-		}
-	}
+	return s.err
+}
+
+// writeResultsTail ends results.json after the counter records: the kernel dispatch records of
+// every pass, from the spool, when the kernel trace was asked for.
+func (v *view) writeResultsTail(w *bufio.Writer, trace *traceSpool) error {
+	s := jsonStream{w: w}
 	s.raw("]},\n" + `"buffer_records":{`)
-	if v.opts.KernelTrace {
+	if v.opts.KernelTrace && s.err == nil {
 		s.raw(`"kernel_dispatch":[`)
-		first = true
-		for i := range v.passes {
-			s.element(v.dispatchRecord(&v.passes[i]), &first)
-		}
+		wrote := false
+		s.err = trace.each(func(d *contract.Dispatch) error {
+			v.line = appendDispatchRecord(append(v.line[:0], ",\n"...), d)
+			return v.element(w, &wrote)
+		})
 		s.raw("]")
 	}
 	s.raw("}}]}\n")
@@ -81,15 +77,6 @@ func (s *jsonStream) field(key string, val any, comma bool) {
 	}
 }
 
-func (s *jsonStream) element(val any, first *bool) {
-	if !*first {
-		s.raw(",")
-	}
-	*first = false
-	s.raw("\n")
-	s.value(val)
-}
-
 // object is a JSON object whose keys keep the order they were added in.
 type object []kv
 
@@ -117,116 +104,13 @@ func (o object) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// number is a counter value. JSON has no NaN or infinity; such a value (a derived counter divided by
-// zero) is written as null rather than as a made-up number.
+// number is a counter value in a JSON document built with encoding/json.
 type number float64
 
-func (n number) MarshalJSON() ([]byte, error) {
-	f := float64(n)
-	switch {
-	case math.IsNaN(f) || math.IsInf(f, 0):
-		return []byte("null"), nil
-	case f == math.Trunc(f) && math.Abs(f) < 1e15:
-		return strconv.AppendInt(nil, int64(f), 10), nil
-	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
-}
+func (n number) MarshalJSON() ([]byte, error) { return appendNumber(nil, float64(n)), nil }
 
 type handle struct {
 	Handle uint64 `json:"handle"`
-}
-
-type dim3 struct {
-	X uint32 `json:"x"`
-	Y uint32 `json:"y"`
-	Z uint32 `json:"z"`
-}
-
-type correlation struct {
-	Internal uint64 `json:"internal"`
-	External uint64 `json:"external"`
-}
-
-type dispatchInfo struct {
-	Size               int    `json:"size"`
-	AgentID            handle `json:"agent_id"`
-	QueueID            handle `json:"queue_id"`
-	KernelID           uint64 `json:"kernel_id"`
-	DispatchID         uint64 `json:"dispatch_id"`
-	PrivateSegmentSize int64  `json:"private_segment_size"`
-	GroupSegmentSize   int64  `json:"group_segment_size"`
-	WorkgroupSize      dim3   `json:"workgroup_size"`
-	GridSize           dim3   `json:"grid_size"`
-}
-
-func infoOf(d *contract.Dispatch) dispatchInfo {
-	return dispatchInfo{
-		AgentID: handle{d.AgentID}, QueueID: handle{d.QueueID}, KernelID: d.KernelID, DispatchID: d.DispatchID,
-		PrivateSegmentSize: d.Scratch, GroupSegmentSize: d.LDS,
-		WorkgroupSize: dim3{d.Workgroup[0], d.Workgroup[1], d.Workgroup[2]},
-		GridSize:      dim3{d.Grid[0], d.Grid[1], d.Grid[2]},
-	}
-}
-
-type counterRecord struct {
-	DispatchData struct {
-		Size           int          `json:"size"`
-		CorrelationID  correlation  `json:"correlation_id"`
-		StartTimestamp int64        `json:"start_timestamp"`
-		EndTimestamp   int64        `json:"end_timestamp"`
-		DispatchInfo   dispatchInfo `json:"dispatch_info"`
-	} `json:"dispatch_data"`
-	Records        []counterSample `json:"records"`
-	ThreadID       uint64          `json:"thread_id"`
-	ReplayPass     int             `json:"replay_pass"`
-	ArchVGPRCount  int64           `json:"arch_vgpr_count"`
-	AccumVGPRCount int64           `json:"accum_vgpr_count"`
-	SGPRCount      int64           `json:"sgpr_count"`
-	LDSBlockSizeV  int64           `json:"lds_block_size_v"`
-}
-
-type counterSample struct {
-	CounterID handle `json:"counter_id"`
-	Value     number `json:"value"`
-}
-
-// counterRecord is one pass's counters, one sample per instance; nil when the pass counted nothing.
-func (v *view) counterRecord(p *passView) *counterRecord {
-	if len(p.counters) == 0 {
-		return nil
-	}
-	d, k := p.d, p.kernel
-	r := &counterRecord{ThreadID: d.ThreadID, ReplayPass: d.Pass, ArchVGPRCount: k.VGPR,
-		AccumVGPRCount: k.AccumVGPR, SGPRCount: k.SGPR, LDSBlockSizeV: d.LDS, Records: []counterSample{}}
-	r.DispatchData.CorrelationID = correlation{d.CorrelationID, d.ExternalID}
-	r.DispatchData.StartTimestamp, r.DispatchData.EndTimestamp = d.Start, d.End
-	r.DispatchData.DispatchInfo = infoOf(d)
-	for _, c := range p.counters {
-		id := v.cat.ids[catalogKey{d.AgentID, c.Name}]
-		for _, val := range c.Values {
-			r.Records = append(r.Records, counterSample{handle{id}, number(val)})
-		}
-	}
-	return r
-}
-
-type dispatchRecord struct {
-	Size           int          `json:"size"`
-	Kind           int          `json:"kind"`
-	Operation      int          `json:"operation"`
-	ThreadID       uint64       `json:"thread_id"`
-	CorrelationID  correlation  `json:"correlation_id"`
-	StartTimestamp int64        `json:"start_timestamp"`
-	EndTimestamp   int64        `json:"end_timestamp"`
-	DispatchInfo   dispatchInfo `json:"dispatch_info"`
-	ReplayPass     int          `json:"replay_pass"`
-}
-
-func (v *view) dispatchRecord(p *passView) dispatchRecord {
-	d := p.d
-	return dispatchRecord{Kind: bufferKindKernelDispatch, Operation: dispatchOpComplete, ThreadID: d.ThreadID,
-		CorrelationID: correlation{d.CorrelationID, d.ExternalID}, StartTimestamp: d.Start, EndTimestamp: d.End,
-		DispatchInfo: infoOf(d), ReplayPass: d.Pass}
 }
 
 func (v *view) metadata() object {

@@ -32,12 +32,17 @@ type mean struct {
 // DURATION is over every executed pass. Declines, warnings, fatal errors, reading problems and
 // early exits of each process follow the table. procs should hold one Process per profiled process;
 // runs of an application replay must be merged into one first, or their dispatches count twice.
+// A Streamed process's dispatches are read again from its record file.
 func Summary(w io.Writer, procs []*records.Process, cs Counters) error {
 	stats := map[string]*kernelStats{}
 	columns := map[string]bool{}
 	var notes []string
 	for _, proc := range procs {
-		notes = append(notes, summarize(proc, cs, stats, columns)...)
+		n, err := summarize(proc, cs, stats, columns)
+		if err != nil {
+			return fmt.Errorf("summary: %w", err)
+		}
+		notes = append(notes, n...)
 	}
 	names := sortedKeys(stats)
 	counterNames := sortedKeys(columns)
@@ -90,7 +95,7 @@ func Summary(w io.Writer, procs []*records.Process, cs Counters) error {
 	return nil
 }
 
-func summarize(proc *records.Process, cs Counters, stats map[string]*kernelStats, columns map[string]bool) []string {
+func summarize(proc *records.Process, cs Counters, stats map[string]*kernelStats, columns map[string]bool) ([]string, error) {
 	pid := proc.Header.PID
 	var notes []string
 	note := func(format string, args ...any) {
@@ -100,7 +105,9 @@ func summarize(proc *records.Process, cs Counters, stats map[string]*kernelStats
 	for _, a := range proc.Agents {
 		agentIndex[a.ID] = a.Index
 	}
-	for _, l := range records.Group(proc.Dispatches) {
+	eval := evaluator{cs: cs}
+	taken := map[string]bool{}
+	err := proc.EachLogical(func(l records.Logical) error {
 		k := proc.Kernels[l.Passes[0].KernelID]
 		name := kernelName(k, false, false)
 		s := stats[name]
@@ -109,7 +116,7 @@ func summarize(proc *records.Process, cs Counters, stats map[string]*kernelStats
 			stats[name] = s
 		}
 		s.calls++
-		taken := map[string]bool{}
+		clear(taken)
 		for _, d := range l.Passes {
 			s.durSum += float64(d.End - d.Start)
 			s.durN++
@@ -117,7 +124,7 @@ func summarize(proc *records.Process, cs Counters, stats map[string]*kernelStats
 			if !ok {
 				continue
 			}
-			cvs, errs := passCounters(cs, idx, d)
+			cvs, errs := eval.pass(idx, d)
 			for _, err := range errs {
 				note("%v", err)
 			}
@@ -136,6 +143,10 @@ func summarize(proc *records.Process, cs Counters, stats map[string]*kernelStats
 				m.n++
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, d := range proc.Declines {
 		note("dispatch %d was not replayed: %s", d.DispatchID, d.Reason)
@@ -152,7 +163,7 @@ func summarize(proc *records.Process, cs Counters, stats map[string]*kernelStats
 	if !proc.Ended() {
 		note("the process did not exit normally (no end record); its results stop at its last complete dispatch")
 	}
-	return notes
+	return notes, nil
 }
 
 // formatMean prints whole numbers as integers and others with six significant digits.

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
 
@@ -32,6 +33,11 @@ var Formats = []string{"csv", "json"}
 // Write writes one process's files under Dir and returns their paths. Counter values that could not
 // be computed (a derived counter whose base values are missing) are left out and reported in the
 // returned error after everything else has been written; cs may be nil when nothing was counted.
+//
+// The dispatches go by once (proc.EachLogical) and every file is written as they do, so a process
+// from records.ScanProcess is written in memory bounded by its agents, kernels and counters, not
+// by its dispatches. The kernel_dispatch array of results.json, which follows the counter records,
+// waits in a compact temporary file next to the output meanwhile.
 func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
 	want := map[string]bool{}
 	for _, f := range opts.Formats {
@@ -50,73 +56,141 @@ func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
 		return nil, fmt.Errorf("creating output directory: %w", err)
 	}
 	v := newView(opts, proc, cs)
-	type file struct {
-		suffix string
-		write  func(*bufio.Writer) error
-	}
-	var files []file
+	s := &streams{}
+	defer s.abort()
+	var err error
 	if want["json"] {
-		files = append(files, file{"_results.json", v.writeResults})
-	}
-	if want["csv"] {
-		files = append(files, file{"_agent_info.csv", v.writeAgentInfo})
-		if cs != nil {
-			files = append(files, file{"_counter_collection.csv", v.writeCounterCSV})
+		if s.results, err = s.create(prefix + "_results.json"); err == nil {
+			err = v.writeResultsHead(s.results.w)
 		}
-		if opts.KernelTrace {
-			files = append(files, file{"_kernel_trace.csv", v.writeKernelTraceCSV})
+		if err == nil && opts.KernelTrace {
+			s.trace, err = newTraceSpool(filepath.Dir(prefix + "_"))
 		}
 	}
-	var paths []string
-	for _, f := range files {
-		path := prefix + f.suffix
-		if err := writeFile(path, f.write); err != nil {
-			return paths, err
+	if err == nil && want["csv"] {
+		var agents *outFile
+		if agents, err = s.create(prefix + "_agent_info.csv"); err == nil {
+			err = v.writeAgentInfo(agents.w)
 		}
-		paths = append(paths, path)
+		if err == nil && cs != nil {
+			if s.counterCSV, err = s.create(prefix + "_counter_collection.csv"); err == nil {
+				writeHeader(s.counterCSV.w, counterCollectionColumns)
+			}
+		}
+		if err == nil && opts.KernelTrace {
+			if s.traceCSV, err = s.create(prefix + "_kernel_trace.csv"); err == nil {
+				writeHeader(s.traceCSV.w, kernelTraceColumns)
+			}
+		}
 	}
-	return paths, v.evalError()
+	if err == nil {
+		err = proc.EachLogical(func(l records.Logical) error { return v.writeLogical(s, l) })
+	}
+	if err == nil && s.results != nil {
+		err = v.writeResultsTail(s.results.w, s.trace)
+	}
+	if err == nil {
+		err = s.close()
+	}
+	if err != nil {
+		return s.paths, err
+	}
+	return s.paths, v.evalError()
 }
 
-func writeFile(path string, write func(*bufio.Writer) error) error {
+// outFile is one output file being written.
+type outFile struct {
+	path string
+	f    *os.File
+	bg   *bgwrite.Writer
+	w    *bufio.Writer // bg's buffer
+}
+
+// streams are the files one Write has open, in the order their paths are reported.
+type streams struct {
+	files      []*outFile
+	paths      []string
+	results    *outFile
+	counterCSV *outFile
+	traceCSV   *outFile
+	trace      *traceSpool
+}
+
+func (s *streams) create(path string) (*outFile, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("writing output: %w", err)
+		return nil, fmt.Errorf("writing output: %w", err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	bg := bgwrite.New(f)
+	o := &outFile{path: path, f: f, bg: bg, w: bg.Writer}
+	s.files = append(s.files, o)
+	s.paths = append(s.paths, path)
+	return o, nil
 }
 
-// view is one process prepared for writing: passes in (dispatch_id, pass) order with their counter
-// values computed once for every file.
+// close flushes and closes every file; the first failure names its file.
+func (s *streams) close() error {
+	var first error
+	for _, o := range s.files {
+		err := o.bg.Close()
+		if cerr := o.f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil && first == nil {
+			first = fmt.Errorf("writing %s: %w", o.path, err)
+		}
+	}
+	s.files = nil
+	return first
+}
+
+// abort closes what close did not (after a failure) and removes the spool.
+func (s *streams) abort() {
+	for _, o := range s.files {
+		_ = o.bg.Close()
+		_ = o.f.Close()
+	}
+	s.files = nil
+	if s.trace != nil {
+		s.trace.remove()
+	}
+}
+
+// view is one process prepared for writing: its agents, counter catalog and kernel names, and
+// the state that carries from one pass to the next.
 type view struct {
-	opts    Options
-	proc    *records.Process
-	agents  map[uint64]contract.Agent
-	cat     *catalog
-	passes  []passView
-	errs    []error
-	command []string
+	opts     Options
+	proc     *records.Process
+	agents   map[uint64]contract.Agent
+	cat      *catalog
+	eval     evaluator
+	errs     []error // the first maxShownErrors evaluation failures
+	nErrs    int
+	command  []string
+	names    map[uint64]kernelText // by kernel id
+	counters []idValues            // the current pass's counters
+	line     []byte
+	// wroteCounter says whether results.json has a counter record yet.
+	wroteCounter bool
 }
 
-type passView struct {
-	d        *contract.Dispatch
-	kernel   contract.Kernel
-	counters []counterValues
+// kernelText is a kernel's fields as the rows print them.
+type kernelText struct {
+	k      contract.Kernel
+	quoted []byte // the chosen name as a CSV text field
 }
+
+// idValues is a counter of a pass with its catalog id.
+type idValues struct {
+	id uint64
+	counterValues
+}
+
+const maxShownErrors = 10
 
 func newView(opts Options, proc *records.Process, cs Counters) *view {
-	v := &view{opts: opts, proc: proc, agents: map[uint64]contract.Agent{}, cat: buildCatalog(proc, cs)}
+	v := &view{opts: opts, proc: proc, agents: map[uint64]contract.Agent{}, cat: buildCatalog(proc, cs),
+		eval: evaluator{cs: cs}, names: map[uint64]kernelText{}}
 	for _, a := range proc.Agents {
 		v.agents[a.ID] = a
 	}
@@ -124,40 +198,89 @@ func newView(opts Options, proc *records.Process, cs Counters) *view {
 	if len(v.command) == 0 {
 		v.command = proc.Header.Cmdline
 	}
-	for _, l := range records.Group(proc.Dispatches) {
-		for _, d := range l.Passes {
-			pv := passView{d: d, kernel: proc.Kernels[d.KernelID]}
-			if a, ok := v.agents[d.AgentID]; ok {
-				var errs []error
-				pv.counters, errs = passCounters(cs, a.Index, d)
-				v.errs = append(v.errs, errs...)
-			}
-			pv.counters = v.known(pv.counters, d.AgentID)
-			v.passes = append(v.passes, pv)
-		}
-	}
 	return v
 }
 
-// known drops counters the catalog has no id for, so that JSON and CSV always agree.
-func (v *view) known(cvs []counterValues, agentID uint64) []counterValues {
-	out := cvs[:0]
+// kernel returns the kernel of a dispatch; a kernel id without a kernel record gives the zero
+// kernel, as a map lookup would.
+func (v *view) kernel(id uint64) kernelText {
+	if t, ok := v.names[id]; ok {
+		return t
+	}
+	k := v.proc.Kernels[id]
+	t := kernelText{k: k, quoted: []byte(csvString(v.kernelName(k)))}
+	v.names[id] = t
+	return t
+}
+
+// passCounters computes one pass's counters and keeps those the catalog has an id for, so that
+// JSON and CSV always agree. The result is valid until the next call.
+func (v *view) passCounters(d *contract.Dispatch) []idValues {
+	v.counters = v.counters[:0]
+	a, ok := v.agents[d.AgentID]
+	if !ok {
+		return nil
+	}
+	cvs, errs := v.eval.pass(a.Index, d)
+	for _, err := range errs {
+		if len(v.errs) < maxShownErrors {
+			v.errs = append(v.errs, err)
+		}
+		v.nErrs++
+	}
 	for _, c := range cvs {
-		if _, ok := v.cat.ids[catalogKey{agentID, c.Name}]; ok {
-			out = append(out, c)
+		if id, ok := v.cat.ids[catalogKey{d.AgentID, c.Name}]; ok {
+			v.counters = append(v.counters, idValues{id, c})
 		}
 	}
-	return out
+	return v.counters
+}
+
+// writeLogical writes every pass of one logical dispatch to every open file.
+func (v *view) writeLogical(s *streams, l records.Logical) error {
+	for _, d := range l.Passes {
+		k := v.kernel(d.KernelID)
+		counters := v.passCounters(d)
+		if s.results != nil && len(counters) > 0 {
+			v.line = appendCounterRecord(append(v.line[:0], ",\n"...), d, k.k, counters)
+			if err := v.element(s.results.w, &v.wroteCounter); err != nil {
+				return err
+			}
+		}
+		if s.trace != nil {
+			if err := s.trace.add(d); err != nil {
+				return err
+			}
+		}
+		if s.counterCSV != nil {
+			v.writeCounterRows(s.counterCSV.w, d, k, counters)
+		}
+		if s.traceCSV != nil {
+			v.writeKernelTraceRow(s.traceCSV.w, d, k)
+		}
+	}
+	return nil
+}
+
+// element writes v.line, a JSON array element prefixed with ",\n", dropping the comma before the
+// array's first element.
+func (v *view) element(w *bufio.Writer, wrote *bool) error {
+	line := v.line
+	if !*wrote {
+		line = line[1:]
+		*wrote = true
+	}
+	_, err := w.Write(line)
+	return err
 }
 
 func (v *view) evalError() error {
-	if len(v.errs) == 0 {
+	if v.nErrs == 0 {
 		return nil
 	}
-	const show = 10
 	errs := v.errs
-	if len(errs) > show {
-		errs = append(errs[:show:show], fmt.Errorf("and %d more", len(v.errs)-show))
+	if v.nErrs > len(errs) {
+		errs = append(errs[:len(errs):len(errs)], fmt.Errorf("and %d more", v.nErrs-len(errs)))
 	}
 	return fmt.Errorf("pid %d: some counter values were not written: %w", v.proc.Header.PID, errors.Join(errs...))
 }

@@ -405,9 +405,21 @@ func (p *parser) dim3(out *[3]uint32) bool {
 // JSON does not) and converts it as encoding/json does; a value out of range falls back.
 func (p *parser) float() (float64, bool) {
 	start := p.i
-	p.eat('-')
-	if _, ok := p.mantissa(); !ok {
+	neg := p.eat('-')
+	m, ok := p.mantissa()
+	if !ok {
 		return 0, false
+	}
+	if len(m) <= 15 && p.intEnd() {
+		// A whole number below 2^53 converts exactly, which is what ParseFloat would return.
+		var u uint64
+		for _, c := range m {
+			u = u*10 + uint64(c-'0')
+		}
+		if neg {
+			return -float64(u), true
+		}
+		return float64(u), true
 	}
 	if p.eat('.') && !p.someDigits() {
 		return 0, false

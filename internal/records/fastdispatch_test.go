@@ -19,6 +19,7 @@ var fastCases = []struct {
 	{`{"t":"dispatch","dispatch_id":1,"counters":[]}`, true},
 	{`{"t":"dispatch","dispatch_id":1,"counters":[{"name":"A","values":[]},{"name":"B","values":[1]}]}`, true},
 	{`{"t":"dispatch","dispatch_id":1,"start":-5,"end":-0}`, true},
+	{`{"t":"dispatch","dispatch_id":1,"counters":[{"name":"A","values":[-0,0,999999999999999,-999999999999999,9999999999999999,99999999999999999999,12345678901234567,1.0,-7]}]}`, true},
 	{`{"t":"dispatch","dispatch_id":18446744073709551615}`, true},
 	{`{"t":"dispatch","dispatch_id":18446744073709551616}`, false},
 	{`{"t":"dispatch","dispatch_id":1,"pass":1.0}`, false},

@@ -192,6 +192,9 @@ func (m *merger) run(base procFile, partners []*procFile) error {
 		return err
 	}
 	defer bs.close()
+	// A dispatch of the first run is written before the next is read; the others' may wait in a
+	// queue, so only this stream reuses its storage.
+	bs.dec.ReuseDispatches()
 	for {
 		rec, err := bs.dec.Next()
 		if errors.Is(err, io.EOF) {

@@ -64,7 +64,7 @@ func writeBenchRun(b *testing.B, dir string, pass, n int) {
 	}
 	for i := 0; i < n; i++ {
 		k := i % benchKernels
-		check(w.write(contract.RecDispatch, contract.Dispatch{DispatchID: uint64(i + 1), CorrelationID: uint64(i + 1), Pass: pass, Passes: benchPasses,
+		check(w.write(contract.RecDispatch, &contract.Dispatch{DispatchID: uint64(i + 1), CorrelationID: uint64(i + 1), Pass: pass, Passes: benchPasses,
 			AgentID: 1, QueueID: 1, ThreadID: 42, KernelID: uint64(k + 1), Grid: [3]uint32{uint32(256 * (k + 1)), 1, 1}, Workgroup: [3]uint32{256, 1, 1},
 			Start: int64(2 * i), End: int64(2*i + 1),
 			Counters: []contract.CounterValue{{Name: fmt.Sprintf("A%d", pass), Values: vals}, {Name: fmt.Sprintf("B%d", pass), Values: vals}}}))
@@ -115,19 +115,22 @@ func benchRuns(b *testing.B) []string {
 	return dirs
 }
 
-// peakHeap samples the live heap while fn runs.
+// peakHeap samples the heap in use while fn runs.
 func peakHeap(fn func()) uint64 {
 	var peak atomic.Uint64
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	sample := func() {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse > peak.Load() {
+			peak.Store(ms.HeapInuse)
+		}
+	}
 	go func() {
 		defer close(done)
-		var ms runtime.MemStats
 		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
+			sample()
 			select {
 			case <-stop:
 				return
@@ -138,18 +141,73 @@ func peakHeap(fn func()) uint64 {
 	fn()
 	close(stop)
 	<-done
+	sample()
 	return peak.Load()
+}
+
+// fixtureBytes is the size of the runs' record files, what the merge reads.
+func fixtureBytes(b *testing.B, dirs []string) int64 {
+	var n int64
+	for _, d := range dirs {
+		paths, _ := filepath.Glob(filepath.Join(d, contract.RecordsDir, "*.ndjson"))
+		for _, p := range paths {
+			st, err := os.Stat(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += st.Size()
+		}
+	}
+	return n
+}
+
+// dirBytes is the size of the files under dir.
+func dirBytes(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			if info, err := e.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// reportRecords reports the rates per dispatch record (one pass of one dispatch, a line of a run's
+// record file) and the peak heap.
+func reportRecords(b *testing.B, peak uint64) {
+	records := float64(benchFixture.n*benchPasses) * float64(b.N)
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/records, "ns/record")
+	b.ReportMetric(records/b.Elapsed().Seconds(), "records/s")
+}
+
+// benchOutDir is where the benchmarks write: GOROCPROF_BENCH_OUT when set (to compare
+// filesystems), the test's temporary directory otherwise.
+func benchOutDir(b *testing.B) string {
+	if dir := os.Getenv("GOROCPROF_BENCH_OUT"); dir != "" {
+		out, err := os.MkdirTemp(dir, "gorocprof-bench-out-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = os.RemoveAll(out) })
+		return out
+	}
+	return b.TempDir()
 }
 
 // BenchmarkMerge merges the runs into one record file: the streaming part, whose memory must not
 // grow with the number of dispatches.
 func BenchmarkMerge(b *testing.B) {
 	dirs := benchRuns(b)
+	b.SetBytes(fixtureBytes(b, dirs))
 	b.ReportAllocs()
 	b.ResetTimer()
 	var peak uint64
 	for i := 0; i < b.N; i++ {
-		out := b.TempDir()
+		out := benchOutDir(b)
 		runtime.GC()
 		peak = max(peak, peakHeap(func() {
 			rep, err := MergeRuns(dirs, out)
@@ -158,26 +216,29 @@ func BenchmarkMerge(b *testing.B) {
 			}
 		}))
 	}
-	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-	b.ReportMetric(float64(benchFixture.n*benchPasses)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	reportRecords(b, peak)
 }
 
 // BenchmarkMergeWrite merges the runs and writes results.json and the CSV files of the merged
-// process, the whole tail of an application replay.
+// process, the whole tail of an application replay, as the front end does: the merged file is
+// scanned (records.ScanRunDir) and then streamed through output.Write. MB/s is over the runs'
+// record files; out-MiB is what was written (merged records and output files).
 func BenchmarkMergeWrite(b *testing.B) {
 	dirs := benchRuns(b)
+	b.SetBytes(fixtureBytes(b, dirs))
 	b.ReportAllocs()
 	b.ResetTimer()
 	var peak uint64
+	var written int64
 	for i := 0; i < b.N; i++ {
-		out := b.TempDir()
+		out := benchOutDir(b)
 		runtime.GC()
 		peak = max(peak, peakHeap(func() {
 			if _, err := MergeRuns(dirs, out); err != nil {
 				b.Fatal(err)
 			}
-			procs, err := records.ReadRunDir(out)
-			if err != nil || len(procs) != 1 {
+			procs, err := records.ScanRunDir(out)
+			if err != nil || len(procs) != 1 || !procs[0].Streamed {
 				b.Fatalf("reading the merged records: %v", err)
 			}
 			files, err := output.Write(output.Options{Dir: filepath.Join(out, "results"), File: "merged", Formats: []string{"json", "csv"}, KernelTrace: true},
@@ -186,7 +247,11 @@ func BenchmarkMergeWrite(b *testing.B) {
 				b.Fatalf("writing: %v (%d files)", err, len(files))
 			}
 		}))
+		b.StopTimer()
+		written = dirBytes(out)
+		_ = os.RemoveAll(out)
+		b.StartTimer()
 	}
-	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-	b.ReportMetric(float64(benchFixture.n*benchPasses)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	reportRecords(b, peak)
+	b.ReportMetric(float64(written)/(1<<20), "out-MiB")
 }

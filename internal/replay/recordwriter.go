@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -10,13 +9,14 @@ import (
 	"strconv"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 )
 
 // lineWriter writes record lines in the contract's form: "t" first, one object per line. Dispatch
 // lines, nearly all of a merged file, are appended by hand: encoding/json's reflection was a third
 // of the merge's time.
 type lineWriter struct {
-	w     *bufio.Writer
+	w     *bgwrite.Writer
 	buf   bytes.Buffer
 	enc   *json.Encoder
 	line  []byte
@@ -24,7 +24,7 @@ type lineWriter struct {
 }
 
 func newLineWriter(w io.Writer) *lineWriter {
-	lw := &lineWriter{w: bufio.NewWriterSize(w, 1<<20), names: map[string][]byte{}}
+	lw := &lineWriter{w: bgwrite.New(w), names: map[string][]byte{}}
 	lw.enc = json.NewEncoder(&lw.buf)
 	lw.enc.SetEscapeHTML(false)
 	return lw
@@ -127,6 +127,10 @@ func (lw *lineWriter) appendDispatch(b []byte, d *contract.Dispatch) ([]byte, er
 				b = append(b, "null"...)
 			case math.IsNaN(*v) || math.IsInf(*v, 0):
 				return b, fmt.Errorf("dispatch %d: counter %s holds %v, which JSON cannot carry", d.DispatchID, c.Name, *v)
+			case *v == math.Trunc(*v) && math.Abs(*v) < 1e6 && (*v != 0 || !math.Signbit(*v)):
+				// What 'g' prints for these (it switches to an exponent from 1e6 on, and keeps
+				// the sign of -0), without its general conversion.
+				b = strconv.AppendInt(b, int64(*v), 10)
 			default:
 				// 'g' with the shortest representation round-trips and is a valid JSON number.
 				b = strconv.AppendFloat(b, *v, 'g', -1, 64)
@@ -143,4 +147,5 @@ func (lw *lineWriter) problem(msg string) {
 	_ = lw.write(contract.RecWarning, contract.Message{Message: msg})
 }
 
-func (lw *lineWriter) flush() error { return lw.w.Flush() }
+// flush writes everything and ends the background writer: nothing can be written after it.
+func (lw *lineWriter) flush() error { return lw.w.Close() }

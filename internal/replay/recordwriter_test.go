@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -62,5 +63,26 @@ func TestDispatchLineRefusesNonFinite(t *testing.T) {
 	err := w.write(contract.RecDispatch, &contract.Dispatch{DispatchID: 4, Counters: []contract.CounterValue{{Name: "X", Values: []*float64{&inf}}}})
 	if err == nil {
 		t.Fatal("an infinite value was written as JSON")
+	}
+}
+
+// TestDispatchValuesAsStrconv checks that the short cut for whole numbers prints what
+// strconv.AppendFloat(v, 'g', -1) prints.
+func TestDispatchValuesAsStrconv(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 7, 999999, -999999, 1e6, -1e6, 123456, 1e5, 1e15, 0.5, 1e21, 2.5e-7}
+	for i := 0; i < 2000; i++ {
+		vals = append(vals, float64(i*i*i), -float64(i*997))
+	}
+	w := newLineWriter(&bytes.Buffer{})
+	for _, v := range vals {
+		v := v
+		line, err := w.appendDispatch(nil, &contract.Dispatch{Counters: []contract.CounterValue{{Name: "X", Values: []*float64{&v}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `"values":[` + strconv.FormatFloat(v, 'g', -1, 64) + `]`
+		if !bytes.Contains(line, []byte(want)) {
+			t.Errorf("%v: line %s lacks %s", v, line, want)
+		}
 	}
 }

@@ -1,0 +1,131 @@
+package output
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+)
+
+// rocprofiler-sdk enum values that results.json readers switch on (rocprofiler/fwd.h).
+const (
+	bufferKindKernelDispatch = 11 // ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH
+	dispatchOpComplete       = 2  // ROCPROFILER_KERNEL_DISPATCH_COMPLETE
+)
+
+// The per-pass records of results.json are appended by hand, key by key in the order
+// encoding/json gives the fields of the structs they replaced (kept in recordjson_test.go, which
+// checks the bytes are the same): reflection was most of the time spent writing a large file.
+// Only numbers vary, so nothing needs escaping.
+
+// appendCounterRecord appends one pass's counters, one sample per instance.
+func appendCounterRecord(b []byte, d *contract.Dispatch, k contract.Kernel, counters []idValues) []byte {
+	b = append(b, `{"dispatch_data":{"size":0,"correlation_id":`...)
+	b = appendCorrelation(b, d)
+	b = append(b, `,"start_timestamp":`...)
+	b = strconv.AppendInt(b, d.Start, 10)
+	b = append(b, `,"end_timestamp":`...)
+	b = strconv.AppendInt(b, d.End, 10)
+	b = append(b, `,"dispatch_info":`...)
+	b = appendDispatchInfo(b, d)
+	b = append(b, `},"records":[`...)
+	first := true
+	for _, c := range counters {
+		for _, val := range c.Values {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, `{"counter_id":{"handle":`...)
+			b = strconv.AppendUint(b, c.id, 10)
+			b = append(b, `},"value":`...)
+			b = appendNumber(b, val)
+			b = append(b, '}')
+		}
+	}
+	b = append(b, `],"thread_id":`...)
+	b = strconv.AppendUint(b, d.ThreadID, 10)
+	b = append(b, `,"replay_pass":`...)
+	b = strconv.AppendInt(b, int64(d.Pass), 10)
+	b = append(b, `,"arch_vgpr_count":`...)
+	b = strconv.AppendInt(b, k.VGPR, 10)
+	b = append(b, `,"accum_vgpr_count":`...)
+	b = strconv.AppendInt(b, k.AccumVGPR, 10)
+	b = append(b, `,"sgpr_count":`...)
+	b = strconv.AppendInt(b, k.SGPR, 10)
+	b = append(b, `,"lds_block_size_v":`...)
+	b = strconv.AppendInt(b, d.LDS, 10)
+	return append(b, '}')
+}
+
+// appendDispatchRecord appends one pass's kernel dispatch (buffer) record.
+func appendDispatchRecord(b []byte, d *contract.Dispatch) []byte {
+	b = append(b, `{"size":0,"kind":`...)
+	b = strconv.AppendInt(b, bufferKindKernelDispatch, 10)
+	b = append(b, `,"operation":`...)
+	b = strconv.AppendInt(b, dispatchOpComplete, 10)
+	b = append(b, `,"thread_id":`...)
+	b = strconv.AppendUint(b, d.ThreadID, 10)
+	b = append(b, `,"correlation_id":`...)
+	b = appendCorrelation(b, d)
+	b = append(b, `,"start_timestamp":`...)
+	b = strconv.AppendInt(b, d.Start, 10)
+	b = append(b, `,"end_timestamp":`...)
+	b = strconv.AppendInt(b, d.End, 10)
+	b = append(b, `,"dispatch_info":`...)
+	b = appendDispatchInfo(b, d)
+	b = append(b, `,"replay_pass":`...)
+	b = strconv.AppendInt(b, int64(d.Pass), 10)
+	return append(b, '}')
+}
+
+func appendCorrelation(b []byte, d *contract.Dispatch) []byte {
+	b = append(b, `{"internal":`...)
+	b = strconv.AppendUint(b, d.CorrelationID, 10)
+	b = append(b, `,"external":`...)
+	b = strconv.AppendUint(b, d.ExternalID, 10)
+	return append(b, '}')
+}
+
+func appendDispatchInfo(b []byte, d *contract.Dispatch) []byte {
+	b = append(b, `{"size":0,"agent_id":{"handle":`...)
+	b = strconv.AppendUint(b, d.AgentID, 10)
+	b = append(b, `},"queue_id":{"handle":`...)
+	b = strconv.AppendUint(b, d.QueueID, 10)
+	b = append(b, `},"kernel_id":`...)
+	b = strconv.AppendUint(b, d.KernelID, 10)
+	b = append(b, `,"dispatch_id":`...)
+	b = strconv.AppendUint(b, d.DispatchID, 10)
+	b = append(b, `,"private_segment_size":`...)
+	b = strconv.AppendInt(b, d.Scratch, 10)
+	b = append(b, `,"group_segment_size":`...)
+	b = strconv.AppendInt(b, d.LDS, 10)
+	b = append(b, `,"workgroup_size":`...)
+	b = appendDim3(b, d.Workgroup)
+	b = append(b, `,"grid_size":`...)
+	b = appendDim3(b, d.Grid)
+	return append(b, '}')
+}
+
+func appendDim3(b []byte, v [3]uint32) []byte {
+	b = append(b, `{"x":`...)
+	b = strconv.AppendUint(b, uint64(v[0]), 10)
+	b = append(b, `,"y":`...)
+	b = strconv.AppendUint(b, uint64(v[1]), 10)
+	b = append(b, `,"z":`...)
+	b = strconv.AppendUint(b, uint64(v[2]), 10)
+	return append(b, '}')
+}
+
+// appendNumber appends a counter value. JSON has no NaN or infinity; such a value (a derived
+// counter divided by zero) is written as null rather than as a made-up number. Whole numbers are
+// written as integers.
+func appendNumber(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return append(b, "null"...)
+	case f == math.Trunc(f) && math.Abs(f) < 1e15:
+		return strconv.AppendInt(b, int64(f), 10)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}

@@ -9,30 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/e2etest"
 	"github.com/gorocprof/gorocprof/internal/replay"
 )
 
-// needSimTool skips when the simulated tool library has not been built, unless the caller (make
-// test) demands the end-to-end tests, in which case a missing build is a failure.
-func needSimTool(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib := filepath.Join(root, "lib", "gorocprof")
-	for _, f := range []string{filepath.Join(lib, "libgorocprof_tool_sim.so"), filepath.Join(lib, "gorocprof-query-sim"),
-		filepath.Join(root, "bin", "sim-demo"), filepath.Join(root, "bin", "sim-nondet")} {
-		if _, err := os.Stat(f); err != nil {
-			if os.Getenv("GOROCPROF_REQUIRE_E2E") != "" {
-				t.Fatalf("end-to-end test needs %s (run `make`): %v", f, err)
-			}
-			t.Skipf("%s not built (run `make`); set GOROCPROF_REQUIRE_E2E=1 to make this a failure", f)
-		}
-	}
-	t.Setenv("GOROCPROF_LIB_DIR", lib)
-	return root
-}
+func needSimTool(t *testing.T) string { return e2etest.Require(t, "sim-nondet") }
 
 // TestCompareExitStatus runs `gorocprof compare` as main does, on the simulated agents: 0 when the
 // modes agree (sim-demo), 3 when they differ (sim-nondet dispatches another sequence every run).

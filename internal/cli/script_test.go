@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/e2etest"
 	"github.com/gorocprof/gorocprof/internal/replay"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -112,24 +113,14 @@ func exitsCmd(ts *testscript.TestScript, neg bool, args []string) {
 // tool library and example apps that `make` builds into lib/gorocprof and bin. Without that build it
 // skips, unless GOROCPROF_REQUIRE_E2E is set (make test), where a missing build is a failure.
 func TestScriptE2E(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, bin := filepath.Join(root, "lib", "gorocprof"), filepath.Join(root, "bin")
-	for _, f := range []string{filepath.Join(lib, "libgorocprof_tool_sim.so"), filepath.Join(bin, "sim-demo")} {
-		if _, err := os.Stat(f); err != nil {
-			if os.Getenv("GOROCPROF_REQUIRE_E2E") != "" {
-				t.Fatalf("the end-to-end scripts need %s (run `make`): %v", f, err)
-			}
-			t.Skipf("%s not built (run `make`)", f)
-		}
-	}
+	root := e2etest.Require(t, "sim-crash", "sim-signal", "sim-exit")
+	lib, bin := os.Getenv("GOROCPROF_LIB_DIR"), filepath.Join(root, "bin")
 	testscript.Run(t, testscript.Params{
 		Dir: "../../testdata/script-e2e",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GOROCPROF_LIB_DIR", lib)
 			env.Setenv("BIN", bin)
+			env.Setenv("KFD_FIXTURES", filepath.Join(root, "internal", "agents", "testdata", "kfd"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -48,7 +48,7 @@ func FindBackend(name, libDir string) (Backend, error) {
 		return Backend{}, fmt.Errorf("%w: unknown backend %q (expected one of %s)", ErrBackend, name, strings.Join(Backends, ", "))
 	}
 	if name == BackendROCm {
-		return Backend{}, fmt.Errorf("%w rocm: the AMD backend (rocprofiler-sdk) is not built by this version of gorocprof; use --backend sim or cuda", ErrBackend)
+		return Backend{}, fmt.Errorf("%w rocm: profiling AMD GPUs needs the rocm tool library (rocprofiler-sdk), which this version of gorocprof does not build; `avail` and `plan` work with --backend rocm (agents from the KFD topology), profiling with --backend sim or cuda", ErrBackend)
 	}
 	files := toolFiles[name]
 	b := Backend{Name: name, ToolLibrary: filepath.Join(libDir, files[0]), QueryHelper: filepath.Join(libDir, files[1])}

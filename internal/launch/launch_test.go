@@ -89,7 +89,7 @@ func TestFindBackend(t *testing.T) {
 	if _, err := FindBackend(BackendSim, dir); err == nil || !strings.Contains(err.Error(), "libgorocprof_tool_sim.so is missing") {
 		t.Errorf("missing tool library: %v", err)
 	}
-	if _, err := FindBackend(BackendROCm, dir); err == nil || !strings.Contains(err.Error(), "not built") {
+	if _, err := FindBackend(BackendROCm, dir); err == nil || !strings.Contains(err.Error(), "does not build") {
 		t.Errorf("rocm: %v", err)
 	}
 	for _, f := range []string{"libgorocprof_tool_sim.so", "gorocprof-query-sim"} {

@@ -13,35 +13,11 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/e2etest"
 )
 
-// repoRoot is where `make` installs bin/ and lib/gorocprof/.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
-// needBuiltTool skips when the tool library has not been built, unless the caller (make test)
-// demands the end-to-end tests, in which case a missing build is a failure.
-func needBuiltTool(t *testing.T) string {
-	t.Helper()
-	root := repoRoot(t)
-	lib := filepath.Join(root, "lib", "gorocprof")
-	for _, f := range []string{filepath.Join(lib, "libgorocprof_tool_sim.so"), filepath.Join(lib, "gorocprof-query-sim"), filepath.Join(root, "bin", "sim-demo")} {
-		if _, err := os.Stat(f); err != nil {
-			if os.Getenv("GOROCPROF_REQUIRE_E2E") != "" {
-				t.Fatalf("end-to-end test needs %s (run `make`): %v", f, err)
-			}
-			t.Skipf("%s not built (run `make`); set GOROCPROF_REQUIRE_E2E=1 to make this a failure", f)
-		}
-	}
-	t.Setenv("GOROCPROF_LIB_DIR", lib)
-	return root
-}
+// needBuiltTool is the simulated agents' build, or a skip (a failure under make test).
+func needBuiltTool(t *testing.T) string { return e2etest.Require(t) }
 
 type resultsFile struct {
 	Tool []struct {

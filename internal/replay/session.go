@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/agents"
@@ -21,6 +22,9 @@ type Session struct {
 // OpenSession chooses the backend (resolving auto against the application, when one is given), asks
 // its query helper for the agents and builds each agent's catalog.
 func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
+	if backend == launch.BackendROCm && app == "" {
+		return openKFDSession()
+	}
 	libDir, err := launch.LibDir()
 	if err != nil {
 		return nil, err
@@ -112,4 +116,33 @@ func catalogFor(ctx context.Context, b launch.Backend, a contract.Agent) (*count
 // Plan plans the groups onto the session's agents.
 func (s *Session) Plan(groups []counters.Group) (*counters.Plan, error) {
 	return counters.NewPlan(groups, s.Targets)
+}
+
+// EnvSysfsRoot points AMD agent discovery at another root than "/" (tests use fixture trees).
+const EnvSysfsRoot = "GOROCPROF_SYSFS_ROOT"
+
+// openKFDSession describes the AMD GPUs of this machine from the KFD topology, so that `avail` and
+// `plan` work on a ROCm machine: profiling there needs the rocm tool library, which is not built yet,
+// so the session has no tool files and Run refuses it before launch.
+func openKFDSession() (*Session, error) {
+	root := os.Getenv(EnvSysfsRoot)
+	if root == "" {
+		root = "/"
+	}
+	list, err := agents.DiscoverKFD(root)
+	if err != nil {
+		return nil, fmt.Errorf("backend rocm: %w", err)
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("backend rocm: the KFD topology under %s lists no GPU", root)
+	}
+	s := &Session{Backend: launch.Backend{Name: launch.BackendROCm}, Agents: list}
+	for _, a := range list {
+		cat, err := counters.LoadAMD(strings.ToLower(a.Name))
+		if err != nil {
+			return nil, fmt.Errorf("agent %d: %w", a.Index, err)
+		}
+		s.Targets = append(s.Targets, counters.Target{Index: a.Index, Name: a.Name, Catalog: cat, Consts: counters.ConstsFromProps(a.Props)})
+	}
+	return s, nil
 }

@@ -2,6 +2,7 @@ package counters
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -194,30 +195,19 @@ func (p *parser) isPunct(s string) bool {
 	return t.kind == tPunct && t.text == s
 }
 
-func (p *parser) expr() (*Node, error) {
-	left, err := p.term()
-	if err != nil {
-		return nil, err
-	}
-	for p.isPunct("+") || p.isPunct("-") {
-		op := p.next()
-		right, err := p.term()
-		if err != nil {
-			return nil, err
-		}
-		left = &Node{Kind: KindBinary, Pos: op.pos, Op: op.text[0], X: left, Y: right}
-	}
-	return left, nil
-}
+func (p *parser) expr() (*Node, error) { return p.binary(p.term, "+", "-") }
 
-func (p *parser) term() (*Node, error) {
-	left, err := p.unary()
+func (p *parser) term() (*Node, error) { return p.binary(p.unary, "*", "/") }
+
+// binary parses a left-associative chain of operand (op operand)* for one precedence level.
+func (p *parser) binary(operand func() (*Node, error), ops ...string) (*Node, error) {
+	left, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.isPunct("*") || p.isPunct("/") {
+	for slices.ContainsFunc(ops, p.isPunct) {
 		op := p.next()
-		right, err := p.unary()
+		right, err := operand()
 		if err != nil {
 			return nil, err
 		}

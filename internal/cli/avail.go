@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
@@ -130,7 +131,7 @@ func writeAvailTables(w io.Writer, agents []AgentCounters) error {
 		if a.Agent.ProductName != "" {
 			fmt.Fprintf(w, " (%s)", a.Agent.ProductName)
 		}
-		fmt.Fprintf(w, ", %d %s\n", len(a.Counters), plural(len(a.Counters), "counter", "counters"))
+		fmt.Fprintf(w, ", %d %s\n", len(a.Counters), output.Plural(len(a.Counters), "counter", "counters"))
 		// Descriptions run to whole paragraphs; wrapping keeps the table readable in a terminal.
 		t := tablewriter.NewTable(w, tablewriter.WithRowMaxWidth(availColumnWidth), tablewriter.WithRowAutoWrap(tw.WrapNormal))
 		t.Header("Counter", "Block or expression", "Dimensions", "Description")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/replay"
 )
 
@@ -43,21 +44,11 @@ type AgentCounters struct {
 	Counters []counters.CounterInfo
 }
 
-// AgentPlan is what the planner decided for one agent: the passes a dispatch on it is replayed for,
-// and notes on groups it dropped, trimmed or split.
-type AgentPlan struct {
-	Agent  contract.Agent
-	Passes []PlannedPass
-	Notes  []string
-}
-
-// PlannedPass is one replay pass: the user group it comes from (0-based), the counters it reports
-// as the user named them (derived counters included), and the hardware events it programs.
-type PlannedPass struct {
-	Group    int
-	Counters []string
-	Hardware []string
-}
+// AgentPlan and PlannedPass are the planner's decisions as the plan command shows them.
+type (
+	AgentPlan   = output.PlanAgent
+	PlannedPass = output.PlanPass
+)
 
 // NewFactory returns the Factory of the real program: the standard streams and the real data
 // sources (wire.go).

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/counters"
-	"github.com/olekukonko/tablewriter"
+	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -68,7 +68,7 @@ func runPlan(ctx context.Context, f *Factory, o *PlanOptions) error {
 	if o.JSON {
 		return writePlanJSON(f.IO.Out, plans)
 	}
-	return writePlanTables(f.IO.Out, plans)
+	return output.PlanTables(f.IO.Out, plans)
 }
 
 type planJSON struct {
@@ -100,37 +100,4 @@ func writePlanJSON(w io.Writer, plans []AgentPlan) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
-}
-
-func writePlanTables(w io.Writer, plans []AgentPlan) error {
-	for i, p := range plans {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintf(w, "Agent %d: %s, %d %s\n", p.Agent.Index, p.Agent.Name, len(p.Passes), plural(len(p.Passes), "pass", "passes"))
-		if len(p.Passes) > 0 {
-			t := tablewriter.NewWriter(w)
-			t.Header("Pass", "Group", "Counters", "Hardware events")
-			for k, pass := range p.Passes {
-				// The table counts --pmc flags from 1 as the user does; JSON keeps the plan file's 0-based group.
-				if err := t.Append(fmt.Sprint(k), fmt.Sprint(pass.Group+1), strings.Join(pass.Counters, " "), strings.Join(pass.Hardware, " ")); err != nil {
-					return fmt.Errorf("plan of agent %d: %w", p.Agent.Index, err)
-				}
-			}
-			if err := t.Render(); err != nil {
-				return fmt.Errorf("plan of agent %d: %w", p.Agent.Index, err)
-			}
-		}
-		for _, n := range p.Notes {
-			fmt.Fprintf(w, "note: %s\n", n)
-		}
-	}
-	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 
-	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/replay"
 )
@@ -26,7 +25,7 @@ func availFromSession(ctx context.Context, backend string) ([]AgentCounters, err
 	}
 	out := make([]AgentCounters, 0, len(sess.Targets))
 	for _, t := range sess.Targets {
-		out = append(out, AgentCounters{Agent: agentByIndex(sess.Agents, t.Index, t.Name), Counters: t.Catalog.ListFor(t.Consts)})
+		out = append(out, AgentCounters{Agent: sess.Agent(t.Index, t.Name), Counters: t.Catalog.ListFor(t.Consts)})
 	}
 	return out, nil
 }
@@ -41,29 +40,5 @@ func planFromSession(ctx context.Context, backend string, groups []counters.Grou
 	if err != nil {
 		return nil, err
 	}
-	out := make([]AgentPlan, 0, len(plan.Agents))
-	for _, a := range plan.Agents {
-		v := AgentPlan{Agent: agentByIndex(sess.Agents, a.Index, a.Name)}
-		for _, p := range a.Passes {
-			pass := PlannedPass{Group: p.Group, Counters: p.Requested}
-			for _, b := range p.Base {
-				pass.Hardware = append(pass.Hardware, b.Name)
-			}
-			v.Passes = append(v.Passes, pass)
-		}
-		for _, n := range a.Notes {
-			v.Notes = append(v.Notes, n.Message)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-func agentByIndex(list []contract.Agent, index int, name string) contract.Agent {
-	for _, a := range list {
-		if a.Index == index {
-			return a
-		}
-	}
-	return contract.Agent{Index: index, Name: name}
+	return sess.Describe(plan), nil
 }

@@ -48,16 +48,25 @@ func (s *dispatchScanner) scan(raw []byte, d *contract.Dispatch, reuse bool) boo
 	s.names, s.counts, s.vals, s.nulls = s.names[:0], s.counts[:0], s.vals[:0], s.nulls[:0]
 	counters := false
 	var seen uint32
+	next := 0 // index in dispatchKeys of the key the writers put next
 	for {
-		key, ok := p.key()
-		if !ok {
-			return false
+		var f int
+		if next < len(dispatchKeys) && p.lit(dispatchKeys[next].text) {
+			f = dispatchKeys[next].field
+			next++
+		} else {
+			key, ok := p.key()
+			if !ok {
+				return false
+			}
+			f = dispatchField(key)
+			next = len(dispatchKeys)
 		}
-		f := dispatchField(key)
 		if f == fUnknown || seen&(1<<f) != 0 {
 			return false
 		}
 		seen |= 1 << f
+		var ok bool
 		switch f {
 		case fCounters:
 			ok = s.scanCounters(&p)
@@ -215,6 +224,19 @@ const (
 	fCounters
 )
 
+// dispatchKeys are the keys in the order the tool and the merge write them, tried first as
+// literals.
+var dispatchKeys = []struct {
+	text  string
+	field int
+}{
+	{`"dispatch_id":`, fDispatchID}, {`"pass":`, fPass}, {`"passes":`, fPasses},
+	{`"correlation_id":`, fCorrelationID}, {`"external_id":`, fExternalID}, {`"agent_id":`, fAgentID},
+	{`"queue_id":`, fQueueID}, {`"stream_id":`, fStreamID}, {`"thread_id":`, fThreadID},
+	{`"kernel_id":`, fKernelID}, {`"grid":`, fGrid}, {`"workgroup":`, fWorkgroup}, {`"lds":`, fLDS},
+	{`"scratch":`, fScratch}, {`"start":`, fStart}, {`"end":`, fEnd}, {`"counters":`, fCounters},
+}
+
 // dispatchField maps a key to its field. Only exact keys: encoding/json also matches keys that
 // differ in case, which the slow path handles.
 func dispatchField(key []byte) int {
@@ -370,18 +392,38 @@ func (p *parser) uint(bits int) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
+	if len(d) < 10 || bits == 64 && len(d) < 20 {
+		// Fewer digits than the type's largest value has: no overflow possible.
+		return atou(d), true
+	}
 	v, err := strconv.ParseUint(string(d), 10, bits)
 	return v, err == nil
 }
 
 func (p *parser) int() (int64, bool) {
 	start := p.i
-	p.eat('-')
-	if _, ok := p.digits(); !ok {
+	neg := p.eat('-')
+	d, ok := p.digits()
+	if !ok {
 		return 0, false
+	}
+	if len(d) < 19 {
+		if neg {
+			return -int64(atou(d)), true
+		}
+		return int64(atou(d)), true
 	}
 	v, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
 	return v, err == nil
+}
+
+// atou converts digits known to fit.
+func atou(d []byte) uint64 {
+	var u uint64
+	for _, c := range d {
+		u = u*10 + uint64(c-'0')
+	}
+	return u
 }
 
 func (p *parser) dim3(out *[3]uint32) bool {
@@ -412,10 +454,7 @@ func (p *parser) float() (float64, bool) {
 	}
 	if len(m) <= 15 && p.intEnd() {
 		// A whole number below 2^53 converts exactly, which is what ParseFloat would return.
-		var u uint64
-		for _, c := range m {
-			u = u*10 + uint64(c-'0')
-		}
+		u := atou(m)
 		if neg {
 			return -float64(u), true
 		}

@@ -3,10 +3,8 @@ package replay
 import (
 	"fmt"
 	"io"
-	"strings"
 
-	"github.com/olekukonko/tablewriter"
-
+	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
 )
@@ -82,28 +80,37 @@ func planMetadata(plan *counters.Plan) []planAgent {
 	return out
 }
 
-// PrintPlan writes one table per agent: pass -> group -> counters, then the planner's notes.
-func PrintPlan(w io.Writer, sess *Session, plan *counters.Plan) error {
+// Describe turns a plan into what the plan tables and `plan --json` show, agent by agent.
+func (s *Session) Describe(plan *counters.Plan) []output.PlanAgent {
+	out := make([]output.PlanAgent, 0, len(plan.Agents))
 	for _, a := range plan.Agents {
-		fmt.Fprintf(w, "Agent %d (%s): %d pass(es)\n", a.Index, a.Name, len(a.Passes))
-		t := tablewriter.NewTable(w)
-		t.Header([]string{"PASS", "GROUP", "COUNTERS", "HARDWARE EVENTS"})
-		for i, p := range a.Passes {
-			base := make([]string, 0, len(p.Base))
+		v := output.PlanAgent{Agent: s.Agent(a.Index, a.Name)}
+		for _, p := range a.Passes {
+			pass := output.PlanPass{Group: p.Group, Counters: p.Requested}
 			for _, b := range p.Base {
-				base = append(base, b.Name)
+				pass.Hardware = append(pass.Hardware, b.Name)
 			}
-			if err := t.Append([]string{fmt.Sprint(i), fmt.Sprint(p.Group + 1), strings.Join(p.Requested, " "), strings.Join(base, " ")}); err != nil {
-				return fmt.Errorf("writing the plan table: %w", err)
-			}
-		}
-		if err := t.Render(); err != nil {
-			return fmt.Errorf("writing the plan table: %w", err)
+			v.Passes = append(v.Passes, pass)
 		}
 		for _, n := range a.Notes {
-			fmt.Fprintf(w, "  %s: %s\n", n.Kind, n.Message)
+			v.Notes = append(v.Notes, n.Message)
 		}
-		fmt.Fprintln(w)
+		out = append(out, v)
 	}
-	return nil
+	return out
+}
+
+// Agent is the session's agent with that index, or a bare description when it has none.
+func (s *Session) Agent(index int, name string) contract.Agent {
+	for _, a := range s.Agents {
+		if a.Index == index {
+			return a
+		}
+	}
+	return contract.Agent{Index: index, Name: name}
+}
+
+// PrintPlan writes the plan tables of --dry-run, the same as the plan command's.
+func PrintPlan(w io.Writer, sess *Session, plan *counters.Plan) error {
+	return output.PlanTables(w, sess.Describe(plan))
 }

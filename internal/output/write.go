@@ -83,7 +83,9 @@ func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
 			}
 		}
 	}
-	if err == nil {
+	// Without counters nor kernel trace, no file has a line per pass: the dispatches need not be read.
+	passes := cs != nil || opts.KernelTrace
+	if err == nil && passes {
 		err = proc.EachLogical(func(l records.Logical) error { return v.writeLogical(s, l) })
 	}
 	if err == nil && s.results != nil {

@@ -162,7 +162,8 @@ func writePlan(path string, p contract.Plan) error {
 // collect reads every record file of the run and writes each process's output. It returns the files
 // written and a description of what is incomplete (empty when nothing is).
 func collect(req Request, runDir string, plan *counters.Plan, launched time.Time, stdout, stderr io.Writer) ([]string, string, error) {
-	procs, err := records.ReadRunDir(runDir)
+	// Scanned, not loaded: memory follows the kernels, not the number of dispatches.
+	procs, err := records.ScanRunDir(runDir)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading the records of %s: %w", req.App, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
 
@@ -20,18 +21,12 @@ type Counters interface {
 	Evaluate(agentIndex int, name string, base map[string][]float64) ([]float64, error)
 }
 
-// CounterInfo is one counter as the catalog describes it.
-type CounterInfo struct {
-	Name, Description, Block, Expression string
-	Derived                              bool
-	Dimensions                           []Dimension
-}
-
-// Dimension is one axis of a counter's hardware instances.
-type Dimension struct {
-	Name string
-	Size int
-}
+// CounterInfo is one counter as the catalog describes it, and Dimension one axis of its hardware
+// instances: the catalog's own types, so a *counters.Plan is a Counters as it is.
+type (
+	CounterInfo = counters.CounterInfo
+	Dimension   = counters.Dimension
+)
 
 // counterValues is one requested counter's per-instance values on one pass.
 type counterValues struct {

@@ -24,9 +24,9 @@ func (fakeCounters) Requested(agentIndex, pass int) []string {
 }
 
 func (fakeCounters) Describe(agentIndex int, name string) CounterInfo {
-	se := []Dimension{{"DIMENSION_SHADER_ENGINE", 8}}
+	se := []Dimension{{Name: "DIMENSION_SHADER_ENGINE", Size: 8}}
 	if agentIndex == 1 {
-		se = []Dimension{{"DIMENSION_XCC", 8}, {"DIMENSION_SHADER_ENGINE", 4}}
+		se = []Dimension{{Name: "DIMENSION_XCC", Size: 8}, {Name: "DIMENSION_SHADER_ENGINE", Size: 4}}
 	}
 	switch name {
 	case "SQ_WAVES":

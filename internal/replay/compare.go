@@ -212,7 +212,7 @@ func (s *modeStats) mean(k valueKey) *float64 {
 
 func (s *modeStats) inspect(mangled, truncate bool) func(string, *counters.Plan) error {
 	return func(runDir string, plan *counters.Plan) error {
-		return s.addRunDir(runDir, planCounters{plan}, mangled, truncate)
+		return s.addRunDir(runDir, plan, mangled, truncate)
 	}
 }
 

@@ -121,7 +121,7 @@ func TestOutputOfRecordedH200Run(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := output.Write(output.Options{Dir: dir, File: "saxpy", Formats: []string{"csv", "json"}}, procs[0], planCounters{plan}); err != nil {
+	if _, err := output.Write(output.Options{Dir: dir, File: "saxpy", Formats: []string{"csv", "json"}}, procs[0], plan); err != nil {
 		t.Fatal(err)
 	}
 	csv, err := os.ReadFile(filepath.Join(dir, "saxpy_counter_collection.csv"))

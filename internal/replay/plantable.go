@@ -9,27 +9,6 @@ import (
 	"github.com/gorocprof/gorocprof/internal/output"
 )
 
-// planCounters lets the output writers read a plan: which counters each pass reports, their catalog
-// facts and their values from a pass's base counters.
-type planCounters struct{ plan *counters.Plan }
-
-func (p planCounters) Requested(agentIndex, pass int) []string {
-	return p.plan.Requested(agentIndex, pass)
-}
-
-func (p planCounters) Describe(agentIndex int, name string) output.CounterInfo {
-	c := p.plan.Describe(agentIndex, name)
-	info := output.CounterInfo{Name: c.Name, Description: c.Description, Block: c.Block, Expression: c.Expression, Derived: c.Derived}
-	for _, d := range c.Dimensions {
-		info.Dimensions = append(info.Dimensions, output.Dimension{Name: d.Name, Size: d.Size})
-	}
-	return info
-}
-
-func (p planCounters) Evaluate(agentIndex int, name string, base map[string][]float64) ([]float64, error) {
-	return p.plan.Evaluate(agentIndex, name, base)
-}
-
 // printNotes tells the user, before launch, what the planner changed in their groups.
 func printNotes(w io.Writer, plan *counters.Plan) {
 	for _, a := range plan.Agents {

@@ -170,7 +170,7 @@ func collect(req Request, runDir string, plan *counters.Plan, launched time.Time
 	if len(procs) == 0 {
 		return nil, "", fmt.Errorf("%s wrote no records: the tool library was not loaded (is it a %s application?)", req.App, backendWord(plan))
 	}
-	cs := planCounters{plan}
+	cs := plan
 	var files, warnings, problems []string
 	for _, p := range procs {
 		written, err := writeProcess(req, p, plan, cs, launched)

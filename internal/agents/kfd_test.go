@@ -2,14 +2,13 @@ package agents
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	"github.com/gorocprof/gorocprof/internal/golden"
+)
 
 // The fixture trees copy the layout and values of real KFD topologies: a one-socket host with an
 // MI210, and a two-socket host with two of its MI300X GPUs.
@@ -25,20 +24,7 @@ func TestDiscoverKFD(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "kfd", machine+".golden.json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("reading golden file (go test -update creates it): %v", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s differs (go test -update to accept):\n%s", path, got)
-			}
+			golden.Check(t, filepath.Join("testdata", "kfd", machine+".golden.json"), got)
 		})
 	}
 }

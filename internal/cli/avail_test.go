@@ -4,18 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/golden"
+
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // Fixture agents and counters for the listing commands, shaped like a simulated gfx90a and gfx942.
 func fixtureAgents() []AgentCounters {
@@ -133,22 +131,7 @@ func TestPlanPassesParsedGroups(t *testing.T) {
 
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update after checking):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, path, got)
 }
 
 func TestWrapExpression(t *testing.T) {

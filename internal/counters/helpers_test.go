@@ -1,15 +1,13 @@
 package counters
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	goldenfile "github.com/gorocprof/gorocprof/internal/golden"
+)
 
 // synthetic builds an AMD-style catalog from "BLOCK:event" (base) and "=expression" (derived)
 // definitions, going through the same resolution as the embedded data.
@@ -43,21 +41,5 @@ func synthetic(t *testing.T, limits map[string]int, defs map[string]string) *Cat
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create it): %v", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s differs from the output (run go test -update to accept):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }

@@ -2,17 +2,14 @@ package output
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/gorocprof/gorocprof/internal/golden"
 
 	"github.com/gorocprof/gorocprof/internal/records"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 func readFixture(t *testing.T, name string) *records.Process {
 	t.Helper()
@@ -39,44 +36,7 @@ func scanFixture(t *testing.T, name string) *records.Process {
 // compareGolden checks got against testdata/golden/name, or rewrites it under -update.
 func compareGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/output -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", name, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff shows the first lines that differ, which is enough to see what changed.
-func lineDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(wl), len(gl)) && shown < 5; i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g + "\n")
-			shown++
-		}
-	}
-	return b.String()
+	golden.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 type planNote struct {
@@ -128,7 +88,7 @@ func TestWriteGolden(t *testing.T) {
 				}
 				for rel, b := range files {
 					if !bytes.Equal(b, first[rel]) {
-						t.Errorf("%s differs between writing from memory and streaming:\n%s", rel, lineDiff(string(first[rel]), string(b)))
+						t.Errorf("%s differs between writing from memory and streaming:\n%s", rel, golden.Diff(string(first[rel]), string(b)))
 					}
 				}
 			}

@@ -109,7 +109,7 @@ func summarize(proc *records.Process, cs Counters, stats map[string]*kernelStats
 	taken := map[string]bool{}
 	err := proc.EachLogical(func(l records.Logical) error {
 		k := proc.Kernels[l.Passes[0].KernelID]
-		name := kernelName(k, false, false)
+		name := KernelName(k, false, false)
 		s := stats[name]
 		if s == nil {
 			s = &kernelStats{counters: map[string]*mean{}}

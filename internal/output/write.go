@@ -287,9 +287,9 @@ func (v *view) evalError() error {
 	return fmt.Errorf("pid %d: some counter values were not written: %w", v.proc.Header.PID, errors.Join(errs...))
 }
 
-// kernelName picks the flavour the user asked for. -M wins over -T, as truncating a mangled name
-// leaves it unchanged.
-func kernelName(k contract.Kernel, mangled, truncate bool) string {
+// KernelName picks the flavour of a kernel's name the user asked for. -M wins over -T, as truncating
+// a mangled name leaves it unchanged.
+func KernelName(k contract.Kernel, mangled, truncate bool) string {
 	switch {
 	case mangled && k.Name != "":
 		return k.Name
@@ -302,7 +302,7 @@ func kernelName(k contract.Kernel, mangled, truncate bool) string {
 }
 
 func (v *view) kernelName(k contract.Kernel) string {
-	return kernelName(k, v.opts.Mangled, v.opts.Truncate)
+	return KernelName(k, v.opts.Mangled, v.opts.Truncate)
 }
 
 func sortedKernels(proc *records.Process) []contract.Kernel {

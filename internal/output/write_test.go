@@ -73,8 +73,8 @@ func TestKernelName(t *testing.T) {
 		{contract.Kernel{Name: "plain"}, false, true, "plain"},
 	}
 	for _, tc := range tests {
-		if got := kernelName(tc.k, tc.mangled, tc.truncate); got != tc.want {
-			t.Errorf("kernelName(%+v, M=%v, T=%v) = %q, want %q", tc.k, tc.mangled, tc.truncate, got, tc.want)
+		if got := KernelName(tc.k, tc.mangled, tc.truncate); got != tc.want {
+			t.Errorf("KernelName(%+v, M=%v, T=%v) = %q, want %q", tc.k, tc.mangled, tc.truncate, got, tc.want)
 		}
 	}
 }

@@ -259,7 +259,7 @@ func (s *modeStats) addFile(path string, cs output.Counters, mangled, truncate b
 		case contract.RecAgent:
 			agents[rec.Agent.ID] = rec.Agent.Index
 		case contract.RecKernel:
-			kernels[rec.Kernel.KernelID] = kernelLabel(*rec.Kernel, mangled, truncate)
+			kernels[rec.Kernel.KernelID] = output.KernelName(*rec.Kernel, mangled, truncate)
 		case contract.RecDispatch:
 			// Passes of a logical dispatch are consecutive lines (kernel replay and merged files alike).
 			if len(passes) > 0 && passes[0].DispatchID != rec.Dispatch.DispatchID {
@@ -328,17 +328,4 @@ func (s *modeStats) addLogical(passes []*contract.Dispatch, agents map[uint64]in
 			a.n++
 		}
 	}
-}
-
-// kernelLabel picks the name flavour the user asked for, as the output files do.
-func kernelLabel(k contract.Kernel, mangled, truncate bool) string {
-	switch {
-	case mangled && k.Name != "":
-		return k.Name
-	case truncate && k.Truncated != "":
-		return k.Truncated
-	case k.Demangled != "":
-		return k.Demangled
-	}
-	return k.Name
 }

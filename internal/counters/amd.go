@@ -3,6 +3,8 @@ package counters
 import (
 	_ "embed"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -75,7 +77,7 @@ func loadAMDData() (*amdData, error) {
 				}
 			}
 		}
-		amdLoaded = &amdData{defs: f.SDK.Counters, archs: sortedKeys(seen), limits: limits}
+		amdLoaded = &amdData{defs: f.SDK.Counters, archs: slices.Sorted(maps.Keys(seen)), limits: limits}
 	})
 	return amdLoaded, amdErr
 }
@@ -195,7 +197,7 @@ func buildAMD(d *amdData, arch, source string) (*Catalog, error) {
 // dropOverLimit leaves out derived counters that need more events of one block than one pass can
 // count: no plan could ever collect them, and rocprofv3 would abort the app at its first dispatch.
 func (c *Catalog) dropOverLimit() {
-	for _, name := range sortedKeys(c.counters) {
+	for _, name := range slices.Sorted(maps.Keys(c.counters)) {
 		if c.counters[name].base != nil {
 			continue
 		}
@@ -225,7 +227,7 @@ func (c *Catalog) overLimit(bases []Base) []excess {
 		per[b.Block][b.Event] = true
 	}
 	var out []excess
-	for _, block := range sortedKeys(per) {
+	for _, block := range slices.Sorted(maps.Keys(per)) {
 		if limit := c.limits[block]; len(per[block]) > limit {
 			out = append(out, excess{block, len(per[block]), limit})
 		}

@@ -2,6 +2,8 @@ package counters
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -175,17 +177,17 @@ func (c *Catalog) BaseEvents(name string) ([]Base, error) {
 // leave another without its operand.
 func (c *Catalog) resolve() {
 	cycles := map[string][]string{}
-	for _, name := range sortedKeys(c.counters) {
+	for _, name := range slices.Sorted(maps.Keys(c.counters)) {
 		if cyc := c.cycle(name, nil); cyc != nil {
 			cycles[name] = cyc
 		}
 	}
-	for _, name := range sortedKeys(cycles) {
+	for _, name := range slices.Sorted(maps.Keys(cycles)) {
 		c.drop(name, "expression refers to itself: "+strings.Join(cycles[name], " -> "))
 	}
 	for changed := true; changed; {
 		changed = false
-		for _, name := range sortedKeys(c.counters) {
+		for _, name := range slices.Sorted(maps.Keys(c.counters)) {
 			k := c.counters[name]
 			if k.base != nil {
 				continue
@@ -250,13 +252,4 @@ func (c *Catalog) unsupported(name string) bool {
 
 func isConstantName(s string) bool {
 	return s == strings.ToLower(s)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

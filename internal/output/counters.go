@@ -2,6 +2,7 @@ package output
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -169,7 +170,7 @@ func buildCatalog(proc *records.Process, cs Counters) *catalog {
 				names[n] = true
 			}
 		}
-		for _, n := range sortedKeys(names) {
+		for _, n := range slices.Sorted(maps.Keys(names)) {
 			id := uint64(len(cat.entries) + 1)
 			cat.ids[catalogKey{a.ID, n}] = id
 			info := cs.Describe(a.Index, n)
@@ -217,13 +218,4 @@ func sortedAgents(proc *records.Process) []contract.Agent {
 	as := append([]contract.Agent(nil), proc.Agents...)
 	sort.Slice(as, func(i, j int) bool { return as[i].ID < as[j].ID })
 	return as
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,8 +3,10 @@ package output
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
@@ -44,8 +46,8 @@ func Summary(w io.Writer, procs []*records.Process, cs Counters) error {
 		}
 		notes = append(notes, n...)
 	}
-	names := sortedKeys(stats)
-	counterNames := sortedKeys(columns)
+	names := slices.Sorted(maps.Keys(stats))
+	counterNames := slices.Sorted(maps.Keys(columns))
 
 	header := append([]string{"KERNEL", "CALLS"}, counterNames...)
 	header = append(header, "MEAN DURATION (ns)")

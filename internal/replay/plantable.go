@@ -41,18 +41,12 @@ type planAgent struct {
 }
 
 func planMetadata(plan *counters.Plan) []planAgent {
-	out := make([]planAgent, 0, len(plan.Agents))
-	for _, a := range plan.Agents {
-		pa := planAgent{Index: a.Index, Name: a.Name, Passes: []planPass{}}
+	view := describe(plan, func(index int, name string) contract.Agent { return contract.Agent{Index: index, Name: name} })
+	out := make([]planAgent, 0, len(view))
+	for _, a := range view {
+		pa := planAgent{Index: a.Agent.Index, Name: a.Agent.Name, Passes: []planPass{}, Notes: a.Notes}
 		for i, p := range a.Passes {
-			pp := planPass{Pass: i, Group: p.Group, Counters: p.Requested}
-			for _, b := range p.Base {
-				pp.Base = append(pp.Base, b.Name)
-			}
-			pa.Passes = append(pa.Passes, pp)
-		}
-		for _, n := range a.Notes {
-			pa.Notes = append(pa.Notes, n.Message)
+			pa.Passes = append(pa.Passes, planPass{Pass: i, Group: p.Group, Counters: p.Counters, Base: p.Hardware})
 		}
 		out = append(out, pa)
 	}
@@ -60,10 +54,14 @@ func planMetadata(plan *counters.Plan) []planAgent {
 }
 
 // Describe turns a plan into what the plan tables and `plan --json` show, agent by agent.
-func (s *Session) Describe(plan *counters.Plan) []output.PlanAgent {
+func (s *Session) Describe(plan *counters.Plan) []output.PlanAgent { return describe(plan, s.Agent) }
+
+// describe is the plan agent by agent: each pass's group, counters and hardware events, and the
+// planner's notes; agent names the agent of an index.
+func describe(plan *counters.Plan, agent func(index int, name string) contract.Agent) []output.PlanAgent {
 	out := make([]output.PlanAgent, 0, len(plan.Agents))
 	for _, a := range plan.Agents {
-		v := output.PlanAgent{Agent: s.Agent(a.Index, a.Name)}
+		v := output.PlanAgent{Agent: agent(a.Index, a.Name)}
 		for _, p := range a.Passes {
 			pass := output.PlanPass{Group: p.Group, Counters: p.Requested}
 			for _, b := range p.Base {

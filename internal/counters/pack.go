@@ -95,23 +95,29 @@ func pack(c *Catalog, names []string) ([]*bin, error) {
 			free = append(free, it)
 			continue
 		}
-		if err := fitsAlone(c, it); err != nil {
-			return nil, err
-		}
 		items = append(items, it)
 	}
-	sort.SliceStable(items, func(i, j int) bool {
-		if len(items[i].bases) != len(items[j].bases) {
-			return len(items[i].bases) > len(items[j].bases)
-		}
-		return items[i].name < items[j].name
-	})
 	var bins []*bin
 	var err error
-	if c.Vendor == VendorNVIDIA {
-		bins, err = firstFitOracle(c, items)
+	if b, ok := wholeGroup(c, items); ok {
+		bins = []*bin{b}
 	} else {
-		bins = fewestAMD(c, items)
+		for _, it := range items {
+			if err := fitsAlone(c, it); err != nil {
+				return nil, err
+			}
+		}
+		sort.SliceStable(items, func(i, j int) bool {
+			if len(items[i].bases) != len(items[j].bases) {
+				return len(items[i].bases) > len(items[j].bases)
+			}
+			return items[i].name < items[j].name
+		})
+		if c.Vendor == VendorNVIDIA {
+			bins, err = firstFitOracle(c, items)
+		} else {
+			bins = fewestAMD(c, items)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -127,6 +133,22 @@ func pack(c *Catalog, names []string) ([]*bin, error) {
 	}
 	sort.SliceStable(bins, func(i, j int) bool { return bins[i].requested[0] < bins[j].requested[0] })
 	return bins, nil
+}
+
+// wholeGroup asks an NVIDIA oracle one question first: a group that fits one pass as a whole needs no
+// other (each question starts CUDA and CUPTI in a new helper process, most of a second). When it does
+// not fit, or the answer is an error (maybe one metric's fault), the caller asks metric by metric,
+// which names the culprit. AMD limits are cheap to check and go straight to the packer.
+func wholeGroup(c *Catalog, items []item) (*bin, bool) {
+	if c.Vendor != VendorNVIDIA || len(items) < 2 {
+		return nil, false
+	}
+	b := newBin()
+	for _, it := range items {
+		b.add(it)
+	}
+	ok, err := c.Fits(b.baseList())
+	return b, err == nil && ok
 }
 
 func fitsAlone(c *Catalog, it item) error {

@@ -232,6 +232,33 @@ func TestPlanNVIDIA(t *testing.T) {
 	}
 }
 
+// Each oracle question is a helper process on the GPU machine: a group that fits one pass as a whole
+// costs one question, not one per metric plus one per growing pass.
+func TestPlanNVIDIAAsksOncePerFittingGroup(t *testing.T) {
+	o := &fakeOracle{cost: map[string]int{"a.sum": 1, "b.sum": 1, "c.sum": 1, "d.sum": 3}}
+	metrics := []contract.Metric{{Name: "a.sum"}, {Name: "b.sum"}, {Name: "c.sum"}, {Name: "d.sum"}}
+	target := Target{Index: 0, Name: "GH100", Catalog: NewNVIDIA("GH100", metrics, o.passes)}
+	p, err := NewPlan(mustGroups(t, "a.sum b.sum", "a.sum c.sum", "b.sum c.sum"), []Target{target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Agents[0].Passes) != 3 || o.calls != 3 {
+		t.Errorf("%d passes after %d oracle questions, want 3 passes after 3 questions", len(p.Agents[0].Passes), o.calls)
+	}
+	// A group that does not fit whole is still split, and its metrics are checked one by one.
+	p, err = NewPlan(mustGroups(t, "a.sum d.sum c.sum"), []Target{target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, ps := range p.Agents[0].Passes {
+		got = append(got, ps.Requested)
+	}
+	if want := [][]string{{"a.sum", "c.sum"}, {"d.sum"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("split passes = %v, want %v", got, want)
+	}
+}
+
 func TestPlanAdapter(t *testing.T) {
 	consts := map[string]float64{"simd_count": 416, "simd_per_cu": 4, "num_xcc": 1, "array_count": 8, "simd_arrays_per_engine": 1}
 	p, err := NewPlan(mustGroups(t, "SQ_WAVES GPUBusy", "CU_NUM SQ_WAVES"), []Target{amdTarget(t, 2, "gfx90a", consts)})

@@ -21,13 +21,7 @@ const (
 // appendCounterRecord appends one pass's counters, one sample per instance.
 func appendCounterRecord(b []byte, d *contract.Dispatch, k contract.Kernel, counters []idValues) []byte {
 	b = append(b, `{"dispatch_data":{"size":0,"correlation_id":`...)
-	b = appendCorrelation(b, d)
-	b = append(b, `,"start_timestamp":`...)
-	b = strconv.AppendInt(b, d.Start, 10)
-	b = append(b, `,"end_timestamp":`...)
-	b = strconv.AppendInt(b, d.End, 10)
-	b = append(b, `,"dispatch_info":`...)
-	b = appendDispatchInfo(b, d)
+	b = appendTimedDispatch(b, d)
 	b = append(b, `},"records":[`...)
 	first := true
 	for _, c := range counters {
@@ -67,16 +61,22 @@ func appendDispatchRecord(b []byte, d *contract.Dispatch) []byte {
 	b = append(b, `,"thread_id":`...)
 	b = strconv.AppendUint(b, d.ThreadID, 10)
 	b = append(b, `,"correlation_id":`...)
+	b = appendTimedDispatch(b, d)
+	b = append(b, `,"replay_pass":`...)
+	b = strconv.AppendInt(b, int64(d.Pass), 10)
+	return append(b, '}')
+}
+
+// appendTimedDispatch appends the fields both record kinds share after "correlation_id":: the
+// correlation, the pass's timestamps and the dispatch info.
+func appendTimedDispatch(b []byte, d *contract.Dispatch) []byte {
 	b = appendCorrelation(b, d)
 	b = append(b, `,"start_timestamp":`...)
 	b = strconv.AppendInt(b, d.Start, 10)
 	b = append(b, `,"end_timestamp":`...)
 	b = strconv.AppendInt(b, d.End, 10)
 	b = append(b, `,"dispatch_info":`...)
-	b = appendDispatchInfo(b, d)
-	b = append(b, `,"replay_pass":`...)
-	b = strconv.AppendInt(b, int64(d.Pass), 10)
-	return append(b, '}')
+	return appendDispatchInfo(b, d)
 }
 
 func appendCorrelation(b []byte, d *contract.Dispatch) []byte {

@@ -195,7 +195,8 @@ simError_t simMalloc(void** ptr, size_t size) {
 simError_t simFree(void* ptr) {
     if (simError_t e = enter_app("simFree")) return e;
     if (!ptr) return simSuccess;
-    return device_free(ptr);
+    // Like a device free: waits for the device's work, and never frees under a replay's snapshot.
+    return with_device_idle([ptr] { return device_free(ptr); });
 }
 
 simError_t simMemGetInfo(size_t* free_bytes, size_t* total_bytes) {

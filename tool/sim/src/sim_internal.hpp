@@ -5,6 +5,7 @@
 #include <gorocprof/sim_tool.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,7 +72,11 @@ simError_t mem_info(int agent, size_t* free_bytes, size_t* total_bytes);
 // ---- streams (streams.cpp) ----
 int current_device();
 void set_current_device(int d);
-simError_t sync_all(const char* call);
+// Waits until every stream is empty and no agent is held by a tool, then runs `op` with the stream
+// lock held, so that no launch, hold or replay window can start while it touches device memory.
+// Synchronous copies, sets and frees go through here: a replay snapshotting or restoring memory on
+// another thread never overlaps them (a real device orders them with its work the same way).
+simError_t with_device_idle(const std::function<simError_t()>& op);
 simError_t sync_agent(int agent, const char* call);
 
 // ---- clock ----

@@ -194,11 +194,17 @@ LaunchRec* launch_rec(const simLaunch* l) {
 int current_device() { return t_device; }
 void set_current_device(int d) { t_device = d; }
 
-simError_t sync_all(const char* call) {
+simError_t with_device_idle(const std::function<simError_t()>& op) {
     Streams& st = streams();
     std::unique_lock<std::mutex> lock(st.mutex);
-    wait_streams(st, lock, [](const Stream& s) { return s.queue.empty(); });
-    return simSuccess;
+    st.changed.wait(lock, [&st] {
+        for (int h : st.holds)
+            if (h > 0) return false;
+        for (Stream* s : st.live)
+            if (!s->queue.empty()) return false;
+        return true;
+    });
+    return op();
 }
 
 simError_t sync_agent(int agent, const char* call) {
@@ -218,18 +224,20 @@ simError_t simMemcpy(void* dst, const void* src, size_t size) {
     if (simError_t e = enter_app("simMemcpy")) return e;
     if (size == 0) return simSuccess;
     if (!dst || !src) return fail(simErrorInvalidValue, "simMemcpy", "NULL pointer");
-    sync_all("simMemcpy");
-    std::memmove(dst, src, size);
-    return simSuccess;
+    return with_device_idle([&] {
+        std::memmove(dst, src, size);
+        return simSuccess;
+    });
 }
 
 simError_t simMemset(void* dst, int value, size_t size) {
     if (simError_t e = enter_app("simMemset")) return e;
     if (size == 0) return simSuccess;
     if (!dst) return fail(simErrorInvalidValue, "simMemset", "NULL pointer");
-    sync_all("simMemset");
-    std::memset(dst, value, size);
-    return simSuccess;
+    return with_device_idle([&] {
+        std::memset(dst, value, size);
+        return simSuccess;
+    });
 }
 
 simError_t simMemcpyAsync(void* dst, const void* src, size_t size, simStream_t stream) {

@@ -3,13 +3,16 @@ package replay
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/agents"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
+	"github.com/gorocprof/gorocprof/internal/querycache"
 )
 
 // Session is what a run knows before launch: the backend, its agents and their counter catalogs.
@@ -42,8 +45,9 @@ func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 		return nil, fmt.Errorf("backend %s reports no agents", b.Name)
 	}
 	s := &Session{Backend: b, Agents: list}
+	cats := catalogs{store: querycache.Open(), byChip: map[string]*counters.Catalog{}}
 	for _, a := range list {
-		cat, err := catalogFor(ctx, b, a)
+		cat, err := cats.forAgent(ctx, b, a)
 		if err != nil {
 			return nil, err
 		}
@@ -93,24 +97,81 @@ func orDash(s string) string {
 	return s
 }
 
-// catalogFor builds the counter catalog of one agent.
-func catalogFor(ctx context.Context, b launch.Backend, a contract.Agent) (*counters.Catalog, error) {
-	switch b.Name {
-	case launch.BackendCUDA:
-		// Helper calls run one at a time: CUPTI's profiler host serves one process per device at a
-		// time (a concurrent call fails with CUPTI_ERROR_HARDWARE_BUSY, seen on the H200).
-		reply, err := agents.QueryMetrics(ctx, b.QueryHelper, a.Index)
-		if err != nil {
-			return nil, fmt.Errorf("reading the metrics of agent %d (%s): %w", a.Index, a.Name, err)
-		}
-		return counters.NewNVIDIA(reply.Chip, reply.Metrics, agents.PassesOracle(ctx, b.QueryHelper, a.Index)), nil
-	default:
+// catalogs builds the agents' counter catalogs: one per NVIDIA chip, however many agents have it,
+// read from the query cache when this machine answered before.
+type catalogs struct {
+	store  *querycache.Store
+	byChip map[string]*counters.Catalog
+}
+
+// forAgent builds the counter catalog of one agent.
+func (cs *catalogs) forAgent(ctx context.Context, b launch.Backend, a contract.Agent) (*counters.Catalog, error) {
+	if b.Name != launch.BackendCUDA {
 		cat, err := counters.LoadAMD(strings.ToLower(a.Name))
 		if err != nil {
 			return nil, fmt.Errorf("agent %d: %w", a.Index, err)
 		}
 		return cat, nil
 	}
+	chip := a.Strings["chip"]
+	if cat := cs.byChip[chip]; cat != nil {
+		return cat, nil
+	}
+	entry, err := cs.store.Chip(b.QueryHelper, chip)
+	if err != nil {
+		warnCache(err)
+	}
+	metrics, cached := entry.Metrics()
+	name := chip
+	if !cached {
+		// Helper calls run one at a time: CUPTI's profiler host serves one process per device at a
+		// time (a concurrent call fails with CUPTI_ERROR_HARDWARE_BUSY, seen on the H200).
+		reply, err := agents.QueryMetrics(ctx, b.QueryHelper, a.Index)
+		if err != nil {
+			return nil, fmt.Errorf("reading the metrics of agent %d (%s): %w", a.Index, a.Name, err)
+		}
+		metrics, name = reply.Metrics, reply.Chip
+		if reply.Chip != chip {
+			entry = nil // the agent and its catalog name different chips: file nothing under either
+		} else if err := entry.SaveMetrics(metrics); err != nil {
+			warnCache(err)
+		}
+	}
+	cat := counters.NewNVIDIA(name, metrics, cachedOracle(entry, agents.PassesOracle(ctx, b.QueryHelper, a.Index)))
+	if chip != "" {
+		cs.byChip[chip] = cat
+	}
+	return cat, nil
+}
+
+// cachedOracle answers pass-count questions from the cache entry first and files the helper's
+// answers there. Errors are never filed: they are asked again next time.
+func cachedOracle(entry *querycache.Chip, ask func([]string) (int, error)) func([]string) (int, error) {
+	if entry == nil {
+		return ask
+	}
+	return func(metrics []string) (int, error) {
+		set := slices.Sorted(slices.Values(metrics))
+		key := strings.Join(set, ",")
+		if n, ok := entry.Passes(key); ok {
+			return n, nil
+		}
+		n, err := ask(set)
+		if err == nil {
+			if werr := entry.SavePasses(key, n); werr != nil {
+				warnCache(werr)
+			}
+		}
+		return n, err
+	}
+}
+
+// cacheWarnings is where a query cache that cannot be read or written says so; the run goes on
+// asking the helper.
+var cacheWarnings io.Writer = os.Stderr
+
+func warnCache(err error) {
+	fmt.Fprintf(cacheWarnings, "gorocprof: warning: %v (set %s=off to stop using the cache)\n", err, querycache.EnvCache)
 }
 
 // Plan plans the groups onto the session's agents.

@@ -1,0 +1,201 @@
+// Package querycache keeps a query helper's answers about a chip (its metric catalog and how many
+// hardware passes metric sets need) on disk, so that planning a run does not start the helper, and
+// with it CUDA and CUPTI, again for questions this machine answered before. Every answer is filed
+// under the Identity of the helper, its libraries, the driver and the chip, and is used only under the
+// same identity. Only answers are kept, never errors.
+package querycache
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+)
+
+// EnvCache names the cache directory, or turns the cache off with "off".
+const EnvCache = "GOROCPROF_QUERY_CACHE"
+
+// formatVersion changes when the files' layout changes; it is part of every identity.
+const formatVersion = 1
+
+// Store is a cache directory. A nil *Store is a cache that is off: it never hits and saves nothing.
+type Store struct {
+	dir string
+}
+
+// Open returns the store GOROCPROF_QUERY_CACHE asks for: that directory, nil for "off", and by default
+// gorocprof/query under the user's cache directory (nil when there is none, as for a user without a
+// home directory).
+func Open() *Store {
+	switch v := os.Getenv(EnvCache); v {
+	case "off":
+		return nil
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return nil
+		}
+		return &Store{dir: filepath.Join(base, "gorocprof", "query")}
+	default:
+		return &Store{dir: v}
+	}
+}
+
+// At returns a store in dir (tests, tools).
+func At(dir string) *Store { return &Store{dir: dir} }
+
+// Dir is where the store keeps its files ("" when off).
+func (s *Store) Dir() string {
+	if s == nil {
+		return ""
+	}
+	return s.dir
+}
+
+// Chip is the part of a store that belongs to one identity. A nil *Chip never hits and saves nothing.
+type Chip struct {
+	store    *Store
+	identity string
+	chip     string
+	base     string // file name prefix
+
+	mu     sync.Mutex
+	passes map[string]int // loaded lazily, then kept in step with the file
+}
+
+// Chip returns the store's entry for a chip as answered by the helper at helperPath.
+func (s *Store) Chip(helperPath, chip string) (*Chip, error) {
+	if s == nil || chip == "" {
+		return nil, nil
+	}
+	id, err := Identity(helperPath, chip)
+	if err != nil {
+		return nil, err
+	}
+	return &Chip{store: s, identity: id, chip: chip, base: fileSafe(chip) + "-" + id[:24]}, nil
+}
+
+type metricsFile struct {
+	Format   int               `json:"format"`
+	Identity string            `json:"identity"`
+	Chip     string            `json:"chip"`
+	Metrics  []contract.Metric `json:"metrics"`
+}
+
+type passesFile struct {
+	Format   int            `json:"format"`
+	Identity string         `json:"identity"`
+	Chip     string         `json:"chip"`
+	Passes   map[string]int `json:"passes"` // sorted metric names joined by commas -> passes
+}
+
+// Metrics returns the chip's cached catalog. A missing, unreadable or foreign file is a miss.
+func (c *Chip) Metrics() ([]contract.Metric, bool) {
+	if c == nil {
+		return nil, false
+	}
+	var f metricsFile
+	if !c.load(c.base+".metrics.json", &f, &f.Format, &f.Identity) || f.Metrics == nil {
+		return nil, false
+	}
+	return f.Metrics, true
+}
+
+// SaveMetrics files the chip's catalog.
+func (c *Chip) SaveMetrics(metrics []contract.Metric) error {
+	if c == nil {
+		return nil
+	}
+	return c.write(c.base+".metrics.json", metricsFile{Format: formatVersion, Identity: c.identity, Chip: c.chip, Metrics: metrics})
+}
+
+// Passes returns the cached pass count of a metric set (its names sorted and joined by commas).
+func (c *Chip) Passes(set string) (int, bool) {
+	if c == nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loadPassesLocked()
+	n, ok := c.passes[set]
+	return n, ok
+}
+
+// SavePasses files one pass count, merged with what the file holds now (another gorocprof may have
+// added answers since this one read it).
+func (c *Chip) SavePasses(set string, n int) error {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.passes = nil
+	c.loadPassesLocked()
+	c.passes[set] = n
+	return c.write(c.base+".passes.json", passesFile{Format: formatVersion, Identity: c.identity, Chip: c.chip, Passes: c.passes})
+}
+
+func (c *Chip) loadPassesLocked() {
+	if c.passes != nil {
+		return
+	}
+	var f passesFile
+	if !c.load(c.base+".passes.json", &f, &f.Format, &f.Identity) || f.Passes == nil {
+		f.Passes = map[string]int{}
+	}
+	c.passes = f.Passes
+}
+
+// load decodes a file into v and reports whether it is a usable entry of this identity.
+func (c *Chip) load(name string, v any, format *int, identity *string) bool {
+	data, err := os.ReadFile(filepath.Join(c.store.dir, name))
+	if err != nil {
+		return false
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return false
+	}
+	return *format == formatVersion && *identity == c.identity
+}
+
+// write replaces a file whole: readers see the old file or the new one, never a part.
+func (c *Chip) write(name string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("query cache: encoding %s: %w", name, err)
+	}
+	if err := os.MkdirAll(c.store.dir, 0o755); err != nil {
+		return fmt.Errorf("query cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(c.store.dir, name+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("query cache: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("query cache: writing %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(c.store.dir, name)); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("query cache: %w", err)
+	}
+	return nil
+}
+
+// fileSafe keeps a chip name usable as a file name prefix.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, s)
+}

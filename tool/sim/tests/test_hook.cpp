@@ -170,6 +170,23 @@ int main() {
     CHECK(*flag == 0);
     CHECK_OK(simMemcpy(&value, counter, sizeof value));
     CHECK(value == before + 1);
+
+    // Synchronous sets and frees from another thread wait for a held agent's release, so that a
+    // replay's snapshot and restores never overlap them (a restore would undo the set).
+    CHECK_OK(simToolHoldAgent(0));
+    std::atomic<bool> set_done{false}, freed{false};
+    std::thread setter([&] { must(simMemset(flag, 9, 1)); set_done = true; });
+    std::thread freer([&] { must(simFree(counter)); freed = true; });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK(!set_done && !freed && *flag == 0);
+    simAllocationInfo still{};
+    CHECK_OK(simToolFindAllocation(counter, &still));
+    CHECK_OK(simToolReleaseAgent(0));
+    setter.join();
+    freer.join();
+    CHECK(set_done && freed && *flag == 9);
+    CHECK(simToolFindAllocation(counter, &still) == simErrorInvalidDevicePointer);
+    counter = nullptr;
     CHECK_OK(simFree(flag));
 
     // Launches from four threads, each executed twice and completed once.

@@ -25,6 +25,7 @@ type Process struct {
 	Streamed   bool
 	passCounts map[uint64]int  // Streamed: the largest pass count per agent id
 	missing    []missingPasses // Streamed: dispatches lacking passes, declined ones included
+	window     int             // Streamed: see ReorderWindow
 }
 
 // Ended reports whether the process wrote its end record, i.e. exited normally.

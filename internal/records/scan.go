@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
@@ -16,9 +15,12 @@ import (
 // go by and remembers only what output needs before writing them (pass counts per agent, the
 // dispatches lacking passes), so its memory does not grow with the number of dispatches. The
 // returned Process is Streamed: EachLogical reads the dispatches again from Path, in the order
-// Group gives. That is file order when the file lists its dispatch lines by dispatch id and pass,
-// as the tool does for one thread and the merge always does; for any other file ScanProcess reads
-// the whole file like ReadProcess, since ordering it needs all of it.
+// Group gives. The tool writes one thread's dispatch lines by dispatch id and pass, and the merge
+// always does; with several threads a dispatch's lines, all written at once when its replay ends,
+// land a few dispatches from their place. The scan measures that distance (ReorderWindow) and
+// EachLogical holds back that many dispatches to restore the order. A file whose lines lie more
+// than MaxReorderWindow dispatches from their place, or that splits the lines of a dispatch (which
+// the tool never does, and CheckPasses reports), is read whole like ReadProcess.
 func ScanProcess(path string) (*Process, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -40,13 +42,14 @@ func ScanProcess(path string) (*Process, error) {
 		if err := c.add(rec); err != nil {
 			return nil, err
 		}
-		if c.stream.unordered {
+		if c.stream.readWhole {
 			return ReadProcess(path)
 		}
 	}
-	c.stream.closeBlock()
+	c.stream.finish()
 	p.Problems = append(p.Problems, c.stream.problems...)
 	p.missing = c.stream.missing
+	p.window = c.stream.window
 	return p, nil
 }
 
@@ -67,6 +70,11 @@ func (p *Process) PassCounts() map[uint64]int {
 	return out
 }
 
+// ReorderWindow returns, for a Streamed process, the most logical dispatches with a greater id that
+// came before one of its dispatch lines: how many EachLogical holds back. It is 0 for a file in
+// (dispatch id, pass) order and for a process that is not Streamed.
+func (p *Process) ReorderWindow() int { return p.window }
+
 // EachLogical calls fn for every logical dispatch in Group's order. The Logical and the
 // dispatches it points to are valid only during the call.
 func (p *Process) EachLogical(fn func(Logical) error) error {
@@ -85,16 +93,7 @@ func (p *Process) EachLogical(fn func(Logical) error) error {
 	defer f.Close()
 	dec := NewDecoder(f)
 	dec.ReuseDispatches()
-	var slots []*dispatchSlot
-	l := Logical{}
-	flush := func() error {
-		if len(l.Passes) == 0 {
-			return nil
-		}
-		err := fn(l)
-		l.Passes = l.Passes[:0]
-		return err
-	}
+	r := reorderer{window: p.window, fn: fn}
 	for {
 		rec, err := dec.Next()
 		if errors.Is(err, io.EOF) {
@@ -106,19 +105,89 @@ func (p *Process) EachLogical(fn func(Logical) error) error {
 		if rec.Type != contract.RecDispatch {
 			continue
 		}
-		if len(l.Passes) > 0 && l.ID != rec.Dispatch.DispatchID {
-			if err := flush(); err != nil {
+		if err := r.add(rec.Dispatch); err != nil {
+			return fmt.Errorf("reading records %s: line %d: %w", p.Path, rec.Line, err)
+		}
+	}
+	for r.open.len() > 0 {
+		if err := r.emit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reorderer restores Group's order from a stream whose lines lie at most window logical dispatches
+// from their place: it holds the open dispatches, at most window+1, and passes on the smallest once
+// a new dispatch would exceed that. Copies live in slots taken back after each call, so a long file
+// allocates nothing per line.
+type reorderer struct {
+	window  int
+	fn      func(Logical) error
+	open    idWindow[*openLogical]
+	spare   []*openLogical
+	slots   []*dispatchSlot
+	l       Logical
+	emitted bool
+	last    uint64
+}
+
+type openLogical struct{ passes []*dispatchSlot }
+
+func (r *reorderer) add(d *contract.Dispatch) error {
+	i, found := r.open.find(d.DispatchID)
+	if !found {
+		for r.open.len() > r.window {
+			if err := r.emit(); err != nil {
 				return err
 			}
 		}
-		n := len(l.Passes)
-		if n == len(slots) {
-			slots = append(slots, &dispatchSlot{})
+		if r.emitted && d.DispatchID <= r.last {
+			return fmt.Errorf("dispatch %d comes after dispatch %d was passed on: the file changed since it was scanned",
+				d.DispatchID, r.last)
 		}
-		l.ID = rec.Dispatch.DispatchID
-		l.Passes = append(l.Passes, slots[n].copyOf(rec.Dispatch))
+		i, _ = r.open.find(d.DispatchID)
+		var o *openLogical
+		if n := len(r.spare); n > 0 {
+			o, r.spare = r.spare[n-1], r.spare[:n-1]
+		} else {
+			o = &openLogical{}
+		}
+		r.open.insert(i, d.DispatchID, o)
 	}
-	return flush()
+	var s *dispatchSlot
+	if n := len(r.slots); n > 0 {
+		s, r.slots = r.slots[n-1], r.slots[:n-1]
+	} else {
+		s = &dispatchSlot{}
+	}
+	s.copyOf(d)
+	o := *r.open.at(i)
+	o.passes = append(o.passes, s)
+	return nil
+}
+
+// emit passes on the smallest open dispatch, its passes ordered by pass index and, for equal
+// indexes, by file order, as Group's stable sort leaves them.
+func (r *reorderer) emit() error {
+	id, o := r.open.popMin()
+	ps := o.passes
+	for a := 1; a < len(ps); a++ {
+		for b := a; b > 0 && ps[b].d.Pass < ps[b-1].d.Pass; b-- {
+			ps[b], ps[b-1] = ps[b-1], ps[b]
+		}
+	}
+	r.l.ID, r.l.Passes = id, r.l.Passes[:0]
+	for _, s := range ps {
+		r.l.Passes = append(r.l.Passes, &s.d)
+	}
+	r.emitted, r.last = true, id
+	err := r.fn(r.l)
+	r.slots = append(r.slots, ps...)
+	clear(ps)
+	o.passes = ps[:0]
+	r.spare = append(r.spare, o)
+	return err
 }
 
 // dispatchSlot holds a copy of a reused dispatch, keeping its storage from one copy to the next.
@@ -161,87 +230,6 @@ func (s *dispatchSlot) copyOf(src *contract.Dispatch) *contract.Dispatch {
 	}
 	s.d.Counters = s.cvs
 	return &s.d
-}
-
-// passChecker is CheckPasses and MissingPasses over a stream, for a file whose dispatch lines come
-// by dispatch id and pass: there a dispatch whose lines ended can never come back, so nothing but
-// the current dispatch is kept. It notes when the order does not hold (the caller then reads the
-// file as a whole).
-type passChecker struct {
-	first     contract.Dispatch // the current dispatch's first line, without counters
-	started   bool
-	last      contract.Dispatch // the previous line, without counters
-	seen      []int             // pass indexes of the current dispatch
-	problems  []string
-	missing   []missingPasses
-	unordered bool
-}
-
-type missingPasses struct {
-	id   uint64
-	text string
-}
-
-func (c *passChecker) add(d *contract.Dispatch) {
-	if c.started && (d.DispatchID < c.last.DispatchID || d.DispatchID == c.last.DispatchID && d.Pass < c.last.Pass) {
-		c.unordered = true
-		return
-	}
-	head := *d
-	head.Counters = nil
-	if !c.started || d.DispatchID != c.first.DispatchID {
-		c.closeBlock()
-		c.first, c.started = head, true
-		c.seen = c.seen[:0]
-	}
-	c.last = head
-	first := &c.first
-	if d.Passes < 1 || d.Pass < 0 || d.Pass >= d.Passes {
-		c.problems = append(c.problems, fmt.Sprintf("dispatch %d: pass %d is outside 0..%d",
-			d.DispatchID, d.Pass, d.Passes-1))
-	}
-	dup := false
-	for _, s := range c.seen {
-		dup = dup || s == d.Pass
-	}
-	if dup {
-		c.problems = append(c.problems, fmt.Sprintf("dispatch %d: pass %d appears twice", d.DispatchID, d.Pass))
-	}
-	c.seen = append(c.seen, d.Pass)
-	if len(c.seen) == 1 {
-		return
-	}
-	if d.Passes != first.Passes {
-		c.problems = append(c.problems, fmt.Sprintf("dispatch %d: pass %d says %d passes, pass %d says %d",
-			d.DispatchID, d.Pass, d.Passes, first.Pass, first.Passes))
-	}
-	if d.KernelID != first.KernelID || d.AgentID != first.AgentID {
-		c.problems = append(c.problems, fmt.Sprintf(
-			"dispatch %d: pass %d ran kernel %d on agent %d, pass %d kernel %d on agent %d",
-			d.DispatchID, d.Pass, d.KernelID, d.AgentID, first.Pass, first.KernelID, first.AgentID))
-	}
-}
-
-// closeBlock notes the passes the current dispatch lacks, as MissingPasses words them.
-func (c *passChecker) closeBlock() {
-	if !c.started {
-		return
-	}
-	want := c.first.Passes
-	var missing []string
-	for i := 0; i < want; i++ {
-		have := false
-		for _, s := range c.seen {
-			have = have || s == i
-		}
-		if !have {
-			missing = append(missing, fmt.Sprint(i))
-		}
-	}
-	if len(missing) > 0 {
-		c.missing = append(c.missing, missingPasses{c.first.DispatchID, fmt.Sprintf("dispatch %d: pass %s of %d missing",
-			c.first.DispatchID, strings.Join(missing, ", "), want)})
-	}
 }
 
 func (p *Process) streamedMissingPasses() []string {

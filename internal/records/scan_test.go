@@ -9,7 +9,7 @@ import (
 )
 
 // TestScanMatchesRead checks that a scanned process says what a read one says, and that its
-// dispatches come back in Group's order, for ordered files (streamed) and others (read whole).
+// dispatches come back in Group's order, for the test data and small synthetic files.
 func TestScanMatchesRead(t *testing.T) {
 	files, _ := filepath.Glob("testdata/run/records/*.ndjson")
 	more, _ := filepath.Glob("../output/testdata/records/*.ndjson")
@@ -23,8 +23,8 @@ func TestScanMatchesRead(t *testing.T) {
 			`{"t":"dispatch","dispatch_id":4,"pass":0,"passes":1,"agent_id":9,"kernel_id":8}`,
 			`{"t":"dispatch","dispatch_id":5,"pass":0,"passes":2,"agent_id":1,"kernel_id":3,"counters":[{"name":"A","values":[null,1]}]}`,
 			`{"t":"dispatch","dispatch_id":5,"pass":1,"passes":3,"agent_id":1,"kernel_id":4}`), true},
-		{"ids out of order", lines(hdr, agent, kern, disp(2, 0, 2), disp(2, 1, 2), disp(1, 0, 2), disp(1, 1, 2)), false},
-		{"passes out of order", lines(hdr, agent, kern, disp(1, 1, 2), disp(1, 0, 2)), false},
+		{"ids out of order", lines(hdr, agent, kern, disp(2, 0, 2), disp(2, 1, 2), disp(1, 0, 2), disp(1, 1, 2)), true},
+		{"passes out of order", lines(hdr, agent, kern, disp(1, 1, 2), disp(1, 0, 2)), true},
 		{"not consecutive", lines(hdr, agent, kern, disp(1, 0, 2), disp(2, 0, 1), disp(1, 1, 2)), false},
 		{"truncated", lines(hdr, agent, kern, disp(1, 0, 1)) + disp(2, 0, 1)[:20], true},
 		{"no dispatches", lines(hdr, agent, `{"t":"end","fini_time":3}`), true},
@@ -42,62 +42,72 @@ func TestScanMatchesRead(t *testing.T) {
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
-			want, err := ReadProcess(c.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := ScanProcess(c.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Streamed != c.streamed || (got.Dispatches == nil) != c.streamed {
-				t.Errorf("streamed = %v with %d dispatches in memory, want streamed %v", got.Streamed, len(got.Dispatches), c.streamed)
-			}
-			if !reflect.DeepEqual(got.Problems, want.Problems) {
-				t.Errorf("problems\n got %q\nwant %q", got.Problems, want.Problems)
-			}
-			if g, w := got.MissingPasses(), want.MissingPasses(); !reflect.DeepEqual(g, w) {
-				t.Errorf("missing passes\n got %q\nwant %q", g, w)
-			}
-			if g, w := got.PassCounts(), want.PassCounts(); !reflect.DeepEqual(g, w) {
-				t.Errorf("pass counts %v, want %v", g, w)
-			}
-			if !reflect.DeepEqual(got.Header, want.Header) || !reflect.DeepEqual(got.Agents, want.Agents) ||
-				!reflect.DeepEqual(got.Kernels, want.Kernels) || !reflect.DeepEqual(got.Declines, want.Declines) ||
-				!reflect.DeepEqual(got.Warnings, want.Warnings) || !reflect.DeepEqual(got.Fatals, want.Fatals) ||
-				!reflect.DeepEqual(got.End, want.End) || got.Truncated != want.Truncated {
-				t.Errorf("scanned process differs from the read one:\n got %+v\nwant %+v", got, want)
-			}
-			var wantLs [][]contract.Dispatch
-			for _, l := range Group(want.Dispatches) {
-				var ps []contract.Dispatch
-				for _, d := range l.Passes {
-					ps = append(ps, *d)
-				}
-				wantLs = append(wantLs, ps)
-			}
-			var gotLs [][]contract.Dispatch
-			err = got.EachLogical(func(l Logical) error {
-				var ps []contract.Dispatch
-				for _, d := range l.Passes {
-					if d.DispatchID != l.ID {
-						t.Errorf("logical %d holds dispatch %d", l.ID, d.DispatchID)
-					}
-					c := *d
-					c.Counters = deepCounters(d.Counters)
-					ps = append(ps, c)
-				}
-				gotLs = append(gotLs, ps)
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(gotLs, wantLs) {
-				t.Errorf("EachLogical\n got %+v\nwant %+v", gotLs, wantLs)
+			if got := scanMatchesRead(t, c.path); got.Streamed != c.streamed {
+				t.Errorf("streamed = %v, want %v", got.Streamed, c.streamed)
 			}
 		})
 	}
+}
+
+// scanMatchesRead checks that ScanProcess of path says what ReadProcess says, that EachLogical hands
+// over Group's logical dispatches in Group's order, and that a Streamed process holds no dispatch.
+func scanMatchesRead(t *testing.T, path string) *Process {
+	t.Helper()
+	want, err := ReadProcess(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ScanProcess(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Streamed != (got.Dispatches == nil) {
+		t.Errorf("streamed = %v with %d dispatches in memory", got.Streamed, len(got.Dispatches))
+	}
+	if !reflect.DeepEqual(got.Problems, want.Problems) {
+		t.Errorf("problems\n got %q\nwant %q", got.Problems, want.Problems)
+	}
+	if g, w := got.MissingPasses(), want.MissingPasses(); !reflect.DeepEqual(g, w) {
+		t.Errorf("missing passes\n got %q\nwant %q", g, w)
+	}
+	if g, w := got.PassCounts(), want.PassCounts(); !reflect.DeepEqual(g, w) {
+		t.Errorf("pass counts %v, want %v", g, w)
+	}
+	if !reflect.DeepEqual(got.Header, want.Header) || !reflect.DeepEqual(got.Agents, want.Agents) ||
+		!reflect.DeepEqual(got.Kernels, want.Kernels) || !reflect.DeepEqual(got.Declines, want.Declines) ||
+		!reflect.DeepEqual(got.Warnings, want.Warnings) || !reflect.DeepEqual(got.Fatals, want.Fatals) ||
+		!reflect.DeepEqual(got.End, want.End) || got.Truncated != want.Truncated {
+		t.Errorf("scanned process differs from the read one:\n got %+v\nwant %+v", got, want)
+	}
+	var wantLs [][]contract.Dispatch
+	for _, l := range Group(want.Dispatches) {
+		var ps []contract.Dispatch
+		for _, d := range l.Passes {
+			ps = append(ps, *d)
+		}
+		wantLs = append(wantLs, ps)
+	}
+	var gotLs [][]contract.Dispatch
+	err = got.EachLogical(func(l Logical) error {
+		var ps []contract.Dispatch
+		for _, d := range l.Passes {
+			if d.DispatchID != l.ID {
+				t.Errorf("logical %d holds dispatch %d", l.ID, d.DispatchID)
+			}
+			c := *d
+			c.Counters = deepCounters(d.Counters)
+			ps = append(ps, c)
+		}
+		gotLs = append(gotLs, ps)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotLs, wantLs) {
+		t.Errorf("EachLogical\n got %+v\nwant %+v", gotLs, wantLs)
+	}
+	return got
 }
 
 // deepCounters copies counters out of storage EachLogical reuses.

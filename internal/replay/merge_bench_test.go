@@ -7,11 +7,10 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/gorocprof/gorocprof/internal/benchmem"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
@@ -118,36 +117,6 @@ func benchRuns(b *testing.B) []string {
 	return dirs
 }
 
-// peakHeap samples the heap in use while fn runs.
-func peakHeap(fn func()) uint64 {
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	sample := func() {
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		if ms.HeapInuse > peak.Load() {
-			peak.Store(ms.HeapInuse)
-		}
-	}
-	go func() {
-		defer close(done)
-		for {
-			sample()
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	fn()
-	close(stop)
-	<-done
-	sample()
-	return peak.Load()
-}
-
 // fixtureBytes is the size of the runs' record files, what the merge reads.
 func fixtureBytes(b *testing.B, dirs []string) int64 {
 	var n int64
@@ -212,7 +181,7 @@ func BenchmarkMerge(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		out := benchOutDir(b)
 		runtime.GC()
-		peak = max(peak, peakHeap(func() {
+		peak = max(peak, benchmem.PeakHeap(func() {
 			rep, err := MergeRuns(dirs, out)
 			if err != nil || rep.Complete != uint64(benchFixture.n) {
 				b.Fatalf("merge: %v, %d of %d complete", err, rep.Complete, benchFixture.n)
@@ -236,7 +205,7 @@ func BenchmarkMergeWrite(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		out := benchOutDir(b)
 		runtime.GC()
-		peak = max(peak, peakHeap(func() {
+		peak = max(peak, benchmem.PeakHeap(func() {
 			if _, err := MergeRuns(dirs, out); err != nil {
 				b.Fatal(err)
 			}

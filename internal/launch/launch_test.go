@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
-	"time"
 )
 
 func TestResolveErrors(t *testing.T) {
@@ -61,18 +61,50 @@ func TestRunExitStatus(t *testing.T) {
 	}
 }
 
+// readyWriter collects the child's output and closes ready once a "ready" line has arrived.
+type readyWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (w *readyWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if bytes.Contains(w.buf.Bytes(), []byte("ready\n")) {
+		w.once.Do(func() { close(w.ready) })
+	}
+	return len(p), nil
+}
+
+func (w *readyWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
 func TestRunForwardsSIGTERM(t *testing.T) {
-	var out bytes.Buffer
+	// The signal goes out only once the child says its trap is set: a fixed delay could fire before
+	// that on a loaded machine, and the shell would then die of the signal instead of handling it.
+	// Run registers for signals before it starts the child, so a running child means forwarding is on.
+	out := &readyWriter{ready: make(chan struct{})}
+	finished := make(chan struct{})
 	go func() {
-		time.Sleep(300 * time.Millisecond)
-		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		select {
+		case <-out.ready:
+			_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		case <-finished:
+		}
 	}()
 	st, err := Run(context.Background(), Spec{
 		App:    "sh",
-		Args:   []string{"-c", `trap 'echo got-term; exit 7' TERM; i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; exit 1`},
+		Args:   []string{"-c", `trap 'echo got-term; exit 7' TERM; echo ready; i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; exit 1`},
 		Env:    os.Environ(),
-		Stdout: &out,
+		Stdout: out,
 	})
+	close(finished)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -605,11 +605,17 @@ TEST_CASE(core_exit_from_another_thread_ends_the_file) {
     pid_t child = fork_started_child();
     if (child == 0) {
         KernelRef k = kernel("k");
+        // The exit waits for three finished dispatches rather than a fixed delay, which on a loaded
+        // machine could pass before the main thread had run any.
+        static std::atomic<int> finished{0};
         std::thread([] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            while (finished.load() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
             std::exit(0);  // atexit handlers run here while the main thread keeps dispatching
         }).detach();
-        for (;;) run_dispatch(0, k);
+        for (;;) {
+            run_dispatch(0, k);
+            ++finished;
+        }
     }
     int status = wait_status(child);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);

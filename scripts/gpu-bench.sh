@@ -4,6 +4,7 @@
 # `make tool`), with bin/gorocprof cross-built beforehand. Never changes clocks: ncu runs with
 # --clock-control none.
 #
+# Also the Range Profiler floor (bench/rp_floor.cu) for the per-pass target.
 # Workloads: (1) many small kernels: bin/cuda-many_launches (300 launches of two tiny kernels);
 # (2) a PyTorch training step of a small transformer block (bench/transformer_step.py);
 # (3) a large footprint: bench/footprint.cu, 16 GiB allocated, 20 kernels over 1 GiB (and the same
@@ -130,6 +131,37 @@ if want footprint; then
     nvcc -O2 -arch=sm_90 -o "$WORK/footprint" bench/footprint.cu >>"$LOG" 2>&1 || say "footprint build failed"
 fi
 
+# The Range Profiler's own per-pass floor (bench/rp_floor.cu): the tool's RangeCounters around the same
+# kernels as workload (1), nothing else. Built from the tool's sources; a failed build leaves the floor
+# columns '-' and the rest of the bench runs.
+FLOOR="-"
+if want many; then
+    say "building bench/rp_floor.cu"
+    CUPTI_INC=$(dirname "$(find -L /usr/local/cuda/ -name cupti_range_profiler.h 2>/dev/null | head -1)")
+    CUPTI_LIB=$(dirname "$(find -L /usr/local/cuda/ -name 'libcupti.so' 2>/dev/null | head -1)")
+    if nvcc -O2 -std=c++17 -arch=sm_90 -Itool/cuda -Itool/cuda/tests -Itool/core -Itool/replay -Itool/include -I"$CUPTI_INC" \
+        bench/rp_floor.cu tool/cuda/range_counters.cpp tool/cuda/metric_host.cpp tool/cuda/device_info.cpp \
+        tool/cuda/check.cpp -L"$CUPTI_LIB" -Xlinker -rpath -Xlinker "$CUPTI_LIB" -lcupti -lcuda \
+        -o "$WORK/rp-floor" >>"$LOG" 2>&1; then
+        floor_ms() { # floor_ms GROUP...: median over REPS of the timed loop of 300 dispatches, in ms
+            local t=() v
+            for ((i = 0; i < REPS; i++)); do
+                v=$("$WORK/rp-floor" 300 "$@" 2>>"$LOG" | tee -a "$LOG" | sed -n 's/.* in \([0-9.]*\) ms:.*/\1/p')
+                [ -n "$v" ] || { echo "-"; return; }
+                t+=("$v")
+            done
+            printf '%s\n' "${t[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+        }
+        F1=$(floor_ms "${NCU_S1}")
+        F3=$(floor_ms sm__inst_executed.sum,sm__warps_launched.sum sm__inst_executed.sum,smsp__inst_executed_op_global_ld.sum \
+            sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum)
+        FLOOR=$(awk -v a="$F1" -v b="$F3" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/) printf "%.3f", (b - a) / (300 * 2); else print "-" }')
+        say "Range Profiler floor: S1 loop $F1 ms, S3 loop $F3 ms, per extra pass $FLOOR ms"
+    else
+        say "rp_floor build failed (see the log)"
+    fi
+fi
+
 # The front end's own cost before launch (backend choice, catalog, plan), measured alone: cold (no
 # query cache: every question goes to the CUDA query helper) and warm (answers from the cache this
 # script fills once; every gorocprof run below uses that warm cache, as repeated runs on a machine do).
@@ -149,10 +181,11 @@ fi
 
 # Derived costs from workload (1): 300 dispatches.
 read -r _ un gk1 gk3 _ <<<"$(grep '^many-kernels ' "$WORK/cells.txt")"
-DERIVED=$(awk -v un="$un" -v g1="$gk1" -v g3="$gk3" -v fe="$FE" 'BEGIN {
+DERIVED=$(awk -v un="$un" -v g1="$gk1" -v g3="$gk3" -v fe="$FE" -v fl="$FLOOR" 'BEGIN {
     d = 300
     if (g1 !~ /^[0-9]+$/ || g3 !~ /^[0-9]+$/) { print "-"; exit }
-    printf "per replayed dispatch, fixed (S1 run - unprofiled - front end) / 300: %.2f ms; per extra pass ((S3 - S1) / (300 x 2)): %.2f ms", (g1 - un - fe) / d, (g3 - g1) / (d * 2) }')
+    printf "per replayed dispatch, fixed (S1 run - unprofiled - front end) / 300: %.2f ms; per extra pass ((S3 - S1) / (300 x 2)): %.2f ms", (g1 - un - fe) / d, (g3 - g1) / (d * 2)
+    if (fl ~ /^[0-9.]+$/ && fl > 0) printf "; the Range Profiler floor per extra pass (bench/rp_floor.cu, same run): %.3f ms, ratio %.2f", fl, (g3 - g1) / (d * 2) / fl }')
 read -r _ _ _ f16 _ <<<"$(grep '^footprint-16GiB ' "$WORK/cells.txt")"
 read -r _ _ _ f1 _ <<<"$(grep '^footprint-1GiB ' "$WORK/cells.txt")"
 # Restore bandwidth: under S3 each of the 20 dispatches copies the whole footprint 3 times (the

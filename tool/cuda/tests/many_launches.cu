@@ -1,15 +1,7 @@
 // Hundreds of launches of two small kernels over one buffer.
 #include "check.cuh"
+#include "many_kernels.cuh"
 #include <vector>
-
-__global__ void add_one(int* a, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) a[i] += 1;
-}
-__global__ void add_index(int* a, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) a[i] += i & 7;
-}
 
 int main() {
     const int n = 1 << 16, launches = 300;

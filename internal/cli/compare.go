@@ -13,12 +13,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/replay"
 )
 
@@ -182,13 +182,7 @@ func writeCompareJSON(path string, rep replay.CompareReport) error {
 func writeCompareTable(w io.Writer, rep replay.CompareReport) error {
 	fmt.Fprintln(w, "GOROCPROF COMPARE: kernel replay vs application replay")
 	align := []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRendition(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)}),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
+	t := output.NewTable(w, align)
 	t.Header([]string{"KERNEL", "AGENT", "COUNTER", "CALLS K/A", "KERNEL REPLAY", "APPLICATION REPLAY", "DIFFERENCE", "RTOL", "AGREE"})
 	for _, r := range rep.Rows {
 		verdict := "yes"

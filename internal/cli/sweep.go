@@ -8,8 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/gorocprof/gorocprof/internal/output"
 )
 
 // SweepError reports that some jobs of an input file failed; each one's reason was printed on its
@@ -94,11 +93,7 @@ func separateOutputDirs(jobs []runJob) {
 
 func writeSweepTable(w io.Writer, jobs []sweepJob) error {
 	fmt.Fprintln(w, "\nGOROCPROF SWEEP")
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRendition(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)}),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-	)
+	t := output.NewTable(w, nil)
 	t.Header([]string{"JOB", "SOURCE", "OUTPUT DIRECTORY", "STATUS", "FILES", "TIME"})
 	for i, j := range jobs {
 		elapsed := "-"

@@ -316,13 +316,9 @@ func (p *parser) reduceArgs(fn token, x *Node) (*Node, error) {
 		p.next()
 	}
 	for {
-		d, err := p.ident("a dimension name")
+		dim, err := p.dimension()
 		if err != nil {
 			return nil, err
-		}
-		dim, ok := canonicalDim(d.text)
-		if !ok {
-			return nil, p.errAt(d, "unknown dimension %q", d.text)
 		}
 		n.Dims = append(n.Dims, dim)
 		if !p.isPunct(",") {
@@ -338,19 +334,28 @@ func (p *parser) reduceArgs(fn token, x *Node) (*Node, error) {
 	return n, nil
 }
 
+// dimension reads a dimension name and returns its canonical spelling.
+func (p *parser) dimension() (string, error) {
+	d, err := p.ident("a dimension name")
+	if err != nil {
+		return "", err
+	}
+	dim, ok := canonicalDim(d.text)
+	if !ok {
+		return "", p.errAt(d, "unknown dimension %q", d.text)
+	}
+	return dim, nil
+}
+
 func (p *parser) selectArgs(fn token, x *Node) (*Node, error) {
 	if _, err := p.expect("["); err != nil {
 		return nil, err
 	}
 	n := &Node{Kind: KindSelect, Pos: fn.pos, X: x}
 	for {
-		d, err := p.ident("a dimension name")
+		dim, err := p.dimension()
 		if err != nil {
 			return nil, err
-		}
-		dim, ok := canonicalDim(d.text)
-		if !ok {
-			return nil, p.errAt(d, "unknown dimension %q", d.text)
 		}
 		if _, err := p.expect("="); err != nil {
 			return nil, err

@@ -171,11 +171,33 @@ func fitsAlone(c *Catalog, it item) error {
 // firstFitOracle places each metric into the first pass the oracle accepts it in.
 func firstFitOracle(c *Catalog, items []item) ([]*bin, error) {
 	sort.SliceStable(items, func(i, j int) bool { return items[i].name < items[j].name })
+	return firstFit(items, func(b *bin, it item) (bool, error) { return c.Fits(append(b.baseList(), it.bases...)) })
+}
+
+// fewestAMD finds the fewest passes under the per-block limits: first-fit decreasing gives an
+// upper bound, the busiest block a lower bound, and an exact search tries the counts in between.
+func fewestAMD(c *Catalog, items []item) []*bin {
+	best := firstFitAMD(c, items)
+	for k := lowerBound(c, items); k < len(best); k++ {
+		if bins, ok := searchAMD(c, items, k); ok {
+			return bins
+		}
+	}
+	return best
+}
+
+func firstFitAMD(c *Catalog, items []item) []*bin {
+	bins, _ := firstFit(items, func(b *bin, it item) (bool, error) { return b.fitsAMD(c, it), nil })
+	return bins
+}
+
+// firstFit puts each item, in order, into the first bin fits accepts it in, or into a new bin.
+func firstFit(items []item, fits func(*bin, item) (bool, error)) ([]*bin, error) {
 	var bins []*bin
 	for _, it := range items {
 		placed := false
 		for _, b := range bins {
-			ok, err := c.Fits(append(b.baseList(), it.bases...))
+			ok, err := fits(b, it)
 			if err != nil {
 				return nil, err
 			}
@@ -192,38 +214,6 @@ func firstFitOracle(c *Catalog, items []item) ([]*bin, error) {
 		}
 	}
 	return bins, nil
-}
-
-// fewestAMD finds the fewest passes under the per-block limits: first-fit decreasing gives an
-// upper bound, the busiest block a lower bound, and an exact search tries the counts in between.
-func fewestAMD(c *Catalog, items []item) []*bin {
-	best := firstFitAMD(c, items)
-	for k := lowerBound(c, items); k < len(best); k++ {
-		if bins, ok := searchAMD(c, items, k); ok {
-			return bins
-		}
-	}
-	return best
-}
-
-func firstFitAMD(c *Catalog, items []item) []*bin {
-	var bins []*bin
-	for _, it := range items {
-		placed := false
-		for _, b := range bins {
-			if b.fitsAMD(c, it) {
-				b.add(it)
-				placed = true
-				break
-			}
-		}
-		if !placed {
-			b := newBin()
-			b.add(it)
-			bins = append(bins, b)
-		}
-	}
-	return bins
 }
 
 func lowerBound(c *Catalog, items []item) int {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/gorocprof/gorocprof/internal/records"
@@ -56,13 +55,7 @@ func Summary(w io.Writer, procs []*records.Process, cs Counters) error {
 		align[i] = tw.AlignRight
 	}
 	align[0] = tw.AlignLeft
-	table := tablewriter.NewTable(w,
-		tablewriter.WithRendition(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)}),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
+	table := NewTable(w, align)
 	table.Header(header)
 	for _, name := range names {
 		s := stats[name]

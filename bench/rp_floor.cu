@@ -7,6 +7,12 @@
 // Usage: rp-floor DISPATCHES GROUP [GROUP...]   (GROUP: metric names separated by commas)
 // Prints "rp-floor: D dispatches x P passes in T ms: X ms per pass" and exits 0, or names the failing
 // call on stderr and exits 1. Built by scripts/gpu-bench.sh with nvcc from the tool's sources.
+//
+// RP_FLOOR_WINDOW=1 measures the alternative the tool could adopt: one Start/Stop window per dispatch
+// holding its P passes as P auto ranges (maxRangesPerPass = P, the union of the groups configured once),
+// decoded together after the last pass. It prints the same line with "window" and how many ranges came
+// back with every value, and how many differ from the dispatch's first range (the same kernel on the
+// same data each time, so a working window gives P equal ranges).
 #include "device_info.hpp"
 #include "many_kernels.cuh"
 #include "range_counters.hpp"
@@ -57,6 +63,42 @@ struct Loop {
     int n;
     std::vector<core::CounterSample> samples;
     size_t empty = 0;  // values the hardware did not deliver
+    // Window mode: the union of the groups, and what the windows delivered.
+    std::vector<core::PlanCounter> all;
+    std::vector<std::vector<core::CounterSample>> ranges;
+    size_t full_ranges = 0, differing_ranges = 0, windows = 0;
+
+    // Launches the dispatch's kernel once (each pass runs the same kernel on the same data; no restore
+    // here, the kernels are only timed and measured).
+    gc::PortStatus launch(long k) {
+        if (k % 2 == 0) add_one<<<(n + 255) / 256, 256>>>(data, n);
+        else add_index<<<(n + 255) / 256, 256>>>(data, n);
+        gc::PortStatus st = runtime(cudaGetLastError(), "kernel launch");
+        if (st.ok) st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        return st;
+    }
+
+    gc::PortStatus run_windows(long dispatches) {
+        gc::PortStatus st;
+        for (long k = 0; k < dispatches; ++k) {
+            std::string note;
+            if (!(st = counters.arm(&all, &note, plan.size())).ok) return st;
+            for (size_t p = 0; p < plan.size(); ++p)
+                if (!(st = launch(k)).ok) return st;
+            if (!(st = counters.collect_ranges(&ranges)).ok) return st;
+            ++windows;
+            for (const auto& r : ranges) {
+                bool full = true, same = true;
+                for (size_t i = 0; i < r.size(); ++i) {
+                    full = full && !std::isnan(r[i].values[0]);
+                    same = same && r[i].values[0] == ranges[0][i].values[0];
+                }
+                full_ranges += full ? 1 : 0;
+                differing_ranges += same ? 0 : 1;
+            }
+        }
+        return gc::PortStatus::success();
+    }
 
     gc::PortStatus run(long dispatches) {
         gc::PortStatus st;
@@ -122,14 +164,31 @@ int main(int argc, char** argv) {
     gc::RangeCounters counters(ctx, chip);
     if (!(st = counters.enable_now()).ok) return fail(st);
     counters.plan_union(plan);
-    Loop loop{counters, plan, data, n, {}, 0};
+    Loop loop{counters, plan, data, n, {}, 0, {}, {}, 0, 0, 0};
+    for (const core::PlanPass& pass : plan)
+        for (const core::PlanCounter& c : pass.counters) {
+            bool seen = false;
+            for (const core::PlanCounter& u : loop.all) seen = seen || u.name == c.name;
+            if (!seen) loop.all.push_back(c);
+        }
+    const char* window_env = std::getenv("RP_FLOOR_WINDOW");
+    const bool window = window_env && *window_env == '1';
     // One dispatch untimed: configuration images, the first kernel's cost, lazy module loading.
-    if (!(st = loop.run(1)).ok) return fail(st);
+    if (!(st = window ? loop.run_windows(1) : loop.run(1)).ok) return fail(st);
+    loop.full_ranges = loop.differing_ranges = loop.windows = 0;
     auto t0 = std::chrono::steady_clock::now();
-    if (!(st = loop.run(dispatches)).ok) return fail(st);
+    if (!(st = window ? loop.run_windows(dispatches) : loop.run(dispatches)).ok) return fail(st);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     counters.disable();
     cudaFree(data);
+    if (window) {
+        const double passes = double(dispatches) * double(plan.size());
+        std::printf("rp-floor window: %ld dispatches x %zu passes in %.1f ms: %.3f ms per pass (%zu of %zu ranges with "
+                    "every value, %zu differ from their window's first)\n",
+                    dispatches, plan.size(), ms, ms / passes, loop.full_ranges, loop.windows * plan.size(),
+                    loop.differing_ranges);
+        return loop.full_ranges == loop.windows * plan.size() ? 0 : 1;
+    }
 
     const double passes = double(dispatches) * double(plan.size());
     std::printf("rp-floor: %ld dispatches x %zu passes in %.1f ms: %.3f ms per pass (%zu empty values)\n", dispatches,

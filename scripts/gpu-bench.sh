@@ -106,6 +106,7 @@ write_md() {
         echo "- front end alone (\`--dry-run\`, plan on the CUDA agent): cold (\`GOROCPROF_QUERY_CACHE=off\`) $FE_COLD ms, warm (query cache filled; what every gorocprof column above used) $FE ms"
         echo "- workload (1): $DERIVED"
         echo "- workload (3): $IDLE"
+        echo "- Range Profiler with S3 as one Start/Stop window of three ranges per dispatch (bench/rp_floor.cu, RP_FLOOR_WINDOW=1): $WINDOW"
     } >"$OUT/gpu-bench.md"
 }
 row() { ROWS+=("$*"); write_md; }
@@ -126,6 +127,20 @@ bench() { # bench LABEL REPS-VAR CMD... : one workload, both metric sets, every 
     echo "$label $un $gk1 $gk3 $ga3 $nk1 $nk3 $na3" >>"$WORK/cells.txt"
 }
 
+# The tool library and the CUDA test apps: built (incrementally) and installed into lib/ and bin/ here,
+# so the bench does not depend on what an earlier script left on the machine.
+say "building the tool library (cmake -S tool -B build/gpu)"
+if ! { cmake -S tool -B build/gpu -DCMAKE_BUILD_TYPE=Release >>"$LOG" 2>&1 &&
+    cmake --build build/gpu -j"$(nproc)" >>"$LOG" 2>&1 &&
+    cmake --install build/gpu --prefix "$ROOT" >>"$LOG" 2>&1; }; then
+    say "BUILD FAILED (last lines of the log follow)"
+    grep -E "error|Error" "$LOG" | grep -v "^--" | head -40
+    exit 1
+fi
+MANY=$ROOT/bin/cuda-many_launches
+[ -x "$MANY" ] || MANY=$(find "$ROOT/build/gpu" -name cuda-many_launches -type f -perm -u+x | head -1)
+[ -n "$MANY" ] || say "cuda-many_launches was not built: workload (1) fails"
+
 if want footprint; then
     say "building bench/footprint.cu"
     nvcc -O2 -arch=sm_90 -o "$WORK/footprint" bench/footprint.cu >>"$LOG" 2>&1 || say "footprint build failed"
@@ -134,7 +149,7 @@ fi
 # The Range Profiler's own per-pass floor (bench/rp_floor.cu): the tool's RangeCounters around the same
 # kernels as workload (1), nothing else. Built from the tool's sources; a failed build leaves the floor
 # columns '-' and the rest of the bench runs.
-FLOOR="-"
+FLOOR="-" WINDOW="-"
 if want many; then
     say "building bench/rp_floor.cu"
     CUPTI_INC=$(dirname "$(find -L /usr/local/cuda/ -name cupti_range_profiler.h 2>/dev/null | head -1)")
@@ -157,6 +172,11 @@ if want many; then
             sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum)
         FLOOR=$(awk -v a="$F1" -v b="$F3" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/) printf "%.3f", (b - a) / (300 * 2); else print "-" }')
         say "Range Profiler floor: S1 loop $F1 ms, S3 loop $F3 ms, per extra pass $FLOOR ms"
+        # The alternative: one Start/Stop window per dispatch holding its three passes as three ranges.
+        WINDOW=$(RP_FLOOR_WINDOW=1 "$WORK/rp-floor" 300 sm__inst_executed.sum,sm__warps_launched.sum \
+            sm__inst_executed.sum,smsp__inst_executed_op_global_ld.sum \
+            sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum 2>&1 | tail -1)
+        say "Range Profiler, S3 as one window per dispatch: $WINDOW"
     else
         say "rp_floor build failed (see the log)"
     fi
@@ -172,12 +192,36 @@ FE=$(median_ms frontend "$GR" --dry-run "${S3[@]}" --replay-mode kernel --kernel
 say "front end, plan only: cold $FE_COLD ms, warm $FE ms"
 
 touch "$WORK/cells.txt"
-want many && bench "many-kernels" "$REPS" "$ROOT/bin/cuda-many_launches"
+want many && bench "many-kernels" "$REPS" "$MANY"
 want torch && bench "torch-transformer" "$TORCH_REPS" python3 bench/transformer_step.py
 if want footprint; then
     bench "footprint-16GiB" "$FOOTPRINT_REPS" env FOOTPRINT_GIB=16 "$WORK/footprint"
     bench "footprint-1GiB" "$FOOTPRINT_REPS" env FOOTPRINT_GIB=1 "$WORK/footprint"
 fi
+
+# Where the tool's time goes: one more S3 kernel-replay run per workload with GOROCPROF_CUDA_TIMING=1
+# (per-phase totals printed by the tool library at exit), kept in $OUT/timing-LABEL.txt.
+TIMINGS=()
+timing() { # timing LABEL CMD...
+    local label=$1; shift
+    GOROCPROF_CUDA_TIMING=1 "$GR" --quiet "${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled \
+        -d "$WORK/$label-timing" -o r -- "$@" >"$WORK/$label-timing.out" 2>&1
+    sed -n '/^gorocprof-cuda timing/,$p' "$WORK/$label-timing.out" | grep -v '^transformer_step\|^footprint:\|^PASS' >"$OUT/timing-$label.txt"
+    cat "$OUT/timing-$label.txt" >>"$LOG"
+    TIMINGS+=("$label")
+}
+# The tool's fixed cost per replayed dispatch from a timing table: drain, snapshot and restores
+# (bookkeeping and copies), records; the Range Profiler's own phases and the kernels are not in it.
+fixed_cost() {
+    awk 'NF >= 6 && $NF ~ /^[0-9]+$/ { n = $(NF-4); ms = $(NF-3); $(NF-4) = $(NF-3) = $(NF-2) = $(NF-1) = $NF = ""; sub(/ +$/, "")
+           if ($0 == "enter sync") d = n
+           if ($0 == "enter sync" || $0 == "snapshot" || $0 == "restore" || $0 == "record") t += ms
+         }
+         END { if (d > 0) printf "%.3f ms per dispatch over %d dispatches", t / d, d; else print "-" }' "$1"
+}
+want many && timing many-kernels "$MANY"
+want torch && timing torch-transformer python3 bench/transformer_step.py
+want footprint && timing footprint-16GiB env FOOTPRINT_GIB=16 "$WORK/footprint"
 
 # Derived costs from workload (1): 300 dispatches.
 read -r _ un gk1 gk3 _ <<<"$(grep '^many-kernels ' "$WORK/cells.txt")"
@@ -197,4 +241,8 @@ IDLE=$(awk -v a="$f16" -v b="$f1" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ 
   } else print "-" }')
 
 write_md
+for t in "${TIMINGS[@]}"; do
+    { echo; echo "S3 kernel replay of $t, GOROCPROF_CUDA_TIMING=1 (fixed cost: enter sync + snapshot + restore + record = $(fixed_cost "$OUT/timing-$t.txt")):"
+      echo; echo '```'; cat "$OUT/timing-$t.txt"; echo '```'; } >>"$OUT/gpu-bench.md"
+done
 cat "$OUT/gpu-bench.md"

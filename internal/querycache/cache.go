@@ -2,7 +2,8 @@
 // hardware passes metric sets need) on disk, so that planning a run does not start the helper, and
 // with it CUDA and CUPTI, again for questions this machine answered before. Every answer is filed
 // under the Identity of the helper, its libraries, the driver and the chip, and is used only under the
-// same identity. Only answers are kept, never errors.
+// same identity. On an NVIDIA machine the agent list is kept as well (agents.go), under the helper's
+// fingerprint and the machine's. Only answers are kept, never errors.
 package querycache
 
 import (
@@ -153,26 +154,34 @@ func (c *Chip) loadPassesLocked() {
 
 // load decodes a file into v and reports whether it is a usable entry of this identity.
 func (c *Chip) load(name string, v any, format *int, identity *string) bool {
-	data, err := os.ReadFile(filepath.Join(c.store.dir, name))
+	return c.store.load(name, c.identity, v, format, identity)
+}
+
+func (c *Chip) write(name string, v any) error { return c.store.write(name, v) }
+
+// load decodes a file into v and reports whether it is a usable entry of identity want: format and
+// identity point into v at the fields the file names them in.
+func (s *Store) load(name, want string, v any, format *int, identity *string) bool {
+	data, err := os.ReadFile(filepath.Join(s.dir, name))
 	if err != nil {
 		return false
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return false
 	}
-	return *format == formatVersion && *identity == c.identity
+	return *format == formatVersion && *identity == want
 }
 
 // write replaces a file whole: readers see the old file or the new one, never a part.
-func (c *Chip) write(name string, v any) error {
+func (s *Store) write(name string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("query cache: encoding %s: %w", name, err)
 	}
-	if err := os.MkdirAll(c.store.dir, 0o755); err != nil {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return fmt.Errorf("query cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(c.store.dir, name+".*.tmp")
+	tmp, err := os.CreateTemp(s.dir, name+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("query cache: %w", err)
 	}
@@ -182,7 +191,7 @@ func (c *Chip) write(name string, v any) error {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("query cache: writing %s: %w", tmp.Name(), err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(c.store.dir, name)); err != nil {
+	if err := os.Rename(tmp.Name(), filepath.Join(s.dir, name)); err != nil {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("query cache: %w", err)
 	}

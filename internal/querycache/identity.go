@@ -21,20 +21,28 @@ var driverVersionFile = "/proc/driver/nvidia/version"
 func Identity(helperPath, chip string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "gorocprof query cache %d\nchip %s\n", formatVersion, chip)
-	if err := hashFile(h, helperPath); err != nil {
-		return "", fmt.Errorf("fingerprinting query helper: %w", err)
+	if err := hashHelper(h, helperPath); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashHelper writes the helper's part of an identity: its bytes, its libraries and the driver.
+func hashHelper(w io.Writer, helperPath string) error {
+	if err := hashFile(w, helperPath); err != nil {
+		return fmt.Errorf("fingerprinting query helper: %w", err)
 	}
 	libs, err := neededLibraries(helperPath)
 	if err != nil {
-		return "", fmt.Errorf("fingerprinting query helper %s: %w", helperPath, err)
+		return fmt.Errorf("fingerprinting query helper %s: %w", helperPath, err)
 	}
 	for _, lib := range libs {
-		fmt.Fprintf(h, "lib %s\n", lib)
+		fmt.Fprintf(w, "lib %s\n", lib)
 	}
 	if data, err := os.ReadFile(driverVersionFile); err == nil {
-		fmt.Fprintf(h, "driver %s\n", data)
+		fmt.Fprintf(w, "driver %s\n", data)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return nil
 }
 
 func hashFile(w io.Writer, path string) error {

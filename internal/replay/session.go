@@ -23,7 +23,8 @@ type Session struct {
 }
 
 // OpenSession chooses the backend (resolving auto against the application, when one is given), asks
-// its query helper for the agents and builds each agent's catalog.
+// its query helper for the agents (CUDA's from the query cache when this machine answered before) and
+// builds each agent's catalog.
 func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 	if backend == launch.BackendROCm && app == "" {
 		return openKFDSession()
@@ -32,12 +33,13 @@ func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, list, err := chooseBackend(ctx, backend, app, libDir)
+	store := querycache.Open()
+	b, list, err := chooseBackend(ctx, store, backend, app, libDir)
 	if err != nil {
 		return nil, err
 	}
 	if list == nil {
-		if list, err = agents.Query(ctx, b.QueryHelper); err != nil {
+		if list, err = listAgents(ctx, store, b); err != nil {
 			return nil, fmt.Errorf("listing the agents of backend %s: %w", b.Name, err)
 		}
 	}
@@ -45,7 +47,7 @@ func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 		return nil, fmt.Errorf("backend %s reports no agents", b.Name)
 	}
 	s := &Session{Backend: b, Agents: list}
-	cats := catalogs{store: querycache.Open(), byChip: map[string]*counters.Catalog{}}
+	cats := catalogs{store: store, byChip: map[string]*counters.Catalog{}}
 	for _, a := range list {
 		cat, err := cats.forAgent(ctx, b, a)
 		if err != nil {
@@ -59,7 +61,7 @@ func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 // chooseBackend resolves --backend. auto: an app that links the simulated runtime runs on the
 // simulated agents; otherwise the CUDA backend when its files exist and it sees a GPU. The agents are
 // returned when finding the backend already listed them (nil otherwise).
-func chooseBackend(ctx context.Context, name, app, libDir string) (launch.Backend, []contract.Agent, error) {
+func chooseBackend(ctx context.Context, store *querycache.Store, name, app, libDir string) (launch.Backend, []contract.Agent, error) {
 	if name != launch.BackendAuto && name != "" {
 		b, err := launch.FindBackend(name, libDir)
 		return b, nil, err
@@ -72,7 +74,7 @@ func chooseBackend(ctx context.Context, name, app, libDir string) (launch.Backen
 	}
 	cuda, cudaErr := launch.FindBackend(launch.BackendCUDA, libDir)
 	if cudaErr == nil {
-		if list, err := agents.Query(ctx, cuda.QueryHelper); err == nil && len(list) > 0 {
+		if list, err := listAgents(ctx, store, cuda); err == nil && len(list) > 0 {
 			return cuda, list, nil
 		} else if err != nil {
 			cudaErr = err
@@ -88,6 +90,30 @@ func chooseBackend(ctx context.Context, name, app, libDir string) (launch.Backen
 	}
 	return launch.Backend{}, nil, fmt.Errorf("%w auto: no usable backend for %s (CUDA: %v); pass --backend sim for apps of the simulated agent",
 		launch.ErrBackend, orDash(app), cudaErr)
+}
+
+// listAgents asks the backend's query helper for its agents. CUDA's list comes from the query cache
+// when this machine, with the same GPUs and visibility variables, answered before: listing them
+// starts CUDA in the helper, most of a warm run's planning time. The simulated agents are always asked.
+func listAgents(ctx context.Context, store *querycache.Store, b launch.Backend) ([]contract.Agent, error) {
+	if b.Name != launch.BackendCUDA {
+		return agents.Query(ctx, b.QueryHelper)
+	}
+	entry, err := store.Agents(b.QueryHelper)
+	if err != nil {
+		warnCache(err)
+	}
+	if list, ok := entry.Load(); ok {
+		return list, nil
+	}
+	list, err := agents.Query(ctx, b.QueryHelper)
+	if err != nil {
+		return nil, err
+	}
+	if err := entry.Save(list); err != nil {
+		warnCache(err)
+	}
+	return list, nil
 }
 
 func orDash(s string) string {

@@ -83,6 +83,12 @@ func helperCalls(t *testing.T, log string) []string {
 
 func planCUDA(t *testing.T, pmc ...string) *counters.Plan {
 	t.Helper()
+	_, plan := sessionCUDA(t, pmc...)
+	return plan
+}
+
+func sessionCUDA(t *testing.T, pmc ...string) (*Session, *counters.Plan) {
+	t.Helper()
 	groups, err := counters.ParseGroups(pmc)
 	if err != nil {
 		t.Fatal(err)
@@ -95,45 +101,100 @@ func planCUDA(t *testing.T, pmc ...string) *counters.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return plan
+	return sess, plan
 }
 
-// The second planning of the same groups on this machine starts the helper once (for the agents):
-// the catalog and the pass counts come from the query cache, and the plan is the same.
-func TestSessionQueryCache(t *testing.T) {
-	lib, log := fakeCUDALib(t, 1)
-	cache := t.TempDir()
-	t.Setenv(launch.EnvLibDir, lib)
-	t.Setenv(querycache.EnvCache, cache)
-	groups := []string{"sm__inst_executed.sum sm__warps_launched.sum", "smsp__inst_executed_op_global_ld.sum"}
+// fakeNVIDIAProc points the query cache at a driver /proc tree listing one GPU (present) or none, and
+// clears the visibility variables, so that tests see the same machine wherever they run.
+func fakeNVIDIAProc(t *testing.T, present bool) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "nvidia")
+	if present {
+		gpu := filepath.Join(root, "gpus", "0000:00:06.0")
+		if err := os.MkdirAll(gpu, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		info := "Model: \t\t NVIDIA H200\nGPU UUID: \t GPU-269e8af9-a18a-0391-bb41-6134e5a1ef2d\nBus Location: \t 0000:00:06.0\n"
+		if err := os.WriteFile(filepath.Join(gpu, "information"), []byte(info), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := querycache.NVIDIAProcDir
+	querycache.NVIDIAProcDir = root
+	t.Cleanup(func() { querycache.NVIDIAProcDir = old })
+	for _, name := range []string{"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES"} {
+		t.Setenv(name, "")
+		if err := os.Unsetenv(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
 
-	first := planCUDA(t, groups...)
-	want := []string{"agents", "metrics --agent 0",
+// The second planning of the same groups on an NVIDIA machine starts no helper at all: the agents,
+// the catalog and the pass counts come from the query cache, and the plan is the same. Where the
+// driver lists no GPU (CI) the agents are asked every time.
+func TestSessionQueryCache(t *testing.T) {
+	groups := []string{"sm__inst_executed.sum sm__warps_launched.sum", "smsp__inst_executed_op_global_ld.sum"}
+	cold := []string{"agents", "metrics --agent 0",
 		"passes --agent 0 sm__inst_executed.sum,sm__warps_launched.sum",
 		"passes --agent 0 smsp__inst_executed_op_global_ld.sum"}
-	if got := helperCalls(t, log); !reflect.DeepEqual(got, want) {
-		t.Fatalf("first planning asked the helper\n%q\nwant\n%q", got, want)
-	}
-	second := planCUDA(t, groups...)
-	if got := helperCalls(t, log); !reflect.DeepEqual(got, []string{"agents"}) {
-		t.Errorf("second planning asked the helper %q, want only the agents", got)
-	}
-	if !reflect.DeepEqual(first.Agents, second.Agents) {
-		t.Errorf("the plan from the cache differs:\n%+v\n%+v", first.Agents, second.Agents)
-	}
+	for _, tc := range []struct {
+		name string
+		gpus bool
+		warm []string // what the second planning asks
+	}{
+		{"nvidia machine", true, nil},
+		{"no nvidia gpu listed", false, []string{"agents"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lib, log := fakeCUDALib(t, 1)
+			t.Setenv(launch.EnvLibDir, lib)
+			t.Setenv(querycache.EnvCache, t.TempDir())
+			fakeNVIDIAProc(t, tc.gpus)
 
-	// A rebuilt helper is another identity: everything is asked again.
-	script := filepath.Join(lib, "gorocprof-query-cuda")
-	data, err := os.ReadFile(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(script, append(data, []byte("# rebuilt\n")...), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	planCUDA(t, groups...)
-	if got := helperCalls(t, log); len(got) != 4 {
-		t.Errorf("after the helper changed the helper was asked %q, want all 4 questions again", got)
+			firstSession, first := sessionCUDA(t, groups...)
+			if got := helperCalls(t, log); !reflect.DeepEqual(got, cold) {
+				t.Fatalf("first planning asked the helper\n%q\nwant\n%q", got, cold)
+			}
+			secondSession, second := sessionCUDA(t, groups...)
+			if got := helperCalls(t, log); !reflect.DeepEqual(got, tc.warm) {
+				t.Errorf("second planning asked the helper %q, want %q", got, tc.warm)
+			}
+			if !reflect.DeepEqual(firstSession.Agents, secondSession.Agents) {
+				t.Errorf("the agents from the cache differ:\n%+v\n%+v", firstSession.Agents, secondSession.Agents)
+			}
+			if !reflect.DeepEqual(first.Agents, second.Agents) {
+				t.Errorf("the plan from the cache differs:\n%+v\n%+v", first.Agents, second.Agents)
+			}
+
+			// Other visible GPUs may be other agents: they are asked for again, once; the catalog
+			// and pass counts of the chip stay.
+			for _, v := range []string{"0", ""} {
+				t.Setenv("CUDA_VISIBLE_DEVICES", v)
+				planCUDA(t, groups...)
+				if got := helperCalls(t, log); !reflect.DeepEqual(got, []string{"agents"}) {
+					t.Errorf("CUDA_VISIBLE_DEVICES=%q: the helper was asked %q, want only the agents", v, got)
+				}
+				planCUDA(t, groups...)
+				if got := helperCalls(t, log); !reflect.DeepEqual(got, tc.warm) {
+					t.Errorf("CUDA_VISIBLE_DEVICES=%q, again: the helper was asked %q, want %q", v, got, tc.warm)
+				}
+			}
+
+			// A rebuilt helper is another identity: everything is asked again.
+			script := filepath.Join(lib, "gorocprof-query-cuda")
+			data, err := os.ReadFile(script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(script, append(data, []byte("# rebuilt\n")...), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			planCUDA(t, groups...)
+			if got := helperCalls(t, log); !reflect.DeepEqual(got, cold) {
+				t.Errorf("after the helper changed the helper was asked %q, want all 4 questions again", got)
+			}
+		})
 	}
 }
 
@@ -142,6 +203,7 @@ func TestSessionOneCatalogPerChip(t *testing.T) {
 	lib, log := fakeCUDALib(t, 4)
 	t.Setenv(launch.EnvLibDir, lib)
 	t.Setenv(querycache.EnvCache, "off")
+	fakeNVIDIAProc(t, true)
 	planCUDA(t, "sm__inst_executed.sum")
 	got := helperCalls(t, log)
 	want := []string{"agents", "metrics --agent 0", "passes --agent 0 sm__inst_executed.sum"}
@@ -163,6 +225,8 @@ func TestSessionUnwritableCache(t *testing.T) {
 	}
 	t.Setenv(launch.EnvLibDir, lib)
 	t.Setenv(querycache.EnvCache, filepath.Join(blocker, "cache")) // a directory under a file
+	// The agent list cannot be filed either.
+	fakeNVIDIAProc(t, true)
 	var warned bytes.Buffer
 	cacheWarnings = &warned
 	t.Cleanup(func() { cacheWarnings = os.Stderr })
@@ -170,8 +234,9 @@ func TestSessionUnwritableCache(t *testing.T) {
 	if len(plan.Agents) != 1 || len(plan.Agents[0].Passes) != 1 {
 		t.Fatalf("plan %+v", plan)
 	}
-	if !strings.Contains(warned.String(), "gorocprof: warning: query cache") {
-		t.Errorf("no warning about the cache: %q", warned.String())
+	// One warning for each answer that could not be filed: the agents, the catalog, the pass count.
+	if n := strings.Count(warned.String(), "gorocprof: warning: query cache"); n != 3 {
+		t.Errorf("%d warnings about the cache, want 3: %q", n, warned.String())
 	}
 	if got := helperCalls(t, log); len(got) != 3 {
 		t.Errorf("helper asked %q, want agents, metrics and one pass count", got)

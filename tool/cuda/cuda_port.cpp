@@ -1,5 +1,7 @@
 #include "cuda_port.hpp"
 
+#include "phase_stats.hpp"
+
 #include <cstdio>
 #include <memory>
 
@@ -32,6 +34,7 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     ContextState& cs = *l.cs;
     if (cs.backup_in_use)
         return PortStatus::failure("DevicePort::snapshot", "the context's backup is held by another dispatch");
+    PhaseTimer timer(Phase::Snapshot);
     auto snap = std::make_unique<CudaSnapshot>();
     snap->cs = &cs;
     size_t total = 0;
@@ -70,20 +73,19 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
             }
         }
     }
-    for (const Saved& s : snap->saved) {
-        st = snap->on_device
-                 ? cu(cuMemcpyDtoDAsync(cs.device_backup + s.offset, s.base, s.size, cs.copy_stream), "cuMemcpyDtoDAsync")
-                 : cu(cuMemcpyDtoHAsync(static_cast<char*>(cs.host_backup) + s.offset, s.base, s.size, cs.copy_stream),
-                      "cuMemcpyDtoHAsync");
-        if (!st.ok) {
-            cuStreamSynchronize(cs.copy_stream);
-            st.reason += " (saving " + gib(s.size) + " at 0x" + [&] {
-                char b[32];
-                std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(s.base));
-                return std::string(b);
-            }() + ")";
-            return st;
-        }
+    timer.bytes(total);
+    CopyBatch& batch = cs.batch;
+    batch.clear();
+    for (const Saved& s : snap->saved)
+        batch.add(snap->on_device ? cs.device_backup + s.offset
+                                  : reinterpret_cast<CUdeviceptr>(static_cast<char*>(cs.host_backup) + s.offset),
+                  s.base, s.size);
+    timer.items(batch.size());
+    st = batch.run(cs.copy_stream);
+    if (!st.ok) {
+        cuStreamSynchronize(cs.copy_stream);
+        st.reason += " (saving " + std::to_string(snap->saved.size()) + " ranges, " + gib(total) + ")";
+        return st;
     }
     st = cu(cuStreamSynchronize(cs.copy_stream), "cuStreamSynchronize");
     if (!st.ok) return st;
@@ -96,6 +98,7 @@ void CudaPort::arm_app_launch(Launch& l) {
     core::Core& core = core::Core::instance();
     const Group* group = core.counters_for_current_pass(l.agent_index);
     if (group && !group->empty() && counters_usable() && l.cs->counters) {
+        PhaseTimer timer(Phase::Arm);
         std::string note;
         PortStatus st = l.cs->counters->arm(group, &note);
         if (!note.empty()) report_note(note);
@@ -129,16 +132,22 @@ replay::PortStatus CudaPort::restore(const replay::Dispatch& d, replay::Snapshot
     auto& snap = static_cast<CudaSnapshot&>(s);
     ContextState& cs = *snap.cs;
     PortStatus st;
+    PhaseTimer timer(Phase::Restore);
+    CopyBatch& batch = cs.batch;
+    batch.clear();
     for (const Saved& v : snap.saved) {
         if (!tracker_.live(v.base, v.serial)) continue;  // freed, or freed and handed out again
-        st = snap.on_device
-                 ? cu(cuMemcpyDtoDAsync(v.base, cs.device_backup + v.offset, v.size, cs.copy_stream), "cuMemcpyDtoDAsync")
-                 : cu(cuMemcpyHtoDAsync(v.base, static_cast<char*>(cs.host_backup) + v.offset, v.size, cs.copy_stream),
-                      "cuMemcpyHtoDAsync");
-        if (!st.ok) {
-            cuStreamSynchronize(cs.copy_stream);
-            return st;
-        }
+        timer.bytes(v.size);
+        batch.add(v.base,
+                  snap.on_device ? cs.device_backup + v.offset
+                                 : reinterpret_cast<CUdeviceptr>(static_cast<char*>(cs.host_backup) + v.offset),
+                  v.size);
+    }
+    timer.items(batch.size());
+    st = batch.run(cs.copy_stream);
+    if (!st.ok) {
+        cuStreamSynchronize(cs.copy_stream);
+        return st;
     }
     return cu(cuStreamSynchronize(cs.copy_stream), "cuStreamSynchronize");
 }
@@ -193,9 +202,11 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         // Pass 0 (or the single run) is the application's launch, already issued by the driver.
         l.app_launch_pending = false;
         rec.start_ns = l.app_issue_ns;
+        PhaseTimer timer(Phase::AppWait);
         st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
     } else {
         if (group && counters_usable() && cs.counters) {
+            PhaseTimer timer(Phase::Arm);
             std::string note;
             PortStatus a = cs.counters->arm(group, &note);
             if (!note.empty()) report_note(note);
@@ -203,6 +214,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         }
         cuEventRecord(cs.ev_start, l.stream);
         rec.start_ns = core::now_ns();
+        PhaseTimer timer(Phase::Relaunch);
         st = relaunch(l);
         if (st.ok) st = cu(cuEventRecord(cs.ev_end, l.stream), "cuEventRecord");
         if (st.ok) st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
@@ -215,8 +227,15 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     float ms = 0;
     if (cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end) != CUDA_SUCCESS) ms = 0;
     rec.end_ns = rec.start_ns + static_cast<int64_t>(static_cast<double>(ms) * 1e6);
-    finish_hardware_passes(d, l);
-    collect_counters(cs, group, &rec.counters);
+    {
+        PhaseTimer timer(Phase::StopExtra);
+        finish_hardware_passes(d, l);
+    }
+    {
+        PhaseTimer timer(Phase::Collect);
+        collect_counters(cs, group, &rec.counters);
+    }
+    PhaseTimer timer(Phase::Record);
     core.record_pass(std::move(rec));
     return PortStatus::success();
 }

@@ -5,6 +5,7 @@
 
 #include "allocations.hpp"
 #include "check.hpp"
+#include "copy_batch.hpp"
 #include "core.hpp"
 #include "range_counters.hpp"
 #include "replay_service.hpp"
@@ -32,6 +33,7 @@ struct ContextState {
     void* host_backup = nullptr;
     size_t host_backup_size = 0;
     bool backup_in_use = false;
+    CopyBatch batch;  // the snapshot's and restores' copies, reused (the context's backup is used by one dispatch at a time)
     std::unique_ptr<RangeCounters> counters;
 };
 

@@ -7,6 +7,7 @@
 #include "core.hpp"
 #include "cuda_port.hpp"
 #include "device_info.hpp"
+#include "phase_stats.hpp"
 #include "replay_service.hpp"
 
 #include <cupti.h>
@@ -411,7 +412,10 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     const auto& passes = core.passes_for_agent(cs->ordinal);
     l.snapshot_planned = core.config().replay_mode == core::ReplayMode::Kernel && passes.size() > 1 &&
                          ReplayService::instance().enabled();
-    st = cu(cuCtxSynchronize(), "cuCtxSynchronize");
+    {
+        PhaseTimer timer(Phase::EnterSync);
+        st = cu(cuCtxSynchronize(), "cuCtxSynchronize");
+    }
     if (!st.ok) {
         l.early_snapshot_status = st;
         l.snapshot_planned = false;
@@ -637,6 +641,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (b.initialized) return 1;
     b.initialized = true;
     if (!gorocprof::core::Core::initialize("cuda")) return 1;  // core said why; the app runs unprofiled
+    PhaseStats::instance();  // GOROCPROF_CUDA_TIMING=1: per-phase totals on stderr at exit
     PortStatus st = subscribe();
     if (!st.ok) {
         if (b.subscriber) cuptiUnsubscribe(b.subscriber);

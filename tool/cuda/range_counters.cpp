@@ -94,7 +94,8 @@ const Group* RangeCounters::config_for(const Group* group) {
     return &union_;
 }
 
-PortStatus RangeCounters::arm(const Group* group, std::string* note) {
+PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t ranges) {
+    if (ranges == 0) ranges = 1;
     armed_ = nullptr;
     armed_state_ = nullptr;
     if (!group || group->empty()) return PortStatus::success();
@@ -113,17 +114,18 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note) {
     GroupState* gs = nullptr;
     if (!(st = group_state(config, &gs, note)).ok) return st;
 
-    if (counter_data_group_ != config) {
+    if (counter_data_group_ != config || counter_data_ranges_ != ranges) {
         CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
         size.pRangeProfilerObject = profiler_;
         size.pMetricNames = gs->names.data();
         size.numMetrics = gs->names.size();
-        size.maxNumOfRanges = 1;
-        size.maxNumRangeTreeNodes = 1;
+        size.maxNumOfRanges = ranges;
+        size.maxNumRangeTreeNodes = ranges;
         st = cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
         if (!st.ok) return st;
         counter_data_.assign(size.counterDataSize, 0);
         counter_data_group_ = config;
+        counter_data_ranges_ = ranges;
     }
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
@@ -141,7 +143,7 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note) {
     cfg.pCounterDataImage = counter_data_.data();
     cfg.range = CUPTI_AutoRange;
     cfg.replayMode = CUPTI_UserReplay;
-    cfg.maxRangesPerPass = 1;
+    cfg.maxRangesPerPass = ranges;
     cfg.numNestingLevels = 1;
     cfg.minNestingLevel = 1;
     cfg.passIndex = 0;
@@ -155,6 +157,7 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note) {
     if (!st.ok) return st;
     armed_ = group;
     armed_state_ = gs;
+    armed_ranges_ = ranges;
     running_ = true;
     return PortStatus::success();
 }
@@ -179,12 +182,8 @@ PortStatus RangeCounters::restart() {
     return st;
 }
 
-PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
-    const Group* group = armed_;
-    GroupState* gs = armed_state_;
-    armed_ = nullptr;
-    armed_state_ = nullptr;
-    if (!group) return PortStatus::success();
+PortStatus RangeCounters::decode(size_t* ranges) {
+    *ranges = 0;
     PortStatus st;
     if (running_) {
         CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
@@ -202,22 +201,25 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     info.pCounterDataImage = counter_data_.data();
     info.counterDataImageSize = counter_data_.size();
     st = cupti(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-    if (!st.ok) return st;
+    if (st.ok) *ranges = info.numTotalRanges;
+    return st;
+}
 
+// One value per counter of the armed group for one decoded range (NaN where the hardware gave none).
+PortStatus RangeCounters::evaluate(size_t range, std::vector<core::CounterSample>* out) {
+    const Group* group = armed_;
+    GroupState* gs = armed_state_;
     std::vector<double> values(gs->names.size(), std::numeric_limits<double>::quiet_NaN());
-    if (info.numTotalRanges > 0) {
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{
-            CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-        eval.pHostObject = gs->host.get();
-        eval.pCounterDataImage = counter_data_.data();
-        eval.counterDataImageSize = counter_data_.size();
-        eval.rangeIndex = 0;
-        eval.ppMetricNames = gs->names.data();
-        eval.numMetrics = gs->names.size();
-        eval.pMetricValues = values.data();
-        st = cupti(cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
-        if (!st.ok) return st;
-    }
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    eval.pHostObject = gs->host.get();
+    eval.pCounterDataImage = counter_data_.data();
+    eval.counterDataImageSize = counter_data_.size();
+    eval.rangeIndex = range;
+    eval.ppMetricNames = gs->names.data();
+    eval.numMetrics = gs->names.size();
+    eval.pMetricValues = values.data();
+    PortStatus st = cupti(cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
+    if (!st.ok) return st;
     out->clear();
     out->reserve(group->size());
     for (size_t i = 0; i < group->size(); ++i) {
@@ -230,9 +232,49 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
         s.values.push_back(v);
         out->push_back(std::move(s));
     }
-    if (info.numTotalRanges == 0)
+    return PortStatus::success();
+}
+
+PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
+    if (!armed_) return PortStatus::success();
+    size_t ranges = 0;
+    PortStatus st = decode(&ranges);
+    if (st.ok && ranges > 0) st = evaluate(0, out);
+    if (st.ok && ranges == 0) {  // every counter of the group is reported, empty
+        out->clear();
+        for (const core::PlanCounter& c : *armed_) {
+            core::CounterSample s;
+            s.counter = &c;
+            s.values.push_back(std::numeric_limits<double>::quiet_NaN());
+            out->push_back(std::move(s));
+        }
+    }
+    armed_ = nullptr;
+    armed_state_ = nullptr;
+    if (!st.ok) return st;
+    if (ranges == 0)
         return PortStatus::failure("cuptiRangeProfilerGetCounterDataInfo",
                                    "the pass recorded no range: the kernel's counters are empty");
+    return PortStatus::success();
+}
+
+PortStatus RangeCounters::collect_ranges(std::vector<std::vector<core::CounterSample>>* out) {
+    out->clear();
+    if (!armed_) return PortStatus::success();
+    size_t ranges = 0;
+    PortStatus st = decode(&ranges);
+    for (size_t r = 0; st.ok && r < ranges; ++r) {
+        out->emplace_back();
+        st = evaluate(r, &out->back());
+    }
+    const size_t wanted = armed_ranges_;
+    armed_ = nullptr;
+    armed_state_ = nullptr;
+    if (!st.ok) return st;
+    if (ranges < wanted)
+        return PortStatus::failure("cuptiRangeProfilerGetCounterDataInfo",
+                                   "the window recorded " + std::to_string(ranges) + " of " + std::to_string(wanted) +
+                                       " ranges");
     return PortStatus::success();
 }
 

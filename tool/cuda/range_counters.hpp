@@ -28,9 +28,10 @@ public:
     RangeCounters& operator=(const RangeCounters&) = delete;
     ~RangeCounters();
 
-    // Arms collection of `group` for the next kernel launched in the context. `note` receives a
-    // message the user must see once (a group that needs more than one pass).
-    PortStatus arm(const Group* group, std::string* note);
+    // Arms collection of `group` for the next kernel launched in the context (the next `ranges`
+    // kernels, one auto range each, when ranges > 1). `note` receives a message the user must see
+    // once (a group that needs more than one pass).
+    PortStatus arm(const Group* group, std::string* note, size_t ranges = 1);
     // After the armed kernel finished: stops the range. *all_submitted is false when the
     // configuration needs the kernel once more (restart(), run it again, stop() again).
     PortStatus stop(bool* all_submitted);
@@ -38,6 +39,8 @@ public:
     // Decodes and evaluates one value per counter (NaN when the hardware delivered nothing), and
     // disarms. Stops first when stop() was not called. No-op when nothing is armed.
     PortStatus collect(std::vector<core::CounterSample>* out);
+    // As collect(), one sample list per range the window recorded, in launch order.
+    PortStatus collect_ranges(std::vector<std::vector<core::CounterSample>>* out);
     const Group* armed() const { return armed_; }
     // The passes planned for this context's device: when all their counters fit one hardware pass
     // together, every replay pass measures that union and reports its own group.
@@ -74,6 +77,10 @@ private:
     // The counter data image belongs to the profiler object: rebuilt with it.
     std::vector<uint8_t> counter_data_;
     const Group* counter_data_group_ = nullptr;
+    size_t counter_data_ranges_ = 0;
+    size_t armed_ranges_ = 1;
+    PortStatus decode(size_t* ranges);
+    PortStatus evaluate(size_t range, std::vector<core::CounterSample>* out);
 };
 
 }  // namespace gorocprof::cuda

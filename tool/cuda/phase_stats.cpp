@@ -1,0 +1,54 @@
+#include "phase_stats.hpp"
+
+#include "core.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace gorocprof::cuda {
+namespace {
+
+const char* const kNames[] = {"enter sync", "snapshot", "arm counters", "wait app launch", "restore",
+                              "relaunch + wait", "stop (+extra runs)", "decode + evaluate", "record"};
+static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<int>(Phase::kCount), "one name per phase");
+
+void print_at_exit() { PhaseStats::instance().print(); }
+
+}  // namespace
+
+PhaseStats::PhaseStats() {
+    const char* v = std::getenv("GOROCPROF_CUDA_TIMING");
+    on_ = v && *v && *v != '0';
+    if (on_) std::atexit(print_at_exit);
+}
+
+PhaseStats& PhaseStats::instance() {
+    static PhaseStats* s = new PhaseStats;  // never destroyed: read by the atexit handler
+    return *s;
+}
+
+void PhaseStats::print() const {
+    std::fprintf(stderr, "gorocprof-cuda timing (GOROCPROF_CUDA_TIMING):\n%-20s %10s %12s %12s %14s\n", "phase", "count",
+                 "total ms", "mean us", "bytes");
+    for (int i = 0; i < static_cast<int>(Phase::kCount); ++i) {
+        const uint64_t n = count_[i].load(), ns = ns_[i].load();
+        std::fprintf(stderr, "%-20s %10llu %12.1f %12.1f %14llu %10llu\n", kNames[i], static_cast<unsigned long long>(n),
+                     ns / 1e6, n ? ns / 1e3 / n : 0.0, static_cast<unsigned long long>(bytes_[i].load()),
+                     static_cast<unsigned long long>(items_[i].load()));
+    }
+}
+
+PhaseTimer::PhaseTimer(Phase p) : phase_(p) {
+    if (PhaseStats::instance().on()) {
+        live_ = true;
+        start_ = core::now_ns();
+    }
+}
+
+void PhaseTimer::done() {
+    if (!live_) return;
+    live_ = false;
+    PhaseStats::instance().add(phase_, core::now_ns() - start_, bytes_, items_);
+}
+
+}  // namespace gorocprof::cuda

@@ -1,0 +1,64 @@
+// Where the CUDA backend spends its time, by phase, when GOROCPROF_CUDA_TIMING=1: totals are summed
+// with relaxed atomics (one add per phase per dispatch) and printed to stderr when the process exits.
+// Off by default: then a phase costs one predictable branch.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace gorocprof::cuda {
+
+enum class Phase : int {
+    EnterSync,     // cuCtxSynchronize at a selected launch's ENTER
+    Snapshot,      // copies of the tracked footprint before pass 0
+    Arm,           // counter data image, SetConfig, Start
+    AppWait,       // waiting for the application's own launch (pass 0)
+    Restore,       // copies back before a further pass
+    Relaunch,      // a further pass: launch and wait
+    StopExtra,     // cuptiRangeProfilerStop and any extra hardware-pass runs
+    Collect,       // decode + evaluate
+    Record,        // the pass record handed to the core
+    kCount
+};
+
+class PhaseStats {
+public:
+    static PhaseStats& instance();
+    bool on() const { return on_; }
+    void add(Phase p, int64_t ns, uint64_t bytes = 0, uint64_t items = 0) {
+        const int i = static_cast<int>(p);
+        ns_[i].fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+        count_[i].fetch_add(1, std::memory_order_relaxed);
+        if (bytes) bytes_[i].fetch_add(bytes, std::memory_order_relaxed);
+        if (items) items_[i].fetch_add(items, std::memory_order_relaxed);
+    }
+    // Writes the table to stderr (called once at exit).
+    void print() const;
+
+private:
+    PhaseStats();
+    bool on_ = false;
+    std::atomic<uint64_t> ns_[static_cast<int>(Phase::kCount)]{};
+    std::atomic<uint64_t> count_[static_cast<int>(Phase::kCount)]{};
+    std::atomic<uint64_t> bytes_[static_cast<int>(Phase::kCount)]{};
+    std::atomic<uint64_t> items_[static_cast<int>(Phase::kCount)]{};  // e.g. ranges copied
+};
+
+// Times one phase from construction to destruction (or to done()).
+class PhaseTimer {
+public:
+    explicit PhaseTimer(Phase p);
+    ~PhaseTimer() { done(); }
+    void bytes(uint64_t b) { bytes_ += b; }
+    void items(uint64_t n) { items_ += n; }
+    void done();
+
+private:
+    Phase phase_;
+    int64_t start_ = 0;
+    uint64_t bytes_ = 0;
+    uint64_t items_ = 0;
+    bool live_ = false;
+};
+
+}  // namespace gorocprof::cuda

@@ -85,7 +85,8 @@ struct Loop {
             if (!(st = counters.arm(&all, &note, plan.size())).ok) return st;
             for (size_t p = 0; p < plan.size(); ++p)
                 if (!(st = launch(k)).ok) return st;
-            if (!(st = counters.collect_ranges(&ranges)).ok) return st;
+            const std::vector<const gc::Group*> groups(plan.size(), &all);
+            if (!(st = counters.collect_ranges(groups, &ranges)).ok) return st;
             ++windows;
             for (const auto& r : ranges) {
                 bool full = true, same = true;

@@ -8,9 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
@@ -89,12 +92,24 @@ func PassesOracle(ctx context.Context, helperPath string, agent int) func([]stri
 
 // ask runs the helper and decodes its stdout into reply. A helper that fails is reported with its
 // exit status and what it printed on stderr, which by the contract names the failing call.
+// EnvTrace, set to 1, makes every query helper call print its arguments and wall time on stderr: how
+// many helper starts a run's planning costs, and which, is what decides its time before launch.
+const EnvTrace = "GOROCPROF_QUERY_TRACE"
+
+// traceOut is where helper calls are traced (stderr when EnvTrace is 1); tests replace it.
+var traceOut io.Writer = os.Stderr
+
 func ask(ctx context.Context, helperPath string, reply any, args ...string) error {
 	call := helperPath + " " + strings.Join(args, " ")
 	cmd := exec.CommandContext(ctx, helperPath, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	start := time.Now()
+	err := cmd.Run()
+	if os.Getenv(EnvTrace) == "1" {
+		fmt.Fprintf(traceOut, "gorocprof: query helper: %s: %d ms\n", strings.Join(args, " "), time.Since(start).Milliseconds())
+	}
+	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = "no message on stderr"

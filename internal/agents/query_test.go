@@ -174,3 +174,45 @@ func TestQueryCancelled(t *testing.T) {
 		t.Error("Query did not stop the helper when the context expired")
 	}
 }
+
+func TestQueryTrace(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		want []string
+	}{
+		{"", nil},
+		{"0", nil},
+		{"1", []string{"agents", "metrics --agent 0"}},
+	} {
+		t.Run("env="+tc.env, func(t *testing.T) {
+			exe := helper(t, "ok")
+			t.Setenv(EnvTrace, tc.env)
+			var buf strings.Builder
+			old := traceOut
+			traceOut = &buf
+			defer func() { traceOut = old }()
+			if _, err := Query(context.Background(), exe); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := QueryMetrics(context.Background(), exe, 0); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+			if tc.want == nil {
+				if buf.Len() != 0 {
+					t.Fatalf("traced with %s=%q: %q", EnvTrace, tc.env, buf.String())
+				}
+				return
+			}
+			if len(lines) != len(tc.want) {
+				t.Fatalf("trace = %q, want one line per call %q", buf.String(), tc.want)
+			}
+			for i, w := range tc.want {
+				prefix := "gorocprof: query helper: " + w + ": "
+				if !strings.HasPrefix(lines[i], prefix) || !strings.HasSuffix(lines[i], " ms") {
+					t.Errorf("trace line %d = %q, want %q<n> ms", i, lines[i], prefix)
+				}
+			}
+		})
+	}
+}

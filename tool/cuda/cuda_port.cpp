@@ -2,7 +2,10 @@
 
 #include "phase_stats.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <memory>
 
 namespace gorocprof::cuda {
@@ -73,19 +76,24 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
             }
         }
     }
+    // One driver call per range, on purpose: cuMemcpyBatchAsync was no faster (H200, 879 ranges: 4.7 ms
+    // either way), and inside a counter window its copies showed up as ranges (docs/perf.md, attempt 4).
     timer.bytes(total);
-    CopyBatch& batch = cs.batch;
-    batch.clear();
-    for (const Saved& s : snap->saved)
-        batch.add(snap->on_device ? cs.device_backup + s.offset
-                                  : reinterpret_cast<CUdeviceptr>(static_cast<char*>(cs.host_backup) + s.offset),
-                  s.base, s.size);
-    timer.items(batch.size());
-    st = batch.run(cs.copy_stream);
-    if (!st.ok) {
-        cuStreamSynchronize(cs.copy_stream);
-        st.reason += " (saving " + std::to_string(snap->saved.size()) + " ranges, " + gib(total) + ")";
-        return st;
+    timer.items(snap->saved.size());
+    for (const Saved& s : snap->saved) {
+        st = snap->on_device
+                 ? cu(cuMemcpyDtoDAsync(cs.device_backup + s.offset, s.base, s.size, cs.copy_stream), "cuMemcpyDtoDAsync")
+                 : cu(cuMemcpyDtoHAsync(static_cast<char*>(cs.host_backup) + s.offset, s.base, s.size, cs.copy_stream),
+                      "cuMemcpyDtoHAsync");
+        if (!st.ok) {
+            cuStreamSynchronize(cs.copy_stream);
+            st.reason += " (saving " + gib(s.size) + " at 0x" + [&] {
+                char b[32];
+                std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(s.base));
+                return std::string(b);
+            }() + ")";
+            return st;
+        }
     }
     st = cu(cuStreamSynchronize(cs.copy_stream), "cuStreamSynchronize");
     if (!st.ok) return st;
@@ -100,12 +108,74 @@ void CudaPort::arm_app_launch(Launch& l) {
     if (group && !group->empty() && counters_usable() && l.cs->counters) {
         PhaseTimer timer(Phase::Arm);
         std::string note;
-        PortStatus st = l.cs->counters->arm(group, &note);
+        if (window_possible(l)) {
+            l.window = true;
+            l.window_ranges = core.passes_for_agent(l.agent_index).size();
+            l.cs->pending.clear();
+        }
+        // One spare range: a kernel that is not a pass (a copy the driver runs as a kernel) then shows
+        // as a range too many instead of silently shifting every later pass's values.
+        PortStatus st = l.cs->counters->arm(group, &note, l.window ? l.window_ranges + 1 : 1);
+        if (!st.ok) l.window = false;  // nothing armed: each pass arms its own
         if (!note.empty()) report_note(note);
         if (!st.ok) report_counter_problem(st);
     }
     cuEventRecord(l.cs->ev_start, l.stream);
     l.app_issue_ns = core::now_ns();
+}
+
+bool CudaPort::window_possible(Launch& l) {
+    static const bool enabled = [] {
+        const char* v = std::getenv("GOROCPROF_CUDA_WINDOW");
+        return v && *v == '1';
+    }();
+    // Only a dispatch that will be replayed (its snapshot is taken) and whose passes all measure the
+    // one union configuration: then no pass needs another SetConfig or a second hardware pass.
+    return enabled && !windows_off_.load(std::memory_order_relaxed) && l.snapshot_planned && l.early_snapshot &&
+           core::Core::instance().passes_for_agent(l.agent_index).size() > 1 && l.cs->counters->single_config();
+}
+
+void CudaPort::flush_window(Launch& l) {
+    ContextState& cs = *l.cs;
+    l.window = false;
+    PhaseTimer timer(Phase::Collect);
+    cs.window_groups.clear();
+    for (const PendingPass& p : cs.pending) cs.window_groups.push_back(p.group);
+    PortStatus st = cs.counters->collect_ranges(cs.window_groups, &cs.window_samples);
+    const bool whole = st.ok && cs.window_samples.size() == cs.pending.size();
+    if (!whole) {
+        // Ranges and passes no longer line up one to one (a kernel this tool did not launch ran in the
+        // window, or the decode failed): no value of this window can be trusted to its pass.
+        windows_off_ = true;
+        if (st.ok)
+            st = PortStatus::failure("cuptiRangeProfilerDecodeData",
+                                     "a window of " + std::to_string(cs.pending.size()) + " replay passes decoded " +
+                                         std::to_string(cs.window_samples.size()) +
+                                         " ranges; those passes' counters are empty and every later pass gets its "
+                                         "own window");
+        report_counter_problem(st);
+    }
+    for (size_t i = 0; i < cs.pending.size(); ++i) {
+        PendingPass& p = cs.pending[i];
+        if (whole) {
+            p.rec.counters = std::move(cs.window_samples[i]);
+        } else if (p.group) {
+            p.rec.counters.clear();
+            for (const core::PlanCounter& c : *p.group) {
+                core::CounterSample sample;
+                sample.counter = &c;
+                sample.values.push_back(std::numeric_limits<double>::quiet_NaN());
+                p.rec.counters.push_back(std::move(sample));
+            }
+        }
+        core::Core::instance().record_pass(std::move(p.rec));
+    }
+    cs.pending.clear();
+}
+
+void CudaPort::complete(const replay::Dispatch& d) {
+    Launch& l = *static_cast<Launch*>(d.backend_dispatch);
+    if (l.window) flush_window(l);
 }
 
 replay::PortStatus CudaPort::drain(const replay::Dispatch& d) {
@@ -133,21 +203,18 @@ replay::PortStatus CudaPort::restore(const replay::Dispatch& d, replay::Snapshot
     ContextState& cs = *snap.cs;
     PortStatus st;
     PhaseTimer timer(Phase::Restore);
-    CopyBatch& batch = cs.batch;
-    batch.clear();
     for (const Saved& v : snap.saved) {
         if (!tracker_.live(v.base, v.serial)) continue;  // freed, or freed and handed out again
         timer.bytes(v.size);
-        batch.add(v.base,
-                  snap.on_device ? cs.device_backup + v.offset
-                                 : reinterpret_cast<CUdeviceptr>(static_cast<char*>(cs.host_backup) + v.offset),
-                  v.size);
-    }
-    timer.items(batch.size());
-    st = batch.run(cs.copy_stream);
-    if (!st.ok) {
-        cuStreamSynchronize(cs.copy_stream);
-        return st;
+        timer.items(1);
+        st = snap.on_device
+                 ? cu(cuMemcpyDtoDAsync(v.base, cs.device_backup + v.offset, v.size, cs.copy_stream), "cuMemcpyDtoDAsync")
+                 : cu(cuMemcpyHtoDAsync(v.base, static_cast<char*>(cs.host_backup) + v.offset, v.size, cs.copy_stream),
+                      "cuMemcpyHtoDAsync");
+        if (!st.ok) {
+            cuStreamSynchronize(cs.copy_stream);
+            return st;
+        }
     }
     return cu(cuStreamSynchronize(cs.copy_stream), "cuStreamSynchronize");
 }
@@ -205,12 +272,17 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         PhaseTimer timer(Phase::AppWait);
         st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
     } else {
-        if (group && counters_usable() && cs.counters) {
-            PhaseTimer timer(Phase::Arm);
-            std::string note;
-            PortStatus a = cs.counters->arm(group, &note);
-            if (!note.empty()) report_note(note);
-            if (!a.ok) report_counter_problem(a);
+        // Inside an open window (armed at ENTER) this pass is just the window's next range; otherwise it
+        // arms its own.
+        if (!(l.window && pass < l.window_ranges)) {
+            if (l.window) flush_window(l);  // more passes than the window holds: one window per pass from here
+            if (group && counters_usable() && cs.counters) {
+                PhaseTimer timer(Phase::Arm);
+                std::string note;
+                PortStatus a = cs.counters->arm(group, &note);
+                if (!note.empty()) report_note(note);
+                if (!a.ok) report_counter_problem(a);
+            }
         }
         cuEventRecord(cs.ev_start, l.stream);
         rec.start_ns = core::now_ns();
@@ -220,13 +292,24 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         if (st.ok) st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
     }
     if (!st.ok) {
-        std::vector<core::CounterSample> discard;
-        collect_counters(cs, nullptr, &discard);
+        if (l.window) {
+            flush_window(l);  // the passes before this one keep their values
+        } else {
+            std::vector<core::CounterSample> discard;
+            collect_counters(cs, nullptr, &discard);
+        }
         return st;
     }
     float ms = 0;
     if (cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end) != CUDA_SUCCESS) ms = 0;
     rec.end_ns = rec.start_ns + static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+    if (l.window) {
+        // Decoded with the window's other passes when the dispatch completes.
+        PendingPass& p = cs.pending.emplace_back();
+        p.rec = std::move(rec);
+        p.group = group;
+        return PortStatus::success();
+    }
     {
         PhaseTimer timer(Phase::StopExtra);
         finish_hardware_passes(d, l);

@@ -5,7 +5,6 @@
 
 #include "allocations.hpp"
 #include "check.hpp"
-#include "copy_batch.hpp"
 #include "core.hpp"
 #include "range_counters.hpp"
 #include "replay_service.hpp"
@@ -21,6 +20,12 @@ namespace gorocprof::cuda {
 
 // Per CUDA context: a private stream for copies, timing events, the backup buffers kept between
 // dispatches, and the Range Profiler of the context.
+// A pass of a window whose counters are decoded after the window's last pass.
+struct PendingPass {
+    core::PassRecord rec;
+    const std::vector<core::PlanCounter>* group = nullptr;  // what the pass reports (null: no counters)
+};
+
 struct ContextState {
     CUcontext ctx = nullptr;
     int ordinal = 0;
@@ -33,8 +38,11 @@ struct ContextState {
     void* host_backup = nullptr;
     size_t host_backup_size = 0;
     bool backup_in_use = false;
-    CopyBatch batch;  // the snapshot's and restores' copies, reused (the context's backup is used by one dispatch at a time)
     std::unique_ptr<RangeCounters> counters;
+    // The open window's passes and the buffers its decode fills, kept for their capacity.
+    std::vector<PendingPass> pending;
+    std::vector<const std::vector<core::PlanCounter>*> window_groups;
+    std::vector<std::vector<core::CounterSample>> window_samples;
 };
 
 enum class LaunchApi { Kernel, KernelEx, Cooperative };
@@ -63,6 +71,10 @@ struct Launch {
     // The snapshot the service holds for this dispatch (set when snapshot() hands it over): extra
     // hardware passes of a counter configuration restore from it before running the kernel again.
     replay::Snapshot* active_snapshot = nullptr;
+    // One Range Profiler window holds the dispatch's passes, one range each (README.md, "Counter
+    // windows"): armed at ENTER for window_ranges kernels, decoded by complete().
+    bool window = false;
+    size_t window_ranges = 0;
 };
 
 class CudaPort final : public replay::DevicePort {
@@ -74,7 +86,7 @@ public:
     replay::PortStatus restore(const replay::Dispatch& d, replay::Snapshot& s) override;
     void release(replay::Snapshot* s) override;
     replay::PortStatus submit(const replay::Dispatch& d, uint64_t pass) override;
-    void complete(const replay::Dispatch& d) override {}
+    void complete(const replay::Dispatch& d) override;
 
     // At the launch's ENTER: copies what the launch may change (the service's snapshot, taken early
     // because the app's own launch is pass 0).
@@ -95,9 +107,14 @@ private:
     void finish_hardware_passes(const replay::Dispatch& d, Launch& l);
     // The counters of the pass that just ran; empty when `expected` differs from what was armed.
     void collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out);
+    // Whether this launch's passes can share one window (GOROCPROF_CUDA_WINDOW=0 turns windows off).
+    bool window_possible(Launch& l);
+    // Ends the launch's window: decodes it and writes its passes' records, in pass order.
+    void flush_window(Launch& l);
 
     AllocationTracker& tracker_;
     std::atomic<bool> counters_off_{false};
+    std::atomic<bool> windows_off_{false};  // a window decoded other than expected: one range per pass from then on
     std::mutex notes_mu_;
     std::set<std::string> notes_;
 };

@@ -78,14 +78,18 @@ void RangeCounters::plan_union(const std::vector<core::PlanPass>& passes) {
 // Which configuration measures `group`: the union of every pass's counters when that fits one
 // hardware pass (so consecutive replay passes never switch configuration, the expensive step), else
 // the group itself.
-const Group* RangeCounters::config_for(const Group* group) {
+bool RangeCounters::single_config() {
     if (union_usable_ == UnionState::Unknown) {
         union_usable_ = UnionState::Unusable;
         GroupState* us = nullptr;
         if (!union_.empty() && group_state(&union_, &us, nullptr).ok && us->passes == 1)
             union_usable_ = UnionState::Usable;
     }
-    if (union_usable_ != UnionState::Usable) return group;
+    return union_usable_ == UnionState::Usable;
+}
+
+const Group* RangeCounters::config_for(const Group* group) {
+    if (!single_config()) return group;
     for (const core::PlanCounter& c : *group) {
         bool found = false;
         for (const core::PlanCounter& u : union_) found = found || u.name == c.name;
@@ -206,9 +210,10 @@ PortStatus RangeCounters::decode(size_t* ranges) {
 }
 
 // One value per counter of the armed group for one decoded range (NaN where the hardware gave none).
-PortStatus RangeCounters::evaluate(size_t range, std::vector<core::CounterSample>* out) {
-    const Group* group = armed_;
+PortStatus RangeCounters::evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out) {
     GroupState* gs = armed_state_;
+    out->clear();
+    if (!group) return PortStatus::success();
     std::vector<double> values(gs->names.size(), std::numeric_limits<double>::quiet_NaN());
     CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
     eval.pHostObject = gs->host.get();
@@ -239,7 +244,7 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     if (!armed_) return PortStatus::success();
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
-    if (st.ok && ranges > 0) st = evaluate(0, out);
+    if (st.ok && ranges > 0) st = evaluate(0, armed_, out);
     if (st.ok && ranges == 0) {  // every counter of the group is reported, empty
         out->clear();
         for (const core::PlanCounter& c : *armed_) {
@@ -258,24 +263,19 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     return PortStatus::success();
 }
 
-PortStatus RangeCounters::collect_ranges(std::vector<std::vector<core::CounterSample>>* out) {
+PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups,
+                                         std::vector<std::vector<core::CounterSample>>* out) {
     out->clear();
     if (!armed_) return PortStatus::success();
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
     for (size_t r = 0; st.ok && r < ranges; ++r) {
         out->emplace_back();
-        st = evaluate(r, &out->back());
+        st = evaluate(r, r < groups.size() ? groups[r] : nullptr, &out->back());
     }
-    const size_t wanted = armed_ranges_;
     armed_ = nullptr;
     armed_state_ = nullptr;
-    if (!st.ok) return st;
-    if (ranges < wanted)
-        return PortStatus::failure("cuptiRangeProfilerGetCounterDataInfo",
-                                   "the window recorded " + std::to_string(ranges) + " of " + std::to_string(wanted) +
-                                       " ranges");
-    return PortStatus::success();
+    return st;
 }
 
 }  // namespace gorocprof::cuda

@@ -39,8 +39,13 @@ public:
     // Decodes and evaluates one value per counter (NaN when the hardware delivered nothing), and
     // disarms. Stops first when stop() was not called. No-op when nothing is armed.
     PortStatus collect(std::vector<core::CounterSample>* out);
-    // As collect(), one sample list per range the window recorded, in launch order.
-    PortStatus collect_ranges(std::vector<std::vector<core::CounterSample>>* out);
+    // Ends a window armed with ranges > 1: one sample list per range it recorded, in launch order,
+    // range r reported as groups[r] (an empty list where groups[r] is null or past the end). The
+    // caller compares out->size() with the number of kernels it ran in the window.
+    PortStatus collect_ranges(const std::vector<const Group*>& groups, std::vector<std::vector<core::CounterSample>>* out);
+    // True when every planned pass's counters fit one configuration together (the union), so that
+    // one window can hold all of a dispatch's passes.
+    bool single_config();
     const Group* armed() const { return armed_; }
     // The passes planned for this context's device: when all their counters fit one hardware pass
     // together, every replay pass measures that union and reports its own group.
@@ -80,7 +85,7 @@ private:
     size_t counter_data_ranges_ = 0;
     size_t armed_ranges_ = 1;
     PortStatus decode(size_t* ranges);
-    PortStatus evaluate(size_t range, std::vector<core::CounterSample>* out);
+    PortStatus evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out);
 };
 
 }  // namespace gorocprof::cuda

@@ -41,9 +41,11 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     auto snap = std::make_unique<CudaSnapshot>();
     snap->cs = &cs;
     size_t total = 0;
+    const bool stats = PhaseStats::instance().on();
     for (const Allocation& a : tracker_.restorable(cs.ctx)) {
         snap->saved.push_back({a.base, a.size, a.serial, total});
         total += (a.size + kAlign - 1) / kAlign * kAlign;
+        if (stats) PhaseStats::instance().add_snapshot_range(static_cast<int>(a.kind), a.size);
     }
     PortStatus st;
     if (total > cs.device_backup_size) {

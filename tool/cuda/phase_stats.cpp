@@ -1,5 +1,6 @@
 #include "phase_stats.hpp"
 
+#include "allocations.hpp"
 #include "core.hpp"
 
 #include <cstdio>
@@ -36,6 +37,11 @@ void PhaseStats::print() const {
                      ns / 1e6, n ? ns / 1e3 / n : 0.0, static_cast<unsigned long long>(bytes_[i].load()),
                      static_cast<unsigned long long>(items_[i].load()));
     }
+    for (int k = 0; k < kKinds; ++k)
+        if (const uint64_t n = kind_ranges_[k].load())
+            std::fprintf(stderr, "snapshot ranges of kind %s: %llu ranges, %llu bytes (summed over snapshots)\n",
+                         kind_name(static_cast<AllocKind>(k)), static_cast<unsigned long long>(n),
+                         static_cast<unsigned long long>(kind_bytes_[k].load()));
 }
 
 PhaseTimer::PhaseTimer(Phase p) : phase_(p) {

@@ -32,8 +32,16 @@ public:
         if (bytes) bytes_[i].fetch_add(bytes, std::memory_order_relaxed);
         if (items) items_[i].fetch_add(items, std::memory_order_relaxed);
     }
+    // What snapshots copied, by allocation kind (AllocKind's value): shows which kind of memory makes
+    // a snapshot many ranges or many bytes.
+    void add_snapshot_range(int kind, uint64_t bytes) {
+        if (kind < 0 || kind >= kKinds) return;
+        kind_ranges_[kind].fetch_add(1, std::memory_order_relaxed);
+        kind_bytes_[kind].fetch_add(bytes, std::memory_order_relaxed);
+    }
     // Writes the table to stderr (called once at exit).
     void print() const;
+    static constexpr int kKinds = 8;
 
 private:
     PhaseStats();
@@ -42,6 +50,8 @@ private:
     std::atomic<uint64_t> count_[static_cast<int>(Phase::kCount)]{};
     std::atomic<uint64_t> bytes_[static_cast<int>(Phase::kCount)]{};
     std::atomic<uint64_t> items_[static_cast<int>(Phase::kCount)]{};  // e.g. ranges copied
+    std::atomic<uint64_t> kind_ranges_[kKinds]{};
+    std::atomic<uint64_t> kind_bytes_[kKinds]{};
 };
 
 // Times one phase from construction to destruction (or to done()).

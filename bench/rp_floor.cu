@@ -108,10 +108,7 @@ struct Loop {
                 std::string note;
                 if (!(st = counters.arm(&pass.counters, &note)).ok) return st;
                 if (!note.empty()) std::fprintf(stderr, "rp-floor: %s\n", note.c_str());
-                if (k % 2 == 0) add_one<<<(n + 255) / 256, 256>>>(data, n);
-                else add_index<<<(n + 255) / 256, 256>>>(data, n);
-                if (!(st = runtime(cudaGetLastError(), "kernel launch")).ok) return st;
-                if (!(st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize")).ok) return st;
+                if (!(st = launch(k)).ok) return st;
                 bool all_submitted = true;
                 if (!(st = counters.stop(&all_submitted)).ok) return st;
                 if (!all_submitted)

@@ -90,8 +90,6 @@ func PassesOracle(ctx context.Context, helperPath string, agent int) func([]stri
 	}
 }
 
-// ask runs the helper and decodes its stdout into reply. A helper that fails is reported with its
-// exit status and what it printed on stderr, which by the contract names the failing call.
 // EnvTrace, set to 1, makes every query helper call print its arguments and wall time on stderr: how
 // many helper starts a run's planning costs, and which, is what decides its time before launch.
 const EnvTrace = "GOROCPROF_QUERY_TRACE"
@@ -99,6 +97,8 @@ const EnvTrace = "GOROCPROF_QUERY_TRACE"
 // traceOut is where helper calls are traced (stderr when EnvTrace is 1); tests replace it.
 var traceOut io.Writer = os.Stderr
 
+// ask runs the helper and decodes its stdout into reply. A helper that fails is reported with its
+// exit status and what it printed on stderr, which by the contract names the failing call.
 func ask(ctx context.Context, helperPath string, reply any, args ...string) error {
 	call := helperPath + " " + strings.Join(args, " ")
 	cmd := exec.CommandContext(ctx, helperPath, args...)

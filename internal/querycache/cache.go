@@ -101,7 +101,7 @@ func (c *Chip) Metrics() ([]contract.Metric, bool) {
 		return nil, false
 	}
 	var f metricsFile
-	if !c.load(c.base+".metrics.json", &f, &f.Format, &f.Identity) || f.Metrics == nil {
+	if !c.store.load(c.base+".metrics.json", c.identity, &f, &f.Format, &f.Identity) || f.Metrics == nil {
 		return nil, false
 	}
 	return f.Metrics, true
@@ -112,7 +112,7 @@ func (c *Chip) SaveMetrics(metrics []contract.Metric) error {
 	if c == nil {
 		return nil
 	}
-	return c.write(c.base+".metrics.json", metricsFile{Format: formatVersion, Identity: c.identity, Chip: c.chip, Metrics: metrics})
+	return c.store.write(c.base+".metrics.json", metricsFile{Format: formatVersion, Identity: c.identity, Chip: c.chip, Metrics: metrics})
 }
 
 // Passes returns the cached pass count of a metric set (its names sorted and joined by commas).
@@ -138,7 +138,7 @@ func (c *Chip) SavePasses(set string, n int) error {
 	c.passes = nil
 	c.loadPassesLocked()
 	c.passes[set] = n
-	return c.write(c.base+".passes.json", passesFile{Format: formatVersion, Identity: c.identity, Chip: c.chip, Passes: c.passes})
+	return c.store.write(c.base+".passes.json", passesFile{Format: formatVersion, Identity: c.identity, Chip: c.chip, Passes: c.passes})
 }
 
 func (c *Chip) loadPassesLocked() {
@@ -146,18 +146,11 @@ func (c *Chip) loadPassesLocked() {
 		return
 	}
 	var f passesFile
-	if !c.load(c.base+".passes.json", &f, &f.Format, &f.Identity) || f.Passes == nil {
+	if !c.store.load(c.base+".passes.json", c.identity, &f, &f.Format, &f.Identity) || f.Passes == nil {
 		f.Passes = map[string]int{}
 	}
 	c.passes = f.Passes
 }
-
-// load decodes a file into v and reports whether it is a usable entry of this identity.
-func (c *Chip) load(name string, v any, format *int, identity *string) bool {
-	return c.store.load(name, c.identity, v, format, identity)
-}
-
-func (c *Chip) write(name string, v any) error { return c.store.write(name, v) }
 
 // load decodes a file into v and reports whether it is a usable entry of identity want: format and
 // identity point into v at the fields the file names them in.

@@ -2,10 +2,8 @@
 
 #include "phase_stats.hpp"
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <memory>
 
 namespace gorocprof::cuda {
@@ -118,9 +116,11 @@ void CudaPort::arm_app_launch(Launch& l) {
         // One spare range: a kernel that is not a pass (a copy the driver runs as a kernel) then shows
         // as a range too many instead of silently shifting every later pass's values.
         PortStatus st = l.cs->counters->arm(group, &note, l.window ? l.window_ranges + 1 : 1);
-        if (!st.ok) l.window = false;  // nothing armed: each pass arms its own
         if (!note.empty()) report_note(note);
-        if (!st.ok) report_counter_problem(st);
+        if (!st.ok) {
+            l.window = false;  // nothing armed: each pass arms its own
+            report_counter_problem(st);
+        }
     }
     cuEventRecord(l.cs->ev_start, l.stream);
     l.app_issue_ns = core::now_ns();
@@ -131,10 +131,11 @@ bool CudaPort::window_possible(Launch& l) {
         const char* v = std::getenv("GOROCPROF_CUDA_WINDOW");
         return v && *v == '1';
     }();
-    // Only a dispatch that will be replayed (its snapshot is taken) and whose passes all measure the
-    // one union configuration: then no pass needs another SetConfig or a second hardware pass.
+    // Only a dispatch that will be replayed (planned with several passes, its snapshot taken) and whose
+    // passes all measure the one union configuration: then no pass needs another SetConfig or a second
+    // hardware pass.
     return enabled && !windows_off_.load(std::memory_order_relaxed) && l.snapshot_planned && l.early_snapshot &&
-           core::Core::instance().passes_for_agent(l.agent_index).size() > 1 && l.cs->counters->single_config();
+           l.cs->counters->single_config();
 }
 
 void CudaPort::flush_window(Launch& l) {
@@ -162,13 +163,7 @@ void CudaPort::flush_window(Launch& l) {
         if (whole) {
             p.rec.counters = std::move(cs.window_samples[i]);
         } else if (p.group) {
-            p.rec.counters.clear();
-            for (const core::PlanCounter& c : *p.group) {
-                core::CounterSample sample;
-                sample.counter = &c;
-                sample.values.push_back(std::numeric_limits<double>::quiet_NaN());
-                p.rec.counters.push_back(std::move(sample));
-            }
+            empty_samples(*p.group, &p.rec.counters);
         }
         core::Core::instance().record_pass(std::move(p.rec));
     }

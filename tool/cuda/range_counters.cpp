@@ -6,6 +6,16 @@
 
 namespace gorocprof::cuda {
 
+void empty_samples(const Group& group, std::vector<core::CounterSample>* out) {
+    out->clear();
+    for (const core::PlanCounter& c : group) {
+        core::CounterSample s;
+        s.counter = &c;
+        s.values.push_back(std::numeric_limits<double>::quiet_NaN());
+        out->push_back(std::move(s));
+    }
+}
+
 RangeCounters::~RangeCounters() { disable(); }
 
 void RangeCounters::disable() {
@@ -245,15 +255,7 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
     if (st.ok && ranges > 0) st = evaluate(0, armed_, out);
-    if (st.ok && ranges == 0) {  // every counter of the group is reported, empty
-        out->clear();
-        for (const core::PlanCounter& c : *armed_) {
-            core::CounterSample s;
-            s.counter = &c;
-            s.values.push_back(std::numeric_limits<double>::quiet_NaN());
-            out->push_back(std::move(s));
-        }
-    }
+    if (st.ok && ranges == 0) empty_samples(*armed_, out);  // every counter of the group is reported, empty
     armed_ = nullptr;
     armed_state_ = nullptr;
     if (!st.ok) return st;

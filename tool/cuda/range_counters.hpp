@@ -21,6 +21,9 @@ namespace gorocprof::cuda {
 
 using Group = std::vector<core::PlanCounter>;
 
+// One sample per counter of `group`, each an empty value (NaN: the hardware delivered nothing).
+void empty_samples(const Group& group, std::vector<core::CounterSample>* out);
+
 class RangeCounters {
 public:
     RangeCounters(CUcontext ctx, std::string chip) : ctx_(ctx), chip_(std::move(chip)) {}

@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iterator>
 
@@ -22,9 +23,20 @@ const char* kind_name(AllocKind k) {
 void AllocationTracker::add(CUcontext ctx, CUdeviceptr base, size_t size, AllocKind kind) {
     if (base == 0 || size == 0) return;
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = by_base_.find(base);
-    // The same global looked up twice is one variable: keep its serial.
-    if (it != by_base_.end() && it->second.kind == kind && it->second.size == size && kind == AllocKind::Global) return;
+    if (kind == AllocKind::Global) {
+        // A global already inside a saved global range (looked up twice, or part of a module section
+        // saved as one span) is saved already: keep that range and its serial. A span replaces the
+        // single variables it covers.
+        auto it = by_base_.upper_bound(base);
+        if (it != by_base_.begin()) {
+            const Allocation& prev = std::prev(it)->second;
+            if (prev.kind == AllocKind::Global && base + size <= prev.base + prev.size) return;
+        }
+        it = by_base_.lower_bound(base);
+        while (it != by_base_.end() && it->first < base + size && it->second.kind == AllocKind::Global &&
+               it->first + it->second.size <= base + size)
+            it = by_base_.erase(it);
+    }
     by_base_[base] = Allocation{base, size, next_serial_++, kind, ctx};
 }
 
@@ -120,11 +132,37 @@ bool read_cubin_symbols(const void* image, size_t size, CubinSymbols* out) {
                 out->functions.push_back(std::move(name));
             } else if (type == STT_OBJECT && sym.st_size > 0 && sec.rfind(".nv.global", 0) == 0) {
                 // .nv.global (zero-initialised) and .nv.global.init; constant banks are read-only.
-                out->globals.emplace_back(std::move(name), sym.st_size);
+                out->globals.push_back({std::move(name), sym.st_size, sym.st_shndx, sym.st_value});
             }
         }
     }
     return true;
+}
+
+std::vector<std::pair<CUdeviceptr, size_t>> global_spans(std::vector<ResolvedGlobal> globals) {
+    std::sort(globals.begin(), globals.end(), [](const ResolvedGlobal& a, const ResolvedGlobal& b) {
+        return a.sym->section != b.sym->section ? a.sym->section < b.sym->section : a.ptr < b.ptr;
+    });
+    std::vector<std::pair<CUdeviceptr, size_t>> out;
+    for (size_t i = 0; i < globals.size();) {
+        size_t j = i;
+        bool laid_out = true;
+        const CUdeviceptr load = globals[i].ptr - globals[i].sym->offset;
+        CUdeviceptr end = 0;
+        for (; j < globals.size() && globals[j].sym->section == globals[i].sym->section; ++j) {
+            const ResolvedGlobal& g = globals[j];
+            laid_out = laid_out && g.ptr >= g.sym->offset && g.ptr - g.sym->offset == load && g.bytes == g.sym->size;
+            end = std::max(end, g.ptr + g.bytes);
+        }
+        if (laid_out) {
+            out.emplace_back(globals[i].ptr, end - globals[i].ptr);
+        } else {
+            for (size_t k = i; k < j; ++k) out.emplace_back(globals[k].ptr, globals[k].bytes);
+        }
+        i = j;
+    }
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 }  // namespace gorocprof::cuda

@@ -53,12 +53,32 @@ private:
 
 // Module-scope variables (__device__ globals) of a loaded cubin, found in its ELF symbol table, so
 // that they are saved even when the host never asks the driver for their address.
+struct CubinGlobal {
+    std::string name;
+    size_t size = 0;
+    uint32_t section = 0;  // ELF section index (.nv.global or .nv.global.init)
+    uint64_t offset = 0;   // st_value: the variable's offset inside its section
+};
+
 struct CubinSymbols {
-    std::vector<std::pair<std::string, size_t>> globals;  // writable device variables
+    std::vector<CubinGlobal> globals;                     // writable device variables
     std::vector<std::string> functions;                   // kernel entry points
 };
 
 // Reads the symbol table of a cubin (ELF64). Returns false when the image is not an ELF cubin.
 bool read_cubin_symbols(const void* image, size_t size, CubinSymbols* out);
+
+// A module global the driver resolved: the cubin's description and the address it was loaded at.
+struct ResolvedGlobal {
+    const CubinGlobal* sym;
+    CUdeviceptr ptr;
+    size_t bytes;
+};
+
+// The ranges a snapshot should copy for the resolved globals of one module: one span per ELF section
+// whose variables all sit at (load base + their ELF offset) with their ELF sizes, which proves the
+// section was loaded as one block, so the span between its first and last variable is that section's
+// memory; every variable of a section that does not prove it stays its own range. Sorted by address.
+std::vector<std::pair<CUdeviceptr, size_t>> global_spans(std::vector<ResolvedGlobal> globals);
 
 }  // namespace gorocprof::cuda

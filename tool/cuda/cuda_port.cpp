@@ -128,8 +128,9 @@ void CudaPort::arm_app_launch(Launch& l) {
 
 bool CudaPort::window_possible(Launch& l) {
     static const bool enabled = [] {
+        // On unless GOROCPROF_CUDA_WINDOW=0 (diagnostic: one Start/Stop per pass, as before windows).
         const char* v = std::getenv("GOROCPROF_CUDA_WINDOW");
-        return v && *v == '1';
+        return !(v && *v == '0');
     }();
     // Only a dispatch that will be replayed (planned with several passes, its snapshot taken) and whose
     // passes all measure the one union configuration: then no pass needs another SetConfig or a second

@@ -214,11 +214,11 @@ timing() { # timing LABEL CMD...
     TIMINGS+=("$label")
 }
 # The tool's fixed cost per replayed dispatch from a timing table: drain, snapshot and restores
-# (bookkeeping and copies), records; the Range Profiler's own phases and the kernels are not in it.
+# (bookkeeping, the reach scan and copies), records; the Range Profiler's own phases and the kernels are not in it.
 fixed_cost() {
     awk 'NF >= 6 && $NF ~ /^[0-9]+$/ { n = $(NF-4); ms = $(NF-3); $(NF-4) = $(NF-3) = $(NF-2) = $(NF-1) = $NF = ""; sub(/ +$/, "")
            if ($0 == "enter sync") d = n
-           if ($0 == "enter sync" || $0 == "snapshot" || $0 == "restore" || $0 == "record") t += ms
+           if ($0 == "enter sync" || $0 == "reach scan" || $0 == "snapshot" || $0 == "restore" || $0 == "record") t += ms
          }
          END { if (d > 0) printf "%.3f ms per dispatch over %d dispatches", t / d, d; else print "-" }' "$1"
 }
@@ -235,17 +235,25 @@ DERIVED=$(awk -v un="$un" -v g1="$gk1" -v g3="$gk3" -v fe="$FE" -v fl="$FLOOR" '
     if (fl ~ /^[0-9.]+$/ && fl > 0) printf "; the Range Profiler floor per extra pass (bench/rp_floor.cu, same run): %.3f ms, ratio %.2f", fl, (g3 - g1) / (d * 2) / fl }')
 read -r _ _ _ f16 _ <<<"$(grep '^footprint-16GiB ' "$WORK/cells.txt")"
 read -r _ _ _ f1 _ <<<"$(grep '^footprint-1GiB ' "$WORK/cells.txt")"
-# Restore bandwidth: under S3 each of the 20 dispatches copies the whole footprint 3 times (the
-# snapshot and two restores), so the idle 15 GiB move 20 x 3 x 15 GiB more, in (f16 - f1) ms. Counting
-# bytes read plus written, as the H200's device-to-device anchor (about 4.3 TB/s) does.
-IDLE=$(awk -v a="$f16" -v b="$f1" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0) {
-    printf "the idle 15 GiB add %.0f%% to the S3 kernel-replay run (%d ms against %d ms); copied per dispatch today: the whole footprint", 100 * (a - b) / b, a, b
-    if (a > b) printf "; snapshot+restore bandwidth from that difference: %.2f TB/s (read+write)", 2 * 20 * 3 * 15 * 2^30 / ((a - b) / 1000) / 1e12
-  } else print "-" }')
+# Whether restore cost follows the footprint or the bytes kernels can reach: the 16 GiB run against
+# the 1 GiB run (the same kernels over the same 1 GiB).
+IDLE=$(awk -v a="$f16" -v b="$f1" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0)
+    printf "the idle 15 GiB add %.0f%% to the S3 kernel-replay run (%d ms against %d ms)", 100 * (a - b) / b, a, b
+  else print "-" }')
+# Bytes per snapshot and restore bandwidth (bytes written back over the restore phase's time, counting
+# each byte once) from a timing table.
+copy_facts() {
+    awk 'NF >= 6 && $NF ~ /^[0-9]+$/ { n = $(NF-4); ms = $(NF-3); by = $(NF-1); $(NF-4) = $(NF-3) = $(NF-2) = $(NF-1) = $NF = ""; sub(/ +$/, "")
+           if ($0 == "snapshot") { sn = n; sb = by }
+           if ($0 == "restore") { rms = ms; rb = by } }
+         END { if (sn > 0) printf "%.1f MiB per snapshot", sb / sn / 2^20
+               if (rms > 0) printf ", restore %.2f TB/s (bytes written)", rb / (rms / 1000) / 1e12 }' "$1"
+}
 
 write_md
 for t in "${TIMINGS[@]}"; do
-    { echo; echo "S3 kernel replay of $t, GOROCPROF_CUDA_TIMING=1 (fixed cost: enter sync + snapshot + restore + record = $(fixed_cost "$OUT/timing-$t.txt")):"
+    { echo; echo "S3 kernel replay of $t, GOROCPROF_CUDA_TIMING=1 (fixed cost: enter sync + reach scan + snapshot + restore + record = $(fixed_cost "$OUT/timing-$t.txt")):"
+      echo; echo "Copies: $(copy_facts "$OUT/timing-$t.txt")."
       echo; echo '```'; cat "$OUT/timing-$t.txt"; echo '```'; } >>"$OUT/gpu-bench.md"
 done
 cat "$OUT/gpu-bench.md"

@@ -20,7 +20,7 @@ const char* kind_name(AllocKind k) {
     return "allocation";
 }
 
-void AllocationTracker::add(CUcontext ctx, CUdeviceptr base, size_t size, AllocKind kind) {
+void AllocationTracker::add(CUcontext ctx, CUdeviceptr base, size_t size, AllocKind kind, CUdeviceptr extent) {
     if (base == 0 || size == 0) return;
     std::lock_guard<std::mutex> lock(mu_);
     if (kind == AllocKind::Global) {
@@ -37,7 +37,7 @@ void AllocationTracker::add(CUcontext ctx, CUdeviceptr base, size_t size, AllocK
                it->first + it->second.size <= base + size)
             it = by_base_.erase(it);
     }
-    by_base_[base] = Allocation{base, size, next_serial_++, kind, ctx};
+    by_base_[base] = Allocation{base, size, next_serial_++, kind, ctx, kind == AllocKind::Global ? extent : 0};
 }
 
 void AllocationTracker::remove(CUdeviceptr base) {

@@ -22,11 +22,14 @@ struct Allocation {
     uint64_t serial = 0;
     AllocKind kind = AllocKind::Device;
     CUcontext ctx = nullptr;  // nullptr: not bound to one context (VMM mappings)
+    // Module globals: base of the driver allocation that holds the variable (cuMemGetAddressRange),
+    // 0 when unknown. Globals of one such allocation may be saved as one range.
+    CUdeviceptr extent = 0;
 };
 
 class AllocationTracker {
 public:
-    void add(CUcontext ctx, CUdeviceptr base, size_t size, AllocKind kind);
+    void add(CUcontext ctx, CUdeviceptr base, size_t size, AllocKind kind, CUdeviceptr extent = 0);
     void remove(CUdeviceptr base);
     // Drops every allocation that lies inside [base, base+size) (an unmapped VMM range).
     void remove_range(CUdeviceptr base, size_t size);

@@ -2,9 +2,11 @@
 
 #include "phase_stats.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 namespace gorocprof::cuda {
 namespace {
@@ -35,15 +37,30 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     ContextState& cs = *l.cs;
     if (cs.backup_in_use)
         return PortStatus::failure("DevicePort::snapshot", "the context's backup is held by another dispatch");
-    PhaseTimer timer(Phase::Snapshot);
     auto snap = std::make_unique<CudaSnapshot>();
     snap->cs = &cs;
     size_t total = 0;
     const bool stats = PhaseStats::instance().on();
-    for (const Allocation& a : tracker_.restorable(cs.ctx)) {
+    auto aligned = [](size_t n) { return (n + kAlign - 1) / kAlign * kAlign; };
+    CUdeviceptr open_extent = 0;  // the driver allocation of the last saved module global
+    std::vector<Allocation> allocs = tracker_.restorable(cs.ctx);
+    snapshot_set(l, &allocs);
+    PhaseTimer timer(Phase::Snapshot);
+    for (const Allocation& a : allocs) {
+        if (a.kind == AllocKind::Global && a.extent != 0 && a.extent == open_extent) {
+            // Globals of one driver allocation (restorable() is sorted by address, so nothing else lies
+            // between them): one copy from the first to the last, the bytes between included.
+            Saved& prev = snap->saved.back();
+            total -= aligned(prev.size);
+            prev.size = std::max(prev.base + prev.size, a.base + a.size) - prev.base;
+            total += aligned(prev.size);
+            if (stats) PhaseStats::instance().add_snapshot_range(static_cast<int>(a.kind), a.size, false);
+            continue;
+        }
+        open_extent = a.kind == AllocKind::Global ? a.extent : 0;
         snap->saved.push_back({a.base, a.size, a.serial, total});
-        total += (a.size + kAlign - 1) / kAlign * kAlign;
-        if (stats) PhaseStats::instance().add_snapshot_range(static_cast<int>(a.kind), a.size);
+        total += aligned(a.size);
+        if (stats) PhaseStats::instance().add_snapshot_range(static_cast<int>(a.kind), a.size, true);
     }
     PortStatus st;
     if (total > cs.device_backup_size) {
@@ -100,6 +117,38 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     cs.backup_in_use = true;
     *out = snap.release();
     return PortStatus::success();
+}
+
+void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs) {
+    static const bool everything = [] {
+        const char* v = std::getenv("GOROCPROF_CUDA_RESTORE");
+        return v && std::string(v) == "all";
+    }();
+    ContextState& cs = *l.cs;
+    // Managed memory is neither scanned nor restored, and may hold the only copy of an address.
+    if (everything || reach_off_.load(std::memory_order_relaxed) || !l.param_slots || allocs->empty() ||
+        tracker_.managed_bytes(cs.ctx) != 0)
+        return;
+    PhaseTimer timer(Phase::Reach);
+    cs.reached.assign(allocs->size(), 0);
+    // A kernel names its own module's variables without an address in its arguments.
+    for (size_t i = 0; i < allocs->size(); ++i)
+        if ((*allocs)[i].kind == AllocKind::Global) cs.reached[i] = 1;
+    if (!mark_arguments(*allocs, l.params, l.extra, *l.param_slots, &cs.reached)) return;
+    uint64_t scanned = 0;
+    PortStatus st = cs.reach.close(*allocs, &cs.reached, cs.copy_stream, cs.ordinal, &scanned);
+    timer.bytes(scanned);
+    if (!st.ok) {
+        reach_off_ = true;
+        report_note("snapshots copy every tracked allocation from now on: finding what a launch can reach failed (" +
+                    st.message() + ")");
+        return;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < allocs->size(); ++i)
+        if (cs.reached[i]) (*allocs)[kept++] = (*allocs)[i];
+    allocs->resize(kept);
+    timer.items(kept);
 }
 
 void CudaPort::arm_app_launch(Launch& l) {

@@ -7,6 +7,7 @@
 #include "check.hpp"
 #include "core.hpp"
 #include "range_counters.hpp"
+#include "reach.hpp"
 #include "replay_service.hpp"
 
 #include <atomic>
@@ -39,6 +40,9 @@ struct ContextState {
     size_t host_backup_size = 0;
     bool backup_in_use = false;
     std::unique_ptr<RangeCounters> counters;
+    // What a snapshot copies: the allocations the launch can reach (reach.hpp), kept for capacity.
+    ReachScanner reach;
+    std::vector<char> reached;
     // The open window's passes and the buffers its decode fills, kept for their capacity.
     std::vector<PendingPass> pending;
     std::vector<const std::vector<core::PlanCounter>*> window_groups;
@@ -57,6 +61,9 @@ struct Launch {
     CUstream stream = nullptr;  // effective stream (per-thread default stream made explicit)
     void** params = nullptr;
     void** extra = nullptr;
+    // The kernel's parameter layout; null when the driver did not give it (the snapshot then copies
+    // every tracked allocation).
+    const std::vector<ParamSlot>* param_slots = nullptr;
     const CUlaunchConfig* config = nullptr;
     ContextState* cs = nullptr;
     int agent_index = 0;
@@ -109,12 +116,16 @@ private:
     void collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out);
     // Whether this launch's passes can share one window (GOROCPROF_CUDA_WINDOW=0 turns windows off).
     bool window_possible(Launch& l);
+    // The allocations a snapshot of this launch copies: the reachable ones, or all when that cannot
+    // be worked out.
+    void snapshot_set(Launch& l, std::vector<Allocation>* allocs);
     // Ends the launch's window: decodes it and writes its passes' records, in pass order.
     void flush_window(Launch& l);
 
     AllocationTracker& tracker_;
     std::atomic<bool> counters_off_{false};
-    std::atomic<bool> windows_off_{false};  // a window decoded other than expected: one range per pass from then on
+    std::atomic<bool> windows_off_{false};
+    std::atomic<bool> reach_off_{false};  // a reach scan failed, or GOROCPROF_CUDA_RESTORE=all  // a window decoded other than expected: one range per pass from then on
     std::mutex notes_mu_;
     std::set<std::string> notes_;
 };

@@ -43,6 +43,8 @@ struct KernelEntry {
     core::KernelRef ref;
     int64_t static_shared = 0;
     int64_t local_bytes = 0;
+    std::vector<ParamSlot> params;
+    bool params_known = false;  // the driver listed every parameter (cuFuncGetParamInfo)
 };
 
 struct CubinRecord {
@@ -196,6 +198,7 @@ void on_context_destroy(CUcontext ctx) {
     Guard g;
     if (cs->counters) cs->counters->disable();
     if (cs->device_backup) cuMemFree(cs->device_backup);
+    cs->reach.release();
     if (cs->host_backup) cuMemFreeHost(cs->host_backup);
     if (cs->ev_start) cuEventDestroy(cs->ev_start);
     if (cs->ev_end) cuEventDestroy(cs->ev_end);
@@ -213,6 +216,14 @@ void on_module_loaded(const CUpti_ModuleResourceData* m) {
     size_t idx = b.cubins.size();
     for (const std::string& f : rec.symbols.functions) b.cubins_by_function[f].push_back(idx);
     b.cubins.push_back(std::move(rec));
+}
+
+// The driver allocation that holds a module global (its base), 0 when the driver does not say: globals
+// of one allocation are saved as one range (PyTorch: about 870 variables, each a copy call of ~5 us).
+CUdeviceptr driver_extent(CUdeviceptr p) {
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    return cuMemGetAddressRange(&base, &size, p) == CUDA_SUCCESS && size ? base : 0;
 }
 
 // Saves the __device__ variables of the kernel's module even when the host never looked them up:
@@ -240,7 +251,8 @@ void resolve_module_globals(CUcontext ctx, CUfunction f, const std::string& symb
         }
         // A module section saved as one range instead of one per variable (PyTorch: about 870 ranges
         // per snapshot before, each a driver copy call of about 5 us).
-        for (const auto& [base, size] : global_spans(std::move(found))) b.tracker.add(ctx, base, size, AllocKind::Global);
+        for (const auto& [base, size] : global_spans(std::move(found)))
+            b.tracker.add(ctx, base, size, AllocKind::Global, driver_extent(base));
     }
     std::lock_guard<std::mutex> lock(b.mu);
     b.modules_resolved.insert(mod);
@@ -269,15 +281,22 @@ const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symb
         CUfunction real = nullptr;
         if (cuKernelGetFunction(&real, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && real) f = real;
     }
+    KernelEntry e;
     size_t end = 0;
     for (size_t i = 0;; ++i) {
         size_t off = 0, sz = 0;
-        if (cuFuncGetParamInfo(f, i, &off, &sz) != CUDA_SUCCESS) break;
+        const CUresult r = cuFuncGetParamInfo(f, i, &off, &sz);
+        if (r != CUDA_SUCCESS) {
+            // An index past the last parameter is an invalid value; anything else (an old driver) means
+            // the list is not known, and snapshots of this kernel copy everything.
+            e.params_known = r == CUDA_ERROR_INVALID_VALUE;
+            break;
+        }
+        e.params.push_back({off, sz});
         end = off + sz;
     }
     desc.kernarg_size = static_cast<int64_t>(end);
     int v = 0;
-    KernelEntry e;
     if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS) e.static_shared = v;
     if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f) == CUDA_SUCCESS) e.local_bytes = v;
     desc.group_segment_size = e.static_shared;
@@ -385,6 +404,7 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     l.cs = cs;
     l.agent_index = cs->ordinal;
     const KernelEntry* k = kernel_entry(*cs, l.f, cb->symbolName);
+    l.param_slots = k->params_known ? &k->params : nullptr;
     uint64_t id = ReplayService::instance().reserve_dispatch_id();
     if (!core.select(k->ref)) return;
 
@@ -539,12 +559,12 @@ void on_allocation_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     }
     case CUPTI_DRIVER_TRACE_CBID_cuModuleGetGlobal_v2: {
         auto* a = static_cast<const cuModuleGetGlobal_v2_params*>(p);
-        if (a->dptr && a->bytes) t.add(ctx, *a->dptr, *a->bytes, AllocKind::Global);
+        if (a->dptr && a->bytes) t.add(ctx, *a->dptr, *a->bytes, AllocKind::Global, driver_extent(*a->dptr));
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLibraryGetGlobal: {
         auto* a = static_cast<const cuLibraryGetGlobal_params*>(p);
-        if (a->dptr && a->bytes) t.add(ctx, *a->dptr, *a->bytes, AllocKind::Global);
+        if (a->dptr && a->bytes) t.add(ctx, *a->dptr, *a->bytes, AllocKind::Global, driver_extent(*a->dptr));
         break;
     }
     default:

@@ -9,7 +9,7 @@
 namespace gorocprof::cuda {
 namespace {
 
-const char* const kNames[] = {"enter sync", "snapshot", "arm counters", "wait app launch", "restore",
+const char* const kNames[] = {"enter sync", "reach scan", "snapshot", "arm counters", "wait app launch", "restore",
                               "relaunch + wait", "stop (+extra runs)", "decode + evaluate", "record"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<int>(Phase::kCount), "one name per phase");
 
@@ -38,10 +38,11 @@ void PhaseStats::print() const {
                      static_cast<unsigned long long>(items_[i].load()));
     }
     for (int k = 0; k < kKinds; ++k)
-        if (const uint64_t n = kind_ranges_[k].load())
-            std::fprintf(stderr, "snapshot ranges of kind %s: %llu ranges, %llu bytes (summed over snapshots)\n",
-                         kind_name(static_cast<AllocKind>(k)), static_cast<unsigned long long>(n),
-                         static_cast<unsigned long long>(kind_bytes_[k].load()));
+        if (const uint64_t n = kind_allocs_[k].load())
+            std::fprintf(stderr,
+                         "snapshot ranges of kind %s: %llu ranges, %llu allocations, %llu bytes (summed over snapshots)\n",
+                         kind_name(static_cast<AllocKind>(k)), static_cast<unsigned long long>(kind_ranges_[k].load()),
+                         static_cast<unsigned long long>(n), static_cast<unsigned long long>(kind_bytes_[k].load()));
 }
 
 PhaseTimer::PhaseTimer(Phase p) : phase_(p) {

@@ -10,6 +10,7 @@ namespace gorocprof::cuda {
 
 enum class Phase : int {
     EnterSync,     // cuCtxSynchronize at a selected launch's ENTER
+    Reach,         // finding the allocations the launch can reach (argument words, pointer scan)
     Snapshot,      // copies of the tracked footprint before pass 0
     Arm,           // counter data image, SetConfig, Start
     AppWait,       // waiting for the application's own launch (pass 0)
@@ -34,9 +35,12 @@ public:
     }
     // What snapshots copied, by allocation kind (AllocKind's value): shows which kind of memory makes
     // a snapshot many ranges or many bytes.
-    void add_snapshot_range(int kind, uint64_t bytes) {
+    // One allocation of a snapshot; new_range: it starts a copy of its own (false: it joined the
+    // previous allocation's copy).
+    void add_snapshot_range(int kind, uint64_t bytes, bool new_range) {
         if (kind < 0 || kind >= kKinds) return;
-        kind_ranges_[kind].fetch_add(1, std::memory_order_relaxed);
+        kind_allocs_[kind].fetch_add(1, std::memory_order_relaxed);
+        if (new_range) kind_ranges_[kind].fetch_add(1, std::memory_order_relaxed);
         kind_bytes_[kind].fetch_add(bytes, std::memory_order_relaxed);
     }
     // Writes the table to stderr (called once at exit).
@@ -50,6 +54,7 @@ private:
     std::atomic<uint64_t> count_[static_cast<int>(Phase::kCount)]{};
     std::atomic<uint64_t> bytes_[static_cast<int>(Phase::kCount)]{};
     std::atomic<uint64_t> items_[static_cast<int>(Phase::kCount)]{};  // e.g. ranges copied
+    std::atomic<uint64_t> kind_allocs_[kKinds]{};
     std::atomic<uint64_t> kind_ranges_[kKinds]{};
     std::atomic<uint64_t> kind_bytes_[kKinds]{};
 };

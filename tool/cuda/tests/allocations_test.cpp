@@ -4,6 +4,10 @@
 #include "check.hpp"
 
 #include "../allocations.hpp"
+#include "../reach.hpp"
+
+#include <cstdint>
+#include <cstring>
 
 #include <string>
 #include <vector>
@@ -11,7 +15,11 @@
 using gorocprof::cuda::AllocationTracker;
 using gorocprof::cuda::AllocKind;
 using gorocprof::cuda::CubinGlobal;
+using gorocprof::cuda::Allocation;
 using gorocprof::cuda::global_spans;
+using gorocprof::cuda::mark_arguments;
+using gorocprof::cuda::mark_words;
+using gorocprof::cuda::ParamSlot;
 using gorocprof::cuda::ResolvedGlobal;
 
 namespace {
@@ -72,6 +80,85 @@ TEST_CASE(tracker_keeps_one_range_per_global_span) {
     t.add(ctx, 0x10000, 0x110, AllocKind::Global);  // looked up again: same range, same serial
     CHECK(t.live(0x10000, serial));
     CHECK_EQ(t.restorable(ctx).size(), size_t(2));
+}
+
+namespace {
+// Three allocations, sorted by base: [0x1000, 0x2000), [0x2000, 0x2100), [0x8000, 0x9000).
+std::vector<Allocation> three() {
+    std::vector<Allocation> a(3);
+    a[0].base = 0x1000, a[0].size = 0x1000;
+    a[1].base = 0x2000, a[1].size = 0x100;
+    a[2].base = 0x8000, a[2].size = 0x1000;
+    return a;
+}
+std::string flags(const std::vector<char>& r) {
+    std::string s;
+    for (char c : r) s += c ? '1' : '0';
+    return s;
+}
+}  // namespace
+
+TEST_CASE(mark_words_finds_the_holding_allocation) {
+    struct Row {
+        const char* name;
+        std::vector<uint64_t> words;
+        const char* want;
+        size_t newly;
+    } rows[] = {
+        {"no words", {}, "000", 0},
+        {"a base", {0x1000}, "100", 1},
+        {"inside, and the last byte", {0x2080, 0x8fff}, "011", 2},
+        {"the end of one is the base of the next", {0x2000}, "010", 1},
+        {"one past the end of the last, below the first, in a gap", {0x9000, 0xfff, 0x5000}, "000", 0},
+        {"twice the same allocation counts once", {0x1008, 0x1010}, "100", 1},
+        {"integers that are not addresses", {1, 42, ~uint64_t(0)}, "000", 0},
+    };
+    for (const Row& r : rows) {
+        std::vector<char> reached(3, 0);
+        const size_t newly = mark_words(three(), r.words.data(), r.words.size() * 8, &reached);
+        if (flags(reached) != r.want || newly != r.newly)
+            check::fail(__FILE__, __LINE__, std::string(r.name) + ": got " + flags(reached) + " newly " + std::to_string(newly));
+    }
+    // A tail shorter than a word is not read.
+    std::vector<char> reached(3, 0);
+    const uint64_t w = 0x8000;
+    CHECK_EQ(mark_words(three(), &w, 7, &reached), size_t(0));
+}
+
+TEST_CASE(mark_arguments_reads_params_and_extra) {
+    // kernel(float* x, int n, struct { int* a; double* b; } s): slots at 0 (8), 8 (4), 16 (16).
+    uint64_t x = 0x8010;
+    int n = 0x2000;  // an int argument is not read as an address
+    struct {
+        uint64_t a, b;
+    } s{0x1000, 7};
+    void* params[] = {&x, &n, &s};
+    const std::vector<ParamSlot> slots = {{0, 8}, {8, 4}, {16, 16}};
+    std::vector<char> reached(3, 0);
+    CHECK(mark_arguments(three(), params, nullptr, slots, &reached));
+    CHECK_EQ(flags(reached), std::string("101"));
+
+    // The same arguments packed in one buffer passed through `extra`.
+    unsigned char buf[32] = {};
+    std::memcpy(buf, &x, 8);
+    std::memcpy(buf + 8, &n, 4);
+    uint64_t into_second = 0x2010;
+    std::memcpy(buf + 16, &into_second, 8);
+    size_t size = sizeof buf;
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    reached.assign(3, 0);
+    CHECK(mark_arguments(three(), nullptr, extra, slots, &reached));
+    CHECK_EQ(flags(reached), std::string("011"));
+
+    // What cannot be read is said: an unknown extra entry, a missing argument pointer.
+    void* odd[] = {reinterpret_cast<void*>(0x77), buf, CU_LAUNCH_PARAM_END};
+    CHECK(!mark_arguments(three(), nullptr, odd, slots, &reached));
+    void* missing[] = {&x, nullptr, &s};
+    CHECK(!mark_arguments(three(), missing, nullptr, slots, &reached));
+    // No arguments at all: nothing to read, nothing marked.
+    reached.assign(3, 0);
+    CHECK(mark_arguments(three(), nullptr, nullptr, {}, &reached));
+    CHECK_EQ(flags(reached), std::string("000"));
 }
 
 int main(int argc, char** argv) { return check::run(argc, argv, check::Options{}); }

@@ -1,0 +1,236 @@
+#include "reach.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace gorocprof::cuda {
+namespace {
+
+// The scan kernel, in PTX so that the tool library needs no device compiler: every thread reads
+// 8-byte words of [words, words + nwords) with a grid-stride loop; a word inside [lo, hi) is looked up
+// in the sorted bases by binary search and, when it lies below that allocation's end, sets its hit.
+const char kScanPtx[] = R"PTX(
+.version 7.5
+.target sm_75
+.address_size 64
+
+.visible .entry gorocprof_reach_scan(
+    .param .u64 p_words,
+    .param .u64 p_nwords,
+    .param .u64 p_bases,
+    .param .u64 p_ends,
+    .param .u64 p_hits,
+    .param .u64 p_lo,
+    .param .u64 p_hi,
+    .param .u32 p_n
+)
+{
+    .reg .pred %p<8>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<24>;
+
+    ld.param.u64 %rd1, [p_words];
+    ld.param.u64 %rd2, [p_nwords];
+    ld.param.u64 %rd3, [p_bases];
+    ld.param.u64 %rd4, [p_ends];
+    ld.param.u64 %rd5, [p_hits];
+    ld.param.u64 %rd6, [p_lo];
+    ld.param.u64 %rd7, [p_hi];
+    ld.param.u32 %r1, [p_n];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd3, %rd3;
+    cvta.to.global.u64 %rd4, %rd4;
+    cvta.to.global.u64 %rd5, %rd5;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mov.u32 %r5, %nctaid.x;
+    mul.wide.u32 %rd8, %r2, %r3;
+    cvt.u64.u32 %rd9, %r4;
+    add.u64 %rd8, %rd8, %rd9;
+    mul.wide.u32 %rd10, %r5, %r3;
+    mov.u32 %r10, 1;
+$LOOP:
+    setp.ge.u64 %p1, %rd8, %rd2;
+    @%p1 bra $DONE;
+    shl.b64 %rd11, %rd8, 3;
+    add.u64 %rd12, %rd1, %rd11;
+    ld.global.u64 %rd13, [%rd12];
+    setp.lt.u64 %p2, %rd13, %rd6;
+    setp.ge.u64 %p3, %rd13, %rd7;
+    or.pred %p4, %p2, %p3;
+    @%p4 bra $NEXT;
+    mov.u32 %r6, 0;
+    mov.u32 %r7, %r1;
+$SEARCH:
+    sub.u32 %r8, %r7, %r6;
+    setp.le.u32 %p5, %r8, 1;
+    @%p5 bra $FOUND;
+    add.u32 %r9, %r6, %r7;
+    shr.u32 %r9, %r9, 1;
+    mul.wide.u32 %rd14, %r9, 8;
+    add.u64 %rd15, %rd3, %rd14;
+    ld.global.u64 %rd16, [%rd15];
+    setp.le.u64 %p6, %rd16, %rd13;
+    selp.b32 %r6, %r9, %r6, %p6;
+    selp.b32 %r7, %r7, %r9, %p6;
+    bra $SEARCH;
+$FOUND:
+    mul.wide.u32 %rd17, %r6, 8;
+    add.u64 %rd18, %rd4, %rd17;
+    ld.global.u64 %rd19, [%rd18];
+    setp.ge.u64 %p7, %rd13, %rd19;
+    @%p7 bra $NEXT;
+    mul.wide.u32 %rd20, %r6, 4;
+    add.u64 %rd21, %rd5, %rd20;
+    st.global.u32 [%rd21], %r10;
+$NEXT:
+    add.u64 %rd8, %rd8, %rd10;
+    bra $LOOP;
+$DONE:
+    ret;
+}
+)PTX";
+
+// Index of the allocation holding address w, or allocs.size().
+size_t holder(const std::vector<Allocation>& allocs, uint64_t w) {
+    auto it = std::upper_bound(allocs.begin(), allocs.end(), w,
+                               [](uint64_t v, const Allocation& a) { return v < a.base; });
+    if (it == allocs.begin()) return allocs.size();
+    --it;
+    return w < it->base + it->size ? static_cast<size_t>(it - allocs.begin()) : allocs.size();
+}
+
+}  // namespace
+
+size_t mark_words(const std::vector<Allocation>& allocs, const void* bytes, size_t n, std::vector<char>* reached) {
+    size_t marked = 0;
+    const auto* p = static_cast<const unsigned char*>(bytes);
+    for (size_t off = 0; off + sizeof(uint64_t) <= n; off += sizeof(uint64_t)) {
+        uint64_t w;
+        std::memcpy(&w, p + off, sizeof w);
+        const size_t k = holder(allocs, w);
+        if (k < allocs.size() && !(*reached)[k]) {
+            (*reached)[k] = 1;
+            ++marked;
+        }
+    }
+    return marked;
+}
+
+bool mark_arguments(const std::vector<Allocation>& allocs, void** params, void** extra,
+                    const std::vector<ParamSlot>& slots, std::vector<char>* reached) {
+    if (params) {
+        // Each argument's pointer array entry points at its value; a pointer inside a struct argument
+        // sits at an 8-byte offset of the struct, and a struct holding one is 8-byte aligned.
+        for (size_t i = 0; i < slots.size(); ++i) {
+            if (!params[i]) return false;
+            mark_words(allocs, params[i], slots[i].size, reached);
+        }
+        return true;
+    }
+    if (!extra) return slots.empty();
+    void* buffer = nullptr;
+    size_t size = 0;
+    for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+        if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = extra[i + 1];
+        else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1]) size = *static_cast<size_t*>(extra[i + 1]);
+        else return false;  // an entry this reader does not know
+    }
+    if (!buffer) return size == 0 && slots.empty();
+    mark_words(allocs, buffer, size, reached);
+    return true;
+}
+
+PortStatus ReachScanner::load() {
+    if (scan_) return PortStatus::success();
+    char log[4096] = {0};
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* vals[] = {log, reinterpret_cast<void*>(static_cast<uintptr_t>(sizeof log))};
+    PortStatus st = cu(cuModuleLoadDataEx(&module_, kScanPtx, 2, opts, vals), "cuModuleLoadDataEx");
+    if (!st.ok) {
+        if (log[0]) st.reason += std::string(" (") + log + ")";
+        return st;
+    }
+    return cu(cuModuleGetFunction(&scan_, module_, "gorocprof_reach_scan"), "cuModuleGetFunction");
+}
+
+// Whether this device may read the VMM mapping at p (a scan of memory it may not read would fault the
+// context); other kinds are the context's own or its pools'.
+static bool readable(const Allocation& a, int device) {
+    if (a.kind != AllocKind::Vmm) return true;
+    CUmemLocation where{};
+    where.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    where.id = device;
+    unsigned long long flags = 0;
+    return cuMemGetAccess(&flags, &where, a.base) == CUDA_SUCCESS &&
+           (flags == CU_MEM_ACCESS_FLAGS_PROT_READ || flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+}
+
+PortStatus ReachScanner::close(const std::vector<Allocation>& allocs, std::vector<char>* reached, CUstream stream,
+                               int device, uint64_t* bytes_scanned) {
+    PortStatus st = load();
+    if (!st.ok) return st;
+    const size_t n = allocs.size();
+    if (n == 0) return PortStatus::success();
+    const size_t table_bytes = n * (2 * sizeof(uint64_t) + sizeof(uint32_t));
+    if (n > table_cap_) {
+        if (table_) cuMemFree(table_);
+        table_ = 0;
+        table_cap_ = 0;
+        if (!(st = cu(cuMemAlloc(&table_, table_bytes), "cuMemAlloc")).ok) return st;
+        table_cap_ = n;
+    }
+    host_.resize(2 * n);
+    for (size_t i = 0; i < n; ++i) {
+        host_[i] = allocs[i].base;
+        host_[n + i] = allocs[i].base + allocs[i].size;
+    }
+    const CUdeviceptr bases = table_, ends = table_ + n * sizeof(uint64_t), hits = table_ + 2 * n * sizeof(uint64_t);
+    if (!(st = cu(cuMemcpyHtoDAsync(table_, host_.data(), 2 * n * sizeof(uint64_t), stream), "cuMemcpyHtoDAsync")).ok ||
+        !(st = cu(cuMemsetD32Async(hits, 0, n, stream), "cuMemsetD32Async")).ok)
+        return st;
+    uint64_t lo = allocs.front().base, hi = 0;
+    for (const Allocation& a : allocs) hi = std::max<uint64_t>(hi, a.base + a.size);
+    uint32_t count = static_cast<uint32_t>(n);
+    std::vector<char> seen = *reached;
+    frontier_.clear();
+    for (size_t i = 0; i < n; ++i)
+        if (seen[i]) frontier_.push_back(i);
+    hits_.resize(n);
+    while (!frontier_.empty()) {
+        for (size_t i : frontier_) {
+            // Whole 8-byte words only, at 8-byte aligned addresses (where a stored pointer sits).
+            const uint64_t first = (allocs[i].base + 7) & ~uint64_t(7);
+            const uint64_t last = (allocs[i].base + allocs[i].size) & ~uint64_t(7);
+            if (last <= first || !readable(allocs[i], device)) continue;
+            uint64_t words = first, nwords = (last - first) / 8;
+            const unsigned threads = 256;
+            const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((nwords + threads - 1) / threads, 4096));
+            CUdeviceptr b = bases, e = ends, h = hits;
+            void* args[] = {&words, &nwords, &b, &e, &h, &lo, &hi, &count};
+            if (!(st = cu(cuLaunchKernel(scan_, blocks, 1, 1, threads, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel")).ok)
+                return st;
+            if (bytes_scanned) *bytes_scanned += nwords * 8;
+        }
+        if (!(st = cu(cuMemcpyDtoHAsync(hits_.data(), hits, n * sizeof(uint32_t), stream), "cuMemcpyDtoHAsync")).ok ||
+            !(st = cu(cuStreamSynchronize(stream), "cuStreamSynchronize")).ok)
+            return st;
+        frontier_.clear();
+        for (size_t i = 0; i < n; ++i)
+            if (hits_[i] && !seen[i]) {
+                seen[i] = 1;
+                frontier_.push_back(i);
+            }
+    }
+    *reached = std::move(seen);
+    return PortStatus::success();
+}
+
+void ReachScanner::release() {
+    if (table_) cuMemFree(table_);
+    table_ = 0;
+    table_cap_ = 0;
+}
+
+}  // namespace gorocprof::cuda

@@ -233,13 +233,17 @@ DERIVED=$(awk -v un="$un" -v g1="$gk1" -v g3="$gk3" -v fe="$FE" -v fl="$FLOOR" '
     if (g1 !~ /^[0-9]+$/ || g3 !~ /^[0-9]+$/) { print "-"; exit }
     printf "per replayed dispatch, fixed (S1 run - unprofiled - front end) / 300: %.2f ms; per extra pass ((S3 - S1) / (300 x 2)): %.2f ms", (g1 - un - fe) / d, (g3 - g1) / (d * 2)
     if (fl ~ /^[0-9.]+$/ && fl > 0) printf "; the Range Profiler floor per extra pass (bench/rp_floor.cu, same run): %.3f ms, ratio %.2f", fl, (g3 - g1) / (d * 2) / fl }')
-read -r _ _ _ f16 _ <<<"$(grep '^footprint-16GiB ' "$WORK/cells.txt")"
-read -r _ _ _ f1 _ <<<"$(grep '^footprint-1GiB ' "$WORK/cells.txt")"
+read -r _ u16 _ f16 _ <<<"$(grep '^footprint-16GiB ' "$WORK/cells.txt")"
+read -r _ u1 _ f1 _ <<<"$(grep '^footprint-1GiB ' "$WORK/cells.txt")"
 # Whether restore cost follows the footprint or the bytes kernels can reach: the 16 GiB run against
 # the 1 GiB run (the same kernels over the same 1 GiB).
-IDLE=$(awk -v a="$f16" -v b="$f1" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0)
+# The app itself takes longer with 16 GiB (allocating and filling it), so the profiler's share is
+# the S3 run minus the unprofiled run of the same footprint.
+IDLE=$(awk -v a="$f16" -v b="$f1" -v ua="$u16" -v ub="$u1" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0) {
     printf "the idle 15 GiB add %.0f%% to the S3 kernel-replay run (%d ms against %d ms)", 100 * (a - b) / b, a, b
-  else print "-" }')
+    if (ua ~ /^[0-9]+$/ && ub ~ /^[0-9]+$/ && b > ub)
+      printf "; to the profiler'"'"'s own time (S3 - unprofiled) %.0f%% (%d ms against %d ms)", 100 * ((a - ua) - (b - ub)) / (b - ub), a - ua, b - ub
+  } else print "-" }')
 # Bytes per snapshot and restore bandwidth (bytes written back over the restore phase's time, counting
 # each byte once) from a timing table.
 copy_facts() {

@@ -20,7 +20,8 @@ const char* kind_name(AllocKind k) {
     return "allocation";
 }
 
-void AllocationTracker::add(CUcontext ctx, CUdeviceptr base, size_t size, AllocKind kind, CUdeviceptr extent) {
+void AllocationTracker::add(CUcontext ctx, CUdeviceptr base, size_t size, AllocKind kind, CUdeviceptr extent,
+                            CUmodule owner) {
     if (base == 0 || size == 0) return;
     std::lock_guard<std::mutex> lock(mu_);
     if (kind == AllocKind::Global) {
@@ -37,7 +38,8 @@ void AllocationTracker::add(CUcontext ctx, CUdeviceptr base, size_t size, AllocK
                it->first + it->second.size <= base + size)
             it = by_base_.erase(it);
     }
-    by_base_[base] = Allocation{base, size, next_serial_++, kind, ctx, kind == AllocKind::Global ? extent : 0};
+    const bool global = kind == AllocKind::Global;
+    by_base_[base] = Allocation{base, size, next_serial_++, kind, ctx, global ? extent : 0, global ? owner : nullptr};
 }
 
 void AllocationTracker::remove(CUdeviceptr base) {

@@ -25,11 +25,15 @@ struct Allocation {
     // Module globals: base of the driver allocation that holds the variable (cuMemGetAddressRange),
     // 0 when unknown. Globals of one such allocation may be saved as one range.
     CUdeviceptr extent = 0;
+    // Module globals: the module that defines the variable (its kernels use it by name), null when
+    // unknown.
+    CUmodule owner = nullptr;
 };
 
 class AllocationTracker {
 public:
-    void add(CUcontext ctx, CUdeviceptr base, size_t size, AllocKind kind, CUdeviceptr extent = 0);
+    void add(CUcontext ctx, CUdeviceptr base, size_t size, AllocKind kind, CUdeviceptr extent = 0,
+             CUmodule owner = nullptr);
     void remove(CUdeviceptr base);
     // Drops every allocation that lies inside [base, base+size) (an unmapped VMM range).
     void remove_range(CUdeviceptr base, size_t size);

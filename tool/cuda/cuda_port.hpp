@@ -64,6 +64,7 @@ struct Launch {
     // The kernel's parameter layout; null when the driver did not give it (the snapshot then copies
     // every tracked allocation).
     const std::vector<ParamSlot>* param_slots = nullptr;
+    CUmodule module = nullptr;  // the kernel's module, null when the driver did not say
     const CUlaunchConfig* config = nullptr;
     ContextState* cs = nullptr;
     int agent_index = 0;

@@ -45,6 +45,7 @@ struct KernelEntry {
     int64_t local_bytes = 0;
     std::vector<ParamSlot> params;
     bool params_known = false;  // the driver listed every parameter (cuFuncGetParamInfo)
+    CUmodule module = nullptr;  // the kernel's module: its globals are reachable by name
 };
 
 struct CubinRecord {
@@ -252,7 +253,7 @@ void resolve_module_globals(CUcontext ctx, CUfunction f, const std::string& symb
         // A module section saved as one range instead of one per variable (PyTorch: about 870 ranges
         // per snapshot before, each a driver copy call of about 5 us).
         for (const auto& [base, size] : global_spans(std::move(found)))
-            b.tracker.add(ctx, base, size, AllocKind::Global, driver_extent(base));
+            b.tracker.add(ctx, base, size, AllocKind::Global, driver_extent(base), mod);
     }
     std::lock_guard<std::mutex> lock(b.mu);
     b.modules_resolved.insert(mod);
@@ -302,6 +303,7 @@ const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symb
     desc.group_segment_size = e.static_shared;
     desc.private_segment_size = e.local_bytes;
     if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS) desc.vgpr = v;
+    if (cuFuncGetModule(&e.module, f) != CUDA_SUCCESS) e.module = nullptr;
     resolve_module_globals(cs.ctx, f, desc.mangled_name);
     e.ref = Core::instance().register_kernel(desc);
     std::lock_guard<std::mutex> lock(b.mu);
@@ -405,6 +407,7 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     l.agent_index = cs->ordinal;
     const KernelEntry* k = kernel_entry(*cs, l.f, cb->symbolName);
     l.param_slots = k->params_known ? &k->params : nullptr;
+    l.module = k->module;
     uint64_t id = ReplayService::instance().reserve_dispatch_id();
     if (!core.select(k->ref)) return;
 
@@ -559,12 +562,17 @@ void on_allocation_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     }
     case CUPTI_DRIVER_TRACE_CBID_cuModuleGetGlobal_v2: {
         auto* a = static_cast<const cuModuleGetGlobal_v2_params*>(p);
-        if (a->dptr && a->bytes) t.add(ctx, *a->dptr, *a->bytes, AllocKind::Global, driver_extent(*a->dptr));
+        if (a->dptr && a->bytes)
+            t.add(ctx, *a->dptr, *a->bytes, AllocKind::Global, driver_extent(*a->dptr), a->hmod);
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLibraryGetGlobal: {
         auto* a = static_cast<const cuLibraryGetGlobal_params*>(p);
-        if (a->dptr && a->bytes) t.add(ctx, *a->dptr, *a->bytes, AllocKind::Global, driver_extent(*a->dptr));
+        // The library's module in this context is what its kernels' cuFuncGetModule names.
+        CUmodule owner = nullptr;
+        if (cuLibraryGetModule(&owner, a->library) != CUDA_SUCCESS) owner = nullptr;
+        if (a->dptr && a->bytes)
+            t.add(ctx, *a->dptr, *a->bytes, AllocKind::Global, driver_extent(*a->dptr), owner);
         break;
     }
     default:

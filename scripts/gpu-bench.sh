@@ -32,6 +32,8 @@ export CUBLAS_WORKSPACE_CONFIG=:4096:8 PYTHONUNBUFFERED=1
 S1=(--pmc "sm__inst_executed.sum sm__warps_launched.sum")
 S3=(--pmc "sm__inst_executed.sum sm__warps_launched.sum" --pmc "sm__inst_executed.sum smsp__inst_executed_op_global_ld.sum"
     --pmc "sm__warps_launched.sum smsp__inst_executed_op_global_ld.sum")
+# gorocprof's S3 kernel replay, as every gk S3 column, the front-end timing and the timing run use it.
+GK3=("${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled)
 NCU_METRICS=sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum
 NCU_S1=sm__inst_executed.sum,sm__warps_launched.sum
 
@@ -117,7 +119,7 @@ bench() { # bench LABEL REPS-VAR CMD... : one workload, both metric sets, every 
     local un gk1 gk3 ga3 nk1 nk3 na3 eq
     un=$(N_REPS=$n median_ms "$label-plain" "$@")
     gk1=$(N_REPS=$n median_ms "$label-gk1" "$GR" --quiet "${S1[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk1" -o r -- "$@")
-    gk3=$(N_REPS=$n median_ms "$label-gk3" "$GR" --quiet "${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk3" -o r -- "$@")
+    gk3=$(N_REPS=$n median_ms "$label-gk3" "$GR" --quiet "${GK3[@]}" -d "$WORK/$label-gk3" -o r -- "$@")
     ga3=$(N_REPS=$n median_ms "$label-ga3" "$GR" --quiet "${S3[@]}" --replay-mode application -d "$WORK/$label-ga3" -o r -- "$@")
     nk1=$(N_REPS=$n median_ms "$label-nk1" ncu --clock-control none --replay-mode kernel --metrics $NCU_S1 -o "$WORK/$label-nk1" -f "$@")
     nk3=$(N_REPS=$n median_ms "$label-nk3" ncu --clock-control none --replay-mode kernel --metrics $NCU_METRICS --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk3.csv" "$@")
@@ -186,11 +188,11 @@ fi
 # query cache: every question goes to the CUDA query helper) and warm (answers from the cache this
 # script fills once; every gorocprof run below uses that warm cache, as repeated runs on a machine do).
 export GOROCPROF_QUERY_CACHE=$WORK/query-cache
-FE_COLD=$(GOROCPROF_QUERY_CACHE=off median_ms frontend-cold "$GR" --dry-run "${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled --backend cuda)
+FE_COLD=$(GOROCPROF_QUERY_CACHE=off median_ms frontend-cold "$GR" --dry-run "${GK3[@]}" --backend cuda)
 "$GR" --dry-run "${S1[@]}" "${S3[@]}" --backend cuda >>"$LOG" 2>&1 || say "priming the query cache failed"
-FE=$(median_ms frontend "$GR" --dry-run "${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled --backend cuda)
+FE=$(median_ms frontend "$GR" --dry-run "${GK3[@]}" --backend cuda)
 # Which helper calls a warm plan still makes (none when the agent list, catalog and pass counts hit).
-FE_CALLS=$(GOROCPROF_QUERY_TRACE=1 "$GR" --dry-run "${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled --backend cuda 2>&1 >/dev/null |
+FE_CALLS=$(GOROCPROF_QUERY_TRACE=1 "$GR" --dry-run "${GK3[@]}" --backend cuda 2>&1 >/dev/null |
     sed -n 's/^gorocprof: query helper: //p' | paste -sd ';' -)
 say "front end, plan only: cold $FE_COLD ms, warm $FE ms; warm helper calls: ${FE_CALLS:-none}"
 
@@ -207,7 +209,7 @@ fi
 TIMINGS=()
 timing() { # timing LABEL CMD...
     local label=$1; shift
-    GOROCPROF_CUDA_TIMING=1 "$GR" --quiet "${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled \
+    GOROCPROF_CUDA_TIMING=1 "$GR" --quiet "${GK3[@]}" \
         -d "$WORK/$label-timing" -o r -- "$@" >"$WORK/$label-timing.out" 2>&1
     sed -n '/^gorocprof-cuda timing/,$p' "$WORK/$label-timing.out" | grep -v '^transformer_step\|^footprint:\|^PASS' >"$OUT/timing-$label.txt"
     cat "$OUT/timing-$label.txt" >>"$LOG"

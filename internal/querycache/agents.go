@@ -45,11 +45,12 @@ func (s *Store) Agents(helperPath string) (*Agents, error) {
 	if err != nil || machine == "" {
 		return nil, err
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "gorocprof query cache %d\nagents\n%s", formatVersion, machine)
-	if err := hashHelper(h, helperPath); err != nil {
+	d, err := s.helper(helperPath)
+	if err != nil {
 		return nil, err
 	}
+	h := sha256.New()
+	fmt.Fprintf(h, "gorocprof query cache %d\nagents\n%shelper %x\n", formatVersion, machine, d)
 	id := hex.EncodeToString(h.Sum(nil))
 	return &Agents{store: s, identity: id, name: "agents-" + id[:24] + ".json"}, nil
 }

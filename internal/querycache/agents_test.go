@@ -216,3 +216,39 @@ func TestAgentsDamagedAndEmpty(t *testing.T) {
 		t.Errorf("a missing helper fingerprinted: %v", a)
 	}
 }
+
+// One store (one planning run) reads its helper once for the agent list and every chip, and again
+// only when the helper changes on disk.
+func TestStoreFingerprintsHelperOnce(t *testing.T) {
+	m := newAgentMachine(t)
+	calls := 0
+	real := helperDigest
+	helperDigest = func(path string) ([]byte, error) {
+		calls++
+		return real(path)
+	}
+	t.Cleanup(func() { helperDigest = real })
+
+	s := At(m.cache)
+	agents, err := s.Agents(m.helper)
+	if err != nil || agents == nil {
+		t.Fatalf("agents entry: %v, %v", agents, err)
+	}
+	gh := chipOf(t, s, m.helper, "GH100")
+	chipOf(t, s, m.helper, "GB100")
+	if calls != 1 {
+		t.Fatalf("helper fingerprinted %d times for agents and two chips, want 1", calls)
+	}
+	// The memo gives the identity a fresh fingerprint would.
+	if id, err := Identity(m.helper, "GH100"); err != nil || id != gh.identity {
+		t.Fatalf("memoised identity %s, fresh %s (%v)", gh.identity, id, err)
+	}
+	calls = 0
+	writeFile(t, m.helper, "#!/bin/sh\n# rebuilt\n")
+	if rebuilt := chipOf(t, s, m.helper, "GH100"); rebuilt.identity == gh.identity {
+		t.Error("a rebuilt helper kept its old identity in the same store")
+	}
+	if calls != 1 {
+		t.Errorf("a rebuilt helper was fingerprinted %d times, want 1", calls)
+	}
+}

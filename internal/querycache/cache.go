@@ -27,6 +27,32 @@ const formatVersion = 1
 // Store is a cache directory. A nil *Store is a cache that is off: it never hits and saves nothing.
 type Store struct {
 	dir string
+
+	mu      sync.Mutex
+	digests map[string][]byte // helper path, size and mtime -> helperDigest
+}
+
+// helper returns the helper's fingerprint, reading the helper once per store for as long as its size
+// and modification time stay the same: a warm plan needs it for the agent list and again for each chip.
+func (s *Store) helper(helperPath string) ([]byte, error) {
+	key := helperPath
+	if fi, err := os.Stat(helperPath); err == nil {
+		key = fmt.Sprintf("%s\x00%d\x00%d", helperPath, fi.Size(), fi.ModTime().UnixNano())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.digests[key]; ok {
+		return d, nil
+	}
+	d, err := helperDigest(helperPath)
+	if err != nil {
+		return nil, err
+	}
+	if s.digests == nil {
+		s.digests = map[string][]byte{}
+	}
+	s.digests[key] = d
+	return d, nil
 }
 
 // Open returns the store GOROCPROF_QUERY_CACHE asks for: that directory, nil for "off", and by default
@@ -74,10 +100,11 @@ func (s *Store) Chip(helperPath, chip string) (*Chip, error) {
 	if s == nil || chip == "" {
 		return nil, nil
 	}
-	id, err := Identity(helperPath, chip)
+	d, err := s.helper(helperPath)
 	if err != nil {
 		return nil, err
 	}
+	id := chipIdentity(d, chip)
 	return &Chip{store: s, identity: id, chip: chip, base: fileSafe(chip) + "-" + id[:24]}, nil
 }
 

@@ -19,12 +19,27 @@ var driverVersionFile = "/proc/driver/nvidia/version"
 // the helper's bytes, the shared libraries it loads from its own search path (CUPTI among them), the
 // loaded driver and the chip. Answers cached under one identity are never used under another.
 func Identity(helperPath, chip string) (string, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "gorocprof query cache %d\nchip %s\n", formatVersion, chip)
-	if err := hashHelper(h, helperPath); err != nil {
+	d, err := helperDigest(helperPath)
+	if err != nil {
 		return "", err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return chipIdentity(d, chip), nil
+}
+
+// helperDigest is the helper's part of every identity (hashHelper), as one SHA-256 sum. A variable so
+// that tests can count how often a store fingerprints its helper.
+var helperDigest = func(helperPath string) ([]byte, error) {
+	h := sha256.New()
+	if err := hashHelper(h, helperPath); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
+}
+
+func chipIdentity(helper []byte, chip string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "gorocprof query cache %d\nchip %s\nhelper %x\n", formatVersion, chip, helper)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // hashHelper writes the helper's part of an identity: its bytes, its libraries and the driver.

@@ -320,6 +320,16 @@ thread_local std::unique_lock<std::mutex> t_window;
 thread_local core::DispatchFacts t_facts;
 thread_local uint64_t t_dispatch_id = 0;
 
+// Grid, block, dynamic shared memory and stream: the parameter structs of cuLaunchKernel and
+// cuLaunchCooperativeKernel and cuLaunchKernelEx's CUlaunchConfig name them alike.
+template <typename D>
+CUstream take_dims(const D& d, Launch* l) {
+    l->grid[0] = d.gridDimX, l->grid[1] = d.gridDimY, l->grid[2] = d.gridDimZ;
+    l->block[0] = d.blockDimX, l->block[1] = d.blockDimY, l->block[2] = d.blockDimZ;
+    l->shared_bytes = d.sharedMemBytes;
+    return d.hStream;
+}
+
 bool decode_launch(CUpti_CallbackId cbid, const void* params, Launch* l) {
     CUstream stream = nullptr;
     bool per_thread = false;
@@ -331,10 +341,7 @@ bool decode_launch(CUpti_CallbackId cbid, const void* params, Launch* l) {
         auto* p = static_cast<const cuLaunchKernel_params*>(params);
         l->api = LaunchApi::Kernel;
         l->f = p->f;
-        l->grid[0] = p->gridDimX, l->grid[1] = p->gridDimY, l->grid[2] = p->gridDimZ;
-        l->block[0] = p->blockDimX, l->block[1] = p->blockDimY, l->block[2] = p->blockDimZ;
-        l->shared_bytes = p->sharedMemBytes;
-        stream = p->hStream;
+        stream = take_dims(*p, l);
         l->params = p->kernelParams;
         l->extra = p->extra;
         l->config = nullptr;
@@ -347,10 +354,7 @@ bool decode_launch(CUpti_CallbackId cbid, const void* params, Launch* l) {
         auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(params);
         l->api = LaunchApi::Cooperative;
         l->f = p->f;
-        l->grid[0] = p->gridDimX, l->grid[1] = p->gridDimY, l->grid[2] = p->gridDimZ;
-        l->block[0] = p->blockDimX, l->block[1] = p->blockDimY, l->block[2] = p->blockDimZ;
-        l->shared_bytes = p->sharedMemBytes;
-        stream = p->hStream;
+        stream = take_dims(*p, l);
         l->params = p->kernelParams;
         l->extra = nullptr;
         l->config = nullptr;
@@ -364,10 +368,7 @@ bool decode_launch(CUpti_CallbackId cbid, const void* params, Launch* l) {
         if (!p->config) return false;
         l->api = LaunchApi::KernelEx;
         l->f = p->f;
-        l->grid[0] = p->config->gridDimX, l->grid[1] = p->config->gridDimY, l->grid[2] = p->config->gridDimZ;
-        l->block[0] = p->config->blockDimX, l->block[1] = p->config->blockDimY, l->block[2] = p->config->blockDimZ;
-        l->shared_bytes = p->config->sharedMemBytes;
-        stream = p->config->hStream;
+        stream = take_dims(*p->config, l);
         l->params = p->kernelParams;
         l->extra = p->extra;
         l->config = p->config;

@@ -53,6 +53,13 @@ void AllocationTracker::remove_range(CUdeviceptr base, size_t size) {
     while (it != by_base_.end() && it->first < base + size) it = by_base_.erase(it);
 }
 
+void AllocationTracker::remove_owner(CUmodule module) {
+    if (!module) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = by_base_.begin(); it != by_base_.end();)
+        it = it->second.kind == AllocKind::Global && it->second.owner == module ? by_base_.erase(it) : std::next(it);
+}
+
 void AllocationTracker::remove_context(CUcontext ctx) {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = by_base_.begin(); it != by_base_.end();) it = it->second.ctx == ctx ? by_base_.erase(it) : std::next(it);

@@ -37,6 +37,8 @@ public:
     void remove(CUdeviceptr base);
     // Drops every allocation that lies inside [base, base+size) (an unmapped VMM range).
     void remove_range(CUdeviceptr base, size_t size);
+    // Forgets the globals of a module that is being unloaded.
+    void remove_owner(CUmodule module);
     // Forgets what a destroyed context owned.
     void remove_context(CUcontext ctx);
 

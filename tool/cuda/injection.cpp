@@ -500,6 +500,26 @@ void on_graph_launch(const CUpti_CallbackData* cb) {
 
 // ---- allocations -----------------------------------------------------------------------------
 
+// A module going away takes its variables with it: forget them (a snapshot copy or a reach scan of them
+// would touch unmapped memory), and let a module or function loaded later under the same handle be
+// resolved again.
+void forget_module(CUmodule mod) {
+    if (!mod) return;
+    Backend& b = backend();
+    b.tracker.remove_owner(mod);
+    std::lock_guard<std::mutex> lock(b.mu);
+    b.modules_resolved.erase(mod);
+    // Its functions' handles may come back for another module's kernels: describe those afresh. (Only the
+    // launching thread uses an entry, between its launch's ENTER and EXIT; unloading the module of a
+    // launch in flight is the application's error.)
+    for (auto it = b.kernels.begin(); it != b.kernels.end();)
+        it = it->second.module == mod ? b.kernels.erase(it) : std::next(it);
+}
+
+// The module of the library this thread is unloading (known only before the unload), forgotten when the
+// unload succeeded.
+thread_local CUmodule t_unloading = nullptr;
+
 void on_allocation_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     if (*static_cast<const CUresult*>(cb->functionReturnValue) != CUDA_SUCCESS) return;
     AllocationTracker& t = backend().tracker;
@@ -567,6 +587,13 @@ void on_allocation_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
             t.add(ctx, *a->dptr, *a->bytes, AllocKind::Global, driver_extent(*a->dptr), a->hmod);
         break;
     }
+    case CUPTI_DRIVER_TRACE_CBID_cuModuleUnload:
+        forget_module(static_cast<const cuModuleUnload_params*>(p)->hmod);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload:
+        forget_module(t_unloading);
+        t_unloading = nullptr;
+        break;
     case CUPTI_DRIVER_TRACE_CBID_cuLibraryGetGlobal: {
         auto* a = static_cast<const cuLibraryGetGlobal_params*>(p);
         // The library's module in this context is what its kernels' cuFuncGetModule names.
@@ -604,6 +631,8 @@ const CUpti_CallbackId kAllocIds[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
     CUPTI_DRIVER_TRACE_CBID_cuModuleGetGlobal_v2,
     CUPTI_DRIVER_TRACE_CBID_cuLibraryGetGlobal,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleUnload,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload,
 };
 
 bool contains(const CUpti_CallbackId* ids, size_t n, CUpti_CallbackId id) {
@@ -635,6 +664,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         if (cb->callbackSite == CUPTI_API_ENTER) on_graph_launch(cb);
     } else if (cb->callbackSite == CUPTI_API_EXIT) {
         on_allocation_exit(cbid, cb);
+    } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload) {
+        auto* a = static_cast<const cuLibraryUnload_params*>(cb->functionParams);
+        if (cuLibraryGetModule(&t_unloading, a->library) != CUDA_SUCCESS) t_unloading = nullptr;
     }
 }
 

@@ -82,6 +82,24 @@ TEST_CASE(tracker_keeps_one_range_per_global_span) {
     CHECK_EQ(t.restorable(ctx).size(), size_t(2));
 }
 
+TEST_CASE(tracker_forgets_an_unloaded_modules_globals) {
+    AllocationTracker t;
+    CUcontext ctx = reinterpret_cast<CUcontext>(0x1);
+    CUmodule a = reinterpret_cast<CUmodule>(0xa), b = reinterpret_cast<CUmodule>(0xb);
+    t.add(ctx, 0x10000, 64, AllocKind::Global, 0, a);
+    t.add(ctx, 0x20000, 64, AllocKind::Global, 0, b);
+    t.add(ctx, 0x30000, 64, AllocKind::Global);  // owner unknown
+    t.add(ctx, 0x40000, 64, AllocKind::Device);
+    t.remove_owner(a);
+    t.remove_owner(nullptr);  // unknown owners are not "the null module"
+    auto r = t.restorable(ctx);
+    CHECK_EQ(r.size(), size_t(3));
+    CHECK_EQ(r[0].base, CUdeviceptr(0x20000));
+    CHECK(r[0].owner == b);
+    CHECK_EQ(r[1].base, CUdeviceptr(0x30000));
+    CHECK_EQ(r[2].base, CUdeviceptr(0x40000));
+}
+
 namespace {
 // Three allocations, sorted by base: [0x1000, 0x2000), [0x2000, 0x2100), [0x8000, 0x9000).
 std::vector<Allocation> three() {

@@ -89,7 +89,7 @@ PY
 }
 
 ROWS=()
-FE="-" FE_COLD="-" FE_CALLS="" DERIVED="-" IDLE="-"
+FE="-" FE_COLD="-" FE_CALLS="" FE_PHASES="" DERIVED="-" IDLE="-"
 # The table is rewritten after every row, so a run cut short still leaves what it measured.
 write_md() {
     {
@@ -105,7 +105,7 @@ write_md() {
         echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
         for r in "${ROWS[@]}"; do echo "$r"; done
         echo
-        echo "- front end alone (\`--dry-run\`, plan on the CUDA agent): cold (\`GOROCPROF_QUERY_CACHE=off\`) $FE_COLD ms, warm (query cache filled; what every gorocprof column above used) $FE ms; query helper calls of a warm plan (\`GOROCPROF_QUERY_TRACE=1\`): ${FE_CALLS:-none}"
+        echo "- front end alone (\`--dry-run\`, plan on the CUDA agent): cold (\`GOROCPROF_QUERY_CACHE=off\`) $FE_COLD ms, warm (query cache filled; what every gorocprof column above used) $FE ms; query helper calls of a warm plan (\`GOROCPROF_QUERY_TRACE=1\`): ${FE_CALLS:-none}; its phases: ${FE_PHASES:--}"
         echo "- workload (1): $DERIVED"
         echo "- workload (3): $IDLE"
         echo "- Range Profiler with S3 as one Start/Stop window of three ranges per dispatch (bench/rp_floor.cu, RP_FLOOR_WINDOW=1): $WINDOW"
@@ -191,10 +191,12 @@ export GOROCPROF_QUERY_CACHE=$WORK/query-cache
 FE_COLD=$(GOROCPROF_QUERY_CACHE=off median_ms frontend-cold "$GR" --dry-run "${GK3[@]}" --backend cuda)
 "$GR" --dry-run "${S1[@]}" "${S3[@]}" --backend cuda >>"$LOG" 2>&1 || say "priming the query cache failed"
 FE=$(median_ms frontend "$GR" --dry-run "${GK3[@]}" --backend cuda)
-# Which helper calls a warm plan still makes (none when the agent list, catalog and pass counts hit).
-FE_CALLS=$(GOROCPROF_QUERY_TRACE=1 "$GR" --dry-run "${GK3[@]}" --backend cuda 2>&1 >/dev/null |
-    sed -n 's/^gorocprof: query helper: //p' | paste -sd ';' -)
-say "front end, plan only: cold $FE_COLD ms, warm $FE ms; warm helper calls: ${FE_CALLS:-none}"
+# Which helper calls a warm plan still makes (none when the agent list, catalog and pass counts hit),
+# and its planning phases.
+FE_TRACE=$(GOROCPROF_QUERY_TRACE=1 "$GR" --dry-run "${GK3[@]}" --backend cuda 2>&1 >/dev/null)
+FE_CALLS=$(sed -n 's/^gorocprof: query helper: //p' <<<"$FE_TRACE" | paste -sd ';' -)
+FE_PHASES=$(sed -n 's/^gorocprof: planning: //p' <<<"$FE_TRACE" | paste -sd ';' -)
+say "front end, plan only: cold $FE_COLD ms, warm $FE ms; warm helper calls: ${FE_CALLS:-none}; phases: ${FE_PHASES:--}"
 
 touch "$WORK/cells.txt"
 want many && bench "many-kernels" "$REPS" "$MANY"

@@ -32,10 +32,13 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	planned := time.Now()
 	plan, err := sess.Plan(req.Groups)
 	if err != nil {
 		return Result{}, err
 	}
+	tracePhase("passes", planned)
+	tracePhase("process start to plan ready", processStart)
 	printNotes(stderr, plan)
 	req.Mode = effectiveMode(stderr, req.Mode, plan)
 	if req.DryRun {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gorocprof/gorocprof/internal/agents"
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -34,6 +35,7 @@ func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 		return nil, err
 	}
 	store := querycache.Open()
+	began := time.Now()
 	b, list, err := chooseBackend(ctx, store, backend, app, libDir)
 	if err != nil {
 		return nil, err
@@ -46,6 +48,8 @@ func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 	if len(list) == 0 {
 		return nil, fmt.Errorf("backend %s reports no agents", b.Name)
 	}
+	tracePhase("backend and agents", began)
+	began = time.Now()
 	s := &Session{Backend: b, Agents: list}
 	cats := catalogs{store: store, byChip: map[string]*counters.Catalog{}}
 	for _, a := range list {
@@ -55,7 +59,23 @@ func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 		}
 		s.Targets = append(s.Targets, counters.Target{Index: a.Index, Name: a.Name, Catalog: cat, Consts: counters.ConstsFromProps(a.Props)})
 	}
+	tracePhase("counter catalogs", began)
 	return s, nil
+}
+
+// processStart is when this package was initialised, close enough to the process's start to show what
+// the time before planning (loading the binary, the runtime) costs.
+var processStart = time.Now()
+
+// traceOut is where planning phases are traced (stderr when agents.EnvTrace is 1); tests replace it.
+var traceOut io.Writer = os.Stderr
+
+// tracePhase prints, with GOROCPROF_QUERY_TRACE=1, how long a planning phase took: together with the
+// helper calls the query package traces, where a run's time before launch goes.
+func tracePhase(phase string, began time.Time) {
+	if os.Getenv(agents.EnvTrace) == "1" {
+		fmt.Fprintf(traceOut, "gorocprof: planning: %s: %d ms\n", phase, time.Since(began).Milliseconds())
+	}
 }
 
 // chooseBackend resolves --backend. auto: an app that links the simulated runtime runs on the

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/agents"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
 	"github.com/gorocprof/gorocprof/internal/querycache"
@@ -240,5 +242,35 @@ func TestSessionUnwritableCache(t *testing.T) {
 	}
 	if got := helperCalls(t, log); len(got) != 3 {
 		t.Errorf("helper asked %q, want agents, metrics and one pass count", got)
+	}
+}
+
+// GOROCPROF_QUERY_TRACE=1 shows where planning's time goes, phase by phase; unset, it prints nothing.
+func TestSessionTracesPlanningPhases(t *testing.T) {
+	lib, _ := fakeCUDALib(t, 1)
+	t.Setenv(launch.EnvLibDir, lib)
+	t.Setenv(querycache.EnvCache, "off")
+	fakeNVIDIAProc(t, true)
+	var buf strings.Builder
+	old := traceOut
+	traceOut = &buf
+	t.Cleanup(func() { traceOut = old })
+
+	t.Setenv(agents.EnvTrace, "")
+	sessionCUDA(t, "sm__inst_executed.sum")
+	if buf.Len() != 0 {
+		t.Fatalf("traced without %s=1:\n%s", agents.EnvTrace, buf.String())
+	}
+	t.Setenv(agents.EnvTrace, "1")
+	sessionCUDA(t, "sm__inst_executed.sum")
+	re := regexp.MustCompile(`^gorocprof: planning: (backend and agents|counter catalogs): \d+ ms$`)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want the two phases of opening a session, got:\n%s", buf.String())
+	}
+	for _, l := range lines {
+		if !re.MatchString(l) {
+			t.Errorf("unexpected trace line %q", l)
+		}
 	}
 }

@@ -32,6 +32,16 @@ export CUBLAS_WORKSPACE_CONFIG=:4096:8 PYTHONUNBUFFERED=1
 S1=(--pmc "sm__inst_executed.sum sm__warps_launched.sum")
 S3=(--pmc "sm__inst_executed.sum sm__warps_launched.sum" --pmc "sm__inst_executed.sum smsp__inst_executed_op_global_ld.sum"
     --pmc "sm__warps_launched.sum smsp__inst_executed_op_global_ld.sum")
+# S10 = ten groups of one metric each (10 replay passes for gorocprof; ncu gets the ten names in one
+# --metrics and picks its own passes). Instruction and warp counts are the deterministic ones compared.
+S10_METRICS=(sm__inst_executed.sum sm__warps_launched.sum smsp__inst_executed_op_global_ld.sum
+    smsp__inst_executed_op_global_st.sum smsp__thread_inst_executed.sum lts__t_sectors.sum lts__t_requests.sum
+    l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum dram__bytes_read.sum dram__bytes_write.sum)
+S10=()
+for m in "${S10_METRICS[@]}"; do S10+=(--pmc "$m"); done
+NCU_S10=$(IFS=,; echo "${S10_METRICS[*]}")
+DETERMINISTIC='^(sm__inst_executed|sm__warps_launched|smsp__inst_executed_op_global_(ld|st)|smsp__thread_inst_executed)\.sum$'
+WITH_S10=${BENCH_S10:-1}  # 0 leaves the S10 columns out (a shorter run)
 # gorocprof's S3 kernel replay, as every gk S3 column, the front-end timing and the timing run use it.
 GK3=("${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled)
 NCU_METRICS=sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum
@@ -56,10 +66,11 @@ median_ms() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0) printf "%.2f", a / b; else print "-" }'; }
 
-# equal_to_ncu RESULTS_JSON NCU_CSV: do our values of every (kernel, metric) equal ncu's?
+# equal_to_ncu RESULTS_JSON NCU_CSV [METRIC_REGEX]: do our values of every (kernel, metric) equal ncu's?
 equal_to_ncu() {
-    python3 - "$1" "$2" <<'PY' 2>&1 | tail -1
-import csv, json, sys, collections
+    python3 - "$1" "$2" "${3:-.}" <<'PY' 2>&1 | tail -1
+import csv, json, re, sys, collections
+keep = re.compile(sys.argv[3])
 try:
     doc = json.load(open(sys.argv[1]))["rocprofiler-sdk-tool"][0]
 except Exception as e:
@@ -70,7 +81,8 @@ ours = collections.defaultdict(set)
 for r in doc["callback_records"]["counter_collection"]:
     k = names[r["dispatch_data"]["dispatch_info"]["kernel_id"]]
     for v in r["records"]:
-        ours[(k, cname[v["counter_id"]["handle"]])].add(float(v["value"]))
+        if keep.search(cname[v["counter_id"]["handle"]]):
+            ours[(k, cname[v["counter_id"]["handle"]])].add(float(v["value"]))
 theirs = collections.defaultdict(set)
 rows = [l for l in open(sys.argv[2]) if l.startswith('"')]
 rd = csv.reader(rows)
@@ -99,10 +111,12 @@ write_md() {
         echo "Median wall time in ms of the runs counted in column 'runs' (every run is in gpu-bench.log). gk = gorocprof kernel"
         echo "replay, ga = gorocprof application replay, nk/na = \`ncu --replay-mode kernel|application --clock-control none\`."
         echo "S1 = {sm__inst_executed.sum sm__warps_launched.sum} (1 pass); S3 = three groups of those and"
-        echo "smsp__inst_executed_op_global_ld.sum (3 replay passes for gorocprof; ncu gets the same names in one --metrics)."
+        echo "smsp__inst_executed_op_global_ld.sum (3 replay passes for gorocprof; ncu gets the same names in one --metrics);"
+        echo "S10 = ten groups of one metric each (${S10_METRICS[*]}): 10 replay passes for gorocprof, the ten names in one"
+        echo "--metrics for ncu; its values compared on the instruction and warp counts. Application replay is measured with S3 only."
         echo
-        echo "| workload | runs | unprofiled | gk S1 | gk S3 | ga S3 | nk S1 | nk S3 | na S3 | gk/nk S1 | gk/nk S3 | ga/na S3 | gk S3 values equal to ncu |"
-        echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        echo "| workload | runs | unprofiled | gk S1 | gk S3 | ga S3 | nk S1 | nk S3 | na S3 | gk/nk S1 | gk/nk S3 | ga/na S3 | gk S3 values equal to ncu | gk S10 | nk S10 | gk/nk S10 | gk S10 values equal to ncu |"
+        echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
         for r in "${ROWS[@]}"; do echo "$r"; done
         echo
         echo "- front end alone (\`--dry-run\`, plan on the CUDA agent): cold (\`GOROCPROF_QUERY_CACHE=off\`) $FE_COLD ms, warm (query cache filled; what every gorocprof column above used) $FE ms; query helper calls of a warm plan (\`GOROCPROF_QUERY_TRACE=1\`): ${FE_CALLS:-none}; its phases: ${FE_PHASES:--}"
@@ -116,7 +130,7 @@ row() { ROWS+=("$*"); write_md; }
 bench() { # bench LABEL REPS-VAR CMD... : one workload, both metric sets, every tool
     local label=$1 reps=$2; shift 2
     local n=$reps
-    local un gk1 gk3 ga3 nk1 nk3 na3 eq
+    local un gk1 gk3 ga3 nk1 nk3 na3 eq gk10="-" nk10="-" eq10="-"
     un=$(N_REPS=$n median_ms "$label-plain" "$@")
     gk1=$(N_REPS=$n median_ms "$label-gk1" "$GR" --quiet "${S1[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk1" -o r -- "$@")
     gk3=$(N_REPS=$n median_ms "$label-gk3" "$GR" --quiet "${GK3[@]}" -d "$WORK/$label-gk3" -o r -- "$@")
@@ -125,8 +139,13 @@ bench() { # bench LABEL REPS-VAR CMD... : one workload, both metric sets, every 
     nk3=$(N_REPS=$n median_ms "$label-nk3" ncu --clock-control none --replay-mode kernel --metrics $NCU_METRICS --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk3.csv" "$@")
     na3=$(N_REPS=$n median_ms "$label-na3" ncu --clock-control none --replay-mode application --metrics $NCU_METRICS -o "$WORK/$label-na3" -f "$@")
     eq=$(equal_to_ncu "$WORK/$label-gk3/r_results.json" "$WORK/$label-nk3.csv")
-    row "| $label | $n | $un | $gk1 | $gk3 | $ga3 | $nk1 | $nk3 | $na3 | $(ratio "$gk1" "$nk1") | $(ratio "$gk3" "$nk3") | $(ratio "$ga3" "$na3") | $eq |"
-    echo "$label $un $gk1 $gk3 $ga3 $nk1 $nk3 $na3" >>"$WORK/cells.txt"
+    if [ "$WITH_S10" = 1 ]; then
+        gk10=$(N_REPS=$n median_ms "$label-gk10" "$GR" --quiet "${S10[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk10" -o r -- "$@")
+        nk10=$(N_REPS=$n median_ms "$label-nk10" ncu --clock-control none --replay-mode kernel --metrics "$NCU_S10" --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk10.csv" "$@")
+        eq10=$(equal_to_ncu "$WORK/$label-gk10/r_results.json" "$WORK/$label-nk10.csv" "$DETERMINISTIC")
+    fi
+    row "| $label | $n | $un | $gk1 | $gk3 | $ga3 | $nk1 | $nk3 | $na3 | $(ratio "$gk1" "$nk1") | $(ratio "$gk3" "$nk3") | $(ratio "$ga3" "$na3") | $eq | $gk10 | $nk10 | $(ratio "$gk10" "$nk10") | $eq10 |"
+    echo "$label $un $gk1 $gk3 $ga3 $nk1 $nk3 $na3 $gk10 $nk10" >>"$WORK/cells.txt"
 }
 
 # The tool library and the CUDA test apps: built (incrementally) and installed into lib/ and bin/ here,
@@ -189,7 +208,9 @@ fi
 # script fills once; every gorocprof run below uses that warm cache, as repeated runs on a machine do).
 export GOROCPROF_QUERY_CACHE=$WORK/query-cache
 FE_COLD=$(GOROCPROF_QUERY_CACHE=off median_ms frontend-cold "$GR" --dry-run "${GK3[@]}" --backend cuda)
-"$GR" --dry-run "${S1[@]}" "${S3[@]}" --backend cuda >>"$LOG" 2>&1 || say "priming the query cache failed"
+PRIME=("${S1[@]}" "${S3[@]}")
+[ "$WITH_S10" = 1 ] && PRIME+=("${S10[@]}")
+"$GR" --dry-run "${PRIME[@]}" --backend cuda >>"$LOG" 2>&1 || say "priming the query cache failed"
 FE=$(median_ms frontend "$GR" --dry-run "${GK3[@]}" --backend cuda)
 # Which helper calls a warm plan still makes (none when the agent list, catalog and pass counts hit),
 # and its planning phases.
@@ -231,12 +252,13 @@ want torch && timing torch-transformer python3 bench/transformer_step.py
 want footprint && timing footprint-16GiB env FOOTPRINT_GIB=16 "$WORK/footprint"
 
 # Derived costs from workload (1): 300 dispatches.
-read -r _ un gk1 gk3 _ <<<"$(grep '^many-kernels ' "$WORK/cells.txt")"
-DERIVED=$(awk -v un="$un" -v g1="$gk1" -v g3="$gk3" -v fe="$FE" -v fl="$FLOOR" 'BEGIN {
+read -r _ un gk1 gk3 _ _ _ _ gk10 _ <<<"$(grep '^many-kernels ' "$WORK/cells.txt")"
+DERIVED=$(awk -v un="$un" -v g1="$gk1" -v g3="$gk3" -v g10="${gk10:--}" -v fe="$FE" -v fl="$FLOOR" 'BEGIN {
     d = 300
     if (g1 !~ /^[0-9]+$/ || g3 !~ /^[0-9]+$/) { print "-"; exit }
     printf "per replayed dispatch, fixed (S1 run - unprofiled - front end) / 300: %.2f ms; per extra pass ((S3 - S1) / (300 x 2)): %.2f ms", (g1 - un - fe) / d, (g3 - g1) / (d * 2)
-    if (fl ~ /^[0-9.]+$/ && fl > 0) printf "; the Range Profiler floor per extra pass (bench/rp_floor.cu, same run): %.3f ms, ratio %.2f", fl, (g3 - g1) / (d * 2) / fl }')
+    if (fl ~ /^[0-9.]+$/ && fl > 0) printf "; the Range Profiler floor per extra pass (bench/rp_floor.cu, same run): %.3f ms, ratio %.2f", fl, (g3 - g1) / (d * 2) / fl
+    if (g10 ~ /^[0-9]+$/) printf "; per extra pass with S10 ((S10 - S1) / (300 x 9)): %.2f ms", (g10 - g1) / (d * 9) }')
 read -r _ u16 _ f16 _ <<<"$(grep '^footprint-16GiB ' "$WORK/cells.txt")"
 read -r _ u1 _ f1 _ <<<"$(grep '^footprint-1GiB ' "$WORK/cells.txt")"
 # Whether restore cost follows the footprint or the bytes kernels can reach: the 16 GiB run against

@@ -62,7 +62,7 @@ if ! build; then
 fi
 
 # ---- host unit tests of the backend's bookkeeping (built with it when the testkit is there) ------
-UNIT="not built (standalone CUDA build)"
+UNIT="not built (standalone CUDA build)"  # tool/cudahost, label cuda-unit
 if [ -d build/gpu ] && ctest --test-dir build/gpu -N -L cuda-unit 2>/dev/null | grep -q 'Total Tests: [1-9]'; then
     say "host unit tests of the CUDA backend (ctest -L cuda-unit)"
     if ctest --test-dir build/gpu -L cuda-unit --output-on-failure >>"$LOG" 2>&1; then UNIT="pass"; else UNIT="FAIL (see gpu-test.log)"; fi
@@ -147,7 +147,7 @@ write_table() {
         echo
         echo "Command: \`scripts/gpu-test.sh\` (from the repository root). $(date -u +%Y-%m-%dT%H:%MZ); $NCU_VERSION."
         echo "Kernel replay with $PASSES groups: {$G0} {$G1} {$G2}; passes per group from gorocprof-query-cuda:$PASSES_Q."
-        echo "Host unit tests of tool/cuda (\`ctest -L cuda-unit\`): $UNIT."
+        echo "Host tests of tool/cuda's bookkeeping (tool/cudahost, \`ctest -L cuda-unit\`): $UNIT."
         echo "ncu: \`ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics $ALL\`."
         echo
         echo "| app | result | unprofiled rc / wall | kernel replay rc / wall | ncu rc / wall | dispatches | pass records | same value on every pass | metric values equal to ncu | problems | bin/gorocprof |"

@@ -1,0 +1,122 @@
+#include "fake_driver.hpp"
+
+#include <cupti.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace fakecuda {
+
+State& state() {
+    static State s;
+    return s;
+}
+
+void reset() { state() = State{}; }
+
+}  // namespace fakecuda
+
+namespace {
+int module_token, function_token;
+}
+
+extern "C" {
+
+CUresult cuGetErrorName(CUresult error, const char** pStr) {
+    *pStr = error == CUDA_SUCCESS ? "CUDA_SUCCESS" : error == CUDA_ERROR_INVALID_PTX ? "CUDA_ERROR_INVALID_PTX" : "CUDA_ERROR";
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorString(CUresult error, const char** pStr) {
+    *pStr = error == CUDA_ERROR_INVALID_PTX ? "a PTX JIT compilation failed" : "fake driver error";
+    return CUDA_SUCCESS;
+}
+
+CUptiResult cuptiGetResultString(CUptiResult, const char** str) {
+    *str = "fake CUPTI result";
+    return CUPTI_SUCCESS;
+}
+
+CUresult cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) {
+    void* p = std::calloc(1, bytesize);
+    if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+    *dptr = reinterpret_cast<uintptr_t>(p);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree(CUdeviceptr dptr) {
+    std::free(reinterpret_cast<void*>(static_cast<uintptr_t>(dptr)));
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes, CUstream) {
+    std::memcpy(reinterpret_cast<void*>(static_cast<uintptr_t>(dst)), src, bytes);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes, CUstream) {
+    std::memcpy(dst, reinterpret_cast<const void*>(static_cast<uintptr_t>(src)), bytes);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count, CUstream) {
+    auto* p = reinterpret_cast<uint32_t*>(static_cast<uintptr_t>(dst));
+    for (size_t i = 0; i < count; ++i) p[i] = value;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(CUstream) {
+    ++fakecuda::state().syncs;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, CUjit_option*, void**) {
+    if (fakecuda::state().load_fails || !image || !std::strstr(static_cast<const char*>(image), ".entry gorocprof_reach_scan"))
+        return CUDA_ERROR_INVALID_PTX;
+    *module = reinterpret_cast<CUmodule>(&module_token);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetFunction(CUfunction* f, CUmodule module, const char* name) {
+    if (module != reinterpret_cast<CUmodule>(&module_token) || std::strcmp(name, "gorocprof_reach_scan") != 0)
+        return CUDA_ERROR_NOT_FOUND;
+    *f = reinterpret_cast<CUfunction>(&function_token);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned, unsigned,
+                        CUstream, void** params, void**) {
+    if (f != reinterpret_cast<CUfunction>(&function_token) || gx == 0 || bx == 0 || !params)
+        return CUDA_ERROR_INVALID_VALUE;
+    ++fakecuda::state().launches;
+    // The scan kernel's parameters, in its PTX order.
+    const auto words = *static_cast<uint64_t*>(params[0]);
+    const auto nwords = *static_cast<uint64_t*>(params[1]);
+    const auto* bases = reinterpret_cast<const uint64_t*>(static_cast<uintptr_t>(*static_cast<uint64_t*>(params[2])));
+    const auto* ends = reinterpret_cast<const uint64_t*>(static_cast<uintptr_t>(*static_cast<uint64_t*>(params[3])));
+    auto* hits = reinterpret_cast<uint32_t*>(static_cast<uintptr_t>(*static_cast<uint64_t*>(params[4])));
+    const auto lo = *static_cast<uint64_t*>(params[5]);
+    const auto hi = *static_cast<uint64_t*>(params[6]);
+    const auto n = *static_cast<uint32_t*>(params[7]);
+    if (words % 8 != 0) return CUDA_ERROR_INVALID_VALUE;  // the PTX loads 8-byte words: misaligned faults
+    const auto* w = reinterpret_cast<const uint64_t*>(static_cast<uintptr_t>(words));
+    for (uint64_t i = 0; i < nwords; ++i) {
+        if (w[i] < lo || w[i] >= hi) continue;
+        uint32_t a = 0, b = n;
+        while (b - a > 1) {
+            const uint32_t mid = (a + b) / 2;
+            if (bases[mid] <= w[i]) a = mid;
+            else b = mid;
+        }
+        if (w[i] < ends[a]) hits[a] = 1;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetAccess(unsigned long long* flags, const CUmemLocation*, CUdeviceptr ptr) {
+    *flags = fakecuda::state().unreadable.count(ptr) ? CU_MEM_ACCESS_FLAGS_PROT_NONE : CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    return CUDA_SUCCESS;
+}
+
+}  // extern "C"

@@ -113,10 +113,11 @@ write_md() {
         echo "S1 = {sm__inst_executed.sum sm__warps_launched.sum} (1 pass); S3 = three groups of those and"
         echo "smsp__inst_executed_op_global_ld.sum (3 replay passes for gorocprof; ncu gets the same names in one --metrics);"
         echo "S10 = ten groups of one metric each (${S10_METRICS[*]}): 10 replay passes for gorocprof, the ten names in one"
-        echo "--metrics for ncu; its values compared on the instruction and warp counts. Application replay is measured with S3 only."
+        echo "--metrics for ncu; its values compared on the instruction and warp counts. S10 under application replay runs"
+        echo "the app 10 times for gorocprof: measured on workloads (1) and (3), not on (2) (ten PyTorch processes per run)."
         echo
-        echo "| workload | runs | unprofiled | gk S1 | gk S3 | ga S3 | nk S1 | nk S3 | na S3 | gk/nk S1 | gk/nk S3 | ga/na S3 | gk S3 values equal to ncu | gk S10 | nk S10 | gk/nk S10 | gk S10 values equal to ncu |"
-        echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        echo "| workload | runs | unprofiled | gk S1 | gk S3 | ga S3 | nk S1 | nk S3 | na S3 | gk/nk S1 | gk/nk S3 | ga/na S3 | gk S3 values equal to ncu | gk S10 | nk S10 | gk/nk S10 | gk S10 values equal to ncu | ga S10 | na S10 | ga/na S10 |"
+        echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
         for r in "${ROWS[@]}"; do echo "$r"; done
         echo
         echo "- front end alone (\`--dry-run\`, plan on the CUDA agent): cold (\`GOROCPROF_QUERY_CACHE=off\`) $FE_COLD ms, warm (query cache filled; what every gorocprof column above used) $FE ms; query helper calls of a warm plan (\`GOROCPROF_QUERY_TRACE=1\`): ${FE_CALLS:-none}; its phases: ${FE_PHASES:--}"
@@ -130,7 +131,7 @@ row() { ROWS+=("$*"); write_md; }
 bench() { # bench LABEL REPS-VAR CMD... : one workload, both metric sets, every tool
     local label=$1 reps=$2; shift 2
     local n=$reps
-    local un gk1 gk3 ga3 nk1 nk3 na3 eq gk10="-" nk10="-" eq10="-"
+    local un gk1 gk3 ga3 nk1 nk3 na3 eq gk10="-" nk10="-" eq10="-" ga10="-" na10="-"
     un=$(N_REPS=$n median_ms "$label-plain" "$@")
     gk1=$(N_REPS=$n median_ms "$label-gk1" "$GR" --quiet "${S1[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk1" -o r -- "$@")
     gk3=$(N_REPS=$n median_ms "$label-gk3" "$GR" --quiet "${GK3[@]}" -d "$WORK/$label-gk3" -o r -- "$@")
@@ -143,8 +144,12 @@ bench() { # bench LABEL REPS-VAR CMD... : one workload, both metric sets, every 
         gk10=$(N_REPS=$n median_ms "$label-gk10" "$GR" --quiet "${S10[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk10" -o r -- "$@")
         nk10=$(N_REPS=$n median_ms "$label-nk10" ncu --clock-control none --replay-mode kernel --metrics "$NCU_S10" --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk10.csv" "$@")
         eq10=$(equal_to_ncu "$WORK/$label-gk10/r_results.json" "$WORK/$label-nk10.csv" "$DETERMINISTIC")
+        if [ "${S10_APP:-1}" = 1 ]; then  # application replay of S10 runs the app 10 times (gorocprof)
+            ga10=$(N_REPS=$n median_ms "$label-ga10" "$GR" --quiet "${S10[@]}" --replay-mode application -d "$WORK/$label-ga10" -o r -- "$@")
+            na10=$(N_REPS=$n median_ms "$label-na10" ncu --clock-control none --replay-mode application --metrics "$NCU_S10" -o "$WORK/$label-na10" -f "$@")
+        fi
     fi
-    row "| $label | $n | $un | $gk1 | $gk3 | $ga3 | $nk1 | $nk3 | $na3 | $(ratio "$gk1" "$nk1") | $(ratio "$gk3" "$nk3") | $(ratio "$ga3" "$na3") | $eq | $gk10 | $nk10 | $(ratio "$gk10" "$nk10") | $eq10 |"
+    row "| $label | $n | $un | $gk1 | $gk3 | $ga3 | $nk1 | $nk3 | $na3 | $(ratio "$gk1" "$nk1") | $(ratio "$gk3" "$nk3") | $(ratio "$ga3" "$na3") | $eq | $gk10 | $nk10 | $(ratio "$gk10" "$nk10") | $eq10 | $ga10 | $na10 | $(ratio "$ga10" "$na10") |"
     echo "$label $un $gk1 $gk3 $ga3 $nk1 $nk3 $na3 $gk10 $nk10" >>"$WORK/cells.txt"
 }
 
@@ -221,7 +226,7 @@ say "front end, plan only: cold $FE_COLD ms, warm $FE ms; warm helper calls: ${F
 
 touch "$WORK/cells.txt"
 want many && bench "many-kernels" "$REPS" "$MANY"
-want torch && bench "torch-transformer" "$TORCH_REPS" python3 bench/transformer_step.py
+want torch && S10_APP=0 bench "torch-transformer" "$TORCH_REPS" python3 bench/transformer_step.py
 if want footprint; then
     bench "footprint-16GiB" "$FOOTPRINT_REPS" env FOOTPRINT_GIB=16 "$WORK/footprint"
     bench "footprint-1GiB" "$FOOTPRINT_REPS" env FOOTPRINT_GIB=1 "$WORK/footprint"

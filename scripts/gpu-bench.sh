@@ -128,7 +128,7 @@ write_md() {
 }
 row() { ROWS+=("$*"); write_md; }
 
-bench() { # bench LABEL REPS-VAR CMD... : one workload, both metric sets, every tool
+bench() { # bench LABEL REPS CMD... : one workload, every metric set, every tool (S10_APP=0: no S10 application replay)
     local label=$1 reps=$2; shift 2
     local n=$reps
     local un gk1 gk3 ga3 nk1 nk3 na3 eq gk10="-" nk10="-" eq10="-" ga10="-" na10="-"

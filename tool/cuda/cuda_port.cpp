@@ -132,12 +132,8 @@ void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs) {
     PhaseTimer timer(Phase::Reach);
     cs.reached.assign(allocs->size(), 0);
     // A kernel names its own module's variables without an address in its arguments; another module's
-    // are reachable only through an address (in the arguments or in reached memory). A global whose
-    // module is not known, or a kernel whose module is not, counts as reached.
-    for (size_t i = 0; i < allocs->size(); ++i) {
-        const Allocation& a = (*allocs)[i];
-        if (a.kind == AllocKind::Global && (!a.owner || !l.module || a.owner == l.module)) cs.reached[i] = 1;
-    }
+    // are reachable only through an address (in the arguments or in reached memory).
+    mark_module_globals(*allocs, l.module, &cs.reached);
     if (!mark_arguments(*allocs, l.params, l.extra, *l.param_slots, &cs.reached)) return;
     uint64_t scanned = 0;
     PortStatus st = cs.reach.close(*allocs, &cs.reached, cs.copy_stream, cs.ordinal, &scanned);

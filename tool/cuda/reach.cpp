@@ -118,6 +118,18 @@ size_t mark_words(const std::vector<Allocation>& allocs, const void* bytes, size
     return marked;
 }
 
+size_t mark_module_globals(const std::vector<Allocation>& allocs, CUmodule module, std::vector<char>* reached) {
+    size_t marked = 0;
+    for (size_t i = 0; i < allocs.size(); ++i) {
+        const Allocation& a = allocs[i];
+        if (a.kind == AllocKind::Global && (!a.owner || !module || a.owner == module) && !(*reached)[i]) {
+            (*reached)[i] = 1;
+            ++marked;
+        }
+    }
+    return marked;
+}
+
 bool mark_arguments(const std::vector<Allocation>& allocs, void** params, void** extra,
                     const std::vector<ParamSlot>& slots, std::vector<char>* reached) {
     if (params) {
@@ -193,10 +205,10 @@ PortStatus ReachScanner::close(const std::vector<Allocation>& allocs, std::vecto
     uint64_t lo = allocs.front().base, hi = 0;
     for (const Allocation& a : allocs) hi = std::max<uint64_t>(hi, a.base + a.size);
     uint32_t count = static_cast<uint32_t>(n);
-    std::vector<char> seen = *reached;
+    seen_.assign(reached->begin(), reached->end());
     frontier_.clear();
     for (size_t i = 0; i < n; ++i)
-        if (seen[i]) frontier_.push_back(i);
+        if (seen_[i]) frontier_.push_back(i);
     hits_.resize(n);
     while (!frontier_.empty()) {
         for (size_t i : frontier_) {
@@ -218,12 +230,12 @@ PortStatus ReachScanner::close(const std::vector<Allocation>& allocs, std::vecto
             return st;
         frontier_.clear();
         for (size_t i = 0; i < n; ++i)
-            if (hits_[i] && !seen[i]) {
-                seen[i] = 1;
+            if (hits_[i] && !seen_[i]) {
+                seen_[i] = 1;
                 frontier_.push_back(i);
             }
     }
-    *reached = std::move(seen);
+    reached->swap(seen_);  // both keep their capacity for the next dispatch
     return PortStatus::success();
 }
 

@@ -30,6 +30,11 @@ struct ParamSlot {
 // newly.
 size_t mark_words(const std::vector<Allocation>& allocs, const void* bytes, size_t n, std::vector<char>* reached);
 
+// Marks the module globals a kernel of `module` names without an address: its own module's. A global
+// whose module is not known, or a kernel whose module is not, counts as reached. Returns how many it
+// marked newly.
+size_t mark_module_globals(const std::vector<Allocation>& allocs, CUmodule module, std::vector<char>* reached);
+
 // Marks what a launch's arguments point into: `params` (the launch API's array of pointers to each
 // argument, laid out by `slots`) or, when null, the packed buffer that `extra` passes. Returns false
 // when the arguments cannot be read (the caller then copies everything).
@@ -57,6 +62,7 @@ private:
     std::vector<uint64_t> host_;
     std::vector<uint32_t> hits_;
     std::vector<size_t> frontier_;
+    std::vector<char> seen_;
 };
 
 }  // namespace gorocprof::cuda

@@ -23,6 +23,7 @@ using gorocprof::cuda::Allocation;
 using gorocprof::replay::PortStatus;
 using gorocprof::cuda::global_spans;
 using gorocprof::cuda::mark_arguments;
+using gorocprof::cuda::mark_module_globals;
 using gorocprof::cuda::mark_words;
 using gorocprof::cuda::ParamSlot;
 using gorocprof::cuda::ReachScanner;
@@ -183,6 +184,31 @@ TEST_CASE(mark_arguments_reads_params_and_extra) {
     reached.assign(3, 0);
     CHECK(mark_arguments(three(), nullptr, nullptr, {}, &reached));
     CHECK_EQ(flags(reached), std::string("000"));
+}
+
+TEST_CASE(module_globals_reached_by_their_own_modules_kernels) {
+    CUmodule mine = reinterpret_cast<CUmodule>(0xa), other = reinterpret_cast<CUmodule>(0xb);
+    std::vector<Allocation> allocs(4);
+    allocs[0].base = 0x1000, allocs[0].size = 8, allocs[0].kind = AllocKind::Global, allocs[0].owner = mine;
+    allocs[1].base = 0x2000, allocs[1].size = 8, allocs[1].kind = AllocKind::Global, allocs[1].owner = other;
+    allocs[2].base = 0x3000, allocs[2].size = 8, allocs[2].kind = AllocKind::Global;  // owner not known
+    allocs[3].base = 0x4000, allocs[3].size = 8;                                         // cuMemAlloc
+    struct Row {
+        const char* name;
+        CUmodule kernel_module;
+        const char* want;
+    } rows[] = {
+        {"the kernel's own module and unknown owners", mine, "1010"},
+        {"another module's kernel", other, "0110"},
+        {"a kernel whose module is not known: every global", nullptr, "1110"},
+    };
+    for (const Row& r : rows) {
+        std::vector<char> reached(4, 0);
+        mark_module_globals(allocs, r.kernel_module, &reached);
+        if (flags(reached) != r.want) check::fail(__FILE__, __LINE__, std::string(r.name) + ": got " + flags(reached));
+    }
+    std::vector<char> reached = {0, 0, 1, 0};
+    CHECK_EQ(mark_module_globals(allocs, mine, &reached), size_t(1));  // counts only new marks
 }
 
 namespace {

@@ -66,15 +66,19 @@ void AllocationTracker::remove_context(CUcontext ctx) {
 }
 
 std::vector<Allocation> AllocationTracker::restorable(CUcontext ctx) const {
-    std::lock_guard<std::mutex> lock(mu_);
     std::vector<Allocation> out;
-    out.reserve(by_base_.size());
+    restorable(ctx, &out);
+    return out;
+}
+
+void AllocationTracker::restorable(CUcontext ctx, std::vector<Allocation>* out) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    out->clear();
     for (const auto& [base, a] : by_base_) {
         if (a.kind == AllocKind::Managed) continue;
         if (a.ctx != nullptr && a.ctx != ctx) continue;
-        out.push_back(a);
+        out->push_back(a);
     }
-    return out;
 }
 
 size_t AllocationTracker::managed_bytes(CUcontext ctx) const {

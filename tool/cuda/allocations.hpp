@@ -44,6 +44,8 @@ public:
 
     // What a snapshot of `ctx` must save (managed memory excluded: it is reported, not restored).
     std::vector<Allocation> restorable(CUcontext ctx) const;
+    // The same into `out` (cleared first), reusing its capacity: what each replayed dispatch calls.
+    void restorable(CUcontext ctx, std::vector<Allocation>* out) const;
     // Bytes of managed memory visible to `ctx` (reported as not restored).
     size_t managed_bytes(CUcontext ctx) const;
     // True while the allocation that had this serial is still live at `base`.

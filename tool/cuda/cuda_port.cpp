@@ -43,7 +43,8 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     const bool stats = PhaseStats::instance().on();
     auto aligned = [](size_t n) { return (n + kAlign - 1) / kAlign * kAlign; };
     CUdeviceptr open_extent = 0;  // the driver allocation of the last saved module global
-    std::vector<Allocation> allocs = tracker_.restorable(cs.ctx);
+    std::vector<Allocation>& allocs = cs.allocs;  // kept per context for its capacity
+    tracker_.restorable(cs.ctx, &allocs);
     snapshot_set(l, &allocs);
     PhaseTimer timer(Phase::Snapshot);
     for (const Allocation& a : allocs) {

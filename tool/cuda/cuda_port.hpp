@@ -43,6 +43,7 @@ struct ContextState {
     // What a snapshot copies: the allocations the launch can reach (reach.hpp), kept for capacity.
     ReachScanner reach;
     std::vector<char> reached;
+    std::vector<Allocation> allocs;  // the tracked allocations a snapshot starts from
     // The open window's passes and the buffers its decode fills, kept for their capacity.
     std::vector<PendingPass> pending;
     std::vector<const std::vector<core::PlanCounter>*> window_groups;

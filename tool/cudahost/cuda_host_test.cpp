@@ -83,6 +83,10 @@ TEST_CASE(tracker_keeps_one_range_per_global_span) {
     CHECK_EQ(r[0].base, CUdeviceptr(0x10000));
     CHECK_EQ(r[0].size, size_t(0x110));
     CHECK_EQ(r[1].base, CUdeviceptr(0x50000));
+    std::vector<Allocation> into(7);  // filled in place, whatever it held
+    t.restorable(ctx, &into);
+    CHECK_EQ(into.size(), size_t(2));
+    CHECK_EQ(into[1].base, CUdeviceptr(0x50000));
     const uint64_t serial = r[0].serial;
     t.add(ctx, 0x10000, 0x110, AllocKind::Global);  // looked up again: same range, same serial
     CHECK(t.live(0x10000, serial));

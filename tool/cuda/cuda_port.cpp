@@ -13,21 +13,6 @@ namespace {
 
 // Keep this much device memory free for the application when the backup goes to the device.
 constexpr size_t kDeviceHeadroom = size_t(256) << 20;
-constexpr size_t kAlign = 256;
-
-struct Saved {
-    CUdeviceptr base;
-    size_t size;
-    uint64_t serial;
-    size_t offset;  // into the backup
-};
-
-class CudaSnapshot final : public replay::Snapshot {
-public:
-    ContextState* cs = nullptr;
-    bool on_device = true;
-    std::vector<Saved> saved;
-};
 
 std::string gib(size_t bytes) { return std::to_string(bytes) + " bytes"; }
 
@@ -37,32 +22,17 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     ContextState& cs = *l.cs;
     if (cs.backup_in_use)
         return PortStatus::failure("DevicePort::snapshot", "the context's backup is held by another dispatch");
-    auto snap = std::make_unique<CudaSnapshot>();
+    CudaSnapshot* snap = &cs.snapshot;  // the context's one snapshot, reused
     snap->cs = &cs;
-    size_t total = 0;
-    const bool stats = PhaseStats::instance().on();
-    auto aligned = [](size_t n) { return (n + kAlign - 1) / kAlign * kAlign; };
-    CUdeviceptr open_extent = 0;  // the driver allocation of the last saved module global
+    snap->on_device = true;
     std::vector<Allocation>& allocs = cs.allocs;  // kept per context for its capacity
     tracker_.restorable(cs.ctx, &allocs);
     snapshot_set(l, &allocs);
     PhaseTimer timer(Phase::Snapshot);
-    for (const Allocation& a : allocs) {
-        if (a.kind == AllocKind::Global && a.extent != 0 && a.extent == open_extent) {
-            // Globals of one driver allocation (restorable() is sorted by address, so nothing else lies
-            // between them): one copy from the first to the last, the bytes between included.
-            Saved& prev = snap->saved.back();
-            total -= aligned(prev.size);
-            prev.size = std::max(prev.base + prev.size, a.base + a.size) - prev.base;
-            total += aligned(prev.size);
-            if (stats) PhaseStats::instance().add_snapshot_range(static_cast<int>(a.kind), a.size, false);
-            continue;
-        }
-        open_extent = a.kind == AllocKind::Global ? a.extent : 0;
-        snap->saved.push_back({a.base, a.size, a.serial, total});
-        total += aligned(a.size);
-        if (stats) PhaseStats::instance().add_snapshot_range(static_cast<int>(a.kind), a.size, true);
-    }
+    const size_t total = plan_backup(allocs, &snap->saved);
+    if (PhaseStats::instance().on())
+        for (const SavedRange& r : snap->saved)
+            PhaseStats::instance().add_snapshot_copy(static_cast<int>(r.kind), r.allocations, r.alloc_bytes);
     PortStatus st;
     if (total > cs.device_backup_size) {
         if (cs.device_backup) {
@@ -98,7 +68,7 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     // either way), and inside a counter window its copies showed up as ranges (docs/perf.md, attempt 4).
     timer.bytes(total);
     timer.items(snap->saved.size());
-    for (const Saved& s : snap->saved) {
+    for (const SavedRange& s : snap->saved) {
         st = snap->on_device
                  ? cu(cuMemcpyDtoDAsync(cs.device_backup + s.offset, s.base, s.size, cs.copy_stream), "cuMemcpyDtoDAsync")
                  : cu(cuMemcpyDtoHAsync(static_cast<char*>(cs.host_backup) + s.offset, s.base, s.size, cs.copy_stream),
@@ -116,7 +86,7 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     st = cu(cuStreamSynchronize(cs.copy_stream), "cuStreamSynchronize");
     if (!st.ok) return st;
     cs.backup_in_use = true;
-    *out = snap.release();
+    *out = snap;
     return PortStatus::success();
 }
 
@@ -251,7 +221,7 @@ replay::PortStatus CudaPort::restore(const replay::Dispatch& d, replay::Snapshot
     ContextState& cs = *snap.cs;
     PortStatus st;
     PhaseTimer timer(Phase::Restore);
-    for (const Saved& v : snap.saved) {
+    for (const SavedRange& v : snap.saved) {
         if (!tracker_.live(v.base, v.serial)) continue;  // freed, or freed and handed out again
         timer.bytes(v.size);
         timer.items(1);
@@ -270,8 +240,7 @@ replay::PortStatus CudaPort::restore(const replay::Dispatch& d, replay::Snapshot
 void CudaPort::release(replay::Snapshot* s) {
     auto* snap = static_cast<CudaSnapshot*>(s);
     if (!snap) return;
-    snap->cs->backup_in_use = false;
-    delete snap;
+    snap->cs->backup_in_use = false;  // the snapshot object stays with its context
 }
 
 PortStatus CudaPort::relaunch(const Launch& l) {

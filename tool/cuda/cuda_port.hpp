@@ -4,6 +4,7 @@
 #pragma once
 
 #include "allocations.hpp"
+#include "backup_plan.hpp"
 #include "check.hpp"
 #include "core.hpp"
 #include "range_counters.hpp"
@@ -27,6 +28,17 @@ struct PendingPass {
     const std::vector<core::PlanCounter>* group = nullptr;  // what the pass reports (null: no counters)
 };
 
+struct ContextState;
+
+// A context's snapshot: the ranges it copied and where the copies are. One per context, reused by every
+// dispatch (the context's backup holds one snapshot at a time).
+class CudaSnapshot final : public replay::Snapshot {
+public:
+    ContextState* cs = nullptr;
+    bool on_device = true;
+    std::vector<SavedRange> saved;
+};
+
 struct ContextState {
     CUcontext ctx = nullptr;
     int ordinal = 0;
@@ -44,6 +56,7 @@ struct ContextState {
     ReachScanner reach;
     std::vector<char> reached;
     std::vector<Allocation> allocs;  // the tracked allocations a snapshot starts from
+    CudaSnapshot snapshot;
     // The open window's passes and the buffers its decode fills, kept for their capacity.
     std::vector<PendingPass> pending;
     std::vector<const std::vector<core::PlanCounter>*> window_groups;

@@ -35,12 +35,12 @@ public:
     }
     // What snapshots copied, by allocation kind (AllocKind's value): shows which kind of memory makes
     // a snapshot many ranges or many bytes.
-    // One allocation of a snapshot; new_range: it starts a copy of its own (false: it joined the
-    // previous allocation's copy).
-    void add_snapshot_range(int kind, uint64_t bytes, bool new_range) {
+    // One copy of a snapshot: of allocations of `kind`, covering `allocations` of them (several module
+    // globals of one driver allocation are one copy) with `bytes` of their own.
+    void add_snapshot_copy(int kind, uint64_t allocations, uint64_t bytes) {
         if (kind < 0 || kind >= kKinds) return;
-        kind_allocs_[kind].fetch_add(1, std::memory_order_relaxed);
-        if (new_range) kind_ranges_[kind].fetch_add(1, std::memory_order_relaxed);
+        kind_ranges_[kind].fetch_add(1, std::memory_order_relaxed);
+        kind_allocs_[kind].fetch_add(allocations, std::memory_order_relaxed);
         kind_bytes_[kind].fetch_add(bytes, std::memory_order_relaxed);
     }
     // Writes the table to stderr (called once at exit).

@@ -5,6 +5,7 @@
 #include "../testkit/check.hpp"
 
 #include "allocations.hpp"
+#include "backup_plan.hpp"
 #include "fake_driver.hpp"
 #include "reach.hpp"
 
@@ -25,6 +26,8 @@ using gorocprof::cuda::global_spans;
 using gorocprof::cuda::mark_arguments;
 using gorocprof::cuda::mark_module_globals;
 using gorocprof::cuda::mark_words;
+using gorocprof::cuda::plan_backup;
+using gorocprof::cuda::SavedRange;
 using gorocprof::cuda::ParamSlot;
 using gorocprof::cuda::ReachScanner;
 using gorocprof::cuda::ResolvedGlobal;
@@ -213,6 +216,48 @@ TEST_CASE(module_globals_reached_by_their_own_modules_kernels) {
     }
     std::vector<char> reached = {0, 0, 1, 0};
     CHECK_EQ(mark_module_globals(allocs, mine, &reached), size_t(1));  // counts only new marks
+}
+
+TEST_CASE(backup_plan_merges_globals_of_one_driver_allocation) {
+    auto alloc = [](CUdeviceptr base, size_t size, AllocKind kind, CUdeviceptr extent, uint64_t serial) {
+        Allocation a;
+        a.base = base, a.size = size, a.kind = kind, a.extent = extent, a.serial = serial;
+        return a;
+    };
+    const std::vector<Allocation> allocs = {
+        alloc(0x1000, 300, AllocKind::Device, 0, 1),
+        alloc(0x9000, 8, AllocKind::Global, 0x9000, 2),   // three globals of one driver allocation
+        alloc(0x9010, 4, AllocKind::Global, 0x9000, 3),
+        alloc(0x9100, 16, AllocKind::Global, 0x9000, 4),
+        alloc(0xa000, 8, AllocKind::Global, 0xa000, 5),   // another one
+        alloc(0xb000, 8, AllocKind::Global, 0, 6),        // extent unknown: on its own
+        alloc(0xb100, 8, AllocKind::Global, 0, 7),
+    };
+    std::vector<SavedRange> out(3);  // filled in place
+    const size_t total = plan_backup(allocs, &out);
+    struct Want {
+        CUdeviceptr base;
+        size_t size, offset, allocations;
+        uint64_t serial, alloc_bytes;
+    } want[] = {
+        {0x1000, 300, 0, 1, 1, 300},
+        {0x9000, 0x110, 512, 3, 2, 28},  // 0x9000..0x9110, the bytes between included; offsets 256-aligned
+        {0xa000, 8, 1024, 1, 5, 8},
+        {0xb000, 8, 1280, 1, 6, 8},
+        {0xb100, 8, 1536, 1, 7, 8},
+    };
+    CHECK_EQ(out.size(), std::size(want));
+    for (size_t i = 0; i < out.size() && i < std::size(want); ++i) {
+        const SavedRange& r = out[i];
+        const Want& w = want[i];
+        if (r.base != w.base || r.size != w.size || r.offset != w.offset || r.allocations != w.allocations ||
+            r.serial != w.serial || r.alloc_bytes != w.alloc_bytes)
+            check::fail(__FILE__, __LINE__, "range " + std::to_string(i) + ": base " + std::to_string(r.base) +
+                                                " size " + std::to_string(r.size) + " offset " + std::to_string(r.offset));
+    }
+    CHECK_EQ(total, size_t(1792));
+    CHECK_EQ(plan_backup({}, &out), size_t(0));
+    CHECK(out.empty());
 }
 
 namespace {

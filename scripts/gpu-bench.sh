@@ -10,8 +10,9 @@
 # (3) a large footprint: bench/footprint.cu, 16 GiB allocated, 20 kernels over 1 GiB (and the same
 # with 1 GiB allocated, to see what the idle 15 GiB costs).
 # Metric sets (the same names for every tool): S1 = one group that fits one pass; S3 = three groups.
-# Each cell is the median wall time of BENCH_REPS runs of workload (1) (default 3), BENCH_TORCH_REPS of
-# (2) and BENCH_FOOTPRINT_REPS of (3) (default 1 each, to fit a device lease; the 'runs' column says).
+# Each cell is the median wall time of BENCH_REPS runs of workload (1), BENCH_TORCH_REPS of (2) and
+# BENCH_FOOTPRINT_REPS of (3) (default 3 each; the 'runs' column says). One workload at a time fits a
+# 600 s device call (BENCH_WORKLOADS=many, torch or footprint); all three with S10 do not.
 # Writes $OUT/gpu-bench.md (printed last) and $OUT/gpu-bench.log.
 set -uo pipefail
 
@@ -19,8 +20,8 @@ ROOT=$(pwd)
 OUT=${OUT:-$ROOT/out/gpu-bench}
 WORK=${BENCH_WORK:-/tmp/gorocprof-bench}
 REPS=${BENCH_REPS:-3}
-TORCH_REPS=${BENCH_TORCH_REPS:-1}
-FOOTPRINT_REPS=${BENCH_FOOTPRINT_REPS:-1}
+TORCH_REPS=${BENCH_TORCH_REPS:-3}
+FOOTPRINT_REPS=${BENCH_FOOTPRINT_REPS:-3}
 WORKLOADS=${BENCH_WORKLOADS:-"many torch footprint"}
 want() { case " $WORKLOADS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT" && rm -rf "$WORK" && mkdir -p "$WORK"

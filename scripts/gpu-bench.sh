@@ -59,7 +59,7 @@ median_ms() {
         "$@" >>"$WORK/$name.out" 2>&1
         rc=$?
         times+=($(( ($(date +%s%N) - t) / 1000000 )))
-        if [ $rc -ne 0 ]; then echo "$name: run $i exited $rc" >>"$LOG"; echo "FAIL(rc $rc)"; return; fi
+        if [ $rc -ne 0 ]; then echo "$name: run $i exited $rc" >>"$LOG"; echo "FAIL(rc=$rc)"; return; fi
     done
     echo "$name: ${times[*]} ms" >>"$LOG"
     printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
@@ -127,30 +127,35 @@ write_md() {
         echo "- Range Profiler with S3 as one Start/Stop window of three ranges per dispatch (bench/rp_floor.cu, RP_FLOOR_WINDOW=1): $WINDOW"
     } >"$OUT/gpu-bench.md"
 }
-row() { ROWS+=("$*"); write_md; }
 
 bench() { # bench LABEL REPS CMD... : one workload, every metric set, every tool (S10_APP=0: no S10 application replay)
     local label=$1 reps=$2; shift 2
     local n=$reps
-    local un gk1 gk3 ga3 nk1 nk3 na3 eq gk10="-" nk10="-" eq10="-" ga10="-" na10="-"
-    un=$(N_REPS=$n median_ms "$label-plain" "$@")
-    gk1=$(N_REPS=$n median_ms "$label-gk1" "$GR" --quiet "${S1[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk1" -o r -- "$@")
-    gk3=$(N_REPS=$n median_ms "$label-gk3" "$GR" --quiet "${GK3[@]}" -d "$WORK/$label-gk3" -o r -- "$@")
-    ga3=$(N_REPS=$n median_ms "$label-ga3" "$GR" --quiet "${S3[@]}" --replay-mode application -d "$WORK/$label-ga3" -o r -- "$@")
-    nk1=$(N_REPS=$n median_ms "$label-nk1" ncu --clock-control none --replay-mode kernel --metrics $NCU_S1 -o "$WORK/$label-nk1" -f "$@")
-    nk3=$(N_REPS=$n median_ms "$label-nk3" ncu --clock-control none --replay-mode kernel --metrics $NCU_METRICS --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk3.csv" "$@")
-    na3=$(N_REPS=$n median_ms "$label-na3" ncu --clock-control none --replay-mode application --metrics $NCU_METRICS -o "$WORK/$label-na3" -f "$@")
-    eq=$(equal_to_ncu "$WORK/$label-gk3/r_results.json" "$WORK/$label-nk3.csv")
+    local un="-" gk1="-" gk3="-" ga3="-" nk1="-" nk3="-" na3="-" eq="-" gk10="-" nk10="-" eq10="-" ga10="-" na10="-"
+    # The workload's row is rewritten after every column, so a run cut short by its time limit keeps
+    # the columns it measured.
+    ROWS+=("| $label | $n | running |")
+    show() {
+        ROWS[${#ROWS[@]}-1]="| $label | $n | $un | $gk1 | $gk3 | $ga3 | $nk1 | $nk3 | $na3 | $(ratio "$gk1" "$nk1") | $(ratio "$gk3" "$nk3") | $(ratio "$ga3" "$na3") | $eq | $gk10 | $nk10 | $(ratio "$gk10" "$nk10") | $eq10 | $ga10 | $na10 | $(ratio "$ga10" "$na10") |"
+        write_md
+    }
+    un=$(N_REPS=$n median_ms "$label-plain" "$@"); show
+    gk1=$(N_REPS=$n median_ms "$label-gk1" "$GR" --quiet "${S1[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk1" -o r -- "$@"); show
+    gk3=$(N_REPS=$n median_ms "$label-gk3" "$GR" --quiet "${GK3[@]}" -d "$WORK/$label-gk3" -o r -- "$@"); show
+    ga3=$(N_REPS=$n median_ms "$label-ga3" "$GR" --quiet "${S3[@]}" --replay-mode application -d "$WORK/$label-ga3" -o r -- "$@"); show
+    nk1=$(N_REPS=$n median_ms "$label-nk1" ncu --clock-control none --replay-mode kernel --metrics $NCU_S1 -o "$WORK/$label-nk1" -f "$@"); show
+    nk3=$(N_REPS=$n median_ms "$label-nk3" ncu --clock-control none --replay-mode kernel --metrics $NCU_METRICS --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk3.csv" "$@"); show
+    na3=$(N_REPS=$n median_ms "$label-na3" ncu --clock-control none --replay-mode application --metrics $NCU_METRICS -o "$WORK/$label-na3" -f "$@"); show
+    eq=$(equal_to_ncu "$WORK/$label-gk3/r_results.json" "$WORK/$label-nk3.csv"); show
     if [ "$WITH_S10" = 1 ]; then
-        gk10=$(N_REPS=$n median_ms "$label-gk10" "$GR" --quiet "${S10[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk10" -o r -- "$@")
-        nk10=$(N_REPS=$n median_ms "$label-nk10" ncu --clock-control none --replay-mode kernel --metrics "$NCU_S10" --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk10.csv" "$@")
-        eq10=$(equal_to_ncu "$WORK/$label-gk10/r_results.json" "$WORK/$label-nk10.csv" "$DETERMINISTIC")
+        gk10=$(N_REPS=$n median_ms "$label-gk10" "$GR" --quiet "${S10[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk10" -o r -- "$@"); show
+        nk10=$(N_REPS=$n median_ms "$label-nk10" ncu --clock-control none --replay-mode kernel --metrics "$NCU_S10" --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk10.csv" "$@"); show
+        eq10=$(equal_to_ncu "$WORK/$label-gk10/r_results.json" "$WORK/$label-nk10.csv" "$DETERMINISTIC"); show
         if [ "${S10_APP:-1}" = 1 ]; then  # application replay of S10 runs the app 10 times (gorocprof)
-            ga10=$(N_REPS=$n median_ms "$label-ga10" "$GR" --quiet "${S10[@]}" --replay-mode application -d "$WORK/$label-ga10" -o r -- "$@")
-            na10=$(N_REPS=$n median_ms "$label-na10" ncu --clock-control none --replay-mode application --metrics "$NCU_S10" -o "$WORK/$label-na10" -f "$@")
+            ga10=$(N_REPS=$n median_ms "$label-ga10" "$GR" --quiet "${S10[@]}" --replay-mode application -d "$WORK/$label-ga10" -o r -- "$@"); show
+            na10=$(N_REPS=$n median_ms "$label-na10" ncu --clock-control none --replay-mode application --metrics "$NCU_S10" -o "$WORK/$label-na10" -f "$@"); show
         fi
     fi
-    row "| $label | $n | $un | $gk1 | $gk3 | $ga3 | $nk1 | $nk3 | $na3 | $(ratio "$gk1" "$nk1") | $(ratio "$gk3" "$nk3") | $(ratio "$ga3" "$na3") | $eq | $gk10 | $nk10 | $(ratio "$gk10" "$nk10") | $eq10 | $ga10 | $na10 | $(ratio "$ga10" "$na10") |"
     echo "$label $un $gk1 $gk3 $ga3 $nk1 $nk3 $na3 $gk10 $nk10" >>"$WORK/cells.txt"
 }
 

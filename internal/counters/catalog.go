@@ -44,7 +44,8 @@ type Unsupported struct {
 // counter is one entry of a catalog.
 type counter struct {
 	name, description string
-	base              *Base // nil for a derived counter
+	unit              string // NVIDIA: shown after the description, formatted when asked for
+	base              *Base  // nil for a derived counter
 	expression        string
 	ast               *Node
 }
@@ -82,6 +83,14 @@ func (c *Catalog) add(k *counter) {
 	c.counters[k.name] = k
 }
 
+// describe is the counter's description, with its unit when it has one.
+func (k *counter) describe() string {
+	if k.unit == "" {
+		return k.description
+	}
+	return strings.TrimSpace(k.description + " (unit: " + k.unit + ")")
+}
+
 func (c *Catalog) finish() {
 	c.names = c.names[:0]
 	for n := range c.counters {
@@ -115,7 +124,7 @@ func (c *Catalog) Describe(name string, consts map[string]float64) (CounterInfo,
 	if !ok {
 		return CounterInfo{Name: name}, false
 	}
-	info := CounterInfo{Name: k.name, Description: k.description, Expression: k.expression, Derived: k.base == nil}
+	info := CounterInfo{Name: k.name, Description: k.describe(), Expression: k.expression, Derived: k.base == nil}
 	if k.base != nil {
 		info.Block = k.base.Block
 	}

@@ -14,14 +14,31 @@ import (
 func NewNVIDIA(chip string, metrics []contract.Metric, passes func(metrics []string) (int, error)) *Catalog {
 	c := newCatalog(chip, chip, VendorNVIDIA)
 	c.passes = passes
-	for _, m := range metrics {
-		desc := m.Description
-		if m.Unit != "" {
-			desc = strings.TrimSpace(fmt.Sprintf("%s (unit: %s)", desc, m.Unit))
+	// An H200 lists 150,179 metrics and every planning run builds this: one allocation for all the
+	// counters and one for their bases, a map sized once, and the names sorted only when the list is
+	// not sorted already (the query cache files it sorted).
+	c.counters = make(map[string]*counter, len(metrics))
+	ks := make([]counter, len(metrics))
+	bases := make([]Base, len(metrics))
+	c.names = make([]string, 0, len(metrics))
+	ascending := true // strictly: then no name can repeat one seen before
+	for i, m := range metrics {
+		if ascending && i > 0 && m.Name <= metrics[i-1].Name {
+			ascending = false
 		}
-		c.add(&counter{name: m.Name, description: desc, base: &Base{Name: m.Name}})
+		if !ascending {
+			if _, dup := c.counters[m.Name]; dup {
+				continue
+			}
+		}
+		bases[i] = Base{Name: m.Name}
+		ks[i] = counter{name: m.Name, description: m.Description, unit: m.Unit, base: &bases[i]}
+		c.counters[m.Name] = &ks[i]
+		c.names = append(c.names, m.Name)
 	}
-	c.finish()
+	if !ascending {
+		sort.Strings(c.names)
+	}
 	return c
 }
 

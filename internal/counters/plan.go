@@ -89,13 +89,22 @@ func NewPlan(groups []Group, agents []Target) (*Plan, error) {
 
 func checkRequest(groups []Group, targets []Target) error {
 	indices := map[int]bool{}
-	var known []string
 	for _, t := range targets {
 		if t.Catalog == nil {
 			return fmt.Errorf("planning: agent %d (%s) has no counter catalog", t.Index, t.Name)
 		}
 		indices[t.Index] = true
-		known = append(known, t.Catalog.Names()...)
+	}
+	// Every name the agents know, for suggestions: gathered only when a name is unknown (an H200
+	// knows 150,179).
+	var known []string
+	knownNames := func() []string {
+		if known == nil {
+			for _, t := range targets {
+				known = append(known, t.Catalog.Names()...)
+			}
+		}
+		return known
 	}
 	var problems []string
 	reported := map[string]bool{}
@@ -110,7 +119,7 @@ func checkRequest(groups []Group, targets []Target) error {
 				continue
 			}
 			reported[r.Name] = true
-			problems = append(problems, unknownCounter(r.Name, targets, known))
+			problems = append(problems, unknownCounter(r.Name, targets, knownNames()))
 		}
 	}
 	if len(problems) > 0 {

@@ -396,3 +396,34 @@ func TestConstsFromProps(t *testing.T) {
 		t.Errorf("ConstsFromProps = %v, want %v", got, want)
 	}
 }
+
+// The NVIDIA catalog from the helper's list, in whatever order it comes and with a repeated name: every
+// name once, sorted, each with its description and unit.
+func TestNewNVIDIACatalogOrderAndDuplicates(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		metrics []contract.Metric
+	}{
+		{"sorted, as the query cache files it", []contract.Metric{
+			{Name: "a__x.sum", Description: "first", Unit: "inst"}, {Name: "b__y.avg", Description: "second"}, {Name: "c__z.max", Unit: "byte"}}},
+		{"helper order with a repeat", []contract.Metric{
+			{Name: "c__z.max", Unit: "byte"}, {Name: "a__x.sum", Description: "first", Unit: "inst"}, {Name: "b__y.avg", Description: "second"},
+			{Name: "a__x.sum", Description: "again", Unit: "inst"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewNVIDIA("GH100", tc.metrics, nil)
+			if got, want := c.Names(), []string{"a__x.sum", "b__y.avg", "c__z.max"}; !reflect.DeepEqual(got, want) {
+				t.Fatalf("names %q, want %q", got, want)
+			}
+			want := map[string]string{"a__x.sum": "first (unit: inst)", "b__y.avg": "second", "c__z.max": "(unit: byte)"}
+			for _, info := range c.List() {
+				if info.Description != want[info.Name] || info.Derived {
+					t.Errorf("%s: description %q derived %v, want %q", info.Name, info.Description, info.Derived, want[info.Name])
+				}
+			}
+			if !c.Has("b__y.avg") || c.Has("d__w.sum") {
+				t.Error("Has disagrees with the list")
+			}
+		})
+	}
+}

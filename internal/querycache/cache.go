@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -108,13 +109,6 @@ func (s *Store) Chip(helperPath, chip string) (*Chip, error) {
 	return &Chip{store: s, identity: id, chip: chip, base: fileSafe(chip) + "-" + id[:24]}, nil
 }
 
-type metricsFile struct {
-	Format   int               `json:"format"`
-	Identity string            `json:"identity"`
-	Chip     string            `json:"chip"`
-	Metrics  []contract.Metric `json:"metrics"`
-}
-
 type passesFile struct {
 	Format   int            `json:"format"`
 	Identity string         `json:"identity"`
@@ -122,16 +116,20 @@ type passesFile struct {
 	Passes   map[string]int `json:"passes"` // sorted metric names joined by commas -> passes
 }
 
-// Metrics returns the chip's cached catalog. A missing, unreadable or foreign file is a miss.
+// Metrics returns the chip's cached catalog. A missing, unreadable, truncated or foreign file is a miss.
 func (c *Chip) Metrics() ([]contract.Metric, bool) {
 	if c == nil {
 		return nil, false
 	}
-	var f metricsFile
-	if !c.store.load(c.base+".metrics.json", c.identity, &f, &f.Format, &f.Identity) || f.Metrics == nil {
+	data, err := os.ReadFile(filepath.Join(c.store.dir, c.base+metricsSuffix))
+	if err != nil {
 		return nil, false
 	}
-	return f.Metrics, true
+	metrics, err := decodeMetrics(data, c.identity)
+	if err != nil {
+		return nil, false
+	}
+	return metrics, true
 }
 
 // SaveMetrics files the chip's catalog.
@@ -139,7 +137,10 @@ func (c *Chip) SaveMetrics(metrics []contract.Metric) error {
 	if c == nil {
 		return nil
 	}
-	return c.store.write(c.base+".metrics.json", metricsFile{Format: formatVersion, Identity: c.identity, Chip: c.chip, Metrics: metrics})
+	// Sorted by name, so that building the counter catalog from a hit needs no sort.
+	sorted := slices.Clone(metrics)
+	slices.SortStableFunc(sorted, func(a, b contract.Metric) int { return strings.Compare(a.Name, b.Name) })
+	return c.store.writeBytes(c.base+metricsSuffix, encodeMetrics(sorted, c.identity, c.chip))
 }
 
 // Passes returns the cached pass count of a metric set (its names sorted and joined by commas).
@@ -192,12 +193,17 @@ func (s *Store) load(name, want string, v any, format *int, identity *string) bo
 	return *format == formatVersion && *identity == want
 }
 
-// write replaces a file whole: readers see the old file or the new one, never a part.
+// write replaces a file whole with v as JSON: readers see the old file or the new one, never a part.
 func (s *Store) write(name string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("query cache: encoding %s: %w", name, err)
 	}
+	return s.writeBytes(name, data)
+}
+
+// writeBytes replaces a file whole with data (written aside, then renamed over it).
+func (s *Store) writeBytes(name string, data []byte) error {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return fmt.Errorf("query cache: %w", err)
 	}

@@ -1,6 +1,7 @@
 package querycache
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/json"
 	"os"
@@ -216,5 +217,45 @@ func BenchmarkH200CatalogHit(b *testing.B) {
 		if m, ok := c.Metrics(); !ok || len(m) != len(reply.Metrics) {
 			b.Fatalf("hit %v, %d metrics", ok, len(m))
 		}
+	}
+}
+
+// The catalog file keeps every byte of every field, whatever it holds, and a damaged or foreign file
+// is a miss, never a wrong catalog.
+func TestMetricsFileRoundTripAndDamage(t *testing.T) {
+	metrics := []contract.Metric{
+		{Name: "z__last.sum", Description: "plain", Unit: "inst"},
+		{Name: "a__tab.sum", Description: "tab\there, newline\nthere, cr\r, backslash \\ and a literal \\t", Unit: ""},
+		{Name: "m__unicode.avg", Description: "µs – ünïcödé", Unit: "µs"},
+		{Name: "e__empty.max"},
+	}
+	data := encodeMetrics(metrics, "id-1", "GH100")
+	got, err := decodeMetrics(data, "id-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, metrics) {
+		t.Fatalf("round trip:\n%q\nwant\n%q", got, metrics)
+	}
+	header := bytes.IndexByte(data, '\n') + 1
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"another identity", data, "id-2"},
+		{"cut in a line", data[:len(data)-3], "id-1"},
+		{"a whole line lost", data[:bytes.LastIndexByte(data[:len(data)-1], '\n')+1], "id-1"},
+		{"no header", data[header:], "id-1"},
+		{"empty", nil, "id-1"},
+		{"a line without its fields", append(append([]byte{}, data[:header]...), []byte("just-a-name\n")...), "id-1"},
+	} {
+		if m, err := decodeMetrics(tc.data, tc.want); err == nil {
+			t.Errorf("%s: decoded %d metrics, want an error", tc.name, len(m))
+		}
+	}
+	// An empty catalog is a catalog.
+	if m, err := decodeMetrics(encodeMetrics(nil, "id-1", "GH100"), "id-1"); err != nil || len(m) != 0 {
+		t.Errorf("empty catalog: %v, %v", m, err)
 	}
 }

@@ -24,7 +24,8 @@ void AllocationTracker::add(CUcontext ctx, CUdeviceptr base, size_t size, AllocK
                             CUmodule owner) {
     if (base == 0 || size == 0) return;
     std::lock_guard<std::mutex> lock(mu_);
-    if (kind == AllocKind::Global) {
+    const bool global = kind == AllocKind::Global;
+    if (global) {
         // A global already inside a saved global range (looked up twice, or part of a module section
         // saved as one span) is saved already: keep that range and its serial. A span replaces the
         // single variables it covers.
@@ -38,7 +39,6 @@ void AllocationTracker::add(CUcontext ctx, CUdeviceptr base, size_t size, AllocK
                it->first + it->second.size <= base + size)
             it = by_base_.erase(it);
     }
-    const bool global = kind == AllocKind::Global;
     by_base_[base] = Allocation{base, size, next_serial_++, kind, ctx, global ? extent : 0, global ? owner : nullptr};
 }
 
@@ -63,12 +63,6 @@ void AllocationTracker::remove_owner(CUmodule module) {
 void AllocationTracker::remove_context(CUcontext ctx) {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = by_base_.begin(); it != by_base_.end();) it = it->second.ctx == ctx ? by_base_.erase(it) : std::next(it);
-}
-
-std::vector<Allocation> AllocationTracker::restorable(CUcontext ctx) const {
-    std::vector<Allocation> out;
-    restorable(ctx, &out);
-    return out;
 }
 
 void AllocationTracker::restorable(CUcontext ctx, std::vector<Allocation>* out) const {

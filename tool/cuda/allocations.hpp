@@ -42,9 +42,8 @@ public:
     // Forgets what a destroyed context owned.
     void remove_context(CUcontext ctx);
 
-    // What a snapshot of `ctx` must save (managed memory excluded: it is reported, not restored).
-    std::vector<Allocation> restorable(CUcontext ctx) const;
-    // The same into `out` (cleared first), reusing its capacity: what each replayed dispatch calls.
+    // What a snapshot of `ctx` must save (managed memory excluded: it is reported, not restored), into
+    // `out` (cleared first, its capacity reused from one dispatch to the next).
     void restorable(CUcontext ctx, std::vector<Allocation>* out) const;
     // Bytes of managed memory visible to `ctx` (reported as not restored).
     size_t managed_bytes(CUcontext ctx) const;

@@ -2,7 +2,6 @@
 
 #include "phase_stats.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>

@@ -139,8 +139,8 @@ private:
 
     AllocationTracker& tracker_;
     std::atomic<bool> counters_off_{false};
-    std::atomic<bool> windows_off_{false};
-    std::atomic<bool> reach_off_{false};  // a reach scan failed, or GOROCPROF_CUDA_RESTORE=all  // a window decoded other than expected: one range per pass from then on
+    std::atomic<bool> windows_off_{false};  // a window decoded other than expected: one range per pass from then on
+    std::atomic<bool> reach_off_{false};    // a reach scan failed: snapshots copy every tracked allocation
     std::mutex notes_mu_;
     std::set<std::string> notes_;
 };

@@ -229,10 +229,9 @@ CUdeviceptr driver_extent(CUdeviceptr p) {
 
 // Saves the __device__ variables of the kernel's module even when the host never looked them up:
 // the module's cubin (seen at load time) names them, the driver gives their addresses.
-void resolve_module_globals(CUcontext ctx, CUfunction f, const std::string& symbol) {
+void resolve_module_globals(CUcontext ctx, CUmodule mod, const std::string& symbol) {
     Backend& b = backend();
-    CUmodule mod = nullptr;
-    if (cuFuncGetModule(&mod, f) != CUDA_SUCCESS || !mod) return;
+    if (!mod) return;
     // The cubins that name this kernel; each keeps its own sections (their indices are per cubin).
     std::vector<std::vector<CubinGlobal>> candidates;
     {
@@ -304,7 +303,7 @@ const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symb
     desc.private_segment_size = e.local_bytes;
     if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS) desc.vgpr = v;
     if (cuFuncGetModule(&e.module, f) != CUDA_SUCCESS) e.module = nullptr;
-    resolve_module_globals(cs.ctx, f, desc.mangled_name);
+    resolve_module_globals(cs.ctx, e.module, desc.mangled_name);
     e.ref = Core::instance().register_kernel(desc);
     std::lock_guard<std::mutex> lock(b.mu);
     return &b.kernels.emplace(key, std::move(e)).first->second;

@@ -33,10 +33,9 @@ public:
         if (bytes) bytes_[i].fetch_add(bytes, std::memory_order_relaxed);
         if (items) items_[i].fetch_add(items, std::memory_order_relaxed);
     }
-    // What snapshots copied, by allocation kind (AllocKind's value): shows which kind of memory makes
-    // a snapshot many ranges or many bytes.
-    // One copy of a snapshot: of allocations of `kind`, covering `allocations` of them (several module
-    // globals of one driver allocation are one copy) with `bytes` of their own.
+    // What snapshots copied, by allocation kind (AllocKind's value), one call per copy: `allocations`
+    // it covers (several module globals of one driver allocation are one copy) and their own `bytes`.
+    // Shows which kind of memory makes a snapshot many ranges or many bytes.
     void add_snapshot_copy(int kind, uint64_t allocations, uint64_t bytes) {
         if (kind < 0 || kind >= kKinds) return;
         kind_ranges_[kind].fetch_add(1, std::memory_order_relaxed);

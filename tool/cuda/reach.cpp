@@ -101,6 +101,18 @@ size_t holder(const std::vector<Allocation>& allocs, uint64_t w) {
     return w < it->base + it->size ? static_cast<size_t>(it - allocs.begin()) : allocs.size();
 }
 
+// Whether this device may read the VMM mapping at p (a scan of memory it may not read would fault the
+// context); other kinds are the context's own or its pools'.
+bool readable(const Allocation& a, int device) {
+    if (a.kind != AllocKind::Vmm) return true;
+    CUmemLocation where{};
+    where.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    where.id = device;
+    unsigned long long flags = 0;
+    return cuMemGetAccess(&flags, &where, a.base) == CUDA_SUCCESS &&
+           (flags == CU_MEM_ACCESS_FLAGS_PROT_READ || flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+}
+
 }  // namespace
 
 size_t mark_words(const std::vector<Allocation>& allocs, const void* bytes, size_t n, std::vector<char>* reached) {
@@ -165,18 +177,6 @@ PortStatus ReachScanner::load() {
         return st;
     }
     return cu(cuModuleGetFunction(&scan_, module_, "gorocprof_reach_scan"), "cuModuleGetFunction");
-}
-
-// Whether this device may read the VMM mapping at p (a scan of memory it may not read would fault the
-// context); other kinds are the context's own or its pools'.
-static bool readable(const Allocation& a, int device) {
-    if (a.kind != AllocKind::Vmm) return true;
-    CUmemLocation where{};
-    where.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    where.id = device;
-    unsigned long long flags = 0;
-    return cuMemGetAccess(&flags, &where, a.base) == CUDA_SUCCESS &&
-           (flags == CU_MEM_ACCESS_FLAGS_PROT_READ || flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
 }
 
 PortStatus ReachScanner::close(const std::vector<Allocation>& allocs, std::vector<char>* reached, CUstream stream,

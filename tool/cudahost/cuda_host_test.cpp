@@ -36,6 +36,15 @@ namespace {
 using Spans = std::vector<std::pair<CUdeviceptr, size_t>>;
 }
 
+namespace {
+// What the tracker would have a snapshot of ctx save.
+std::vector<Allocation> listed(const AllocationTracker& t, CUcontext ctx) {
+    std::vector<Allocation> out;
+    t.restorable(ctx, &out);
+    return out;
+}
+}  // namespace
+
 TEST_CASE(global_spans_table) {
     // Section 5 loaded at 0x10000, section 6 at 0x90000.
     const CubinGlobal a{"a", 8, 5, 0x0}, b{"b", 4, 5, 0x40}, c{"c", 16, 5, 0x100}, d{"d", 8, 6, 0x10};
@@ -81,7 +90,7 @@ TEST_CASE(tracker_keeps_one_range_per_global_span) {
     t.add(ctx, 0x50000, 64, AllocKind::Device);
     t.add(ctx, 0x10000, 0x110, AllocKind::Global);  // the span replaces them
     t.add(ctx, 0x10100, 16, AllocKind::Global);     // inside the span: nothing new
-    auto r = t.restorable(ctx);
+    auto r = listed(t, ctx);
     CHECK_EQ(r.size(), size_t(2));
     CHECK_EQ(r[0].base, CUdeviceptr(0x10000));
     CHECK_EQ(r[0].size, size_t(0x110));
@@ -93,7 +102,7 @@ TEST_CASE(tracker_keeps_one_range_per_global_span) {
     const uint64_t serial = r[0].serial;
     t.add(ctx, 0x10000, 0x110, AllocKind::Global);  // looked up again: same range, same serial
     CHECK(t.live(0x10000, serial));
-    CHECK_EQ(t.restorable(ctx).size(), size_t(2));
+    CHECK_EQ(listed(t, ctx).size(), size_t(2));
 }
 
 TEST_CASE(tracker_forgets_an_unloaded_modules_globals) {
@@ -106,7 +115,7 @@ TEST_CASE(tracker_forgets_an_unloaded_modules_globals) {
     t.add(ctx, 0x40000, 64, AllocKind::Device);
     t.remove_owner(a);
     t.remove_owner(nullptr);  // unknown owners are not "the null module"
-    auto r = t.restorable(ctx);
+    auto r = listed(t, ctx);
     CHECK_EQ(r.size(), size_t(3));
     CHECK_EQ(r[0].base, CUdeviceptr(0x20000));
     CHECK(r[0].owner == b);

@@ -127,14 +127,10 @@ void CudaPort::arm_app_launch(Launch& l) {
     if (group && !group->empty() && counters_usable() && l.cs->counters) {
         PhaseTimer timer(Phase::Arm);
         std::string note;
-        if (window_possible(l)) {
-            l.window = true;
-            l.window_ranges = core.passes_for_agent(l.agent_index).size();
-            l.cs->pending.clear();
-        }
-        // One spare range: a kernel that is not a pass (a copy the driver runs as a kernel) then shows
-        // as a range too many instead of silently shifting every later pass's values.
-        PortStatus st = l.cs->counters->arm(group, &note, l.window ? l.window_ranges + 1 : 1);
+        // Pass 0 is the application's own launch: a window can open here only when the snapshot was
+        // taken before it (the dispatch will be replayed).
+        const size_t ranges = l.snapshot_planned && l.early_snapshot ? open_window(l, 0) : 1;
+        PortStatus st = l.cs->counters->arm(group, &note, ranges);
         if (!note.empty()) report_note(note);
         if (!st.ok) {
             l.window = false;  // nothing armed: each pass arms its own
@@ -145,17 +141,25 @@ void CudaPort::arm_app_launch(Launch& l) {
     l.app_issue_ns = core::now_ns();
 }
 
-bool CudaPort::window_possible(Launch& l) {
+size_t CudaPort::open_window(Launch& l, uint64_t pass) {
     static const bool enabled = [] {
         // On unless GOROCPROF_CUDA_WINDOW=0 (diagnostic: one Start/Stop per pass, as before windows).
         const char* v = std::getenv("GOROCPROF_CUDA_WINDOW");
         return !(v && *v == '0');
     }();
-    // Only a dispatch that will be replayed (planned with several passes, its snapshot taken) and whose
-    // passes all measure the one union configuration: then no pass needs another SetConfig or a second
-    // hardware pass.
-    return enabled && !windows_off_.load(std::memory_order_relaxed) && l.snapshot_planned && l.early_snapshot &&
-           l.cs->counters->single_config();
+    l.window = false;
+    if (!enabled || windows_off_.load(std::memory_order_relaxed)) return 1;
+    // The passes from this one that measure the same configuration in one hardware pass: all of the
+    // dispatch's when the union of its groups fits, else a run of them (RangeCounters::passes_held).
+    const size_t planned = core::Core::instance().passes_for_agent(l.agent_index).size();
+    const size_t held = l.cs->counters->passes_held(pass, planned);
+    if (held < 2) return 1;
+    l.window = true;
+    l.window_end = pass + held;
+    l.cs->pending.clear();
+    // One spare range: a kernel that is not a pass (a copy the driver runs as a kernel) then shows as a
+    // range too many instead of silently shifting every later pass's values.
+    return held + 1;
 }
 
 void CudaPort::flush_window(Launch& l) {
@@ -290,14 +294,18 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     } else {
         // Inside an open window (armed at ENTER) this pass is just the window's next range; otherwise it
         // arms its own.
-        if (!(l.window && pass < l.window_ranges)) {
-            if (l.window) flush_window(l);  // more passes than the window holds: one window per pass from here
+        if (!(l.window && pass < l.window_end)) {
+            if (l.window) flush_window(l);  // the window's passes are done: decode them before a new arm
             if (group && counters_usable() && cs.counters) {
                 PhaseTimer timer(Phase::Arm);
                 std::string note;
-                PortStatus a = cs.counters->arm(group, &note);
+                // This pass and those after it that share its configuration get one window.
+                PortStatus a = cs.counters->arm(group, &note, open_window(l, pass));
                 if (!note.empty()) report_note(note);
-                if (!a.ok) report_counter_problem(a);
+                if (!a.ok) {
+                    l.window = false;
+                    report_counter_problem(a);
+                }
             }
         }
         cuEventRecord(cs.ev_start, l.stream);

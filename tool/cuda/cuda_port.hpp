@@ -93,10 +93,11 @@ struct Launch {
     // The snapshot the service holds for this dispatch (set when snapshot() hands it over): extra
     // hardware passes of a counter configuration restore from it before running the kernel again.
     replay::Snapshot* active_snapshot = nullptr;
-    // One Range Profiler window holds the dispatch's passes, one range each (README.md, "Counter
-    // windows"): armed at ENTER for window_ranges kernels, decoded by complete().
+    // One Range Profiler window holds consecutive passes of the dispatch that measure the same
+    // configuration, one range each (README.md, "Counter windows"): passes up to window_end (not
+    // included); decoded before the next pass that needs its own arm, or by complete().
     bool window = false;
-    size_t window_ranges = 0;
+    size_t window_end = 0;
 };
 
 class CudaPort final : public replay::DevicePort {
@@ -129,8 +130,9 @@ private:
     void finish_hardware_passes(const replay::Dispatch& d, Launch& l);
     // The counters of the pass that just ran; empty when `expected` differs from what was armed.
     void collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out);
-    // Whether this launch's passes can share one window (GOROCPROF_CUDA_WINDOW=0 turns windows off).
-    bool window_possible(Launch& l);
+    // Opens a window at `pass` when it and the passes after it can share one (GOROCPROF_CUDA_WINDOW=0
+    // turns windows off); returns the ranges to arm for: the window's passes and a spare, or 1.
+    size_t open_window(Launch& l, uint64_t pass);
     // The allocations a snapshot of this launch copies: the reachable ones, or all when that cannot
     // be worked out.
     void snapshot_set(Launch& l, std::vector<Allocation>* allocs);

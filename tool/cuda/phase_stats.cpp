@@ -9,7 +9,9 @@
 namespace gorocprof::cuda {
 namespace {
 
-const char* const kNames[] = {"enter sync", "reach scan", "snapshot", "arm counters", "wait app launch", "restore",
+const char* const kNames[] = {"enter sync", "reach scan", "snapshot", "arm counters",
+                              "  switch: disable", "  switch: enable", "  counter data init",
+                              "  set config", "  start", "wait app launch", "restore",
                               "relaunch + wait", "stop (+extra runs)", "decode + evaluate", "record"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<int>(Phase::kCount), "one name per phase");
 

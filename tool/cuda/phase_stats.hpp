@@ -13,6 +13,11 @@ enum class Phase : int {
     Reach,         // finding the allocations the launch can reach (argument words, pointer scan)
     Snapshot,      // copies of the tracked footprint before pass 0
     Arm,           // counter data image, SetConfig, Start
+    SwitchOff,     // part of Arm: disabling the profiler object on a change of configuration
+    SwitchOn,      // part of Arm: enabling it again
+    DataInit,      // part of Arm: cuptiRangeProfilerCounterDataImageInitialize
+    SetConfig,     // part of Arm: cuptiRangeProfilerSetConfig
+    Start,         // part of Arm: cuptiRangeProfilerStart
     AppWait,       // waiting for the application's own launch (pass 0)
     Restore,       // copies back before a further pass
     Relaunch,      // a further pass: launch and wait

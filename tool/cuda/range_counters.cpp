@@ -1,5 +1,8 @@
 #include "range_counters.hpp"
 
+#include "config_runs.hpp"
+#include "phase_stats.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -73,16 +76,68 @@ PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std:
     return PortStatus::success();
 }
 
+namespace {
+
+bool holds(const Group& config, const core::PlanCounter& c) {
+    for (const core::PlanCounter& u : config)
+        if (u.name == c.name) return true;
+    return false;
+}
+
+bool holds_all(const Group& config, const Group& group) {
+    for (const core::PlanCounter& c : group)
+        if (!holds(config, c)) return false;
+    return true;
+}
+
+// The counters of groups start, start+1, ... (length of them, wrapping), each name once, in order.
+Group run_union(const std::vector<const Group*>& groups, size_t start, size_t length) {
+    Group out;
+    for (size_t k = 0; k < length; ++k)
+        for (const core::PlanCounter& c : *groups[run_member(start, k, groups.size())])
+            if (!holds(out, c)) out.push_back(c);
+    return out;
+}
+
+}  // namespace
+
 void RangeCounters::plan_union(const std::vector<core::PlanPass>& passes) {
     union_.clear();
     union_usable_ = UnionState::Unknown;
-    for (const core::PlanPass& pass : passes)
-        for (const core::PlanCounter& c : pass.counters) {
-            bool seen = false;
-            for (const core::PlanCounter& u : union_) seen = seen || u.name == c.name;
-            if (!seen) union_.push_back(c);
-        }
+    pass_groups_.clear();
+    for (const core::PlanPass& pass : passes) {
+        pass_groups_.push_back(&pass.counters);
+        for (const core::PlanCounter& c : pass.counters)
+            if (!holds(union_, c)) union_.push_back(c);
+    }
+    runs_.assign(pass_groups_.size(), nullptr);
+    run_storage_.clear();
     if (passes.size() < 2) union_usable_ = UnionState::Unusable;
+}
+
+bool RangeCounters::fits_one_pass(const Group& counters) {
+    HostObject host;
+    if (!host.init(chip_, availability_).ok) return false;
+    std::vector<const char*> names;
+    for (const core::PlanCounter& c : counters) names.push_back(c.name.c_str());
+    std::vector<uint8_t> image;
+    size_t passes = 0;
+    return build_config(host, names, &image, &passes).ok && passes == 1;
+}
+
+const Group* RangeCounters::run_config(size_t pass) {
+    if (!runs_[pass]) {
+        const size_t n = longest_run(pass, pass_groups_.size(), [this](size_t start, size_t length) {
+            return fits_one_pass(run_union(pass_groups_, start, length));
+        });
+        if (n <= 1) {
+            runs_[pass] = pass_groups_[pass];
+        } else {
+            run_storage_.push_back(std::make_unique<Group>(run_union(pass_groups_, pass, n)));
+            runs_[pass] = run_storage_.back().get();
+        }
+    }
+    return runs_[pass];
 }
 
 // Which configuration measures `group`: the union of every pass's counters when that fits one
@@ -99,13 +154,29 @@ bool RangeCounters::single_config() {
 }
 
 const Group* RangeCounters::config_for(const Group* group) {
-    if (!single_config()) return group;
-    for (const core::PlanCounter& c : *group) {
-        bool found = false;
-        for (const core::PlanCounter& u : union_) found = found || u.name == c.name;
-        if (!found) return group;
-    }
-    return &union_;
+    if (single_config()) return holds_all(union_, *group) ? &union_ : group;
+    // The configuration in use still measures this group in one hardware pass: no switch.
+    if (last_group_ && (last_group_ == group || (last_passes_ == 1 && holds_all(*last_group_, *group))))
+        return last_group_;
+    for (size_t i = 0; i < pass_groups_.size(); ++i)
+        if (pass_groups_[i] == group) return run_config(i);
+    return group;  // not one of the planned groups
+}
+
+size_t RangeCounters::config_passes(const Group* config) {
+    GroupState* gs = nullptr;
+    return group_state(config, &gs, nullptr).ok ? gs->passes : 0;
+}
+
+size_t RangeCounters::passes_held(size_t pass, size_t end) {
+    if (pass >= pass_groups_.size() || pass >= end) return 1;
+    if (end > pass_groups_.size()) end = pass_groups_.size();
+    if (!enable().ok) return 1;  // the configurations are built against the device's availability
+    const Group* config = config_for(pass_groups_[pass]);
+    if (config_passes(config) != 1) return 1;
+    size_t k = pass + 1;
+    while (k < end && holds_all(*config, *pass_groups_[k])) ++k;
+    return k - pass;
 }
 
 PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t ranges) {
@@ -121,12 +192,18 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
     if (!st.ok) return st;
     const Group* config = config_for(group);
     if (!keep_object && last_group_ && last_group_ != config) {
-        disable();
+        {
+            PhaseTimer off(Phase::SwitchOff);
+            disable();
+        }
+        PhaseTimer on(Phase::SwitchOn);
         if (!(st = enable()).ok) return st;
     }
     last_group_ = config;
+    last_passes_ = 0;
     GroupState* gs = nullptr;
     if (!(st = group_state(config, &gs, note)).ok) return st;
+    last_passes_ = gs->passes;
 
     if (counter_data_group_ != config || counter_data_ranges_ != ranges) {
         CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -141,34 +218,41 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
         counter_data_group_ = config;
         counter_data_ranges_ = ranges;
     }
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    init.pRangeProfilerObject = profiler_;
-    init.counterDataSize = counter_data_.size();
-    init.pCounterData = counter_data_.data();
-    st = cupti(cuptiRangeProfilerCounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
-    if (!st.ok) return st;
-
-    CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-    cfg.pRangeProfilerObject = profiler_;
-    cfg.configSize = gs->config.size();
-    cfg.pConfig = gs->config.data();
-    cfg.counterDataImageSize = counter_data_.size();
-    cfg.pCounterDataImage = counter_data_.data();
-    cfg.range = CUPTI_AutoRange;
-    cfg.replayMode = CUPTI_UserReplay;
-    cfg.maxRangesPerPass = ranges;
-    cfg.numNestingLevels = 1;
-    cfg.minNestingLevel = 1;
-    cfg.passIndex = 0;
-    cfg.targetNestingLevel = 1;
-    st = cupti(cuptiRangeProfilerSetConfig(&cfg), "cuptiRangeProfilerSetConfig");
-    if (!st.ok) return st;
-
-    CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    start.pRangeProfilerObject = profiler_;
-    st = cupti(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-    if (!st.ok) return st;
+    {
+        PhaseTimer t(Phase::DataInit);
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
+            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+        init.pRangeProfilerObject = profiler_;
+        init.counterDataSize = counter_data_.size();
+        init.pCounterData = counter_data_.data();
+        st = cupti(cuptiRangeProfilerCounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
+        if (!st.ok) return st;
+    }
+    {
+        PhaseTimer t(Phase::SetConfig);
+        CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+        cfg.pRangeProfilerObject = profiler_;
+        cfg.configSize = gs->config.size();
+        cfg.pConfig = gs->config.data();
+        cfg.counterDataImageSize = counter_data_.size();
+        cfg.pCounterDataImage = counter_data_.data();
+        cfg.range = CUPTI_AutoRange;
+        cfg.replayMode = CUPTI_UserReplay;
+        cfg.maxRangesPerPass = ranges;
+        cfg.numNestingLevels = 1;
+        cfg.minNestingLevel = 1;
+        cfg.passIndex = 0;
+        cfg.targetNestingLevel = 1;
+        st = cupti(cuptiRangeProfilerSetConfig(&cfg), "cuptiRangeProfilerSetConfig");
+        if (!st.ok) return st;
+    }
+    {
+        PhaseTimer t(Phase::Start);
+        CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+        start.pRangeProfilerObject = profiler_;
+        st = cupti(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+        if (!st.ok) return st;
+    }
     armed_ = group;
     armed_state_ = gs;
     armed_ranges_ = ranges;

@@ -1,9 +1,11 @@
 // Counters of one pass through CUPTI's Range Profiler, one context at a time: auto range (one range
-// per kernel) and user replay (we replay, CUPTI only measures). Each counter group gets its own
-// single-pass configuration, built once per context and cached; a pass is SetConfig, Start,
+// per kernel) and user replay (we replay, CUPTI only measures). A pass measures a single-pass
+// configuration holding its group (built once per context and cached); a pass is SetConfig, Start,
 // the launch, Stop, Decode, Evaluate. Measured on the H200 (CUDA 13.0): after a second SetConfig
-// with another configuration on the same profiler object, metrics come back empty, so the
-// profiler object is re-created whenever the group changes (README.md, "Counters").
+// with another configuration on the same profiler object, metrics come back wrong, so the
+// profiler object is re-created whenever the configuration changes (README.md, "Counters"), and
+// configurations are chosen to change as rarely as they can: the union of all groups when it fits
+// one hardware pass, else runs of consecutive groups (config_runs.hpp).
 #pragma once
 
 #include "check.hpp"
@@ -49,9 +51,15 @@ public:
     // True when every planned pass's counters fit one configuration together (the union), so that
     // one window can hold all of a dispatch's passes.
     bool single_config();
+    // How many consecutive planned passes from `pass` (up to, not including, `end`) the configuration
+    // that pass will measure also holds, each in the same single hardware pass: one window can hold
+    // them all. 1 when only the pass itself (or for a pass that is not planned).
+    size_t passes_held(size_t pass, size_t end);
     const Group* armed() const { return armed_; }
     // The passes planned for this context's device: when all their counters fit one hardware pass
     // together, every replay pass measures that union and reports its own group.
+    // Otherwise a pass keeps the configuration in use when that holds its group, and else takes the
+    // longest run of groups from its own that fits one hardware pass (config_runs.hpp).
     void plan_union(const std::vector<core::PlanPass>& passes);
 
     // Turns the context's profiler off before the context goes away.
@@ -69,9 +77,17 @@ private:
     PortStatus enable();
     PortStatus group_state(const Group* group, GroupState** out, std::string* note);
     const Group* config_for(const Group* group);
+    const Group* run_config(size_t pass);
+    size_t config_passes(const Group* config);
+    bool fits_one_pass(const Group& counters);
     enum class UnionState { Unknown, Usable, Unusable };
     Group union_;
     UnionState union_usable_ = UnionState::Unusable;
+    // The planned groups in pass order, and per pass the configuration of the run that starts there
+    // (null until first needed; the group itself when no longer run fits).
+    std::vector<const Group*> pass_groups_;
+    std::vector<const Group*> runs_;
+    std::vector<std::unique_ptr<Group>> run_storage_;
 
     CUcontext ctx_;
     std::string chip_;
@@ -81,7 +97,8 @@ private:
     const Group* armed_ = nullptr;
     GroupState* armed_state_ = nullptr;
     bool running_ = false;  // between Start and Stop
-    const Group* last_group_ = nullptr;
+    const Group* last_group_ = nullptr;  // the configuration in use
+    size_t last_passes_ = 0;              // and the hardware passes it needs
     // The counter data image belongs to the profiler object: rebuilt with it.
     std::vector<uint8_t> counter_data_;
     const Group* counter_data_group_ = nullptr;

@@ -6,6 +6,7 @@
 
 #include "allocations.hpp"
 #include "backup_plan.hpp"
+#include "config_runs.hpp"
 #include "fake_driver.hpp"
 #include "reach.hpp"
 
@@ -27,6 +28,8 @@ using gorocprof::cuda::mark_arguments;
 using gorocprof::cuda::mark_module_globals;
 using gorocprof::cuda::mark_words;
 using gorocprof::cuda::plan_backup;
+using gorocprof::cuda::longest_run;
+using gorocprof::cuda::run_member;
 using gorocprof::cuda::SavedRange;
 using gorocprof::cuda::ParamSlot;
 using gorocprof::cuda::ReachScanner;
@@ -395,6 +398,49 @@ TEST_CASE(reach_failure_leaves_the_marks_and_names_the_call) {
     std::vector<Allocation> none;
     std::vector<char> no_marks;
     CHECK(scan.close(none, &no_marks, nullptr, 0, nullptr).ok);
+}
+
+TEST_CASE(config_runs_cover_passes_with_fewest_switches) {
+    // A stand-in for "fits one hardware pass": each group has a cost and a run fits while its groups'
+    // costs add up to at most 4 (a group of cost 5 does not fit even alone).
+    const std::vector<int> cost = {1, 1, 1, 1, 2, 2, 5, 1};
+    std::vector<std::pair<size_t, size_t>> asked;
+    auto fits = [&](size_t start, size_t length) {
+        asked.emplace_back(start, length);
+        int total = 0;
+        for (size_t k = 0; k < length; ++k) total += cost[run_member(start, k, cost.size())];
+        return total <= 4;
+    };
+    CHECK_EQ(longest_run(0, cost.size(), fits), size_t(4));  // 1+1+1+1; the 2 would make 6
+    CHECK_EQ(asked.size(), size_t(4));                       // lengths 2, 3, 4, 5: not again after 5 failed
+    CHECK(asked.back() == std::make_pair(size_t(0), size_t(5)));
+    CHECK_EQ(longest_run(4, cost.size(), fits), size_t(2));  // 2+2
+    CHECK_EQ(longest_run(6, cost.size(), fits), size_t(1));  // too large alone: stands alone
+    CHECK_EQ(longest_run(7, cost.size(), fits), size_t(4));  // wraps: groups 7, 0, 1, 2
+    CHECK_EQ(run_member(7, 3, cost.size()), size_t(2));
+    // Every group fits with every other: one run of all of them, from any start.
+    auto always = [](size_t, size_t) { return true; };
+    CHECK_EQ(longest_run(5, 10, always), size_t(10));
+    CHECK_EQ(longest_run(0, 0, always), size_t(0));
+
+    // The pass sequence of three dispatches (0..7 three times) under the rule the Range Profiler code
+    // follows: keep the run in use while it holds the pass, else take the longest run from the pass.
+    // Each pass is measured by a run that holds it, and the switches are those of the greedy cover.
+    const size_t n = cost.size();
+    size_t start = 0, length = 0, switches = 0;
+    std::string runs;
+    for (size_t p = 0; p < 3 * n; ++p) {
+        const size_t pass = p % n;
+        const bool held = length > 0 && (pass + n - start) % n < length;
+        if (!held) {
+            start = pass, length = longest_run(pass, n, fits), ++switches;
+            runs += std::to_string(start) + "+" + std::to_string(length) + " ";
+        }
+        CHECK((pass + n - start) % n < length);
+    }
+    // 0-3, 4-5, 6, 7-2 (into the next dispatch), 3-4, 5, 6, 7-2 (into the third), ...
+    CHECK_EQ(runs, std::string("0+4 4+2 6+1 7+4 3+2 5+1 6+1 7+4 3+2 5+1 6+1 7+4 "));
+    CHECK_EQ(switches, size_t(12));
 }
 
 int main(int argc, char** argv) { return check::run(argc, argv, check::Options{}); }

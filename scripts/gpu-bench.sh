@@ -43,6 +43,7 @@ for m in "${S10_METRICS[@]}"; do S10+=(--pmc "$m"); done
 NCU_S10=$(IFS=,; echo "${S10_METRICS[*]}")
 DETERMINISTIC='^(sm__inst_executed|sm__warps_launched|smsp__inst_executed_op_global_(ld|st)|smsp__thread_inst_executed)\.sum$'
 WITH_S10=${BENCH_S10:-1}  # 0 leaves the S10 columns out (a shorter run)
+S10_REPS=${BENCH_S10_REPS:-1}  # runs per S10 cell (each is ten passes of every dispatch: the longest cells)
 # gorocprof's S3 kernel replay, as every gk S3 column, the front-end timing and the timing run use it.
 GK3=("${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled)
 NCU_METRICS=sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum
@@ -68,38 +69,7 @@ median_ms() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 # equal_to_ncu RESULTS_JSON NCU_CSV [METRIC_REGEX]: do our values of every (kernel, metric) equal ncu's?
-equal_to_ncu() {
-    python3 - "$1" "$2" "${3:-.}" <<'PY' 2>&1 | tail -1
-import csv, json, re, sys, collections
-keep = re.compile(sys.argv[3])
-try:
-    doc = json.load(open(sys.argv[1]))["rocprofiler-sdk-tool"][0]
-except Exception as e:
-    print("no results (%s)" % type(e).__name__); sys.exit()
-names = {k["kernel_id"]: k["kernel_name"] for k in doc["kernel_symbols"]}
-cname = {c["id"]["handle"]: c["name"] for c in doc["counters"]}
-ours = collections.defaultdict(set)
-for r in doc["callback_records"]["counter_collection"]:
-    k = names[r["dispatch_data"]["dispatch_info"]["kernel_id"]]
-    for v in r["records"]:
-        if keep.search(cname[v["counter_id"]["handle"]]):
-            ours[(k, cname[v["counter_id"]["handle"]])].add(float(v["value"]))
-theirs = collections.defaultdict(set)
-rows = [l for l in open(sys.argv[2]) if l.startswith('"')]
-rd = csv.reader(rows)
-head = next(rd)
-for row in rd:
-    rec = dict(zip(head, row))
-    for m in list(rec):
-        if "__" in m and rec[m] not in ("", None):
-            try:
-                theirs[(rec["Kernel Name"], m)].add(float(rec[m].replace(",", "")))
-            except ValueError:
-                pass
-same = sum(1 for key, vals in ours.items() if key in theirs and vals <= theirs[key])
-print("%d/%d equal" % (same, len(ours)))
-PY
-}
+equal_to_ncu() { python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$1" "$2" --metrics "${3:-.}" 2>&1 | tail -1; }
 
 ROWS=()
 FE="-" FE_COLD="-" FE_CALLS="" FE_PHASES="" DERIVED="-" IDLE="-"
@@ -116,6 +86,7 @@ write_md() {
         echo "S10 = ten groups of one metric each (${S10_METRICS[*]}): 10 replay passes for gorocprof, the ten names in one"
         echo "--metrics for ncu; its values compared on the instruction and warp counts. S10 under application replay runs"
         echo "the app 10 times for gorocprof: measured on workloads (1) and (3), not on (2) (ten PyTorch processes per run)."
+        echo "S10 cells are the median of $S10_REPS run(s) each (BENCH_S10_REPS), the other cells of the runs in column 'runs'."
         echo
         echo "| workload | runs | unprofiled | gk S1 | gk S3 | ga S3 | nk S1 | nk S3 | na S3 | gk/nk S1 | gk/nk S3 | ga/na S3 | gk S3 values equal to ncu | gk S10 | nk S10 | gk/nk S10 | gk S10 values equal to ncu | ga S10 | na S10 | ga/na S10 |"
         echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -148,12 +119,12 @@ bench() { # bench LABEL REPS CMD... : one workload, every metric set, every tool
     na3=$(N_REPS=$n median_ms "$label-na3" ncu --clock-control none --replay-mode application --metrics $NCU_METRICS -o "$WORK/$label-na3" -f "$@"); show
     eq=$(equal_to_ncu "$WORK/$label-gk3/r_results.json" "$WORK/$label-nk3.csv"); show
     if [ "$WITH_S10" = 1 ]; then
-        gk10=$(N_REPS=$n median_ms "$label-gk10" "$GR" --quiet "${S10[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk10" -o r -- "$@"); show
-        nk10=$(N_REPS=$n median_ms "$label-nk10" ncu --clock-control none --replay-mode kernel --metrics "$NCU_S10" --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk10.csv" "$@"); show
+        gk10=$(N_REPS=$S10_REPS median_ms "$label-gk10" "$GR" --quiet "${S10[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk10" -o r -- "$@"); show
+        nk10=$(N_REPS=$S10_REPS median_ms "$label-nk10" ncu --clock-control none --replay-mode kernel --metrics "$NCU_S10" --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk10.csv" "$@"); show
         eq10=$(equal_to_ncu "$WORK/$label-gk10/r_results.json" "$WORK/$label-nk10.csv" "$DETERMINISTIC"); show
         if [ "${S10_APP:-1}" = 1 ]; then  # application replay of S10 runs the app 10 times (gorocprof)
-            ga10=$(N_REPS=$n median_ms "$label-ga10" "$GR" --quiet "${S10[@]}" --replay-mode application -d "$WORK/$label-ga10" -o r -- "$@"); show
-            na10=$(N_REPS=$n median_ms "$label-na10" ncu --clock-control none --replay-mode application --metrics "$NCU_S10" -o "$WORK/$label-na10" -f "$@"); show
+            ga10=$(N_REPS=$S10_REPS median_ms "$label-ga10" "$GR" --quiet "${S10[@]}" --replay-mode application -d "$WORK/$label-ga10" -o r -- "$@"); show
+            na10=$(N_REPS=$S10_REPS median_ms "$label-na10" ncu --clock-control none --replay-mode application --metrics "$NCU_S10" -o "$WORK/$label-na10" -f "$@"); show
         fi
     fi
     echo "$label $un $gk1 $gk3 $ga3 $nk1 $nk3 $na3 $gk10 $nk10" >>"$WORK/cells.txt"

@@ -17,7 +17,10 @@ JOBS=${JOBS:-$(nproc)}
 APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload"}
 # What to run: apps (record-level checks, ncu, front end), torch (bitwise PyTorch check), compare
 # (gorocprof compare: kernel replay against application replay on CUDA test apps).
-SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare"}
+# switch (ten single-metric groups whose union needs two hardware passes: configurations change
+# between passes).
+SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare switch"}
+SWITCH_APPS=${GPU_TEST_SWITCH_APPS:-"saxpy device_counter"}
 COMPARE_APPS=${GPU_TEST_COMPARE_APPS:-"saxpy many_launches"}
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT"
@@ -242,6 +245,52 @@ if want compare && [ -x "$ROOT/bin/gorocprof" ]; then
         for r in "${CROWS[@]}"; do echo "$r"; done
     } >"$OUT/gpu-compare.md"
     cat "$OUT/gpu-compare.md"
+fi
+
+# ---- switch: groups whose union does not fit one hardware pass ---------------------------------
+# Ten single-metric groups (the bench's S10): each pass measures a configuration holding its group, and
+# configurations change within every dispatch (the Range Profiler object is re-created on each change).
+S10=(sm__inst_executed.sum sm__warps_launched.sum smsp__inst_executed_op_global_ld.sum
+    smsp__inst_executed_op_global_st.sum smsp__thread_inst_executed.sum lts__t_sectors.sum lts__t_requests.sum
+    l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum dram__bytes_read.sum dram__bytes_write.sum)
+SROWS=()
+if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
+    S10_PMC=() && for m in "${S10[@]}"; do S10_PMC+=(--pmc "$m"); done
+    S10_NCU=$(IFS=,; echo "${S10[*]}")
+    # The counts compared with ncu (the memory-system ones vary from run to run).
+    S10_DETERMINISTIC='^(sm__inst_executed|sm__warps_launched|smsp__inst_executed_op_global_(ld|st)|smsp__thread_inst_executed)\.sum$'
+    S10_UNION=$("$QUERY" passes --agent 0 "$S10_NCU" 2>>"$LOG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])')
+    for app in $SWITCH_APPS; do
+        say "switch $app"
+        t=$(date +%s%N)
+        GOROCPROF_CUDA_TIMING=1 timeout 240 "$ROOT/bin/gorocprof" "${S10_PMC[@]}" --replay-mode kernel --kernel-replay-beta-enabled \
+            -d "$WORK/$app-s10" -o "$app" -- "$ROOT/bin/cuda-$app" >"$WORK/$app.s10.txt" 2>&1
+        rc=$?; t_g=$(ms_since $t)
+        t=$(date +%s%N)
+        ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics "$S10_NCU" \
+            --log-file "$WORK/$app.s10.ncu.csv" "$ROOT/bin/cuda-$app" >"$WORK/$app.s10.ncu.txt" 2>&1
+        rc_n=$?; t_n=$(ms_since $t)
+        verdict=$(python3 tool/cuda/tests/results_vs_ncu.py "$WORK/$app-s10/${app}_results.json" "$WORK/$app.s10.ncu.csv" \
+            --passes "${#S10[@]}" --metrics "$S10_DETERMINISTIC" 2>&1 | tail -1)
+        switches=$(awk '/switch: enable/ { n = $(NF-4) } /^  start / { c = $(NF-4); ms = $(NF-3) }
+            END { if (c != "") printf "%d; %d Starts, %.0f ms", n, c, ms }' "$WORK/$app.s10.txt")
+        case "$verdict" in PASS*) [ $rc -eq 0 ] || verdict="FAIL (rc $rc) $verdict" ;; esac
+        case "$verdict" in PASS*) ;; *) FAILED=1 ;; esac
+        sed -n '/^gorocprof-cuda timing/,/^snapshot ranges/p' "$WORK/$app.s10.txt" >>"$LOG"
+        SROWS+=("| $app | $verdict | $rc / $t_g ms | $rc_n / $t_n ms | ${switches:--} |")
+    done
+    {
+        echo "# gorocprof with ten single-metric groups on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+        echo
+        echo "Command: \`GOROCPROF_CUDA_TIMING=1 bin/gorocprof $(printf -- '--pmc %s ' "${S10[@]}")--replay-mode kernel --kernel-replay-beta-enabled -- bin/cuda-APP\`"
+        echo "(from \`scripts/gpu-test.sh\`, $(date -u +%Y-%m-%dT%H:%MZ)); all ten together need $S10_UNION hardware passes, so configurations"
+        echo "change between replay passes. ncu gets the ten names in one --metrics; instruction and warp counts compared."
+        echo
+        echo "| app | verdict | gorocprof rc / wall | ncu rc / wall | configuration changes; cuptiRangeProfilerStart calls, their time |"
+        echo "| --- | --- | --- | --- | --- |"
+        for r in "${SROWS[@]}"; do echo "$r"; done
+    } >"$OUT/gpu-switch.md"
+    cat "$OUT/gpu-switch.md"
 fi
 
 # ---- results ---------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include "config_runs.hpp"
 #include "phase_stats.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -111,6 +112,8 @@ void RangeCounters::plan_union(const std::vector<core::PlanPass>& passes) {
             if (!holds(union_, c)) union_.push_back(c);
     }
     runs_.assign(pass_groups_.size(), nullptr);
+    run_length_.assign(pass_groups_.size(), 0);
+    windows_from_.assign(pass_groups_.size(), 0);
     run_storage_.clear();
     if (passes.size() < 2) union_usable_ = UnionState::Unusable;
 }
@@ -130,6 +133,7 @@ const Group* RangeCounters::run_config(size_t pass) {
         const size_t n = longest_run(pass, pass_groups_.size(), [this](size_t start, size_t length) {
             return fits_one_pass(run_union(pass_groups_, start, length));
         });
+        run_length_[pass] = n;
         if (n <= 1) {
             runs_[pass] = pass_groups_[pass];
         } else {
@@ -138,6 +142,23 @@ const Group* RangeCounters::run_config(size_t pass) {
         }
     }
     return runs_[pass];
+}
+
+size_t RangeCounters::windows_from(size_t pass) {
+    const size_t n = pass_groups_.size();
+    if (pass >= n) return 0;
+    if (windows_from_[pass] == 0) {
+        run_config(pass);
+        const size_t within = std::min(run_length_[pass], n - pass);  // a window ends with its dispatch
+        windows_from_[pass] = 1 + windows_from(pass + (within ? within : 1));
+    }
+    return windows_from_[pass];
+}
+
+size_t RangeCounters::held_from(const Group& config, size_t pass, size_t end) {
+    size_t k = pass + 1;
+    while (k < end && holds_all(config, *pass_groups_[k])) ++k;
+    return k - pass;
 }
 
 // Which configuration measures `group`: the union of every pass's counters when that fits one
@@ -155,12 +176,21 @@ bool RangeCounters::single_config() {
 
 const Group* RangeCounters::config_for(const Group* group) {
     if (single_config()) return holds_all(union_, *group) ? &union_ : group;
-    // The configuration in use still measures this group in one hardware pass: no switch.
-    if (last_group_ && (last_group_ == group || (last_passes_ == 1 && holds_all(*last_group_, *group))))
-        return last_group_;
-    for (size_t i = 0; i < pass_groups_.size(); ++i)
-        if (pass_groups_[i] == group) return run_config(i);
-    return group;  // not one of the planned groups
+    const size_t n = pass_groups_.size();
+    size_t pass = 0;
+    while (pass < n && pass_groups_[pass] != group) ++pass;
+    // The configuration in use measures this group too (in one hardware pass).
+    const bool held =
+        last_group_ && (last_group_ == group || (last_passes_ == 1 && holds_all(*last_group_, *group)));
+    if (pass == n) return held ? last_group_ : group;  // not one of the planned groups
+    // Keeping it saves a change of configuration (a re-created profiler object, about 11 ms), but its window
+    // ends at the first pass it does not hold, and a window's Start costs more: keep it only when the rest
+    // of the dispatch then needs no more windows than a run taken here would.
+    if (held) {
+        const size_t kept = last_passes_ == 1 ? held_from(*last_group_, pass, n) : 1;
+        if (1 + windows_from(pass + kept) <= windows_from(pass)) return last_group_;
+    }
+    return run_config(pass);
 }
 
 size_t RangeCounters::config_passes(const Group* config) {
@@ -173,10 +203,7 @@ size_t RangeCounters::passes_held(size_t pass, size_t end) {
     if (end > pass_groups_.size()) end = pass_groups_.size();
     if (!enable().ok) return 1;  // the configurations are built against the device's availability
     const Group* config = config_for(pass_groups_[pass]);
-    if (config_passes(config) != 1) return 1;
-    size_t k = pass + 1;
-    while (k < end && holds_all(*config, *pass_groups_[k])) ++k;
-    return k - pass;
+    return config_passes(config) == 1 ? held_from(*config, pass, end) : 1;
 }
 
 PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t ranges) {

@@ -58,8 +58,9 @@ public:
     const Group* armed() const { return armed_; }
     // The passes planned for this context's device: when all their counters fit one hardware pass
     // together, every replay pass measures that union and reports its own group.
-    // Otherwise a pass keeps the configuration in use when that holds its group, and else takes the
-    // longest run of groups from its own that fits one hardware pass (config_runs.hpp).
+    // Otherwise a pass takes the longest run of groups from its own that fits one hardware pass
+    // (config_runs.hpp), or keeps the configuration in use when that holds its group and costs the
+    // dispatch no extra window.
     void plan_union(const std::vector<core::PlanPass>& passes);
 
     // Turns the context's profiler off before the context goes away.
@@ -78,15 +79,21 @@ private:
     PortStatus group_state(const Group* group, GroupState** out, std::string* note);
     const Group* config_for(const Group* group);
     const Group* run_config(size_t pass);
+    size_t windows_from(size_t pass);
+    size_t held_from(const Group& config, size_t pass, size_t end);
     size_t config_passes(const Group* config);
     bool fits_one_pass(const Group& counters);
     enum class UnionState { Unknown, Usable, Unusable };
     Group union_;
     UnionState union_usable_ = UnionState::Unusable;
-    // The planned groups in pass order, and per pass the configuration of the run that starts there
-    // (null until first needed; the group itself when no longer run fits).
+    // The planned groups in pass order; per pass the configuration of the run that starts there (null
+    // until first needed; the group itself when no longer run fits) and its length in groups (it may
+    // wrap into the next dispatch's first passes); and how many windows the passes from there to the
+    // dispatch's end need when each takes such a run (0 until first needed).
     std::vector<const Group*> pass_groups_;
     std::vector<const Group*> runs_;
+    std::vector<size_t> run_length_;
+    std::vector<size_t> windows_from_;
     std::vector<std::unique_ptr<Group>> run_storage_;
 
     CUcontext ctx_;

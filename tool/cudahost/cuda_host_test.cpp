@@ -7,7 +7,9 @@
 #include "allocations.hpp"
 #include "backup_plan.hpp"
 #include "config_runs.hpp"
+#include "fake_cupti.hpp"
 #include "fake_driver.hpp"
+#include "range_counters.hpp"
 #include "reach.hpp"
 
 #include <algorithm>
@@ -30,6 +32,7 @@ using gorocprof::cuda::mark_words;
 using gorocprof::cuda::plan_backup;
 using gorocprof::cuda::longest_run;
 using gorocprof::cuda::run_member;
+using gorocprof::cuda::RangeCounters;
 using gorocprof::cuda::SavedRange;
 using gorocprof::cuda::ParamSlot;
 using gorocprof::cuda::ReachScanner;
@@ -441,6 +444,206 @@ TEST_CASE(config_runs_cover_passes_with_fewest_switches) {
     // 0-3, 4-5, 6, 7-2 (into the next dispatch), 3-4, 5, 6, 7-2 (into the third), ...
     CHECK_EQ(runs, std::string("0+4 4+2 6+1 7+4 3+2 5+1 6+1 7+4 3+2 5+1 6+1 7+4 "));
     CHECK_EQ(switches, size_t(12));
+}
+
+namespace counters {
+
+using gorocprof::core::CounterSample;
+using gorocprof::core::PlanCounter;
+using gorocprof::core::PlanPass;
+
+std::vector<PlanPass> plan(const std::vector<std::vector<std::string>>& groups) {
+    std::vector<PlanPass> out;
+    for (const auto& g : groups) {
+        PlanPass p;
+        p.group = static_cast<int>(out.size());
+        for (const std::string& n : g) p.counters.push_back(PlanCounter{n, "", 0});
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+// What a metric reads on kernel `id` in the fake: distinct per metric and kernel.
+double value(const std::string& metric, size_t id) { return static_cast<double>(metric.size() * 1000 + id); }
+
+// Drives RangeCounters as the CUDA port does for `dispatches` replayed dispatches: a window opens at a pass
+// that shares its configuration with the passes after it (passes_held, one spare range) and is decoded
+// before the next pass that needs its own arm; a pass alone arms one range. Every pass runs one kernel
+// (id = dispatch * P + pass) and must read, for each counter of its own group, that kernel's value.
+// Returns the windows per dispatch as "first+passes" ("0+4 4+2 ...").
+std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t dispatches, int* wrong) {
+    const size_t n = passes.size();
+    std::string windows;
+    std::vector<const std::vector<PlanCounter>*> pending;
+    std::vector<size_t> pending_ids;
+    std::vector<std::vector<CounterSample>> ranges;
+    auto check = [&](const std::vector<PlanCounter>& group, const std::vector<CounterSample>& got, size_t id) {
+        if (got.size() != group.size()) ++*wrong;
+        for (size_t i = 0; i < got.size() && i < group.size(); ++i)
+            if (got[i].counter != &group[i] || got[i].values.size() != 1 ||
+                got[i].values[0] != value(group[i].name, id))
+                ++*wrong;
+    };
+    auto flush = [&] {
+        CHECK(rc.collect_ranges(pending, &ranges).ok);
+        CHECK_EQ(ranges.size(), pending.size());
+        for (size_t i = 0; i < pending.size() && i < ranges.size(); ++i) check(*pending[i], ranges[i], pending_ids[i]);
+        pending.clear();
+        pending_ids.clear();
+    };
+    for (size_t d = 0; d < dispatches; ++d) {
+        size_t window_end = 0;
+        for (size_t p = 0; p < n; ++p) {
+            const std::vector<PlanCounter>* group = &passes[p].counters;
+            if (p >= window_end) {
+                if (!pending.empty()) flush();
+                const size_t held = rc.passes_held(p, n);
+                windows += std::to_string(p) + "+" + std::to_string(held) + " ";
+                window_end = held >= 2 ? p + held : 0;
+                std::string note;
+                CHECK(rc.arm(group, &note, held >= 2 ? held + 1 : 1).ok);
+                CHECK(note.empty());
+            }
+            const size_t id = d * n + p;
+            fakecupti::kernel(id);
+            if (p < window_end) {
+                pending.push_back(group);
+                pending_ids.push_back(id);
+            } else {
+                bool all = false;
+                CHECK(rc.stop(&all).ok);
+                CHECK(all);
+                std::vector<CounterSample> got;
+                CHECK(rc.collect(&got).ok);
+                check(*group, got, id);
+            }
+        }
+        if (!pending.empty()) flush();
+        windows += "| ";
+    }
+    return windows;
+}
+
+}  // namespace counters
+
+TEST_CASE(range_counters_measure_the_union_in_one_window_per_dispatch) {
+    fakecupti::reset();
+    fakecupti::state().value = counters::value;
+    const auto passes = counters::plan({{"a", "b"}, {"a", "c"}, {"b", "c"}});  // all three fit one pass
+    auto* ctx = reinterpret_cast<CUcontext>(0x10);
+    RangeCounters rc(ctx, "GH100");
+    rc.plan_union(passes);
+    int wrong = 0;
+    CHECK_EQ(counters::drive(rc, passes, 3, &wrong), std::string("0+3 | 0+3 | 0+3 | "));
+    CHECK_EQ(wrong, 0);
+    CHECK(rc.single_config());
+    CHECK_EQ(fakecupti::state().enables, size_t(1));  // never re-created
+    CHECK_EQ(fakecupti::state().starts, size_t(3));   // one window per dispatch
+}
+
+TEST_CASE(range_counters_switch_configuration_runs_and_window_them) {
+    // Ten single-metric groups as in the bench's S10: the union needs two passes. Costs (capacity 4):
+    // g0-g3 cost 1, g4 and g5 cost 2, g6-g9 cost 1 (so g4-g5 and g6-g9 fit; g0-g3 with g4 do not).
+    fakecupti::reset();
+    fakecupti::state().value = counters::value;
+    fakecupti::state().cost = {{"g4", 2}, {"g5", 2}};
+    std::vector<std::vector<std::string>> groups;
+    for (int i = 0; i < 10; ++i) groups.push_back({"g" + std::to_string(i)});
+    const auto passes = counters::plan(groups);
+    RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
+    rc.plan_union(passes);
+    int wrong = 0;
+    const std::string windows = counters::drive(rc, passes, 3, &wrong);
+    CHECK(!rc.single_config());
+    // Each pass's counters came from its own kernel with the right value: the object was re-created on
+    // every change (the fake, like the H200, reads 0 for a configuration given to a used object).
+    CHECK_EQ(wrong, 0);
+    // Runs: 0-3, 4-5, 6-9 wrapping into 0-1 of the next dispatch (cost 1+1+1+1 = 4... g6-g9 alone fill it),
+    // so the greedy runs from 0 are {0..3}, {4,5}, {6..9}, and they repeat each dispatch.
+    CHECK_EQ(windows, std::string("0+4 4+2 6+4 | 0+4 4+2 6+4 | 0+4 4+2 6+4 | "));
+    CHECK_EQ(fakecupti::state().starts, size_t(9));  // one Start per window
+    CHECK_EQ(fakecupti::state().enables, size_t(9));  // a change of configuration at every window
+    CHECK_EQ(fakecupti::state().disables, size_t(8));
+}
+
+TEST_CASE(range_counters_change_configuration_rather_than_add_a_window) {
+    // Costs 1,1,2 | 2,1 (capacity 4): from pass 0, {0,1,2} fill a pass; the run from 3 is {3,4} and the
+    // next dispatch's 0 (2+1+1). That run holds pass 0 of the next dispatch but not pass 1, so keeping it
+    // would cost three windows there ({0}, {1,2}, {3,4}) instead of two: the configuration changes.
+    fakecupti::reset();
+    fakecupti::state().value = counters::value;
+    fakecupti::state().cost = {{"m2", 2}, {"m3", 2}};
+    const auto passes = counters::plan({{"m0"}, {"m1"}, {"m2"}, {"m3"}, {"m4"}});
+    RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
+    rc.plan_union(passes);
+    int wrong = 0;
+    CHECK_EQ(counters::drive(rc, passes, 3, &wrong), std::string("0+3 3+2 | 0+3 3+2 | 0+3 3+2 | "));
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(fakecupti::state().starts, size_t(6));
+    CHECK_EQ(fakecupti::state().enables, size_t(6));
+}
+
+TEST_CASE(range_counters_keep_a_configuration_into_the_next_dispatch) {
+    // Six groups of cost 1 (capacity 4): two windows per dispatch at best. The run from 4 is {4,5,0,1}: the
+    // next dispatch keeps it for passes 0-1 and takes {2..5} (still two windows, one change fewer); the one
+    // after that cannot keep {2..5} (it does not hold pass 0) and starts over with {0..3}.
+    fakecupti::reset();
+    fakecupti::state().value = counters::value;
+    const auto passes = counters::plan({{"k0"}, {"k1"}, {"k2"}, {"k3"}, {"k4"}, {"k5"}});
+    RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
+    rc.plan_union(passes);
+    int wrong = 0;
+    CHECK_EQ(counters::drive(rc, passes, 3, &wrong), std::string("0+4 4+2 | 0+2 2+4 | 0+4 4+2 | "));
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(fakecupti::state().starts, size_t(6));
+    CHECK_EQ(fakecupti::state().enables, size_t(5));  // {0..3}, {4,5,0,1}, {2..5}, {0..3}, {4,5,0,1}
+}
+
+TEST_CASE(range_counters_reenabling_is_what_keeps_values_right) {
+    // The fake's rule itself: without a re-created object a second configuration reads 0 (what the H200
+    // did with GOROCPROF_CUDA_REENABLE_ON_SWITCH=0), so the cases above would catch a missing re-creation.
+    fakecupti::reset();
+    fakecupti::state().value = counters::value;
+    CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    CHECK_EQ(cuptiRangeProfilerEnable(&en), CUPTI_SUCCESS);
+    std::vector<uint8_t> image(256);
+    const std::string first = "x\n", second = "y\n";
+    for (const std::string* cfg : {&first, &second}) {
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
+            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+        init.pRangeProfilerObject = en.pRangeProfilerObject;
+        init.counterDataSize = image.size();
+        init.pCounterData = image.data();
+        CHECK_EQ(cuptiRangeProfilerCounterDataImageInitialize(&init), CUPTI_SUCCESS);
+        CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+        sc.pRangeProfilerObject = en.pRangeProfilerObject;
+        sc.pConfig = reinterpret_cast<const uint8_t*>(cfg->data());
+        sc.configSize = cfg->size();
+        sc.pCounterDataImage = image.data();
+        sc.counterDataImageSize = image.size();
+        sc.maxRangesPerPass = 1;
+        CHECK_EQ(cuptiRangeProfilerSetConfig(&sc), CUPTI_SUCCESS);
+        CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+        st.pRangeProfilerObject = en.pRangeProfilerObject;
+        CHECK_EQ(cuptiRangeProfilerStart(&st), CUPTI_SUCCESS);
+        fakecupti::kernel(7);
+        CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        sp.pRangeProfilerObject = en.pRangeProfilerObject;
+        CHECK_EQ(cuptiRangeProfilerStop(&sp), CUPTI_SUCCESS);
+        const char* name = cfg == &first ? "x" : "y";
+        double v = -1;
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+        ev.pCounterDataImage = image.data();
+        ev.counterDataImageSize = image.size();
+        ev.ppMetricNames = &name;
+        ev.numMetrics = 1;
+        ev.pMetricValues = &v;
+        CHECK_EQ(cuptiProfilerHostEvaluateToGpuValues(&ev), CUPTI_SUCCESS);
+        CHECK_EQ(v, cfg == &first ? counters::value("x", 7) : 0.0);
+    }
+    CUpti_RangeProfiler_Disable_Params dis{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    dis.pRangeProfilerObject = en.pRangeProfilerObject;
+    CHECK_EQ(cuptiRangeProfilerDisable(&dis), CUPTI_SUCCESS);
 }
 
 int main(int argc, char** argv) { return check::run(argc, argv, check::Options{}); }

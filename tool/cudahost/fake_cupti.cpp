@@ -1,0 +1,226 @@
+#include "fake_cupti.hpp"
+
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+struct CUpti_Profiler_Host_Object {
+    std::vector<std::string> metrics;
+};
+
+struct CUpti_RangeProfiler_Object {
+    std::vector<std::string> measured;  // the first configuration's metrics: what every range holds
+    uint8_t* image = nullptr;
+    size_t max_ranges = 0;
+    bool running = false;
+};
+
+namespace fakecupti {
+namespace {
+
+using Range = std::map<std::string, double>;
+
+struct World {
+    State state;
+    std::unique_ptr<CUpti_RangeProfiler_Object> object;  // at most one per context, one context here
+    std::map<const uint8_t*, std::vector<Range>> images;  // counter data: the ranges recorded into each
+};
+
+World& world() {
+    static World w;
+    return w;
+}
+
+std::string encode(const std::vector<std::string>& metrics) {
+    std::string out;
+    for (const std::string& m : metrics) out += m + "\n";
+    return out;
+}
+
+std::vector<std::string> decode(const uint8_t* image, size_t size) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (size_t i = 0; i < size; ++i) {
+        if (image[i] == '\n') {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += static_cast<char>(image[i]);
+        }
+    }
+    return out;
+}
+
+size_t passes(const std::vector<std::string>& metrics) {
+    const State& s = world().state;
+    int total = 0;
+    for (const std::string& m : metrics) {
+        auto it = s.cost.find(m);
+        total += it == s.cost.end() ? 1 : it->second;
+    }
+    return total == 0 ? 1 : static_cast<size_t>((total + s.capacity - 1) / s.capacity);
+}
+
+}  // namespace
+
+State& state() { return world().state; }
+
+void reset() {
+    World& w = world();
+    w.state = State{};
+    w.object.reset();
+    w.images.clear();
+}
+
+void kernel(size_t id) {
+    World& w = world();
+    CUpti_RangeProfiler_Object* o = w.object.get();
+    if (!o || !o->running || !o->image) return;
+    std::vector<Range>& ranges = w.images[o->image];
+    if (ranges.size() >= o->max_ranges) return;  // past maxRangesPerPass: not recorded
+    Range r;
+    for (const std::string& m : o->measured) r[m] = w.state.value ? w.state.value(m, id) : 0;
+    ranges.push_back(std::move(r));
+}
+
+}  // namespace fakecupti
+
+using fakecupti::world;
+
+extern "C" {
+
+CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params* p) {
+    if (p->pCounterAvailabilityImage) p->pCounterAvailabilityImage[0] = 1;
+    p->counterAvailabilityImageSize = 1;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* p) {
+    if (!p->pChipName || !*p->pChipName) return CUPTI_ERROR_INVALID_PARAMETER;
+    p->pHostObject = new CUpti_Profiler_Host_Object;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params* p) {
+    delete p->pHostObject;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* p) {
+    for (size_t i = 0; i < p->numMetrics; ++i) p->pHostObject->metrics.push_back(p->ppMetricNames[i]);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params* p) {
+    p->configImageSize = fakecupti::encode(p->pHostObject->metrics).size();
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params* p) {
+    const std::string image = fakecupti::encode(p->pHostObject->metrics);
+    if (p->configImageSize < image.size()) return CUPTI_ERROR_INVALID_PARAMETER;
+    std::memcpy(p->pConfigImage, image.data(), image.size());
+    ++world().state.configs_built;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* p) {
+    p->numOfPasses = fakecupti::passes(fakecupti::decode(p->pConfigImage, p->configImageSize));
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBaseMetrics_Params* p) {
+    p->numMetrics = 0;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params*) {
+    return CUPTI_ERROR_INVALID_OPERATION;
+}
+
+CUptiResult cuptiProfilerHostGetSubMetrics(CUpti_Profiler_Host_GetSubMetrics_Params* p) {
+    p->numOfSubmetrics = 0;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) {
+    auto it = world().images.find(p->pCounterDataImage);
+    if (it == world().images.end() || p->rangeIndex >= it->second.size()) return CUPTI_ERROR_INVALID_PARAMETER;
+    const fakecupti::Range& r = it->second[p->rangeIndex];
+    for (size_t i = 0; i < p->numMetrics; ++i) {
+        auto v = r.find(p->ppMetricNames[i]);
+        p->pMetricValues[i] = v == r.end() ? 0.0 : v->second;  // not measured: reads 0, as on the H200
+    }
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params* p) {
+    if (world().object) return CUPTI_ERROR_INVALID_OPERATION;  // one object per context
+    world().object = std::make_unique<CUpti_RangeProfiler_Object>();
+    p->pRangeProfilerObject = world().object.get();
+    ++world().state.enables;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params* p) {
+    if (p->pRangeProfilerObject != world().object.get()) return CUPTI_ERROR_INVALID_PARAMETER;
+    world().object.reset();
+    ++world().state.disables;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params* p) {
+    p->counterDataSize = 64 + 16 * p->maxNumOfRanges * (p->numMetrics + 1);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params* p) {
+    if (p->pRangeProfilerObject != world().object.get()) return CUPTI_ERROR_INVALID_PARAMETER;
+    world().images[p->pCounterData].clear();
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* p) {
+    CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
+    if (o != world().object.get() || o->running) return CUPTI_ERROR_INVALID_OPERATION;
+    if (o->measured.empty()) o->measured = fakecupti::decode(p->pConfig, p->configSize);  // the first one stays
+    o->image = p->pCounterDataImage;
+    o->max_ranges = p->maxRangesPerPass;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* p) {
+    CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
+    if (o != world().object.get() || o->running || !o->image) return CUPTI_ERROR_INVALID_OPERATION;
+    o->running = true;
+    ++world().state.starts;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) {
+    CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
+    if (o != world().object.get() || !o->running) return CUPTI_ERROR_INVALID_OPERATION;
+    o->running = false;
+    p->isAllPassSubmitted = 1;
+    ++world().state.stops;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* p) {
+    if (p->pRangeProfilerObject != world().object.get() || p->pRangeProfilerObject->running)
+        return CUPTI_ERROR_INVALID_OPERATION;
+    p->numOfRangeDropped = 0;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params* p) {
+    auto it = world().images.find(p->pCounterDataImage);
+    p->numTotalRanges = it == world().images.end() ? 0 : it->second.size();
+    return CUPTI_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,28 @@
+// The fake CUPTI profiler behind fake/cupti_*.h: configuration images are the metric names, a
+// configuration's hardware passes come from a cost per metric (State::cost, State::capacity), and a Range
+// Profiler object behaves as measured on the H200: it measures the first configuration SetConfig gave it,
+// whatever later SetConfig calls say (the other metrics then read 0). kernel() stands for a kernel that
+// runs while the profiler is started: it records one range holding value(metric, id) for each metric of
+// the object's configuration.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace fakecupti {
+
+struct State {
+    std::map<std::string, int> cost;  // per metric (1 when absent)
+    int capacity = 4;                 // one hardware pass holds metrics whose costs add up to this
+    std::function<double(const std::string& metric, size_t kernel)> value;
+    size_t enables = 0, disables = 0, starts = 0, stops = 0, configs_built = 0;
+};
+
+State& state();
+void reset();
+// A kernel `id` runs in the current context: a range for a started profiler object (one object here).
+void kernel(size_t id);
+
+}  // namespace fakecupti

@@ -150,7 +150,7 @@ ContextState* context_state(CUcontext ctx, PortStatus* st) {
     std::string chip;
     if (cs->ordinal < static_cast<int>(b.devices.size())) chip = b.devices[cs->ordinal].chip;
     cs->counters = std::make_unique<RangeCounters>(ctx, chip);
-    cs->counters->plan_union(Core::instance().passes_for_agent(cs->ordinal));
+    cs->counters->plan_passes(Core::instance().passes_for_agent(cs->ordinal));
     std::lock_guard<std::mutex> lock(b.mu);
     auto& slot = b.contexts[ctx];
     if (!slot) slot = std::move(cs);

@@ -102,7 +102,7 @@ Group run_union(const std::vector<const Group*>& groups, size_t start, size_t le
 
 }  // namespace
 
-void RangeCounters::plan_union(const std::vector<core::PlanPass>& passes) {
+void RangeCounters::plan_passes(const std::vector<core::PlanPass>& passes) {
     union_.clear();
     union_usable_ = UnionState::Unknown;
     pass_groups_.clear();
@@ -161,9 +161,8 @@ size_t RangeCounters::held_from(const Group& config, size_t pass, size_t end) {
     return k - pass;
 }
 
-// Which configuration measures `group`: the union of every pass's counters when that fits one
-// hardware pass (so consecutive replay passes never switch configuration, the expensive step), else
-// the group itself.
+// Whether the union of every pass's counters fits one hardware pass: then every pass measures it and
+// the configuration never changes.
 bool RangeCounters::single_config() {
     if (union_usable_ == UnionState::Unknown) {
         union_usable_ = UnionState::Unusable;
@@ -174,6 +173,8 @@ bool RangeCounters::single_config() {
     return union_usable_ == UnionState::Usable;
 }
 
+// Which configuration measures `group`: the union when it fits; else the run from the group's pass, or
+// the configuration in use when keeping it is no worse.
 const Group* RangeCounters::config_for(const Group* group) {
     if (single_config()) return holds_all(union_, *group) ? &union_ : group;
     const size_t n = pass_groups_.size();

@@ -61,7 +61,7 @@ public:
     // Otherwise a pass takes the longest run of groups from its own that fits one hardware pass
     // (config_runs.hpp), or keeps the configuration in use when that holds its group and costs the
     // dispatch no extra window.
-    void plan_union(const std::vector<core::PlanPass>& passes);
+    void plan_passes(const std::vector<core::PlanPass>& passes);
 
     // Turns the context's profiler off before the context goes away.
     void disable();

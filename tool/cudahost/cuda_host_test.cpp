@@ -532,7 +532,7 @@ TEST_CASE(range_counters_measure_the_union_in_one_window_per_dispatch) {
     const auto passes = counters::plan({{"a", "b"}, {"a", "c"}, {"b", "c"}});  // all three fit one pass
     auto* ctx = reinterpret_cast<CUcontext>(0x10);
     RangeCounters rc(ctx, "GH100");
-    rc.plan_union(passes);
+    rc.plan_passes(passes);
     int wrong = 0;
     CHECK_EQ(counters::drive(rc, passes, 3, &wrong), std::string("0+3 | 0+3 | 0+3 | "));
     CHECK_EQ(wrong, 0);
@@ -551,7 +551,7 @@ TEST_CASE(range_counters_switch_configuration_runs_and_window_them) {
     for (int i = 0; i < 10; ++i) groups.push_back({"g" + std::to_string(i)});
     const auto passes = counters::plan(groups);
     RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
-    rc.plan_union(passes);
+    rc.plan_passes(passes);
     int wrong = 0;
     const std::string windows = counters::drive(rc, passes, 3, &wrong);
     CHECK(!rc.single_config());
@@ -575,7 +575,7 @@ TEST_CASE(range_counters_change_configuration_rather_than_add_a_window) {
     fakecupti::state().cost = {{"m2", 2}, {"m3", 2}};
     const auto passes = counters::plan({{"m0"}, {"m1"}, {"m2"}, {"m3"}, {"m4"}});
     RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
-    rc.plan_union(passes);
+    rc.plan_passes(passes);
     int wrong = 0;
     CHECK_EQ(counters::drive(rc, passes, 3, &wrong), std::string("0+3 3+2 | 0+3 3+2 | 0+3 3+2 | "));
     CHECK_EQ(wrong, 0);
@@ -591,7 +591,7 @@ TEST_CASE(range_counters_keep_a_configuration_into_the_next_dispatch) {
     fakecupti::state().value = counters::value;
     const auto passes = counters::plan({{"k0"}, {"k1"}, {"k2"}, {"k3"}, {"k4"}, {"k5"}});
     RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
-    rc.plan_union(passes);
+    rc.plan_passes(passes);
     int wrong = 0;
     CHECK_EQ(counters::drive(rc, passes, 3, &wrong), std::string("0+4 4+2 | 0+2 2+4 | 0+4 4+2 | "));
     CHECK_EQ(wrong, 0);

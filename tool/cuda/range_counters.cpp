@@ -52,6 +52,9 @@ PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std:
     auto it = groups_.find(group);
     if (it != groups_.end()) {
         *out = it->second.get();
+        // Built earlier (maybe by passes_held, which asks for no note): the note still reaches a caller
+        // that asks (the port reports each note once).
+        if (note) *note = it->second->note;
         return PortStatus::success();
     }
     auto gs = std::make_unique<GroupState>();
@@ -65,13 +68,14 @@ PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std:
         st.reason += " (metrics " + list + " on " + chip_ + ")";
         return st;
     }
-    if (gs->passes > 1 && note) {
+    if (gs->passes > 1) {
         std::string list;
         for (const char* n : gs->names) list += (list.empty() ? "" : ",") + std::string(n);
-        *note = "counter group {" + list + "} needs " + std::to_string(gs->passes) + " hardware passes on " + chip_ +
-                "; one replay pass delivers only the first hardware pass's metrics (the rest come back empty): "
-                "split the group";
+        gs->note = "counter group {" + list + "} needs " + std::to_string(gs->passes) + " hardware passes on " +
+                   chip_ + ": each replay pass runs the kernel that many times (memory restored before each), and "
+                   "a dispatch that is not replayed gets only the first hardware pass's metrics; split the group";
     }
+    if (note) *note = gs->note;
     *out = gs.get();
     groups_.emplace(group, std::move(gs));
     return PortStatus::success();
@@ -150,7 +154,7 @@ size_t RangeCounters::windows_from(size_t pass) {
     if (windows_from_[pass] == 0) {
         run_config(pass);
         const size_t within = std::min(run_length_[pass], n - pass);  // a window ends with its dispatch
-        windows_from_[pass] = 1 + windows_from(pass + (within ? within : 1));
+        windows_from_[pass] = 1 + windows_from(pass + within);
     }
     return windows_from_[pass];
 }

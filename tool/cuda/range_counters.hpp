@@ -74,6 +74,7 @@ private:
         std::vector<uint8_t> config;
         std::vector<const char*> names;
         size_t passes = 0;
+        std::string note;  // for the user when the configuration needs several hardware passes
     };
     PortStatus enable();
     PortStatus group_state(const Group* group, GroupState** out, std::string* note);

@@ -13,7 +13,10 @@ struct CUpti_Profiler_Host_Object {
 };
 
 struct CUpti_RangeProfiler_Object {
-    std::vector<std::string> measured;  // the first configuration's metrics: what every range holds
+    // The first configuration's metrics, by hardware pass: what the ranges get, whatever SetConfig says later.
+    std::vector<std::vector<std::string>> measured;
+    size_t hw_pass = 0;  // the hardware pass the next Start..Stop measures
+    size_t cursor = 0;   // the range the next kernel goes into (each hardware pass runs the same kernels)
     uint8_t* image = nullptr;
     size_t max_ranges = 0;
     bool running = false;
@@ -55,14 +58,24 @@ std::vector<std::string> decode(const uint8_t* image, size_t size) {
     return out;
 }
 
-size_t passes(const std::vector<std::string>& metrics) {
+// A configuration's hardware passes: metrics in order, a pass closed when the next one's cost would take it
+// past the capacity.
+std::vector<std::vector<std::string>> split(const std::vector<std::string>& metrics) {
     const State& s = world().state;
-    int total = 0;
+    std::vector<std::vector<std::string>> out;
+    int used = 0;
     for (const std::string& m : metrics) {
         auto it = s.cost.find(m);
-        total += it == s.cost.end() ? 1 : it->second;
+        const int c = it == s.cost.end() ? 1 : it->second;
+        if (out.empty() || used + c > s.capacity) {
+            out.emplace_back();
+            used = 0;
+        }
+        out.back().push_back(m);
+        used += c;
     }
-    return total == 0 ? 1 : static_cast<size_t>((total + s.capacity - 1) / s.capacity);
+    if (out.empty()) out.emplace_back();
+    return out;
 }
 
 }  // namespace
@@ -80,11 +93,11 @@ void kernel(size_t id) {
     World& w = world();
     CUpti_RangeProfiler_Object* o = w.object.get();
     if (!o || !o->running || !o->image) return;
+    if (o->cursor >= o->max_ranges) return;  // past maxRangesPerPass: not recorded
     std::vector<Range>& ranges = w.images[o->image];
-    if (ranges.size() >= o->max_ranges) return;  // past maxRangesPerPass: not recorded
-    Range r;
-    for (const std::string& m : o->measured) r[m] = w.state.value ? w.state.value(m, id) : 0;
-    ranges.push_back(std::move(r));
+    if (ranges.size() <= o->cursor) ranges.resize(o->cursor + 1);
+    for (const std::string& m : o->measured[o->hw_pass]) ranges[o->cursor][m] = w.state.value ? w.state.value(m, id) : 0;
+    ++o->cursor;
 }
 
 }  // namespace fakecupti
@@ -129,7 +142,7 @@ CUptiResult cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_P
 }
 
 CUptiResult cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* p) {
-    p->numOfPasses = fakecupti::passes(fakecupti::decode(p->pConfigImage, p->configImageSize));
+    p->numOfPasses = fakecupti::split(fakecupti::decode(p->pConfigImage, p->configImageSize)).size();
     return CUPTI_SUCCESS;
 }
 
@@ -187,7 +200,8 @@ CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_Cou
 CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* p) {
     CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
     if (o != world().object.get() || o->running) return CUPTI_ERROR_INVALID_OPERATION;
-    if (o->measured.empty()) o->measured = fakecupti::decode(p->pConfig, p->configSize);  // the first one stays
+    if (o->measured.empty()) o->measured = fakecupti::split(fakecupti::decode(p->pConfig, p->configSize));
+    o->hw_pass = 0;
     o->image = p->pCounterDataImage;
     o->max_ranges = p->maxRangesPerPass;
     return CUPTI_SUCCESS;
@@ -197,6 +211,7 @@ CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* p) {
     CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
     if (o != world().object.get() || o->running || !o->image) return CUPTI_ERROR_INVALID_OPERATION;
     o->running = true;
+    o->cursor = 0;
     ++world().state.starts;
     return CUPTI_SUCCESS;
 }
@@ -205,7 +220,9 @@ CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) {
     CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
     if (o != world().object.get() || !o->running) return CUPTI_ERROR_INVALID_OPERATION;
     o->running = false;
-    p->isAllPassSubmitted = 1;
+    // The configuration's hardware passes in turn: Stop says whether the last one was submitted.
+    o->hw_pass = o->hw_pass + 1 < o->measured.size() ? o->hw_pass + 1 : 0;
+    p->isAllPassSubmitted = o->hw_pass == 0;
     ++world().state.stops;
     return CUPTI_SUCCESS;
 }

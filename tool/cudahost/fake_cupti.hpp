@@ -1,9 +1,11 @@
 // The fake CUPTI profiler behind fake/cupti_*.h: configuration images are the metric names, a
-// configuration's hardware passes come from a cost per metric (State::cost, State::capacity), and a Range
-// Profiler object behaves as measured on the H200: it measures the first configuration SetConfig gave it,
-// whatever later SetConfig calls say (the other metrics then read 0). kernel() stands for a kernel that
-// runs while the profiler is started: it records one range holding value(metric, id) for each metric of
-// the object's configuration.
+// configuration's hardware passes come from a cost per metric (State::cost, State::capacity: metrics in
+// order, a pass closed when the next one would overflow it), and a Range Profiler object behaves as
+// measured on the H200: it measures the first configuration SetConfig gave it, whatever later SetConfig
+// calls say (the other metrics then read 0). kernel() stands for a kernel that runs while the profiler is
+// started: it records into the next range value(metric, id) for each metric of the current hardware pass;
+// Stop moves to the next hardware pass and says whether all were submitted (each pass re-runs the kernels
+// into the same ranges).
 #pragma once
 
 #include <cstddef>

@@ -33,15 +33,7 @@ export CUBLAS_WORKSPACE_CONFIG=:4096:8 PYTHONUNBUFFERED=1
 S1=(--pmc "sm__inst_executed.sum sm__warps_launched.sum")
 S3=(--pmc "sm__inst_executed.sum sm__warps_launched.sum" --pmc "sm__inst_executed.sum smsp__inst_executed_op_global_ld.sum"
     --pmc "sm__warps_launched.sum smsp__inst_executed_op_global_ld.sum")
-# S10 = ten groups of one metric each (10 replay passes for gorocprof; ncu gets the ten names in one
-# --metrics and picks its own passes). Instruction and warp counts are the deterministic ones compared.
-S10_METRICS=(sm__inst_executed.sum sm__warps_launched.sum smsp__inst_executed_op_global_ld.sum
-    smsp__inst_executed_op_global_st.sum smsp__thread_inst_executed.sum lts__t_sectors.sum lts__t_requests.sum
-    l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum dram__bytes_read.sum dram__bytes_write.sum)
-S10=()
-for m in "${S10_METRICS[@]}"; do S10+=(--pmc "$m"); done
-NCU_S10=$(IFS=,; echo "${S10_METRICS[*]}")
-DETERMINISTIC='^(sm__inst_executed|sm__warps_launched|smsp__inst_executed_op_global_(ld|st)|smsp__thread_inst_executed)\.sum$'
+source "$ROOT/scripts/s10.sh"  # S10_METRICS, S10_PMC, S10_NCU, S10_DETERMINISTIC
 WITH_S10=${BENCH_S10:-1}  # 0 leaves the S10 columns out (a shorter run)
 S10_REPS=${BENCH_S10_REPS:-1}  # runs per S10 cell (each is ten passes of every dispatch: the longest cells)
 # gorocprof's S3 kernel replay, as every gk S3 column, the front-end timing and the timing run use it.
@@ -119,12 +111,12 @@ bench() { # bench LABEL REPS CMD... : one workload, every metric set, every tool
     na3=$(N_REPS=$n median_ms "$label-na3" ncu --clock-control none --replay-mode application --metrics $NCU_METRICS -o "$WORK/$label-na3" -f "$@"); show
     eq=$(equal_to_ncu "$WORK/$label-gk3/r_results.json" "$WORK/$label-nk3.csv"); show
     if [ "$WITH_S10" = 1 ]; then
-        gk10=$(N_REPS=$S10_REPS median_ms "$label-gk10" "$GR" --quiet "${S10[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk10" -o r -- "$@"); show
-        nk10=$(N_REPS=$S10_REPS median_ms "$label-nk10" ncu --clock-control none --replay-mode kernel --metrics "$NCU_S10" --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk10.csv" "$@"); show
-        eq10=$(equal_to_ncu "$WORK/$label-gk10/r_results.json" "$WORK/$label-nk10.csv" "$DETERMINISTIC"); show
+        gk10=$(N_REPS=$S10_REPS median_ms "$label-gk10" "$GR" --quiet "${S10_PMC[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk10" -o r -- "$@"); show
+        nk10=$(N_REPS=$S10_REPS median_ms "$label-nk10" ncu --clock-control none --replay-mode kernel --metrics "$S10_NCU" --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk10.csv" "$@"); show
+        eq10=$(equal_to_ncu "$WORK/$label-gk10/r_results.json" "$WORK/$label-nk10.csv" "$S10_DETERMINISTIC"); show
         if [ "${S10_APP:-1}" = 1 ]; then  # application replay of S10 runs the app 10 times (gorocprof)
-            ga10=$(N_REPS=$S10_REPS median_ms "$label-ga10" "$GR" --quiet "${S10[@]}" --replay-mode application -d "$WORK/$label-ga10" -o r -- "$@"); show
-            na10=$(N_REPS=$S10_REPS median_ms "$label-na10" ncu --clock-control none --replay-mode application --metrics "$NCU_S10" -o "$WORK/$label-na10" -f "$@"); show
+            ga10=$(N_REPS=$S10_REPS median_ms "$label-ga10" "$GR" --quiet "${S10_PMC[@]}" --replay-mode application -d "$WORK/$label-ga10" -o r -- "$@"); show
+            na10=$(N_REPS=$S10_REPS median_ms "$label-na10" ncu --clock-control none --replay-mode application --metrics "$S10_NCU" -o "$WORK/$label-na10" -f "$@"); show
         fi
     fi
     echo "$label $un $gk1 $gk3 $ga3 $nk1 $nk3 $na3 $gk10 $nk10" >>"$WORK/cells.txt"
@@ -191,7 +183,7 @@ fi
 export GOROCPROF_QUERY_CACHE=$WORK/query-cache
 FE_COLD=$(GOROCPROF_QUERY_CACHE=off median_ms frontend-cold "$GR" --dry-run "${GK3[@]}" --backend cuda)
 PRIME=("${S1[@]}" "${S3[@]}")
-[ "$WITH_S10" = 1 ] && PRIME+=("${S10[@]}")
+[ "$WITH_S10" = 1 ] && PRIME+=("${S10_PMC[@]}")
 "$GR" --dry-run "${PRIME[@]}" --backend cuda >>"$LOG" 2>&1 || say "priming the query cache failed"
 FE=$(median_ms frontend "$GR" --dry-run "${GK3[@]}" --backend cuda)
 # Which helper calls a warm plan still makes (none when the agent list, catalog and pass counts hit),

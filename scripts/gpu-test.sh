@@ -250,15 +250,9 @@ fi
 # ---- switch: groups whose union does not fit one hardware pass ---------------------------------
 # Ten single-metric groups (the bench's S10): each pass measures a configuration holding its group, and
 # configurations change within every dispatch (the Range Profiler object is re-created on each change).
-S10=(sm__inst_executed.sum sm__warps_launched.sum smsp__inst_executed_op_global_ld.sum
-    smsp__inst_executed_op_global_st.sum smsp__thread_inst_executed.sum lts__t_sectors.sum lts__t_requests.sum
-    l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum dram__bytes_read.sum dram__bytes_write.sum)
+source "$ROOT/scripts/s10.sh"  # S10_METRICS, S10_PMC, S10_NCU, S10_DETERMINISTIC
 SROWS=()
 if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
-    S10_PMC=() && for m in "${S10[@]}"; do S10_PMC+=(--pmc "$m"); done
-    S10_NCU=$(IFS=,; echo "${S10[*]}")
-    # The counts compared with ncu (the memory-system ones vary from run to run).
-    S10_DETERMINISTIC='^(sm__inst_executed|sm__warps_launched|smsp__inst_executed_op_global_(ld|st)|smsp__thread_inst_executed)\.sum$'
     S10_UNION=$("$QUERY" passes --agent 0 "$S10_NCU" 2>>"$LOG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])' 2>>"$LOG")
     S10_UNION=${S10_UNION:-"(unknown: the query failed, see gpu-test.log)"}
     for app in $SWITCH_APPS; do
@@ -272,7 +266,7 @@ if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
             --log-file "$WORK/$app.s10.ncu.csv" "$ROOT/bin/cuda-$app" >"$WORK/$app.s10.ncu.txt" 2>&1
         rc_n=$?; t_n=$(ms_since $t)
         verdict=$(python3 tool/cuda/tests/results_vs_ncu.py "$WORK/$app-s10/${app}_results.json" "$WORK/$app.s10.ncu.csv" \
-            --passes "${#S10[@]}" --metrics "$S10_DETERMINISTIC" --nonzero . 2>&1 | tail -1)
+            --passes "${#S10_METRICS[@]}" --metrics "$S10_DETERMINISTIC" --nonzero . 2>&1 | tail -1)
         switches=$(awk '/switch: enable/ { n = $(NF-4) } /^  start / { c = $(NF-4); ms = $(NF-3) }
             END { if (c != "") printf "%d; %d Starts, %.0f ms", n, c, ms }' "$WORK/$app.s10.txt")
         case "$verdict" in PASS*) [ $rc -eq 0 ] || verdict="FAIL (rc $rc) $verdict" ;; esac
@@ -283,7 +277,7 @@ if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
     {
         echo "# gorocprof with ten single-metric groups on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
         echo
-        echo "Command: \`GOROCPROF_CUDA_TIMING=1 bin/gorocprof $(printf -- '--pmc %s ' "${S10[@]}")--replay-mode kernel --kernel-replay-beta-enabled -- bin/cuda-APP\`"
+        echo "Command: \`GOROCPROF_CUDA_TIMING=1 bin/gorocprof $(printf -- '--pmc %s ' "${S10_METRICS[@]}")--replay-mode kernel --kernel-replay-beta-enabled -- bin/cuda-APP\`"
         echo "(from \`scripts/gpu-test.sh\`, $(date -u +%Y-%m-%dT%H:%MZ)); all ten together need $S10_UNION hardware passes, so configurations"
         echo "change between replay passes. ncu gets the ten names in one --metrics; instruction and warp counts compared"
         echo "exactly, the L2/DRAM/L1 counts (which vary from run to run) only for being nonzero where ncu's are."

@@ -122,23 +122,24 @@ void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs) {
 }
 
 void CudaPort::arm_app_launch(Launch& l) {
-    core::Core& core = core::Core::instance();
-    const Group* group = core.counters_for_current_pass(l.agent_index);
-    if (group && !group->empty() && counters_usable() && l.cs->counters) {
-        PhaseTimer timer(Phase::Arm);
-        std::string note;
-        // Pass 0 is the application's own launch: a window can open here only when the snapshot was
-        // taken before it (the dispatch will be replayed).
-        const size_t ranges = l.snapshot_planned && l.early_snapshot ? open_window(l, 0) : 1;
-        PortStatus st = l.cs->counters->arm(group, &note, ranges);
-        if (!note.empty()) report_note(note);
-        if (!st.ok) {
-            l.window = false;  // nothing armed: each pass arms its own
-            report_counter_problem(st);
-        }
-    }
+    const Group* group = core::Core::instance().counters_for_current_pass(l.agent_index);
+    // Pass 0 is the application's own launch: a window can open here only when the snapshot was taken
+    // before it (the dispatch will be replayed).
+    if (group && !group->empty()) arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
     cuEventRecord(l.cs->ev_start, l.stream);
     l.app_issue_ns = core::now_ns();
+}
+
+void CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window) {
+    if (!counters_usable() || !l.cs->counters) return;
+    PhaseTimer timer(Phase::Arm);
+    std::string note;
+    PortStatus st = l.cs->counters->arm(group, &note, may_window ? open_window(l, pass) : 1);
+    if (!note.empty()) report_note(note);
+    if (!st.ok) {
+        l.window = false;  // nothing armed: the next pass arms its own
+        report_counter_problem(st);
+    }
 }
 
 size_t CudaPort::open_window(Launch& l, uint64_t pass) {
@@ -292,21 +293,11 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         PhaseTimer timer(Phase::AppWait);
         st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
     } else {
-        // Inside an open window (armed at ENTER) this pass is just the window's next range; otherwise it
-        // arms its own.
+        // Inside an open window this pass is just the window's next range; otherwise it arms its own,
+        // with a window for it and the passes after it that share its configuration.
         if (!(l.window && pass < l.window_end)) {
             if (l.window) flush_window(l);  // the window's passes are done: decode them before a new arm
-            if (group && counters_usable() && cs.counters) {
-                PhaseTimer timer(Phase::Arm);
-                std::string note;
-                // This pass and those after it that share its configuration get one window.
-                PortStatus a = cs.counters->arm(group, &note, open_window(l, pass));
-                if (!note.empty()) report_note(note);
-                if (!a.ok) {
-                    l.window = false;
-                    report_counter_problem(a);
-                }
-            }
+            if (group) arm_counters(l, group, pass, true);
         }
         cuEventRecord(cs.ev_start, l.stream);
         rec.start_ns = core::now_ns();
@@ -328,7 +319,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     if (cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end) != CUDA_SUCCESS) ms = 0;
     rec.end_ns = rec.start_ns + static_cast<int64_t>(static_cast<double>(ms) * 1e6);
     if (l.window) {
-        // Decoded with the window's other passes when the dispatch completes.
+        // Decoded with the window's other passes, before the next arm or when the dispatch completes.
         PendingPass& p = cs.pending.emplace_back();
         p.rec = std::move(rec);
         p.group = group;

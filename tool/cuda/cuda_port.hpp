@@ -130,6 +130,9 @@ private:
     void finish_hardware_passes(const replay::Dispatch& d, Launch& l);
     // The counters of the pass that just ran; empty when `expected` differs from what was armed.
     void collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out);
+    // Arms `group` for `pass` (with a window when may_window and the passes after it share its
+    // configuration) and reports what the arm says.
+    void arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window);
     // Opens a window at `pass` when it and the passes after it can share one (GOROCPROF_CUDA_WINDOW=0
     // turns windows off); returns the ranges to arm for: the window's passes and a spare, or 1.
     size_t open_window(Launch& l, uint64_t pass);

@@ -20,6 +20,37 @@ void empty_samples(const Group& group, std::vector<core::CounterSample>* out) {
     }
 }
 
+namespace {
+
+std::string name_list(const std::vector<const char*>& names) {
+    std::string list;
+    for (const char* n : names) list += (list.empty() ? "" : ",") + std::string(n);
+    return list;
+}
+
+bool holds(const Group& config, const core::PlanCounter& c) {
+    for (const core::PlanCounter& u : config)
+        if (u.name == c.name) return true;
+    return false;
+}
+
+bool holds_all(const Group& config, const Group& group) {
+    for (const core::PlanCounter& c : group)
+        if (!holds(config, c)) return false;
+    return true;
+}
+
+// The counters of groups start, start+1, ... (length of them, wrapping), each name once, in order.
+Group run_union(const std::vector<const Group*>& groups, size_t start, size_t length) {
+    Group out;
+    for (size_t k = 0; k < length; ++k)
+        for (const core::PlanCounter& c : *groups[run_member(start, k, groups.size())])
+            if (!holds(out, c)) out.push_back(c);
+    return out;
+}
+
+}  // namespace
+
 RangeCounters::~RangeCounters() { disable(); }
 
 void RangeCounters::disable() {
@@ -48,6 +79,14 @@ PortStatus RangeCounters::enable() {
     return st;
 }
 
+PortStatus RangeCounters::build_state(const Group& group, GroupState* gs) {
+    for (const core::PlanCounter& c : group) gs->names.push_back(c.name.c_str());
+    PortStatus st = gs->host.init(chip_, availability_);
+    if (st.ok) st = build_config(gs->host, gs->names, &gs->config, &gs->passes);
+    if (!st.ok) st.reason += " (metrics " + name_list(gs->names) + " on " + chip_ + ")";
+    return st;
+}
+
 PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std::string* note) {
     auto it = groups_.find(group);
     if (it != groups_.end()) {
@@ -58,20 +97,10 @@ PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std:
         return PortStatus::success();
     }
     auto gs = std::make_unique<GroupState>();
-    for (const core::PlanCounter& c : *group) gs->names.push_back(c.name.c_str());
-    PortStatus st = gs->host.init(chip_, availability_);
+    PortStatus st = build_state(*group, gs.get());
     if (!st.ok) return st;
-    st = build_config(gs->host, gs->names, &gs->config, &gs->passes);
-    if (!st.ok) {
-        std::string list;
-        for (const char* n : gs->names) list += (list.empty() ? "" : ",") + std::string(n);
-        st.reason += " (metrics " + list + " on " + chip_ + ")";
-        return st;
-    }
     if (gs->passes > 1) {
-        std::string list;
-        for (const char* n : gs->names) list += (list.empty() ? "" : ",") + std::string(n);
-        gs->note = "counter group {" + list + "} needs " + std::to_string(gs->passes) + " hardware passes on " +
+        gs->note = "counter group {" + name_list(gs->names) + "} needs " + std::to_string(gs->passes) + " hardware passes on " +
                    chip_ + ": each replay pass runs the kernel that many times (memory restored before each), and "
                    "a dispatch that is not replayed gets only the first hardware pass's metrics; split the group";
     }
@@ -81,40 +110,11 @@ PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std:
     return PortStatus::success();
 }
 
-namespace {
-
-bool holds(const Group& config, const core::PlanCounter& c) {
-    for (const core::PlanCounter& u : config)
-        if (u.name == c.name) return true;
-    return false;
-}
-
-bool holds_all(const Group& config, const Group& group) {
-    for (const core::PlanCounter& c : group)
-        if (!holds(config, c)) return false;
-    return true;
-}
-
-// The counters of groups start, start+1, ... (length of them, wrapping), each name once, in order.
-Group run_union(const std::vector<const Group*>& groups, size_t start, size_t length) {
-    Group out;
-    for (size_t k = 0; k < length; ++k)
-        for (const core::PlanCounter& c : *groups[run_member(start, k, groups.size())])
-            if (!holds(out, c)) out.push_back(c);
-    return out;
-}
-
-}  // namespace
-
 void RangeCounters::plan_passes(const std::vector<core::PlanPass>& passes) {
-    union_.clear();
     union_usable_ = UnionState::Unknown;
     pass_groups_.clear();
-    for (const core::PlanPass& pass : passes) {
-        pass_groups_.push_back(&pass.counters);
-        for (const core::PlanCounter& c : pass.counters)
-            if (!holds(union_, c)) union_.push_back(c);
-    }
+    for (const core::PlanPass& pass : passes) pass_groups_.push_back(&pass.counters);
+    union_ = run_union(pass_groups_, 0, pass_groups_.size());
     runs_.assign(pass_groups_.size(), nullptr);
     run_length_.assign(pass_groups_.size(), 0);
     windows_from_.assign(pass_groups_.size(), 0);
@@ -123,13 +123,8 @@ void RangeCounters::plan_passes(const std::vector<core::PlanPass>& passes) {
 }
 
 bool RangeCounters::fits_one_pass(const Group& counters) {
-    HostObject host;
-    if (!host.init(chip_, availability_).ok) return false;
-    std::vector<const char*> names;
-    for (const core::PlanCounter& c : counters) names.push_back(c.name.c_str());
-    std::vector<uint8_t> image;
-    size_t passes = 0;
-    return build_config(host, names, &image, &passes).ok && passes == 1;
+    GroupState gs;  // built to be asked, not kept
+    return build_state(counters, &gs).ok && gs.passes == 1;
 }
 
 const Group* RangeCounters::run_config(size_t pass) {
@@ -168,12 +163,8 @@ size_t RangeCounters::held_from(const Group& config, size_t pass, size_t end) {
 // Whether the union of every pass's counters fits one hardware pass: then every pass measures it and
 // the configuration never changes.
 bool RangeCounters::single_config() {
-    if (union_usable_ == UnionState::Unknown) {
-        union_usable_ = UnionState::Unusable;
-        GroupState* us = nullptr;
-        if (!union_.empty() && group_state(&union_, &us, nullptr).ok && us->passes == 1)
-            union_usable_ = UnionState::Usable;
-    }
+    if (union_usable_ == UnionState::Unknown)
+        union_usable_ = !union_.empty() && config_passes(&union_) == 1 ? UnionState::Usable : UnionState::Unusable;
     return union_usable_ == UnionState::Usable;
 }
 
@@ -280,31 +271,14 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
     }
     {
         PhaseTimer t(Phase::Start);
-        CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-        start.pRangeProfilerObject = profiler_;
-        st = cupti(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-        if (!st.ok) return st;
+        if (!(st = start_profiler()).ok) return st;
     }
     armed_ = group;
     armed_state_ = gs;
-    armed_ranges_ = ranges;
-    running_ = true;
     return PortStatus::success();
 }
 
-PortStatus RangeCounters::stop(bool* all_submitted) {
-    *all_submitted = true;
-    if (!armed_ || !running_) return PortStatus::success();
-    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stop.pRangeProfilerObject = profiler_;
-    running_ = false;
-    PortStatus st = cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-    if (st.ok) *all_submitted = stop.isAllPassSubmitted != 0;
-    return st;
-}
-
-PortStatus RangeCounters::restart() {
-    if (!armed_ || running_) return PortStatus::success();
+PortStatus RangeCounters::start_profiler() {
     CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     start.pRangeProfilerObject = profiler_;
     PortStatus st = cupti(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
@@ -312,16 +286,30 @@ PortStatus RangeCounters::restart() {
     return st;
 }
 
+PortStatus RangeCounters::stop_profiler(bool* all_submitted) {
+    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    stop.pRangeProfilerObject = profiler_;
+    running_ = false;
+    PortStatus st = cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+    if (st.ok && all_submitted) *all_submitted = stop.isAllPassSubmitted != 0;
+    return st;
+}
+
+PortStatus RangeCounters::stop(bool* all_submitted) {
+    *all_submitted = true;
+    if (!armed_ || !running_) return PortStatus::success();
+    return stop_profiler(all_submitted);
+}
+
+PortStatus RangeCounters::restart() {
+    if (!armed_ || running_) return PortStatus::success();
+    return start_profiler();
+}
+
 PortStatus RangeCounters::decode(size_t* ranges) {
     *ranges = 0;
     PortStatus st;
-    if (running_) {
-        CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-        stop.pRangeProfilerObject = profiler_;
-        running_ = false;
-        st = cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-        if (!st.ok) return st;
-    }
+    if (running_ && !(st = stop_profiler(nullptr)).ok) return st;
     CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     decode.pRangeProfilerObject = profiler_;
     st = cupti(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");

@@ -77,7 +77,12 @@ private:
         std::string note;  // for the user when the configuration needs several hardware passes
     };
     PortStatus enable();
+    // The host object and configuration image of `group` (names point into it).
+    PortStatus build_state(const Group& group, GroupState* gs);
     PortStatus group_state(const Group* group, GroupState** out, std::string* note);
+    // cuptiRangeProfilerStart / Stop of the armed configuration (running_ follows them).
+    PortStatus start_profiler();
+    PortStatus stop_profiler(bool* all_submitted);
     const Group* config_for(const Group* group);
     const Group* run_config(size_t pass);
     size_t windows_from(size_t pass);
@@ -111,7 +116,6 @@ private:
     std::vector<uint8_t> counter_data_;
     const Group* counter_data_group_ = nullptr;
     size_t counter_data_ranges_ = 0;
-    size_t armed_ranges_ = 1;
     PortStatus decode(size_t* ranges);
     PortStatus evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out);
 };

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -537,19 +538,27 @@ std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t
     return windows;
 }
 
+// One context's RangeCounters planned over `groups`, with the fake CUPTI reset and metric costs set.
+struct Setup {
+    std::vector<PlanPass> passes;
+    RangeCounters rc{reinterpret_cast<CUcontext>(0x10), "GH100"};
+    explicit Setup(const std::vector<std::vector<std::string>>& groups, std::map<std::string, int> cost = {})
+        : passes(plan(groups)) {
+        fakecupti::reset();
+        fakecupti::state().value = value;
+        fakecupti::state().cost = std::move(cost);
+        rc.plan_passes(passes);
+    }
+};
+
 }  // namespace counters
 
 TEST_CASE(range_counters_measure_the_union_in_one_window_per_dispatch) {
-    fakecupti::reset();
-    fakecupti::state().value = counters::value;
-    const auto passes = counters::plan({{"a", "b"}, {"a", "c"}, {"b", "c"}});  // all three fit one pass
-    auto* ctx = reinterpret_cast<CUcontext>(0x10);
-    RangeCounters rc(ctx, "GH100");
-    rc.plan_passes(passes);
+    counters::Setup t({{"a", "b"}, {"a", "c"}, {"b", "c"}});  // all three fit one pass
     int wrong = 0;
-    CHECK_EQ(counters::drive(rc, passes, 3, &wrong), std::string("0+3 | 0+3 | 0+3 | "));
+    CHECK_EQ(counters::drive(t.rc, t.passes, 3, &wrong), std::string("0+3 | 0+3 | 0+3 | "));
     CHECK_EQ(wrong, 0);
-    CHECK(rc.single_config());
+    CHECK(t.rc.single_config());
     CHECK_EQ(fakecupti::state().enables, size_t(1));  // never re-created
     CHECK_EQ(fakecupti::state().starts, size_t(3));   // one window per dispatch
 }
@@ -557,17 +566,12 @@ TEST_CASE(range_counters_measure_the_union_in_one_window_per_dispatch) {
 TEST_CASE(range_counters_switch_configuration_runs_and_window_them) {
     // Ten single-metric groups as in the bench's S10: the union needs two passes. Costs (capacity 4):
     // g0-g3 cost 1, g4 and g5 cost 2, g6-g9 cost 1 (so g4-g5 and g6-g9 fit; g0-g3 with g4 do not).
-    fakecupti::reset();
-    fakecupti::state().value = counters::value;
-    fakecupti::state().cost = {{"g4", 2}, {"g5", 2}};
     std::vector<std::vector<std::string>> groups;
     for (int i = 0; i < 10; ++i) groups.push_back({"g" + std::to_string(i)});
-    const auto passes = counters::plan(groups);
-    RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
-    rc.plan_passes(passes);
+    counters::Setup t(groups, {{"g4", 2}, {"g5", 2}});
     int wrong = 0;
-    const std::string windows = counters::drive(rc, passes, 3, &wrong);
-    CHECK(!rc.single_config());
+    const std::string windows = counters::drive(t.rc, t.passes, 3, &wrong);
+    CHECK(!t.rc.single_config());
     // Each pass's counters came from its own kernel with the right value: the object was re-created on
     // every change (the fake, like the H200, reads 0 for a configuration given to a used object).
     CHECK_EQ(wrong, 0);
@@ -583,14 +587,9 @@ TEST_CASE(range_counters_change_configuration_rather_than_add_a_window) {
     // Costs 1,1,2 | 2,1 (capacity 4): from pass 0, {0,1,2} fill a pass; the run from 3 is {3,4} and the
     // next dispatch's 0 (2+1+1). That run holds pass 0 of the next dispatch but not pass 1, so keeping it
     // would cost three windows there ({0}, {1,2}, {3,4}) instead of two: the configuration changes.
-    fakecupti::reset();
-    fakecupti::state().value = counters::value;
-    fakecupti::state().cost = {{"m2", 2}, {"m3", 2}};
-    const auto passes = counters::plan({{"m0"}, {"m1"}, {"m2"}, {"m3"}, {"m4"}});
-    RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
-    rc.plan_passes(passes);
+    counters::Setup t({{"m0"}, {"m1"}, {"m2"}, {"m3"}, {"m4"}}, {{"m2", 2}, {"m3", 2}});
     int wrong = 0;
-    CHECK_EQ(counters::drive(rc, passes, 3, &wrong), std::string("0+3 3+2 | 0+3 3+2 | 0+3 3+2 | "));
+    CHECK_EQ(counters::drive(t.rc, t.passes, 3, &wrong), std::string("0+3 3+2 | 0+3 3+2 | 0+3 3+2 | "));
     CHECK_EQ(wrong, 0);
     CHECK_EQ(fakecupti::state().starts, size_t(6));
     CHECK_EQ(fakecupti::state().enables, size_t(6));
@@ -600,13 +599,9 @@ TEST_CASE(range_counters_keep_a_configuration_into_the_next_dispatch) {
     // Six groups of cost 1 (capacity 4): two windows per dispatch at best. The run from 4 is {4,5,0,1}: the
     // next dispatch keeps it for passes 0-1 and takes {2..5} (still two windows, one change fewer); the one
     // after that cannot keep {2..5} (it does not hold pass 0) and starts over with {0..3}.
-    fakecupti::reset();
-    fakecupti::state().value = counters::value;
-    const auto passes = counters::plan({{"k0"}, {"k1"}, {"k2"}, {"k3"}, {"k4"}, {"k5"}});
-    RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
-    rc.plan_passes(passes);
+    counters::Setup t({{"k0"}, {"k1"}, {"k2"}, {"k3"}, {"k4"}, {"k5"}});
     int wrong = 0;
-    CHECK_EQ(counters::drive(rc, passes, 3, &wrong), std::string("0+4 4+2 | 0+2 2+4 | 0+4 4+2 | "));
+    CHECK_EQ(counters::drive(t.rc, t.passes, 3, &wrong), std::string("0+4 4+2 | 0+2 2+4 | 0+4 4+2 | "));
     CHECK_EQ(wrong, 0);
     CHECK_EQ(fakecupti::state().starts, size_t(6));
     CHECK_EQ(fakecupti::state().enables, size_t(5));  // {0..3}, {4,5,0,1}, {2..5}, {0..3}, {4,5,0,1}
@@ -616,15 +611,10 @@ TEST_CASE(range_counters_give_a_multipass_group_its_own_runs) {
     // {x,y} needs two hardware passes (cost 3 each); {x} and {y} after it are held by that configuration but
     // must not share its window (the window's one Start/Stop would submit only the first hardware pass) nor
     // keep it (each of their passes would run the kernel twice): each gets its own one-pass configuration.
-    fakecupti::reset();
-    fakecupti::state().value = counters::value;
-    fakecupti::state().cost = {{"x", 3}, {"y", 3}};
-    const auto passes = counters::plan({{"x", "y"}, {"x"}, {"y"}});
-    RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
-    rc.plan_passes(passes);
+    counters::Setup t({{"x", "y"}, {"x"}, {"y"}}, {{"x", 3}, {"y", 3}});
     int wrong = 0;
     std::set<std::string> notes;
-    CHECK_EQ(counters::drive(rc, passes, 2, &wrong, &notes), std::string("0+1 1+1 2+1 | 0+1 1+1 2+1 | "));
+    CHECK_EQ(counters::drive(t.rc, t.passes, 2, &wrong, &notes), std::string("0+1 1+1 2+1 | 0+1 1+1 2+1 | "));
     CHECK_EQ(wrong, 0);  // x and y of pass 0 come from its two kernel runs
     CHECK_EQ(fakecupti::state().enables, size_t(6));
     CHECK_EQ(fakecupti::state().starts, size_t(8));  // pass 0: two hardware passes

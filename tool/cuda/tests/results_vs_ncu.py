@@ -11,10 +11,11 @@ scripts/gpu-test.sh.
 """
 import argparse
 import collections
-import csv
 import json
 import re
 import sys
+
+from check_records import ncu_values  # the same directory
 
 
 def ours(path, keep, loose):
@@ -38,19 +39,14 @@ def ours(path, keep, loose):
 
 
 def theirs(path, keep):
+    """{(kernel, counter): values} over every launch configuration in ncu's CSV (check_records' reader)."""
     values = collections.defaultdict(set)
-    rows = csv.reader(line for line in open(path) if line.startswith('"'))
-    head = next(rows, None)
-    if head is None:
-        raise ValueError("no CSV rows in %s" % path)
-    for row in rows:
-        rec = dict(zip(head, row))
-        for name, val in rec.items():
-            if "__" in name and keep.search(name) and val:
-                try:
-                    values[(rec["Kernel Name"], name)].add(float(val.replace(",", "")))
-                except ValueError:  # the units row
-                    pass
+    for (kernel, _grid, _block), metrics in ncu_values(path).items():
+        for name, vals in metrics.items():
+            if keep.search(name):
+                values[(kernel, name)] |= vals
+    if not values:
+        raise ValueError("no counter values in %s" % path)
     return values
 
 

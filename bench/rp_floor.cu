@@ -12,7 +12,11 @@
 // holding its P passes as P auto ranges (maxRangesPerPass = P, the union of the groups configured once),
 // decoded together after the last pass. It prints the same line with "window" and how many ranges came
 // back with every value, and how many differ from the dispatch's first range (the same kernel on the
-// same data each time, so a working window gives P equal ranges).
+// same data each time, so a working window gives P equal ranges). It also prints the mean time of arming a
+// window (cuptiRangeProfilerStart and its set-up) and of collecting it (Stop, decode, evaluate): giving the
+// same group P times measures what one Start of that configuration costs for P ranges
+// (scripts/rp-start-cost.sh). RP_FLOOR_SPARE=K arms K ranges more than the window launches kernels (as the
+// tool's spare range does), to tell a cost per armed range from one per recorded range.
 #include "device_info.hpp"
 #include "many_kernels.cuh"
 #include "range_counters.hpp"
@@ -56,6 +60,10 @@ std::vector<core::PlanCounter> parse_group(const std::string& s) {
     return out;
 }
 
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 struct Loop {
     gc::RangeCounters& counters;
     const std::vector<core::PlanPass>& plan;
@@ -67,6 +75,8 @@ struct Loop {
     std::vector<core::PlanCounter> all;
     std::vector<std::vector<core::CounterSample>> ranges;
     size_t full_ranges = 0, differing_ranges = 0, windows = 0;
+    double arm_ms = 0, collect_ms = 0;  // window mode: summed over the windows
+    size_t spare = 0;                   // window mode: ranges armed beyond the launches (RP_FLOOR_SPARE)
 
     // Launches the dispatch's kernel once (each pass runs the same kernel on the same data; no restore
     // here, the kernels are only timed and measured).
@@ -82,11 +92,15 @@ struct Loop {
         gc::PortStatus st;
         for (long k = 0; k < dispatches; ++k) {
             std::string note;
-            if (!(st = counters.arm(&all, &note, plan.size())).ok) return st;
+            auto t0 = std::chrono::steady_clock::now();
+            if (!(st = counters.arm(&all, &note, plan.size() + spare)).ok) return st;
+            arm_ms += ms_since(t0);
             for (size_t p = 0; p < plan.size(); ++p)
                 if (!(st = launch(k)).ok) return st;
             const std::vector<const gc::Group*> groups(plan.size(), &all);
+            t0 = std::chrono::steady_clock::now();
             if (!(st = counters.collect_ranges(groups, &ranges)).ok) return st;
+            collect_ms += ms_since(t0);
             ++windows;
             for (const auto& r : ranges) {
                 bool full = true, same = true;
@@ -161,8 +175,9 @@ int main(int argc, char** argv) {
 
     gc::RangeCounters counters(ctx, chip);
     if (!(st = counters.enable_now()).ok) return fail(st);
-    counters.plan_union(plan);
-    Loop loop{counters, plan, data, n, {}, 0, {}, {}, 0, 0, 0};
+    counters.plan_passes(plan);
+    Loop loop{counters, plan, data, n, {}, 0, {}, {}, 0, 0, 0, 0, 0, 0};
+    if (const char* spare = std::getenv("RP_FLOOR_SPARE")) loop.spare = std::strtoul(spare, nullptr, 10);
     for (const core::PlanPass& pass : plan)
         for (const core::PlanCounter& c : pass.counters) {
             bool seen = false;
@@ -174,17 +189,18 @@ int main(int argc, char** argv) {
     // One dispatch untimed: configuration images, the first kernel's cost, lazy module loading.
     if (!(st = window ? loop.run_windows(1) : loop.run(1)).ok) return fail(st);
     loop.full_ranges = loop.differing_ranges = loop.windows = 0;
+    loop.arm_ms = loop.collect_ms = 0;
     auto t0 = std::chrono::steady_clock::now();
     if (!(st = window ? loop.run_windows(dispatches) : loop.run(dispatches)).ok) return fail(st);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms = ms_since(t0);
     counters.disable();
     cudaFree(data);
     if (window) {
         const double passes = double(dispatches) * double(plan.size());
         std::printf("rp-floor window: %ld dispatches x %zu passes in %.1f ms: %.3f ms per pass (%zu of %zu ranges with "
-                    "every value, %zu differ from their window's first)\n",
+                    "every value, %zu differ from their window's first; per window: arm %.3f ms, collect %.3f ms)\n",
                     dispatches, plan.size(), ms, ms / passes, loop.full_ranges, loop.windows * plan.size(),
-                    loop.differing_ranges);
+                    loop.differing_ranges, loop.arm_ms / double(loop.windows), loop.collect_ms / double(loop.windows));
         return loop.full_ranges == loop.windows * plan.size() ? 0 : 1;
     }
 

@@ -34,6 +34,7 @@ S1=(--pmc "sm__inst_executed.sum sm__warps_launched.sum")
 S3=(--pmc "sm__inst_executed.sum sm__warps_launched.sum" --pmc "sm__inst_executed.sum smsp__inst_executed_op_global_ld.sum"
     --pmc "sm__warps_launched.sum smsp__inst_executed_op_global_ld.sum")
 source "$ROOT/scripts/s10.sh"  # S10_METRICS, S10_PMC, S10_NCU, S10_DETERMINISTIC
+source "$ROOT/scripts/rp-floor-build.sh"  # build_rp_floor
 WITH_S10=${BENCH_S10:-1}  # 0 leaves the S10 columns out (a shorter run)
 S10_REPS=${BENCH_S10_REPS:-1}  # runs per S10 cell (each is ten passes of every dispatch: the longest cells)
 # gorocprof's S3 kernel replay, as every gk S3 column, the front-end timing and the timing run use it.
@@ -147,12 +148,7 @@ fi
 FLOOR="-" WINDOW="-"
 if want many; then
     say "building bench/rp_floor.cu"
-    CUPTI_INC=$(dirname "$(find -L /usr/local/cuda/ -name cupti_range_profiler.h 2>/dev/null | head -1)")
-    CUPTI_LIB=$(dirname "$(find -L /usr/local/cuda/ -name 'libcupti.so' 2>/dev/null | head -1)")
-    if nvcc -O2 -std=c++17 -arch=sm_90 -Itool/cuda -Itool/cuda/tests -Itool/core -Itool/replay -Itool/include -I"$CUPTI_INC" \
-        bench/rp_floor.cu tool/cuda/range_counters.cpp tool/cuda/metric_host.cpp tool/cuda/device_info.cpp \
-        tool/cuda/check.cpp -L"$CUPTI_LIB" -Xlinker -rpath -Xlinker "$CUPTI_LIB" -lcupti -lcuda \
-        -o "$WORK/rp-floor" >>"$LOG" 2>&1; then
+    if build_rp_floor "$WORK/rp-floor" "$LOG"; then
         floor_ms() { # floor_ms GROUP...: median over REPS of the timed loop of 300 dispatches, in ms
             local t=() v
             for ((i = 0; i < REPS; i++)); do

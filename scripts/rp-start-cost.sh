@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# What one cuptiRangeProfilerStart costs on this GPU, per configuration and per number of ranges in its
+# window: bench/rp_floor.cu in window mode (RP_FLOOR_WINDOW=1) with one group given R times, so every
+# window is one Start of that configuration holding R auto ranges (R launches of a tiny kernel), 10 timed
+# windows after one untimed. RP_FLOOR_SPARE adds armed ranges that no kernel fills. Run from the repository
+# root on the GPU machine; writes $OUT/rp-start-cost.md (printed) and $OUT/rp-start-cost.log.
+set -uo pipefail
+ROOT=$(pwd)
+OUT=${OUT:-$ROOT/out/rp-start-cost}
+WORK=${BENCH_WORK:-/tmp/gorocprof-rp-start}
+mkdir -p "$OUT" "$WORK"
+LOG=$OUT/rp-start-cost.log
+: >"$LOG"
+source "$ROOT/scripts/rp-floor-build.sh"
+build_rp_floor "$WORK/rp-floor" "$LOG" || { echo "rp_floor build failed:"; tail -20 "$LOG"; exit 1; }
+
+CONFIGS=(
+    "sm:sm__inst_executed.sum"
+    "sm4:sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum,smsp__inst_executed_op_global_st.sum"
+    "thread:smsp__thread_inst_executed.sum"
+    "l1tex:l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+    "lts:lts__t_sectors.sum"
+    "dram:dram__bytes_read.sum"
+    "six:smsp__thread_inst_executed.sum,lts__t_sectors.sum,lts__t_requests.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,dram__bytes_read.sum,dram__bytes_write.sum"
+)
+RANGES=${RP_START_RANGES:-"1 2 4 8"}
+MD=$OUT/rp-start-cost.md
+{
+    echo "| configuration | ranges launched | spare ranges | arm (Start) per window, ms | collect per window, ms | ranges with every value |"
+    echo "| --- | --- | --- | --- | --- | --- |"
+} >"$MD"
+row() { # row NAME GROUP R SPARE
+    local args=() i line
+    for ((i = 0; i < $3; i++)); do args+=("$2"); done
+    line=$(RP_FLOOR_WINDOW=1 RP_FLOOR_SPARE=$4 "$WORK/rp-floor" 10 "${args[@]}" 2>>"$LOG" | tee -a "$LOG" | tail -1)
+    if [[ $line =~ \(([0-9]+)\ of\ ([0-9]+)\ ranges.*arm\ ([0-9.]+)\ ms,\ collect\ ([0-9.]+)\ ms ]]; then
+        echo "| $1 | $3 | $4 | ${BASH_REMATCH[3]} | ${BASH_REMATCH[4]} | ${BASH_REMATCH[1]}/${BASH_REMATCH[2]} |" >>"$MD"
+    else
+        echo "| $1 | $3 | $4 | FAIL | - | - |" >>"$MD"
+    fi
+}
+for c in "${CONFIGS[@]}"; do
+    for r in $RANGES; do row "${c%%:*}" "${c#*:}" "$r" 0; done
+done
+for c in "lts:lts__t_sectors.sum" "sm:sm__inst_executed.sum"; do row "${c%%:*}" "${c#*:}" 1 3; done
+cat "$MD"

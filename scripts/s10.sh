@@ -10,3 +10,8 @@ for m in "${S10_METRICS[@]}"; do S10_PMC+=(--pmc "$m"); done
 S10_NCU=$(IFS=,; echo "${S10_METRICS[*]}")  # ncu's --metrics
 # The counts that are the same from run to run, compared with ncu's exactly (L2/DRAM/L1 ones vary).
 S10_DETERMINISTIC='^(sm__inst_executed|sm__warps_launched|smsp__inst_executed_op_global_(ld|st)|smsp__thread_inst_executed)\.sum$'
+# The counts that vary but must not be 0 where ncu's are not (a pass measured with a configuration that lacks
+# its group reads 0 on the H200). DRAM counts are left out: ncu flushes the caches before every replay pass
+# (--cache-control all, its default), gorocprof does not (as rocprofv3 does not), so saxpy's inputs come from
+# L2 under gorocprof (dram__bytes_read 0) and from DRAM under ncu (8.4 MB).
+S10_NONZERO='^(lts__t_(sectors|requests)|l1tex__t_sectors_pipe_lsu_mem_global_op_ld)\.sum$'

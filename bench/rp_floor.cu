@@ -16,13 +16,20 @@
 // window (cuptiRangeProfilerStart and its set-up) and of collecting it (Stop, decode, evaluate): giving the
 // same group P times measures what one Start of that configuration costs for P ranges
 // (scripts/rp-start-cost.sh). RP_FLOOR_SPARE=K arms K ranges more than the window launches kernels (as the
-// tool's spare range does), to tell a cost per armed range from one per recorded range.
+// tool's spare range does), to tell a cost per armed range from one per recorded range; RP_FLOOR_RECREATE=1
+// re-creates the profiler object before every window (as the tool does at a change of configuration), timed
+// apart. The pass mode prints the mean arm time per pass too: with groups that do not fit one hardware pass
+// together, that is the cost of alternating configurations (each change re-creates the object).
+// RP_FLOOR_MULTIPASS=R0,R1: the union of the groups as one configuration even when it needs several hardware
+// passes, one session per hardware pass on one profiler object (see run_multipass), values of every range
+// printed: how CUPTI merges the sessions' ranges, and what each session's Start costs.
 #include "device_info.hpp"
 #include "many_kernels.cuh"
 #include "range_counters.hpp"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -77,6 +84,10 @@ struct Loop {
     size_t full_ranges = 0, differing_ranges = 0, windows = 0;
     double arm_ms = 0, collect_ms = 0;  // window mode: summed over the windows
     size_t spare = 0;                   // window mode: ranges armed beyond the launches (RP_FLOOR_SPARE)
+    bool recreate = false;              // window mode: a new profiler object before every window (RP_FLOOR_RECREATE)
+    double recreate_ms = 0;
+    size_t arms = 0;                    // pass mode: arm calls timed into arm_ms
+    bool trace = false;                 // pass mode: every arm's time on stderr (RP_FLOOR_TRACE=1)
 
     // Launches the dispatch's kernel once (each pass runs the same kernel on the same data; no restore
     // here, the kernels are only timed and measured).
@@ -88,10 +99,58 @@ struct Loop {
         return st;
     }
 
+    // Multi-pass mode: the union of the groups as one configuration on one profiler object, one Start/Stop
+    // session per hardware pass until CUPTI reports every pass submitted; session s launches
+    // per_session[s] kernels (the last entry repeats) over n >> s elements, so each metric's value tells
+    // which session measured it. Then one decode of the whole window.
+    std::vector<size_t> per_session;
+    std::vector<double> session_start_ms;  // summed over dispatches, per session index
+    size_t max_sessions = 0;
+    gc::PortStatus launch_n(int elements) {
+        add_one<<<(elements + 255) / 256, 256>>>(data, elements);
+        gc::PortStatus st = runtime(cudaGetLastError(), "kernel launch");
+        if (st.ok) st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        return st;
+    }
+    gc::PortStatus run_multipass(long dispatches) {
+        gc::PortStatus st;
+        size_t most = 0;
+        for (size_t r : per_session) most = std::max(most, r);
+        for (long k = 0; k < dispatches; ++k) {
+            std::string note;
+            size_t sessions = 0;
+            for (bool submitted = false; !submitted; ++sessions) {
+                if (sessions == 8) return gc::PortStatus::failure("cuptiRangeProfilerStop", "not all passes submitted after 8 sessions");
+                const auto t0 = std::chrono::steady_clock::now();
+                if (!(st = sessions == 0 ? counters.arm(&all, &note, most) : counters.restart()).ok) return st;
+                if (session_start_ms.size() <= sessions) session_start_ms.resize(sessions + 1, 0.0);
+                session_start_ms[sessions] += ms_since(t0);
+                const size_t r = per_session[std::min(sessions, per_session.size() - 1)];
+                for (size_t i = 0; i < r; ++i)
+                    if (!(st = launch_n(n >> sessions)).ok) return st;
+                if (!(st = counters.stop(&submitted)).ok) return st;
+            }
+            max_sessions = std::max(max_sessions, sessions);
+            if (k == 0 && !note.empty()) std::fprintf(stderr, "rp-floor: %s\n", note.c_str());
+            const std::vector<const gc::Group*> groups(most, &all);
+            const auto t0 = std::chrono::steady_clock::now();
+            if (!(st = counters.collect_ranges(groups, &ranges)).ok) return st;
+            collect_ms += ms_since(t0);
+            ++windows;
+        }
+        return st;
+    }
+
     gc::PortStatus run_windows(long dispatches) {
         gc::PortStatus st;
         for (long k = 0; k < dispatches; ++k) {
             std::string note;
+            if (recreate) {
+                const auto t = std::chrono::steady_clock::now();
+                counters.disable();
+                if (!(st = counters.enable_now()).ok) return st;
+                recreate_ms += ms_since(t);
+            }
             auto t0 = std::chrono::steady_clock::now();
             if (!(st = counters.arm(&all, &note, plan.size() + spare)).ok) return st;
             arm_ms += ms_since(t0);
@@ -120,7 +179,12 @@ struct Loop {
         for (long k = 0; k < dispatches; ++k)
             for (const core::PlanPass& pass : plan) {
                 std::string note;
+                const auto t0 = std::chrono::steady_clock::now();
                 if (!(st = counters.arm(&pass.counters, &note)).ok) return st;
+                const double arm = ms_since(t0);
+                arm_ms += arm;
+                ++arms;
+                if (trace) std::fprintf(stderr, "rp-floor: dispatch %ld pass %d: arm %.3f ms\n", k, pass.group, arm);
                 if (!note.empty()) std::fprintf(stderr, "rp-floor: %s\n", note.c_str());
                 if (!(st = launch(k)).ok) return st;
                 bool all_submitted = true;
@@ -178,6 +242,8 @@ int main(int argc, char** argv) {
     counters.plan_passes(plan);
     Loop loop{counters, plan, data, n, {}, 0, {}, {}, 0, 0, 0, 0, 0, 0};
     if (const char* spare = std::getenv("RP_FLOOR_SPARE")) loop.spare = std::strtoul(spare, nullptr, 10);
+    if (const char* re = std::getenv("RP_FLOOR_RECREATE")) loop.recreate = *re == '1';
+    if (const char* tr = std::getenv("RP_FLOOR_TRACE")) loop.trace = *tr == '1';
     for (const core::PlanPass& pass : plan)
         for (const core::PlanCounter& c : pass.counters) {
             bool seen = false;
@@ -186,10 +252,38 @@ int main(int argc, char** argv) {
         }
     const char* window_env = std::getenv("RP_FLOOR_WINDOW");
     const bool window = window_env && *window_env == '1';
+    if (const char* mp = std::getenv("RP_FLOOR_MULTIPASS")) {
+        for (const core::PlanCounter& c : parse_group(mp)) loop.per_session.push_back(std::strtoul(c.name.c_str(), nullptr, 10));
+        if (loop.per_session.empty() || loop.per_session.front() == 0) {
+            std::fprintf(stderr, "rp-floor: RP_FLOOR_MULTIPASS wants kernels per session, e.g. 4,6\n");
+            return 2;
+        }
+        if (!(st = loop.run_multipass(1)).ok) return fail(st);
+        loop.session_start_ms.assign(loop.session_start_ms.size(), 0.0);
+        loop.collect_ms = 0;
+        loop.windows = 0;
+        auto t0 = std::chrono::steady_clock::now();
+        if (!(st = loop.run_multipass(dispatches)).ok) return fail(st);
+        const double ms = ms_since(t0);
+        std::printf("rp-floor multipass: %ld dispatches, %zu sessions each, in %.1f ms: %.3f ms per dispatch; Start per session:",
+                    dispatches, loop.max_sessions, ms, ms / double(dispatches));
+        for (double t : loop.session_start_ms) std::printf(" %.3f ms", t / double(dispatches));
+        std::printf("; collect %.3f ms\n", loop.collect_ms / double(dispatches));
+        for (size_t r = 0; r < loop.ranges.size(); ++r) {
+            std::printf("rp-floor multipass: last window, range %zu:", r);
+            for (const core::CounterSample& cs : loop.ranges[r])
+                std::printf(" %s=%.0f", cs.counter ? cs.counter->name.c_str() : "?", cs.values.empty() ? -1.0 : cs.values[0]);
+            std::printf("\n");
+        }
+        counters.disable();
+        cudaFree(data);
+        return 0;
+    }
     // One dispatch untimed: configuration images, the first kernel's cost, lazy module loading.
     if (!(st = window ? loop.run_windows(1) : loop.run(1)).ok) return fail(st);
     loop.full_ranges = loop.differing_ranges = loop.windows = 0;
-    loop.arm_ms = loop.collect_ms = 0;
+    loop.arm_ms = loop.collect_ms = loop.recreate_ms = 0;
+    loop.arms = 0;
     auto t0 = std::chrono::steady_clock::now();
     if (!(st = window ? loop.run_windows(dispatches) : loop.run(dispatches)).ok) return fail(st);
     const double ms = ms_since(t0);
@@ -198,14 +292,16 @@ int main(int argc, char** argv) {
     if (window) {
         const double passes = double(dispatches) * double(plan.size());
         std::printf("rp-floor window: %ld dispatches x %zu passes in %.1f ms: %.3f ms per pass (%zu of %zu ranges with "
-                    "every value, %zu differ from their window's first; per window: arm %.3f ms, collect %.3f ms)\n",
+                    "every value, %zu differ from their window's first; per window: arm %.3f ms, collect %.3f ms, "
+                    "re-create %.3f ms)\n",
                     dispatches, plan.size(), ms, ms / passes, loop.full_ranges, loop.windows * plan.size(),
-                    loop.differing_ranges, loop.arm_ms / double(loop.windows), loop.collect_ms / double(loop.windows));
+                    loop.differing_ranges, loop.arm_ms / double(loop.windows), loop.collect_ms / double(loop.windows),
+                    loop.recreate_ms / double(loop.windows));
         return loop.full_ranges == loop.windows * plan.size() ? 0 : 1;
     }
 
     const double passes = double(dispatches) * double(plan.size());
-    std::printf("rp-floor: %ld dispatches x %zu passes in %.1f ms: %.3f ms per pass (%zu empty values)\n", dispatches,
-                plan.size(), ms, ms / passes, loop.empty);
+    std::printf("rp-floor: %ld dispatches x %zu passes in %.1f ms: %.3f ms per pass (%zu empty values; arm %.3f ms per pass)\n",
+                dispatches, plan.size(), ms, ms / passes, loop.empty, loop.arm_ms / double(loop.arms ? loop.arms : 1));
     return loop.empty == 0 ? 0 : 1;
 }

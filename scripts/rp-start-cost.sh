@@ -44,3 +44,28 @@ for c in "${CONFIGS[@]}"; do
 done
 for c in "lts:lts__t_sectors.sum" "sm:sm__inst_executed.sum"; do row "${c%%:*}" "${c#*:}" 1 3; done
 cat "$MD"
+
+# What changes of configuration cost: the same windows with a new profiler object before each, and the pass
+# mode (one Start per pass) over groups that need two hardware passes together, as S10 does in the tool.
+source "$ROOT/scripts/s10.sh"
+SIX=smsp__thread_inst_executed.sum,lts__t_sectors.sum,lts__t_requests.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,dram__bytes_read.sum,dram__bytes_write.sum
+SM4=sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum,smsp__inst_executed_op_global_st.sum
+{
+    echo
+    echo "| case | line printed by rp-floor |"
+    echo "| --- | --- |"
+} >>"$MD"
+case_row() { # case_row NAME ENV... -- ARGS...
+    local name=$1 envs=() line; shift
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+    line=$(env "${envs[@]}" "$WORK/rp-floor" 10 "$@" 2>>"$LOG" | tee -a "$LOG" | tail -1)
+    echo "| $name | ${line:-FAIL (see rp-start-cost.log)} |" >>"$MD"
+}
+case_row "six x6, one object" RP_FLOOR_WINDOW=1 -- $SIX $SIX $SIX $SIX $SIX $SIX
+case_row "six x6, object re-created before each window" RP_FLOOR_WINDOW=1 RP_FLOOR_RECREATE=1 -- $SIX $SIX $SIX $SIX $SIX $SIX
+case_row "sm x1, object re-created before each window" RP_FLOOR_WINDOW=1 RP_FLOOR_RECREATE=1 -- sm__inst_executed.sum
+case_row "lts x1, object re-created before each window" RP_FLOOR_WINDOW=1 RP_FLOOR_RECREATE=1 -- lts__t_sectors.sum
+case_row "pass mode: sm4, six alternating" RP_FLOOR_TRACE=1 -- $SM4 $SIX
+case_row "pass mode: S10's ten groups" RP_FLOOR_TRACE=1 -- "${S10_METRICS[@]}"
+tail -8 "$MD"
+grep 'dispatch 3 pass' "$LOG"

@@ -150,8 +150,9 @@ size_t CudaPort::open_window(Launch& l, uint64_t pass) {
     }();
     l.window = false;
     if (!enabled || windows_off_.load(std::memory_order_relaxed)) return 1;
-    // The passes from this one that measure the same configuration in one hardware pass: all of the
-    // dispatch's when the union of its groups fits, else a run of them (RangeCounters::passes_held).
+    // The passes from this one that share a configuration: all of the dispatch's when the union of its
+    // groups fits one hardware pass or is measured in sessions, else a run of them
+    // (RangeCounters::passes_held).
     const size_t planned = core::Core::instance().passes_for_agent(l.agent_index).size();
     const size_t held = l.cs->counters->passes_held(pass, planned);
     if (held < 2) return 1;
@@ -323,6 +324,12 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         PendingPass& p = cs.pending.emplace_back();
         p.rec = std::move(rec);
         p.group = group;
+        // A window of union sessions: after its last pass, its kernels run again once per further hardware
+        // pass (while the snapshot is still held), so that the decode has every counter.
+        if (pass + 1 >= l.window_end && cs.counters && cs.counters->armed_passes() > 1) {
+            PhaseTimer timer(Phase::StopExtra);
+            finish_hardware_passes(d, l, cs.pending.size());
+        }
         return PortStatus::success();
     }
     {
@@ -338,27 +345,36 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     return PortStatus::success();
 }
 
-void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l) {
+void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs) {
     ContextState& cs = *l.cs;
     if (!cs.counters || !cs.counters->armed()) return;
     bool all = true;
     PortStatus st = cs.counters->stop(&all);
-    int extra = 0;
-    while (st.ok && !all && extra < 32) {
+    int sessions = 0;
+    while (st.ok && !all && sessions < 32) {
         if (!l.active_snapshot) {
             report_note("a counter configuration needs the kernel more than once per replay pass, and a dispatch "
                         "that is not replayed has no snapshot to run it again from: its counters are incomplete");
             break;
         }
-        st = restore(d, *l.active_snapshot);
-        if (st.ok) st = cs.counters->restart();
-        if (st.ok) st = relaunch(l);
-        if (st.ok) st = cu(cuCtxSynchronize(), "cuCtxSynchronize");
+        // The next hardware pass: the same kernels again, in the same order, each from the snapshot (range
+        // r of every hardware pass belongs to the window's pass r).
+        st = cs.counters->restart();
+        for (size_t r = 0; st.ok && r < runs; ++r) {
+            st = restore(d, *l.active_snapshot);
+            if (st.ok) st = relaunch(l);
+            if (st.ok) st = cu(cuCtxSynchronize(), "cuCtxSynchronize");
+        }
         if (st.ok) st = cs.counters->stop(&all);
-        ++extra;
+        ++sessions;
     }
-    if (extra > 0)
-        report_note("the Range Profiler asked for " + std::to_string(extra) +
+    if (sessions > 0 && runs > 1)
+        report_note("the counter groups do not fit one hardware pass together: each dispatch's passes are measured "
+                    "as one configuration of " + std::to_string(sessions + 1) + " hardware passes, so every replay "
+                    "pass runs the kernel " + std::to_string(sessions + 1) + " times (memory restored before each) "
+                    "and each counter comes from the run of the hardware pass that holds it");
+    else if (sessions > 0)
+        report_note("the Range Profiler asked for " + std::to_string(sessions) +
                     " more kernel run(s) within one replay pass before all its hardware passes were submitted "
                     "(cuptiRangeProfilerStop isAllPassSubmitted); memory is restored before each");
     if (!st.ok) report_counter_problem(st);

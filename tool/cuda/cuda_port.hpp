@@ -126,8 +126,8 @@ public:
 private:
     PortStatus relaunch(const Launch& l);
     // Runs the kernel again (restoring first) while CUPTI says the configuration has hardware passes
-    // left; then the counters can be decoded.
-    void finish_hardware_passes(const replay::Dispatch& d, Launch& l);
+    // left, `runs` times per hardware pass (a window's passes); then the counters can be decoded.
+    void finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs = 1);
     // The counters of the pass that just ran; empty when `expected` differs from what was armed.
     void collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out);
     // Arms `group` for `pass` (with a window when may_window and the passes after it share its

@@ -51,6 +51,11 @@ Group run_union(const std::vector<const Group*>& groups, size_t start, size_t le
 
 }  // namespace
 
+RangeCounters::RangeCounters(CUcontext ctx, std::string chip) : ctx_(ctx), chip_(std::move(chip)) {
+    const char* v = std::getenv("GOROCPROF_CUDA_UNION_SESSIONS");  // 0: diagnostic, configuration runs only
+    allow_union_sessions_ = !(v && *v == '0');
+}
+
 RangeCounters::~RangeCounters() { disable(); }
 
 void RangeCounters::disable() {
@@ -112,6 +117,7 @@ PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std:
 
 void RangeCounters::plan_passes(const std::vector<core::PlanPass>& passes) {
     union_usable_ = UnionState::Unknown;
+    union_sessions_ = 0;
     pass_groups_.clear();
     for (const core::PlanPass& pass : passes) pass_groups_.push_back(&pass.counters);
     union_ = run_union(pass_groups_, 0, pass_groups_.size());
@@ -194,10 +200,26 @@ size_t RangeCounters::config_passes(const Group* config) {
     return group_state(config, &gs, nullptr).ok ? gs->passes : 0;
 }
 
+// Whether a window measures the union as one configuration of several hardware passes, one Start/Stop
+// session per hardware pass on the same profiler object: on the H200 a change of configuration costs
+// about 150-190 ms (a new object's first Start), a further session's Start 1.4-32 ms and each kernel run
+// its own time (docs/perf.md, attempt 11).
+size_t RangeCounters::union_sessions() {
+    if (union_sessions_ == 0) {
+        union_sessions_ = 1;
+        if (allow_union_sessions_ && !union_.empty() && !single_config()) {
+            const size_t h = config_passes(&union_);
+            if (h >= 2 && h <= kMaxUnionSessions) union_sessions_ = h;
+        }
+    }
+    return union_sessions_ > 1 ? union_sessions_ : 0;
+}
+
 size_t RangeCounters::passes_held(size_t pass, size_t end) {
     if (pass >= pass_groups_.size() || pass >= end) return 1;
     if (end > pass_groups_.size()) end = pass_groups_.size();
     if (!enable().ok) return 1;  // the configurations are built against the device's availability
+    if (union_sessions()) return end - pass;
     const Group* config = config_for(pass_groups_[pass]);
     return config_passes(config) == 1 ? held_from(*config, pass, end) : 1;
 }
@@ -213,7 +235,9 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
     }();
     PortStatus st = enable();
     if (!st.ok) return st;
-    const Group* config = config_for(group);
+    // A window (ranges > 1) measures the union in sessions when passes_held said so; a single pass takes
+    // a configuration of one hardware pass holding its group.
+    const Group* config = ranges > 1 && union_sessions() ? &union_ : config_for(group);
     if (!keep_object && last_group_ && last_group_ != config) {
         {
             PhaseTimer off(Phase::SwitchOff);
@@ -225,7 +249,8 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
     last_group_ = config;
     last_passes_ = 0;
     GroupState* gs = nullptr;
-    if (!(st = group_state(config, &gs, note)).ok) return st;
+    // The union's own note (it needs several hardware passes) is not the user's: their groups each fit.
+    if (!(st = group_state(config, &gs, config == &union_ && union_sessions_ > 1 ? nullptr : note)).ok) return st;
     last_passes_ = gs->passes;
 
     if (counter_data_group_ != config || counter_data_ranges_ != ranges) {

@@ -5,7 +5,8 @@
 // with another configuration on the same profiler object, metrics come back wrong, so the
 // profiler object is re-created whenever the configuration changes (README.md, "Counters"), and
 // configurations are chosen to change as rarely as they can: the union of all groups when it fits
-// one hardware pass, else runs of consecutive groups (config_runs.hpp).
+// one hardware pass; else, for a window, the union measured in one session per hardware pass on the same
+// object; else runs of consecutive groups (config_runs.hpp).
 #pragma once
 
 #include "check.hpp"
@@ -28,7 +29,7 @@ void empty_samples(const Group& group, std::vector<core::CounterSample>* out);
 
 class RangeCounters {
 public:
-    RangeCounters(CUcontext ctx, std::string chip) : ctx_(ctx), chip_(std::move(chip)) {}
+    RangeCounters(CUcontext ctx, std::string chip);
     RangeCounters(const RangeCounters&) = delete;
     RangeCounters& operator=(const RangeCounters&) = delete;
     ~RangeCounters();
@@ -54,8 +55,22 @@ public:
     // How many consecutive planned passes from `pass` (up to, not including, `end`) the configuration
     // that pass will measure also holds, each in the same single hardware pass: one window can hold
     // them all. 1 when only the pass itself (or for a pass that is not planned).
+    // With union sessions, every pass from `pass` to `end`.
     size_t passes_held(size_t pass, size_t end);
     const Group* armed() const { return armed_; }
+    // The hardware passes of the armed configuration: above 1, a window's kernels must run once per
+    // hardware pass (stop, restart, run them again in the same order) before collect_ranges.
+    size_t armed_passes() const { return armed_state_ ? armed_state_->passes : 0; }
+    // When the groups do not fit one hardware pass together but their union needs at most
+    // kMaxUnionSessions: how many hardware passes (sessions) a window of the union takes; else 0.
+    size_t union_sessions();
+    // Union sessions are on unless GOROCPROF_CUDA_UNION_SESSIONS=0 (read at construction); tests turn
+    // them off to exercise configuration runs.
+    void allow_union_sessions(bool on) {
+        allow_union_sessions_ = on;
+        union_sessions_ = 0;
+    }
+    static constexpr size_t kMaxUnionSessions = 4;
     // The passes planned for this context's device: when all their counters fit one hardware pass
     // together, every replay pass measures that union and reports its own group.
     // Otherwise a pass takes the longest run of groups from its own that fits one hardware pass
@@ -92,6 +107,8 @@ private:
     enum class UnionState { Unknown, Usable, Unusable };
     Group union_;
     UnionState union_usable_ = UnionState::Unusable;
+    bool allow_union_sessions_ = true;
+    size_t union_sessions_ = 0;  // 0: not worked out yet; 1: no; else the union's hardware passes
     // The planned groups in pass order; per pass the configuration of the run that starts there (null
     // until first needed; the group itself when no longer run fits) and its length in groups (it may
     // wrap into the next dispatch's first passes); and how many windows the passes from there to the

@@ -493,6 +493,16 @@ std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t
                 ++*wrong;
     };
     auto flush = [&] {
+        // As the port does after a window's last pass: the same kernels again for every further hardware
+        // pass of the configuration (union sessions), then one decode.
+        bool all = true;
+        CHECK(rc.stop(&all).ok);
+        for (int session = 1; !all && session < 8; ++session) {
+            CHECK(rc.restart().ok);
+            for (size_t id : pending_ids) fakecupti::kernel(id);
+            CHECK(rc.stop(&all).ok);
+        }
+        CHECK(all);
         CHECK(rc.collect_ranges(pending, &ranges).ok);
         CHECK_EQ(ranges.size(), pending.size());
         for (size_t i = 0; i < pending.size() && i < ranges.size(); ++i) check(*pending[i], ranges[i], pending_ids[i]);
@@ -563,12 +573,68 @@ TEST_CASE(range_counters_measure_the_union_in_one_window_per_dispatch) {
     CHECK_EQ(fakecupti::state().starts, size_t(3));   // one window per dispatch
 }
 
+TEST_CASE(range_counters_measure_a_union_of_two_passes_in_sessions) {
+    // S10's shape (ten single-metric groups whose union needs two hardware passes: capacity 8, so
+    // {g0..g5} (cost 8) and {g6..g9}): every dispatch is one window of the union, one session per hardware
+    // pass on the same profiler object, the ten kernels run again in the second session; no configuration
+    // ever changes.
+    std::vector<std::vector<std::string>> groups;
+    for (int i = 0; i < 10; ++i) groups.push_back({"g" + std::to_string(i)});
+    counters::Setup t(groups, {{"g4", 2}, {"g5", 2}});
+    fakecupti::state().capacity = 8;
+    CHECK_EQ(t.rc.union_sessions(), size_t(2));
+    int wrong = 0;
+    std::set<std::string> notes;
+    CHECK_EQ(counters::drive(t.rc, t.passes, 3, &wrong, &notes), std::string("0+10 | 0+10 | 0+10 | "));
+    // Each pass's metric came from its own position in the session of the hardware pass holding it (the
+    // fake reads 0 for a range its hardware pass did not run).
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(fakecupti::state().enables, size_t(1));  // one object for the whole process
+    CHECK_EQ(fakecupti::state().starts, size_t(6));   // two sessions per dispatch
+    CHECK(notes.empty());                             // the union's pass count is not a group's problem
+    // A pass armed on its own (one range: no window) still gets a one-pass configuration holding its group.
+    std::string note;
+    CHECK(t.rc.arm(&t.passes[4].counters, &note, 1).ok);
+    CHECK_EQ(t.rc.armed_passes(), size_t(1));
+    bool all = false;
+    fakecupti::kernel(99);
+    CHECK(t.rc.stop(&all).ok);
+    CHECK(all);
+    std::vector<gorocprof::core::CounterSample> got;
+    CHECK(t.rc.collect(&got).ok);
+    CHECK(got.size() == 1 && got[0].values.size() == 1 && got[0].values[0] == counters::value("g4", 99));
+}
+
+TEST_CASE(range_counters_leave_unions_of_many_passes_to_runs) {
+    // A union that needs more than kMaxUnionSessions hardware passes would run every kernel that many times:
+    // configuration runs instead.
+    std::vector<std::vector<std::string>> groups;
+    for (int i = 0; i < 5; ++i) groups.push_back({"h" + std::to_string(i)});
+    counters::Setup t(groups, {{"h0", 4}, {"h1", 4}, {"h2", 4}, {"h3", 4}, {"h4", 4}});  // five passes together
+    CHECK_EQ(t.rc.union_sessions(), size_t(0));
+    int wrong = 0;
+    CHECK_EQ(counters::drive(t.rc, t.passes, 1, &wrong), std::string("0+1 1+1 2+1 3+1 4+1 | "));
+    CHECK_EQ(wrong, 0);
+}
+
+TEST_CASE(range_counters_measure_a_multipass_group_in_union_sessions) {
+    // {x,y} needs two hardware passes by itself: in a union window its x comes from the first session's
+    // run and its y from the second's, both at the pass's position.
+    counters::Setup t({{"x", "y"}, {"x"}, {"y"}}, {{"x", 3}, {"y", 3}});
+    int wrong = 0;
+    CHECK_EQ(counters::drive(t.rc, t.passes, 2, &wrong), std::string("0+3 | 0+3 | "));
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(fakecupti::state().enables, size_t(1));
+    CHECK_EQ(fakecupti::state().starts, size_t(4));
+}
+
 TEST_CASE(range_counters_switch_configuration_runs_and_window_them) {
     // Ten single-metric groups as in the bench's S10: the union needs two passes. Costs (capacity 4):
     // g0-g3 cost 1, g4 and g5 cost 2, g6-g9 cost 1 (so g4-g5 and g6-g9 fit; g0-g3 with g4 do not).
     std::vector<std::vector<std::string>> groups;
     for (int i = 0; i < 10; ++i) groups.push_back({"g" + std::to_string(i)});
     counters::Setup t(groups, {{"g4", 2}, {"g5", 2}});
+    t.rc.allow_union_sessions(false);  // configuration runs, as with GOROCPROF_CUDA_UNION_SESSIONS=0
     int wrong = 0;
     const std::string windows = counters::drive(t.rc, t.passes, 3, &wrong);
     CHECK(!t.rc.single_config());
@@ -588,6 +654,7 @@ TEST_CASE(range_counters_change_configuration_rather_than_add_a_window) {
     // next dispatch's 0 (2+1+1). That run holds pass 0 of the next dispatch but not pass 1, so keeping it
     // would cost three windows there ({0}, {1,2}, {3,4}) instead of two: the configuration changes.
     counters::Setup t({{"m0"}, {"m1"}, {"m2"}, {"m3"}, {"m4"}}, {{"m2", 2}, {"m3", 2}});
+    t.rc.allow_union_sessions(false);  // configuration runs, as with GOROCPROF_CUDA_UNION_SESSIONS=0
     int wrong = 0;
     CHECK_EQ(counters::drive(t.rc, t.passes, 3, &wrong), std::string("0+3 3+2 | 0+3 3+2 | 0+3 3+2 | "));
     CHECK_EQ(wrong, 0);
@@ -600,6 +667,7 @@ TEST_CASE(range_counters_keep_a_configuration_into_the_next_dispatch) {
     // next dispatch keeps it for passes 0-1 and takes {2..5} (still two windows, one change fewer); the one
     // after that cannot keep {2..5} (it does not hold pass 0) and starts over with {0..3}.
     counters::Setup t({{"k0"}, {"k1"}, {"k2"}, {"k3"}, {"k4"}, {"k5"}});
+    t.rc.allow_union_sessions(false);  // configuration runs, as with GOROCPROF_CUDA_UNION_SESSIONS=0
     int wrong = 0;
     CHECK_EQ(counters::drive(t.rc, t.passes, 3, &wrong), std::string("0+4 4+2 | 0+2 2+4 | 0+4 4+2 | "));
     CHECK_EQ(wrong, 0);
@@ -612,6 +680,7 @@ TEST_CASE(range_counters_give_a_multipass_group_its_own_runs) {
     // must not share its window (the window's one Start/Stop would submit only the first hardware pass) nor
     // keep it (each of their passes would run the kernel twice): each gets its own one-pass configuration.
     counters::Setup t({{"x", "y"}, {"x"}, {"y"}}, {{"x", 3}, {"y", 3}});
+    t.rc.allow_union_sessions(false);  // configuration runs, as with GOROCPROF_CUDA_UNION_SESSIONS=0
     int wrong = 0;
     std::set<std::string> notes;
     CHECK_EQ(counters::drive(t.rc, t.passes, 2, &wrong, &notes), std::string("0+1 1+1 2+1 | 0+1 1+1 2+1 | "));

@@ -115,17 +115,18 @@ PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std:
     return PortStatus::success();
 }
 
-void RangeCounters::plan_passes(const std::vector<core::PlanPass>& passes) {
+void RangeCounters::plan_passes(const std::vector<core::PlanPass>& passes, size_t only) {
     union_usable_ = UnionState::Unknown;
     union_sessions_ = 0;
     pass_groups_.clear();
-    for (const core::PlanPass& pass : passes) pass_groups_.push_back(&pass.counters);
+    for (size_t i = 0; i < passes.size(); ++i)
+        if (only == kAllPasses || i == only) pass_groups_.push_back(&passes[i].counters);
     union_ = run_union(pass_groups_, 0, pass_groups_.size());
     runs_.assign(pass_groups_.size(), nullptr);
     run_length_.assign(pass_groups_.size(), 0);
     windows_from_.assign(pass_groups_.size(), 0);
     run_storage_.clear();
-    if (passes.size() < 2) union_usable_ = UnionState::Unusable;
+    if (pass_groups_.size() < 2) union_usable_ = UnionState::Unusable;
 }
 
 bool RangeCounters::fits_one_pass(const Group& counters) {

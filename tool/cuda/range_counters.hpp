@@ -76,7 +76,10 @@ public:
     // Otherwise a pass takes the longest run of groups from its own that fits one hardware pass
     // (config_runs.hpp), or keeps the configuration in use when that holds its group and costs the
     // dispatch no extra window.
-    void plan_passes(const std::vector<core::PlanPass>& passes);
+    // `only`: the one pass this process measures (application replay: one pass per run of the app), so
+    // that its group's own configuration is used for every dispatch instead of a run of groups.
+    static constexpr size_t kAllPasses = static_cast<size_t>(-1);
+    void plan_passes(const std::vector<core::PlanPass>& passes, size_t only = kAllPasses);
 
     // Turns the context's profiler off before the context goes away.
     void disable();

@@ -628,6 +628,31 @@ TEST_CASE(range_counters_measure_a_multipass_group_in_union_sessions) {
     CHECK_EQ(fakecupti::state().starts, size_t(4));
 }
 
+TEST_CASE(range_counters_plan_only_the_pass_of_an_application_replay_run) {
+    // Application replay: this process measures pass 5 of S10's shape on every dispatch. Planned alone, the
+    // group's own configuration is armed (on the H200 its Start costs 6-16 ms, a run's 32 ms), and kept.
+    std::vector<std::vector<std::string>> groups;
+    for (int i = 0; i < 10; ++i) groups.push_back({"g" + std::to_string(i)});
+    counters::Setup t(groups, {{"g4", 2}, {"g5", 2}});
+    t.rc.plan_passes(t.passes, 5);
+    CHECK_EQ(t.rc.union_sessions(), size_t(0));
+    for (size_t d = 0; d < 3; ++d) {
+        std::string note;
+        CHECK_EQ(t.rc.passes_held(0, 1), size_t(1));
+        CHECK(t.rc.arm(&t.passes[5].counters, &note, 1).ok);
+        CHECK(note.empty());
+        fakecupti::kernel(d);
+        bool all = false;
+        CHECK(t.rc.stop(&all).ok);
+        CHECK(all);
+        std::vector<gorocprof::core::CounterSample> got;
+        CHECK(t.rc.collect(&got).ok);
+        CHECK(got.size() == 1 && got[0].values.size() == 1 && got[0].values[0] == counters::value("g5", d));
+    }
+    CHECK_EQ(fakecupti::state().last_config, std::vector<std::string>{"g5"});
+    CHECK_EQ(fakecupti::state().enables, size_t(1));
+}
+
 TEST_CASE(range_counters_switch_configuration_runs_and_window_them) {
     // Ten single-metric groups as in the bench's S10: the union needs two passes. Costs (capacity 4):
     // g0-g3 cost 1, g4 and g5 cost 2, g6-g9 cost 1 (so g4-g5 and g6-g9 fit; g0-g3 with g4 do not).

@@ -200,7 +200,8 @@ CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_Cou
 CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* p) {
     CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
     if (o != world().object.get() || o->running) return CUPTI_ERROR_INVALID_OPERATION;
-    if (o->measured.empty()) o->measured = fakecupti::split(fakecupti::decode(p->pConfig, p->configSize));
+    world().state.last_config = fakecupti::decode(p->pConfig, p->configSize);
+    if (o->measured.empty()) o->measured = fakecupti::split(world().state.last_config);
     o->hw_pass = 0;
     o->image = p->pCounterDataImage;
     o->max_ranges = p->maxRangesPerPass;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace fakecupti {
 
@@ -20,6 +21,7 @@ struct State {
     int capacity = 4;                 // one hardware pass holds metrics whose costs add up to this
     std::function<double(const std::string& metric, size_t kernel)> value;
     size_t enables = 0, disables = 0, starts = 0, stops = 0, configs_built = 0;
+    std::vector<std::string> last_config;  // the metrics of the last SetConfig's image
 };
 
 State& state();

@@ -154,6 +154,10 @@ struct Loop {
             auto t0 = std::chrono::steady_clock::now();
             if (!(st = counters.arm(&all, &note, plan.size() + spare)).ok) return st;
             arm_ms += ms_since(t0);
+            if (counters.armed_passes() > 1)
+                return gc::PortStatus::failure("rp-floor window mode",
+                                               "the groups need several hardware passes together (one window runs only "
+                                               "the first): use RP_FLOOR_MULTIPASS");
             for (size_t p = 0; p < plan.size(); ++p)
                 if (!(st = launch(k)).ok) return st;
             const std::vector<const gc::Group*> groups(plan.size(), &all);

@@ -17,8 +17,8 @@ JOBS=${JOBS:-$(nproc)}
 APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload"}
 # What to run: apps (record-level checks, ncu, front end), torch (bitwise PyTorch check), compare
 # (gorocprof compare: kernel replay against application replay on CUDA test apps).
-# switch (ten single-metric groups whose union needs two hardware passes: configurations change
-# between passes).
+# switch (ten single-metric groups whose union needs two hardware passes: measured in union sessions, or
+# with configurations changing between passes under GOROCPROF_CUDA_UNION_SESSIONS=0).
 SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare switch"}
 SWITCH_APPS=${GPU_TEST_SWITCH_APPS:-"saxpy device_counter"}
 COMPARE_APPS=${GPU_TEST_COMPARE_APPS:-"saxpy many_launches"}
@@ -248,8 +248,9 @@ if want compare && [ -x "$ROOT/bin/gorocprof" ]; then
 fi
 
 # ---- switch: groups whose union does not fit one hardware pass ---------------------------------
-# Ten single-metric groups (the bench's S10): each pass measures a configuration holding its group, and
-# configurations change within every dispatch (the Range Profiler object is re-created on each change).
+# Ten single-metric groups (the bench's S10): their union needs two hardware passes, so each dispatch's window
+# measures it in two sessions on one profiler object (union sessions; with GOROCPROF_CUDA_UNION_SESSIONS=0,
+# configurations change within every dispatch and the object is re-created on each change).
 source "$ROOT/scripts/s10.sh"  # S10_METRICS, S10_PMC, S10_NCU, S10_DETERMINISTIC
 SROWS=()
 if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
@@ -278,12 +279,12 @@ if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
         echo "# gorocprof with ten single-metric groups on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
         echo
         echo "Command: \`GOROCPROF_CUDA_TIMING=1 bin/gorocprof $(printf -- '--pmc %s ' "${S10_METRICS[@]}")--replay-mode kernel --kernel-replay-beta-enabled -- bin/cuda-APP\`"
-        echo "(from \`scripts/gpu-test.sh\`, $(date -u +%Y-%m-%dT%H:%MZ)); all ten together need $S10_UNION hardware passes, so configurations"
-        echo "change between replay passes. ncu gets the ten names in one --metrics; instruction and warp counts compared"
+        echo "(from \`scripts/gpu-test.sh\`, $(date -u +%Y-%m-%dT%H:%MZ)); all ten together need $S10_UNION hardware passes (union"
+        echo "sessions, tool/cuda/README.md \"Counters\"). ncu gets the ten names in one --metrics; instruction and warp counts compared"
         echo "exactly, the L2 and L1 counts (which vary from run to run) only for being nonzero where ncu's are; DRAM counts"
         echo "are not compared (ncu flushes the caches before every pass, gorocprof does not: see scripts/s10.sh)."
         echo
-        echo "| app | verdict | gorocprof rc / wall | ncu rc / wall | configuration changes; cuptiRangeProfilerStart calls, their time |"
+        echo "| app | verdict | gorocprof rc / wall | ncu rc / wall | configuration changes; cuptiRangeProfilerStart calls at arm (a further session's restart is not counted), their time |"
         echo "| --- | --- | --- | --- | --- |"
         for r in "${SROWS[@]}"; do echo "$r"; done
     } >"$OUT/gpu-switch.md"

@@ -68,4 +68,4 @@ case_row "lts x1, object re-created before each window" RP_FLOOR_WINDOW=1 RP_FLO
 case_row "pass mode: sm4, six alternating" RP_FLOOR_TRACE=1 -- $SM4 $SIX
 case_row "pass mode: S10's ten groups" RP_FLOOR_TRACE=1 -- "${S10_METRICS[@]}"
 tail -8 "$MD"
-grep 'dispatch 3 pass' "$LOG"
+grep 'dispatch 3 pass' "$LOG" || true

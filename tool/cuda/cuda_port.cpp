@@ -168,6 +168,19 @@ void CudaPort::flush_window(Launch& l) {
     ContextState& cs = *l.cs;
     l.window = false;
     PhaseTimer timer(Phase::Collect);
+    if (cs.counters->sessions_incomplete()) {
+        // Union sessions cut short (the replay ended before the window's last pass, or a rerun failed): the
+        // missing hardware passes would read 0, so the window's passes get empty counters; windows stay on.
+        cs.counters->discard();
+        report_note("a counter window ended before every hardware pass of its configuration ran (the replay "
+                    "stopped early or a rerun failed): its passes' counters are empty");
+        for (PendingPass& p : cs.pending) {
+            if (p.group) empty_samples(*p.group, &p.rec.counters);
+            core::Core::instance().record_pass(std::move(p.rec));
+        }
+        cs.pending.clear();
+        return;
+    }
     cs.window_groups.clear();
     for (const PendingPass& p : cs.pending) cs.window_groups.push_back(p.group);
     PortStatus st = cs.counters->collect_ranges(cs.window_groups, &cs.window_samples);
@@ -348,25 +361,28 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
 void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs) {
     ContextState& cs = *l.cs;
     if (!cs.counters || !cs.counters->armed()) return;
-    bool all = true;
-    PortStatus st = cs.counters->stop(&all);
-    int sessions = 0;
-    while (st.ok && !all && sessions < 32) {
-        if (!l.active_snapshot) {
+    size_t sessions = 0;
+    PortStatus st;
+    if (l.active_snapshot) {
+        // The next hardware pass: the same kernels again, in the same order, each from the snapshot (range r
+        // of every hardware pass belongs to the window's pass r).
+        st = cs.counters->finish_sessions(
+            [&]() -> PortStatus {
+                PortStatus rs;
+                for (size_t r = 0; rs.ok && r < runs; ++r) {
+                    rs = restore(d, *l.active_snapshot);
+                    if (rs.ok) rs = relaunch(l);
+                    if (rs.ok) rs = cu(cuCtxSynchronize(), "cuCtxSynchronize");
+                }
+                return rs;
+            },
+            &sessions);
+    } else {
+        bool all = true;
+        st = cs.counters->stop(&all);
+        if (st.ok && !all)
             report_note("a counter configuration needs the kernel more than once per replay pass, and a dispatch "
-                        "that is not replayed has no snapshot to run it again from: its counters are incomplete");
-            break;
-        }
-        // The next hardware pass: the same kernels again, in the same order, each from the snapshot (range
-        // r of every hardware pass belongs to the window's pass r).
-        st = cs.counters->restart();
-        for (size_t r = 0; st.ok && r < runs; ++r) {
-            st = restore(d, *l.active_snapshot);
-            if (st.ok) st = relaunch(l);
-            if (st.ok) st = cu(cuCtxSynchronize(), "cuCtxSynchronize");
-        }
-        if (st.ok) st = cs.counters->stop(&all);
-        ++sessions;
+                        "that is not replayed has no snapshot to run it again from: its counters are empty");
     }
     if (sessions > 0 && runs > 1)
         report_note("the counter groups do not fit one hardware pass together: each dispatch's passes are measured "

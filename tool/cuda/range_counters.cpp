@@ -107,7 +107,7 @@ PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std:
     if (gs->passes > 1) {
         gs->note = "counter group {" + name_list(gs->names) + "} needs " + std::to_string(gs->passes) + " hardware passes on " +
                    chip_ + ": each replay pass runs the kernel that many times (memory restored before each), and "
-                   "a dispatch that is not replayed gets only the first hardware pass's metrics; split the group";
+                   "a dispatch that is not replayed gets none of its values; split the group";
     }
     if (note) *note = gs->note;
     *out = gs.get();
@@ -203,12 +203,12 @@ size_t RangeCounters::config_passes(const Group* config) {
 
 // Whether a window measures the union as one configuration of several hardware passes, one Start/Stop
 // session per hardware pass on the same profiler object: on the H200 a change of configuration costs
-// about 150-190 ms (a new object's first Start), a further session's Start 1.4-32 ms and each kernel run
+// about 150-190 ms (11 ms to re-create the object, 140-180 ms for its first Start), a further session's Start 1.4-32 ms and each kernel run
 // its own time (docs/perf.md, attempt 11).
 size_t RangeCounters::union_sessions() {
     if (union_sessions_ == 0) {
         union_sessions_ = 1;
-        if (allow_union_sessions_ && !union_.empty() && !single_config()) {
+        if (allow_union_sessions_ && pass_groups_.size() >= 2 && !union_.empty() && !single_config()) {
             const size_t h = config_passes(&union_);
             if (h >= 2 && h <= kMaxUnionSessions) union_sessions_ = h;
         }
@@ -230,16 +230,37 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
     armed_ = nullptr;
     armed_state_ = nullptr;
     if (!group || group->empty()) return PortStatus::success();
-    static const bool keep_object = [] {
-        const char* v = std::getenv("GOROCPROF_CUDA_REENABLE_ON_SWITCH");
-        return v && *v == '0';
-    }();
     PortStatus st = enable();
     if (!st.ok) return st;
     // A window (ranges > 1) measures the union in sessions when passes_held said so; a single pass takes
     // a configuration of one hardware pass holding its group.
     const Group* config = ranges > 1 && union_sessions() ? &union_ : config_for(group);
-    if (!keep_object && last_group_ && last_group_ != config) {
+    if (config == &union_ && union_sessions_ > 1) {
+        // The union's own note (it needs several hardware passes) is not the user's; a group of theirs that
+        // needs several by itself still gets its note.
+        GroupState* own = nullptr;
+        if (!(st = group_state(group, &own, note)).ok) return st;
+        st = arm_config(group, config, nullptr, ranges);
+        if (!st.ok) {
+            // Never again in this process: the windows fall back to configuration runs.
+            union_sessions_ = 1;
+            stale_ = true;
+            st.reason += "; the union of the groups is not used again in this process (configuration runs instead)";
+        }
+        return st;
+    }
+    return arm_config(group, config, note, ranges);
+}
+
+PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t ranges) {
+    static const bool keep_object = [] {
+        const char* v = std::getenv("GOROCPROF_CUDA_REENABLE_ON_SWITCH");
+        return v && *v == '0';
+    }();
+    PortStatus st;
+    // A new object when the configuration changes, or when the last one was left inside an unfinished
+    // sequence of hardware passes (discard()).
+    if (!keep_object && ((stale_ && profiler_) || (last_group_ && last_group_ != config))) {
         {
             PhaseTimer off(Phase::SwitchOff);
             disable();
@@ -247,11 +268,11 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
         PhaseTimer on(Phase::SwitchOn);
         if (!(st = enable()).ok) return st;
     }
+    stale_ = false;
     last_group_ = config;
     last_passes_ = 0;
     GroupState* gs = nullptr;
-    // The union's own note (it needs several hardware passes) is not the user's: their groups each fit.
-    if (!(st = group_state(config, &gs, config == &union_ && union_sessions_ > 1 ? nullptr : note)).ok) return st;
+    if (!(st = group_state(config, &gs, note)).ok) return st;
     last_passes_ = gs->passes;
 
     if (counter_data_group_ != config || counter_data_ranges_ != ranges) {
@@ -308,7 +329,10 @@ PortStatus RangeCounters::start_profiler() {
     CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     start.pRangeProfilerObject = profiler_;
     PortStatus st = cupti(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-    if (st.ok) running_ = true;
+    if (st.ok) {
+        running_ = true;
+        all_submitted_ = false;
+    }
     return st;
 }
 
@@ -317,7 +341,8 @@ PortStatus RangeCounters::stop_profiler(bool* all_submitted) {
     stop.pRangeProfilerObject = profiler_;
     running_ = false;
     PortStatus st = cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-    if (st.ok && all_submitted) *all_submitted = stop.isAllPassSubmitted != 0;
+    if (st.ok) all_submitted_ = stop.isAllPassSubmitted != 0;
+    if (st.ok && all_submitted) *all_submitted = all_submitted_;
     return st;
 }
 
@@ -382,6 +407,16 @@ PortStatus RangeCounters::evaluate(size_t range, const Group* group, std::vector
 
 PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     if (!armed_) return PortStatus::success();
+    if (sessions_incomplete()) {
+        const Group* group = armed_;
+        const size_t passes = armed_state_->passes;
+        discard();
+        empty_samples(*group, out);
+        return PortStatus::failure("cuptiRangeProfilerStop",
+                                   "the configuration needs " + std::to_string(passes) +
+                                       " hardware passes and not all of them ran (a dispatch that is not replayed "
+                                       "runs once): its counters are empty");
+    }
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
     if (st.ok && ranges > 0) st = evaluate(0, armed_, out);
@@ -399,6 +434,14 @@ PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups
                                          std::vector<std::vector<core::CounterSample>>* out) {
     out->clear();
     if (!armed_) return PortStatus::success();
+    if (sessions_incomplete()) {
+        // Decoding now would read the missing hardware passes' metrics as 0 (H200): nothing of the window
+        // is reported rather than wrong values.
+        discard();
+        return PortStatus::failure("cuptiRangeProfilerStop",
+                                   "a window ended before every hardware pass of its configuration ran: its counters "
+                                   "are empty");
+    }
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
     for (size_t r = 0; st.ok && r < ranges; ++r) {
@@ -408,6 +451,17 @@ PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups
     armed_ = nullptr;
     armed_state_ = nullptr;
     return st;
+}
+
+bool RangeCounters::sessions_incomplete() const {
+    return armed_ && armed_state_ && armed_state_->passes > 1 && (running_ || !all_submitted_);
+}
+
+void RangeCounters::discard() {
+    if (running_) stop_profiler(nullptr);
+    armed_ = nullptr;
+    armed_state_ = nullptr;
+    stale_ = true;
 }
 
 }  // namespace gorocprof::cuda

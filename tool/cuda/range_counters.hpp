@@ -42,12 +42,34 @@ public:
     // configuration needs the kernel once more (restart(), run it again, stop() again).
     PortStatus stop(bool* all_submitted);
     PortStatus restart();
+    // After the armed window's (or pass's) last kernel: stops, and while the configuration has hardware
+    // passes left, restarts, calls rerun() (which must run the same kernels again, in the same order, each
+    // from the same memory) and stops again, at most max_sessions times. *sessions: the further sessions run.
+    template <class Rerun>
+    PortStatus finish_sessions(Rerun&& rerun, size_t* sessions, size_t max_sessions = 32) {
+        *sessions = 0;
+        bool all = true;
+        PortStatus st = stop(&all);
+        while (st.ok && !all && *sessions < max_sessions) {
+            if (!(st = restart()).ok || !(st = rerun()).ok) break;
+            ++*sessions;
+            st = stop(&all);
+        }
+        return st;
+    }
+    // True while a configuration of several hardware passes is armed and not all of them have run.
+    bool sessions_incomplete() const;
+    // Forgets what is armed without decoding it (stopping first); the next arm gets a new profiler object,
+    // as this one may be left inside its configuration's sequence of hardware passes.
+    void discard();
     // Decodes and evaluates one value per counter (NaN when the hardware delivered nothing), and
-    // disarms. Stops first when stop() was not called. No-op when nothing is armed.
+    // disarms. Stops first when stop() was not called. No-op when nothing is armed. When the
+    // configuration's hardware passes did not all run, every counter is empty (and a failure says why).
     PortStatus collect(std::vector<core::CounterSample>* out);
     // Ends a window armed with ranges > 1: one sample list per range it recorded, in launch order,
     // range r reported as groups[r] (an empty list where groups[r] is null or past the end). The
-    // caller compares out->size() with the number of kernels it ran in the window.
+    // caller compares out->size() with the number of kernels it ran in the window. A window whose
+    // configuration's hardware passes did not all run is discarded, not decoded (a failure, out empty).
     PortStatus collect_ranges(const std::vector<const Group*>& groups, std::vector<std::vector<core::CounterSample>>* out);
     // True when every planned pass's counters fit one configuration together (the union), so that
     // one window can hold all of a dispatch's passes.
@@ -95,6 +117,7 @@ private:
         std::string note;  // for the user when the configuration needs several hardware passes
     };
     PortStatus enable();
+    PortStatus arm_config(const Group* group, const Group* config, std::string* note, size_t ranges);
     // The host object and configuration image of `group` (names point into it).
     PortStatus build_state(const Group& group, GroupState* gs);
     PortStatus group_state(const Group* group, GroupState** out, std::string* note);
@@ -130,6 +153,8 @@ private:
     const Group* armed_ = nullptr;
     GroupState* armed_state_ = nullptr;
     bool running_ = false;  // between Start and Stop
+    bool all_submitted_ = true;  // the last Stop said every hardware pass of the configuration ran
+    bool stale_ = false;         // the object must be re-created before the next arm (discard())
     const Group* last_group_ = nullptr;  // the configuration in use
     size_t last_passes_ = 0;              // and the hardware passes it needs
     // The counter data image belongs to the profiler object: rebuilt with it.

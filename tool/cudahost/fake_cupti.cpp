@@ -201,6 +201,8 @@ CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* p)
     CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
     if (o != world().object.get() || o->running) return CUPTI_ERROR_INVALID_OPERATION;
     world().state.last_config = fakecupti::decode(p->pConfig, p->configSize);
+    if (world().state.reject_config && world().state.reject_config(world().state.last_config))
+        return CUPTI_ERROR_INVALID_PARAMETER;
     if (o->measured.empty()) o->measured = fakecupti::split(world().state.last_config);
     o->hw_pass = 0;
     o->image = p->pCounterDataImage;

@@ -22,6 +22,8 @@ struct State {
     std::function<double(const std::string& metric, size_t kernel)> value;
     size_t enables = 0, disables = 0, starts = 0, stops = 0, configs_built = 0;
     std::vector<std::string> last_config;  // the metrics of the last SetConfig's image
+    // When set and true for a configuration's metrics, SetConfig refuses it (CUPTI_ERROR_INVALID_PARAMETER).
+    std::function<bool(const std::vector<std::string>& metrics)> reject_config;
 };
 
 State& state();

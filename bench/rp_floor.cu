@@ -120,7 +120,8 @@ struct Loop {
             std::string note;
             size_t sessions = 0;
             for (bool submitted = false; !submitted; ++sessions) {
-                if (sessions == 8) return gc::PortStatus::failure("cuptiRangeProfilerStop", "not all passes submitted after 8 sessions");
+                if (sessions == 8)
+                    return gc::PortStatus::failure("cuptiRangeProfilerStop", "not all passes submitted after 8 sessions");
                 const auto t0 = std::chrono::steady_clock::now();
                 if (!(st = sessions == 0 ? counters.arm(&all, &note, most) : counters.restart()).ok) return st;
                 if (session_start_ms.size() <= sessions) session_start_ms.resize(sessions + 1, 0.0);
@@ -257,7 +258,8 @@ int main(int argc, char** argv) {
     const char* window_env = std::getenv("RP_FLOOR_WINDOW");
     const bool window = window_env && *window_env == '1';
     if (const char* mp = std::getenv("RP_FLOOR_MULTIPASS")) {
-        for (const core::PlanCounter& c : parse_group(mp)) loop.per_session.push_back(std::strtoul(c.name.c_str(), nullptr, 10));
+        for (const core::PlanCounter& c : parse_group(mp))
+            loop.per_session.push_back(std::strtoul(c.name.c_str(), nullptr, 10));
         if (loop.per_session.empty() || loop.per_session.front() == 0) {
             std::fprintf(stderr, "rp-floor: RP_FLOOR_MULTIPASS wants kernels per session, e.g. 4,6\n");
             return 2;
@@ -269,7 +271,8 @@ int main(int argc, char** argv) {
         auto t0 = std::chrono::steady_clock::now();
         if (!(st = loop.run_multipass(dispatches)).ok) return fail(st);
         const double ms = ms_since(t0);
-        std::printf("rp-floor multipass: %ld dispatches, %zu sessions each, in %.1f ms: %.3f ms per dispatch; Start per session:",
+        std::printf("rp-floor multipass: %ld dispatches, %zu sessions each, in %.1f ms: %.3f ms per dispatch; "
+                    "Start per session:",
                     dispatches, loop.max_sessions, ms, ms / double(dispatches));
         for (double t : loop.session_start_ms) std::printf(" %.3f ms", t / double(dispatches));
         std::printf("; collect %.3f ms\n", loop.collect_ms / double(dispatches));

@@ -203,8 +203,8 @@ size_t RangeCounters::config_passes(const Group* config) {
 
 // Whether a window measures the union as one configuration of several hardware passes, one Start/Stop
 // session per hardware pass on the same profiler object: on the H200 a change of configuration costs
-// about 150-190 ms (11 ms to re-create the object, 140-180 ms for its first Start), a further session's Start 1.4-32 ms and each kernel run
-// its own time (docs/perf.md, attempt 11).
+// about 150-190 ms (11 ms to re-create the object, 140-180 ms for its first Start), a further session's
+// Start 1.4-32 ms and each kernel run its own time (docs/perf.md, attempt 11).
 size_t RangeCounters::union_sessions() {
     if (union_sessions_ == 0) {
         union_sessions_ = 1;

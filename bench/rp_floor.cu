@@ -91,9 +91,12 @@ struct Loop {
 
     // Launches the dispatch's kernel once (each pass runs the same kernel on the same data; no restore
     // here, the kernels are only timed and measured).
-    gc::PortStatus launch(long k) {
-        if (k % 2 == 0) add_one<<<(n + 255) / 256, 256>>>(data, n);
-        else add_index<<<(n + 255) / 256, 256>>>(data, n);
+    gc::PortStatus launch(long k) { return launch_over(k % 2 != 0, n); }
+
+    // One of the two kernels over the first `elements` ints, waited for.
+    gc::PortStatus launch_over(bool index, int elements) {
+        if (index) add_index<<<(elements + 255) / 256, 256>>>(data, elements);
+        else add_one<<<(elements + 255) / 256, 256>>>(data, elements);
         gc::PortStatus st = runtime(cudaGetLastError(), "kernel launch");
         if (st.ok) st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
         return st;
@@ -106,12 +109,6 @@ struct Loop {
     std::vector<size_t> per_session;
     std::vector<double> session_start_ms;  // summed over dispatches, per session index
     size_t max_sessions = 0;
-    gc::PortStatus launch_n(int elements) {
-        add_one<<<(elements + 255) / 256, 256>>>(data, elements);
-        gc::PortStatus st = runtime(cudaGetLastError(), "kernel launch");
-        if (st.ok) st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-        return st;
-    }
     gc::PortStatus run_multipass(long dispatches) {
         gc::PortStatus st;
         size_t most = 0;
@@ -128,7 +125,7 @@ struct Loop {
                 session_start_ms[sessions] += ms_since(t0);
                 const size_t r = per_session[std::min(sessions, per_session.size() - 1)];
                 for (size_t i = 0; i < r; ++i)
-                    if (!(st = launch_n(n >> sessions)).ok) return st;
+                    if (!(st = launch_over(false, n >> sessions)).ok) return st;
                 if (!(st = counters.stop(&submitted)).ok) return st;
             }
             max_sessions = std::max(max_sessions, sessions);

@@ -168,27 +168,17 @@ void CudaPort::flush_window(Launch& l) {
     ContextState& cs = *l.cs;
     l.window = false;
     PhaseTimer timer(Phase::Collect);
-    if (cs.counters->sessions_incomplete()) {
-        // Union sessions cut short (the replay ended before the window's last pass, or a rerun failed): the
-        // missing hardware passes would read 0, so the window's passes get empty counters; windows stay on.
-        cs.counters->discard();
-        report_note("a counter window ended before every hardware pass of its configuration ran (the replay "
-                    "stopped early or a rerun failed): its passes' counters are empty");
-        for (PendingPass& p : cs.pending) {
-            if (p.group) empty_samples(*p.group, &p.rec.counters);
-            core::Core::instance().record_pass(std::move(p.rec));
-        }
-        cs.pending.clear();
-        return;
-    }
     cs.window_groups.clear();
     for (const PendingPass& p : cs.pending) cs.window_groups.push_back(p.group);
+    // Union sessions cut short (the replay ended before the window's last pass, or a rerun failed): the
+    // window is discarded, not decoded, and its passes get empty counters; windows stay on.
+    const bool cut_short = cs.counters->sessions_incomplete();
     PortStatus st = cs.counters->collect_ranges(cs.window_groups, &cs.window_samples);
     const bool whole = st.ok && cs.window_samples.size() == cs.pending.size();
     if (!whole) {
-        // Ranges and passes no longer line up one to one (a kernel this tool did not launch ran in the
-        // window, or the decode failed): no value of this window can be trusted to its pass.
-        windows_off_ = true;
+        // Otherwise ranges and passes no longer line up one to one (a kernel this tool did not launch ran in
+        // the window, or the decode failed): no value of this window can be trusted to its pass.
+        if (!cut_short) windows_off_ = true;
         if (st.ok)
             st = PortStatus::failure("cuptiRangeProfilerDecodeData",
                                      "a window of " + std::to_string(cs.pending.size()) + " replay passes decoded " +
@@ -361,29 +351,28 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
 void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs) {
     ContextState& cs = *l.cs;
     if (!cs.counters || !cs.counters->armed()) return;
-    size_t sessions = 0;
-    PortStatus st;
-    if (l.active_snapshot) {
-        // The next hardware pass: the same kernels again, in the same order, each from the snapshot (range r
-        // of every hardware pass belongs to the window's pass r).
-        st = cs.counters->finish_sessions(
-            [&]() -> PortStatus {
-                PortStatus rs;
-                for (size_t r = 0; rs.ok && r < runs; ++r) {
-                    rs = restore(d, *l.active_snapshot);
-                    if (rs.ok) rs = relaunch(l);
-                    if (rs.ok) rs = cu(cuCtxSynchronize(), "cuCtxSynchronize");
-                }
-                return rs;
-            },
-            &sessions);
-    } else {
+    if (!l.active_snapshot) {
+        // A dispatch that is not replayed has no snapshot to run the kernel again from: collect() then finds a
+        // configuration's hardware passes incomplete and reports its counters empty, with the reason.
         bool all = true;
-        st = cs.counters->stop(&all);
-        if (st.ok && !all)
-            report_note("a counter configuration needs the kernel more than once per replay pass, and a dispatch "
-                        "that is not replayed has no snapshot to run it again from: its counters are empty");
+        const PortStatus st = cs.counters->stop(&all);
+        if (!st.ok) report_counter_problem(st);
+        return;
     }
+    size_t sessions = 0;
+    // The next hardware pass: the same kernels again, in the same order, each from the snapshot (range r of
+    // every hardware pass belongs to the window's pass r).
+    const PortStatus st = cs.counters->finish_sessions(
+        [&]() -> PortStatus {
+            PortStatus rs;
+            for (size_t r = 0; rs.ok && r < runs; ++r) {
+                rs = restore(d, *l.active_snapshot);
+                if (rs.ok) rs = relaunch(l);
+                if (rs.ok) rs = cu(cuCtxSynchronize(), "cuCtxSynchronize");
+            }
+            return rs;
+        },
+        &sessions);
     if (sessions > 0 && runs > 1)
         report_note("the counter groups do not fit one hardware pass together: each dispatch's passes are measured "
                     "as one configuration of " + std::to_string(sessions + 1) + " hardware passes, so every replay "

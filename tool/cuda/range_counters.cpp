@@ -116,8 +116,8 @@ PortStatus RangeCounters::group_state(const Group* group, GroupState** out, std:
 }
 
 void RangeCounters::plan_passes(const std::vector<core::PlanPass>& passes, size_t only) {
-    union_usable_ = UnionState::Unknown;
-    union_sessions_ = 0;
+    union_passes_ = kUnknownPasses;
+    union_refused_ = false;
     pass_groups_.clear();
     for (size_t i = 0; i < passes.size(); ++i)
         if (only == kAllPasses || i == only) pass_groups_.push_back(&passes[i].counters);
@@ -126,7 +126,11 @@ void RangeCounters::plan_passes(const std::vector<core::PlanPass>& passes, size_
     run_length_.assign(pass_groups_.size(), 0);
     windows_from_.assign(pass_groups_.size(), 0);
     run_storage_.clear();
-    if (pass_groups_.size() < 2) union_usable_ = UnionState::Unusable;
+}
+
+size_t RangeCounters::union_passes() {
+    if (union_passes_ == kUnknownPasses) union_passes_ = union_.empty() ? 0 : config_passes(&union_);
+    return union_passes_;
 }
 
 bool RangeCounters::fits_one_pass(const Group& counters) {
@@ -169,11 +173,7 @@ size_t RangeCounters::held_from(const Group& config, size_t pass, size_t end) {
 
 // Whether the union of every pass's counters fits one hardware pass: then every pass measures it and
 // the configuration never changes.
-bool RangeCounters::single_config() {
-    if (union_usable_ == UnionState::Unknown)
-        union_usable_ = !union_.empty() && config_passes(&union_) == 1 ? UnionState::Usable : UnionState::Unusable;
-    return union_usable_ == UnionState::Usable;
-}
+bool RangeCounters::single_config() { return pass_groups_.size() >= 2 && union_passes() == 1; }
 
 // Which configuration measures `group`: the union when it fits; else the run from the group's pass, or
 // the configuration in use when keeping it is no worse.
@@ -186,9 +186,9 @@ const Group* RangeCounters::config_for(const Group* group) {
     const bool held =
         last_group_ && (last_group_ == group || (last_passes_ == 1 && holds_all(*last_group_, *group)));
     if (pass == n) return held ? last_group_ : group;  // not one of the planned groups
-    // Keeping it saves a change of configuration (a re-created profiler object, about 11 ms), but its window
-    // ends at the first pass it does not hold, and a window's Start costs more: keep it only when the rest
-    // of the dispatch then needs no more windows than a run taken here would.
+    // Keeping it saves a change of configuration (a re-created profiler object and its first Start, 150-190 ms
+    // on the H200), but its window ends at the first pass it does not hold: keep it only when the rest of the
+    // dispatch then needs no more windows than a run taken here would.
     if (held) {
         const size_t kept = last_passes_ == 1 ? held_from(*last_group_, pass, n) : 1;
         if (1 + windows_from(pass + kept) <= windows_from(pass)) return last_group_;
@@ -206,14 +206,9 @@ size_t RangeCounters::config_passes(const Group* config) {
 // about 150-190 ms (11 ms to re-create the object, 140-180 ms for its first Start), a further session's
 // Start 1.4-32 ms and each kernel run its own time (docs/perf.md, attempt 11).
 size_t RangeCounters::union_sessions() {
-    if (union_sessions_ == 0) {
-        union_sessions_ = 1;
-        if (allow_union_sessions_ && pass_groups_.size() >= 2 && !union_.empty() && !single_config()) {
-            const size_t h = config_passes(&union_);
-            if (h >= 2 && h <= kMaxUnionSessions) union_sessions_ = h;
-        }
-    }
-    return union_sessions_ > 1 ? union_sessions_ : 0;
+    if (!allow_union_sessions_ || union_refused_ || pass_groups_.size() < 2) return 0;
+    const size_t h = union_passes();
+    return h >= 2 && h <= kMaxUnionSessions ? h : 0;
 }
 
 size_t RangeCounters::passes_held(size_t pass, size_t end) {
@@ -234,8 +229,9 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
     if (!st.ok) return st;
     // A window (ranges > 1) measures the union in sessions when passes_held said so; a single pass takes
     // a configuration of one hardware pass holding its group.
-    const Group* config = ranges > 1 && union_sessions() ? &union_ : config_for(group);
-    if (config == &union_ && union_sessions_ > 1) {
+    const bool sessions = ranges > 1 && union_sessions() != 0;
+    const Group* config = sessions ? &union_ : config_for(group);
+    if (sessions) {
         // The union's own note (it needs several hardware passes) is not the user's; a group of theirs that
         // needs several by itself still gets its note.
         GroupState* own = nullptr;
@@ -243,7 +239,7 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
         st = arm_config(group, config, nullptr, ranges);
         if (!st.ok) {
             // Never again in this process: the windows fall back to configuration runs.
-            union_sessions_ = 1;
+            union_refused_ = true;
             stale_ = true;
             st.reason += "; the union of the groups is not used again in this process (configuration runs instead)";
         }
@@ -415,7 +411,7 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
         return PortStatus::failure("cuptiRangeProfilerStop",
                                    "the configuration needs " + std::to_string(passes) +
                                        " hardware passes and not all of them ran (a dispatch that is not replayed "
-                                       "runs once): its counters are empty");
+                                       "has no snapshot to run the kernel again from): its counters are empty");
     }
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
@@ -439,8 +435,8 @@ PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups
         // is reported rather than wrong values.
         discard();
         return PortStatus::failure("cuptiRangeProfilerStop",
-                                   "a window ended before every hardware pass of its configuration ran: its counters "
-                                   "are empty");
+                                   "a window ended before every hardware pass of its configuration ran (the replay "
+                                   "stopped early or a rerun failed): its passes' counters are empty");
     }
     size_t ranges = 0;
     PortStatus st = decode(&ranges);

@@ -88,10 +88,7 @@ public:
     size_t union_sessions();
     // Union sessions are on unless GOROCPROF_CUDA_UNION_SESSIONS=0 (read at construction); tests turn
     // them off to exercise configuration runs.
-    void allow_union_sessions(bool on) {
-        allow_union_sessions_ = on;
-        union_sessions_ = 0;
-    }
+    void allow_union_sessions(bool on) { allow_union_sessions_ = on; }
     static constexpr size_t kMaxUnionSessions = 4;
     // The passes planned for this context's device: when all their counters fit one hardware pass
     // together, every replay pass measures that union and reports its own group.
@@ -130,11 +127,13 @@ private:
     size_t held_from(const Group& config, size_t pass, size_t end);
     size_t config_passes(const Group* config);
     bool fits_one_pass(const Group& counters);
-    enum class UnionState { Unknown, Usable, Unusable };
     Group union_;
-    UnionState union_usable_ = UnionState::Unusable;
+    // The union's hardware passes (0: its configuration cannot be built), worked out once per plan.
+    static constexpr size_t kUnknownPasses = static_cast<size_t>(-1);
+    size_t union_passes_ = kUnknownPasses;
+    size_t union_passes();
     bool allow_union_sessions_ = true;
-    size_t union_sessions_ = 0;  // 0: not worked out yet; 1: no; else the union's hardware passes
+    bool union_refused_ = false;  // CUPTI refused the union's configuration: no union sessions any more
     // The planned groups in pass order; per pass the configuration of the run that starts there (null
     // until first needed; the group itself when no longer run fits) and its length in groups (it may
     // wrap into the next dispatch's first passes); and how many windows the passes from there to the

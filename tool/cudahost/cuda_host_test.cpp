@@ -551,6 +551,13 @@ std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t
     return windows;
 }
 
+// `count` groups of one metric each, named prefix0, prefix1, ...
+std::vector<std::vector<std::string>> singles(const std::string& prefix, int count) {
+    std::vector<std::vector<std::string>> groups;
+    for (int i = 0; i < count; ++i) groups.push_back({prefix + std::to_string(i)});
+    return groups;
+}
+
 // One context's RangeCounters planned over `groups`, with the fake CUPTI reset and metric costs set.
 struct Setup {
     std::vector<PlanPass> passes;
@@ -581,9 +588,7 @@ TEST_CASE(range_counters_measure_a_union_of_two_passes_in_sessions) {
     // {g0..g5} (cost 8) and {g6..g9}): every dispatch is one window of the union, one session per hardware
     // pass on the same profiler object, the ten kernels run again in the second session; no configuration
     // ever changes.
-    std::vector<std::vector<std::string>> groups;
-    for (int i = 0; i < 10; ++i) groups.push_back({"g" + std::to_string(i)});
-    counters::Setup t(groups, {{"g4", 2}, {"g5", 2}});
+    counters::Setup t(counters::singles("g", 10), {{"g4", 2}, {"g5", 2}});
     fakecupti::state().capacity = 8;
     CHECK_EQ(t.rc.union_sessions(), size_t(2));
     int wrong = 0;
@@ -611,9 +616,7 @@ TEST_CASE(range_counters_measure_a_union_of_two_passes_in_sessions) {
 TEST_CASE(range_counters_leave_unions_of_many_passes_to_runs) {
     // A union that needs more than kMaxUnionSessions hardware passes would run every kernel that many times:
     // configuration runs instead.
-    std::vector<std::vector<std::string>> groups;
-    for (int i = 0; i < 5; ++i) groups.push_back({"h" + std::to_string(i)});
-    counters::Setup t(groups, {{"h0", 4}, {"h1", 4}, {"h2", 4}, {"h3", 4}, {"h4", 4}});  // five passes together
+    counters::Setup t(counters::singles("h", 5), {{"h0", 4}, {"h1", 4}, {"h2", 4}, {"h3", 4}, {"h4", 4}});  // five passes together
     CHECK_EQ(t.rc.union_sessions(), size_t(0));
     int wrong = 0;
     CHECK_EQ(counters::drive(t.rc, t.passes, 1, &wrong), std::string("0+1 1+1 2+1 3+1 4+1 | "));
@@ -641,9 +644,7 @@ TEST_CASE(range_counters_discard_a_union_window_cut_short) {
     // The replay ends after the first session of a union window: decoding would read the second hardware
     // pass's metrics as 0, so the window is discarded (empty, a failure) and the next window gets a new
     // object (the old one may be left inside the configuration's passes); its values are right again.
-    std::vector<std::vector<std::string>> groups;
-    for (int i = 0; i < 10; ++i) groups.push_back({"g" + std::to_string(i)});
-    counters::Setup t(groups, {{"g4", 2}, {"g5", 2}});
+    counters::Setup t(counters::singles("g", 10), {{"g4", 2}, {"g5", 2}});
     fakecupti::state().capacity = 8;
     std::string note;
     CHECK(t.rc.arm(&t.passes[0].counters, &note, 11).ok);
@@ -688,9 +689,7 @@ TEST_CASE(range_counters_empty_a_multipass_pass_that_ran_once) {
 TEST_CASE(range_counters_fall_back_to_runs_when_the_union_is_refused) {
     // CUPTI refuses the union's configuration: that window's arm fails (its passes get no counters), and
     // from then on the windows are configuration runs, whose values are right.
-    std::vector<std::vector<std::string>> groups;
-    for (int i = 0; i < 10; ++i) groups.push_back({"g" + std::to_string(i)});
-    counters::Setup t(groups, {{"g4", 2}, {"g5", 2}});
+    counters::Setup t(counters::singles("g", 10), {{"g4", 2}, {"g5", 2}});
     fakecupti::state().capacity = 8;
     fakecupti::state().reject_config = [](const std::vector<std::string>& m) { return m.size() == 10; };
     CHECK_EQ(t.rc.passes_held(0, 10), size_t(10));
@@ -708,9 +707,7 @@ TEST_CASE(range_counters_fall_back_to_runs_when_the_union_is_refused) {
 TEST_CASE(range_counters_plan_only_the_pass_of_an_application_replay_run) {
     // Application replay: this process measures pass 5 of S10's shape on every dispatch. Planned alone, the
     // group's own configuration is armed (on the H200 its Start costs 6-16 ms, a run's 32 ms), and kept.
-    std::vector<std::vector<std::string>> groups;
-    for (int i = 0; i < 10; ++i) groups.push_back({"g" + std::to_string(i)});
-    counters::Setup t(groups, {{"g4", 2}, {"g5", 2}});
+    counters::Setup t(counters::singles("g", 10), {{"g4", 2}, {"g5", 2}});
     t.rc.plan_passes(t.passes, 5);
     CHECK_EQ(t.rc.union_sessions(), size_t(0));
     for (size_t d = 0; d < 3; ++d) {
@@ -733,9 +730,7 @@ TEST_CASE(range_counters_plan_only_the_pass_of_an_application_replay_run) {
 TEST_CASE(range_counters_switch_configuration_runs_and_window_them) {
     // Ten single-metric groups as in the bench's S10: the union needs two passes. Costs (capacity 4):
     // g0-g3 cost 1, g4 and g5 cost 2, g6-g9 cost 1 (so g4-g5 and g6-g9 fit; g0-g3 with g4 do not).
-    std::vector<std::vector<std::string>> groups;
-    for (int i = 0; i < 10; ++i) groups.push_back({"g" + std::to_string(i)});
-    counters::Setup t(groups, {{"g4", 2}, {"g5", 2}});
+    counters::Setup t(counters::singles("g", 10), {{"g4", 2}, {"g5", 2}});
     t.rc.allow_union_sessions(false);  // configuration runs, as with GOROCPROF_CUDA_UNION_SESSIONS=0
     int wrong = 0;
     const std::string windows = counters::drive(t.rc, t.passes, 3, &wrong);

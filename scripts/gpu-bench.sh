@@ -6,7 +6,9 @@
 #
 # Also the Range Profiler floor (bench/rp_floor.cu) for the per-pass target.
 # Workloads: (1) many small kernels: bin/cuda-many_launches (300 launches of two tiny kernels);
-# (2) a PyTorch training step of a small transformer block (bench/transformer_step.py);
+# (2) a PyTorch training step of a small transformer block (bench/transformer_step.py); and, as workload
+# torch-steps (not in the default set), the same process running BENCH_TORCH_STEPS steps (default 5), where
+# the profiled work rather than Python and CUDA start-up fills the wall time;
 # (3) a large footprint: bench/footprint.cu, 16 GiB allocated, 20 kernels over 1 GiB (and the same
 # with 1 GiB allocated, to see what the idle 15 GiB costs).
 # Metric sets (the same names for every tool): S1 = one group that fits one pass; S3 = three groups.
@@ -21,6 +23,8 @@ OUT=${OUT:-$ROOT/out/gpu-bench}
 WORK=${BENCH_WORK:-/tmp/gorocprof-bench}
 REPS=${BENCH_REPS:-3}
 TORCH_REPS=${BENCH_TORCH_REPS:-3}
+TORCH_STEPS=${BENCH_TORCH_STEPS:-5}
+TORCH_STEPS_REPS=${BENCH_TORCH_STEPS_REPS:-1}
 FOOTPRINT_REPS=${BENCH_FOOTPRINT_REPS:-3}
 WORKLOADS=${BENCH_WORKLOADS:-"many torch footprint"}
 want() { case " $WORKLOADS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -192,6 +196,8 @@ say "front end, plan only: cold $FE_COLD ms, warm $FE ms; warm helper calls: ${F
 touch "$WORK/cells.txt"
 want many && bench "many-kernels" "$REPS" "$MANY"
 want torch && S10_APP=0 bench "torch-transformer" "$TORCH_REPS" python3 bench/transformer_step.py
+# Several steps in one process: S10 left out (ten passes of every dispatch of every step do not fit a device call).
+want torch-steps && WITH_S10=0 bench "torch-transformer-${TORCH_STEPS}steps" "$TORCH_STEPS_REPS" python3 bench/transformer_step.py "$TORCH_STEPS"
 if want footprint; then
     bench "footprint-16GiB" "$FOOTPRINT_REPS" env FOOTPRINT_GIB=16 "$WORK/footprint"
     bench "footprint-1GiB" "$FOOTPRINT_REPS" env FOOTPRINT_GIB=1 "$WORK/footprint"

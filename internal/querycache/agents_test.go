@@ -240,7 +240,7 @@ func TestStoreFingerprintsHelperOnce(t *testing.T) {
 		t.Fatalf("helper fingerprinted %d times for agents and two chips, want 1", calls)
 	}
 	// The memo gives the identity a fresh fingerprint would.
-	if id, err := Identity(m.helper, "GH100"); err != nil || id != gh.identity {
+	if id, err := identity(m.helper, "GH100"); err != nil || id != gh.identity {
 		t.Fatalf("memoised identity %s, fresh %s (%v)", gh.identity, id, err)
 	}
 	calls = 0

@@ -15,17 +15,6 @@ import (
 // reports, so its text is part of every key.
 var driverVersionFile = "/proc/driver/nvidia/version"
 
-// Identity is the fingerprint of everything that decides a query helper's answers about one chip:
-// the helper's bytes, the shared libraries it loads from its own search path (CUPTI among them), the
-// loaded driver and the chip. Answers cached under one identity are never used under another.
-func Identity(helperPath, chip string) (string, error) {
-	d, err := helperDigest(helperPath)
-	if err != nil {
-		return "", err
-	}
-	return chipIdentity(d, chip), nil
-}
-
 // helperDigest is the helper's part of every identity (hashHelper), as one SHA-256 sum. A variable so
 // that tests can count how often a store fingerprints its helper.
 var helperDigest = func(helperPath string) ([]byte, error) {
@@ -36,6 +25,10 @@ var helperDigest = func(helperPath string) ([]byte, error) {
 	return h.Sum(nil), nil
 }
 
+// chipIdentity is the fingerprint of everything that decides a query helper's answers about one chip:
+// the helper's bytes, the shared libraries it loads from its own search path (CUPTI among them), the
+// loaded driver (all three in helperDigest) and the chip. Answers cached under one identity are never
+// used under another.
 func chipIdentity(helper []byte, chip string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "gorocprof query cache %d\nchip %s\nhelper %x\n", formatVersion, chip, helper)

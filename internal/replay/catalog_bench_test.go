@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,13 +16,7 @@ import (
 func h200ScaleMetrics(tb testing.TB) []contract.Metric {
 	tb.Helper()
 	var reply contract.MetricsReply
-	data, err := os.ReadFile("../../testdata/cuda/h200-metrics.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &reply); err != nil {
-		tb.Fatal(err)
-	}
+	readJSON(tb, "../../testdata/cuda/h200-metrics.json", &reply)
 	suffixes := []string{"", ".per_second", ".per_cycle_active", ".per_cycle_elapsed", ".per_cycle_in_frame",
 		".pct_of_peak_sustained_active", ".pct_of_peak_sustained_elapsed", ".pct_of_peak_sustained_frame",
 		".peak_sustained", ".peak_sustained_active", ".peak_sustained_elapsed", ".peak_sustained_frame",

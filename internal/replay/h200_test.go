@@ -38,14 +38,14 @@ func recordedOracle(t *testing.T) func([]string) (int, error) {
 	}
 }
 
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
+func readJSON(tb testing.TB, path string, v any) {
+	tb.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
+		tb.Fatalf("%s: %v", path, err)
 	}
 }
 

@@ -249,6 +249,7 @@ func TestMetricsFileRoundTripAndDamage(t *testing.T) {
 		{"no header", data[header:], "id-1"},
 		{"empty", nil, "id-1"},
 		{"a line without its fields", append(append([]byte{}, data[:header]...), []byte("just-a-name\n")...), "id-1"},
+		{"a header count beyond any memory", bytes.Replace(data, []byte(`"count":4`), []byte(`"count":9000000000000000000`), 1), "id-1"},
 	} {
 		if m, err := decodeMetrics(tc.data, tc.want); err == nil {
 			t.Errorf("%s: decoded %d metrics, want an error", tc.name, len(m))

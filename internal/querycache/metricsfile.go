@@ -63,7 +63,9 @@ func decodeMetrics(data []byte, want string) ([]contract.Metric, error) {
 	if body != "" && body[len(body)-1] != '\n' {
 		return nil, errors.New("truncated")
 	}
-	metrics := make([]contract.Metric, 0, h.Count)
+	// Every line takes at least 4 bytes (a name, two tabs, the newline): a damaged header's count must not
+	// size the slice.
+	metrics := make([]contract.Metric, 0, min(h.Count, len(body)/4))
 	for len(body) > 0 {
 		end := strings.IndexByte(body, '\n')
 		line := body[:end]

@@ -6,7 +6,8 @@
 //
 // Usage: rp-floor DISPATCHES GROUP [GROUP...]   (GROUP: metric names separated by commas)
 // Prints "rp-floor: D dispatches x P passes in T ms: X ms per pass" and exits 0, or names the failing
-// call on stderr and exits 1. Built by scripts/gpu-bench.sh with nvcc from the tool's sources.
+// call on stderr and exits 1. Built with the tool's own sources as the CMake target rp-floor
+// (scripts/rp-floor-build.sh, used by scripts/gpu-bench.sh and scripts/rp-start-cost.sh).
 //
 // RP_FLOOR_WINDOW=1 measures the alternative the tool could adopt: one Start/Stop window per dispatch
 // holding its P passes as P auto ranges (maxRangesPerPass = P, the union of the groups configured once),
@@ -88,6 +89,14 @@ struct Loop {
     double recreate_ms = 0;
     size_t arms = 0;                    // pass mode: arm calls timed into arm_ms
     bool trace = false;                 // pass mode: every arm's time on stderr (RP_FLOOR_TRACE=1)
+
+    // Zeroes what the timed loop sums, after the untimed dispatch (not `empty`: a value missing there fails
+    // the run too).
+    void reset_totals() {
+        full_ranges = differing_ranges = windows = arms = 0;
+        arm_ms = collect_ms = recreate_ms = 0;
+        session_start_ms.assign(session_start_ms.size(), 0.0);
+    }
 
     // Launches the dispatch's kernel once (each pass runs the same kernel on the same data; no restore
     // here, the kernels are only timed and measured).
@@ -242,7 +251,7 @@ int main(int argc, char** argv) {
     gc::RangeCounters counters(ctx, chip);
     if (!(st = counters.enable_now()).ok) return fail(st);
     counters.plan_passes(plan);
-    Loop loop{counters, plan, data, n, {}, 0, {}, {}, 0, 0, 0, 0, 0, 0};
+    Loop loop{counters, plan, data, n};
     if (const char* spare = std::getenv("RP_FLOOR_SPARE")) loop.spare = std::strtoul(spare, nullptr, 10);
     if (const char* re = std::getenv("RP_FLOOR_RECREATE")) loop.recreate = *re == '1';
     if (const char* tr = std::getenv("RP_FLOOR_TRACE")) loop.trace = *tr == '1';
@@ -262,9 +271,7 @@ int main(int argc, char** argv) {
             return 2;
         }
         if (!(st = loop.run_multipass(1)).ok) return fail(st);
-        loop.session_start_ms.assign(loop.session_start_ms.size(), 0.0);
-        loop.collect_ms = 0;
-        loop.windows = 0;
+        loop.reset_totals();
         auto t0 = std::chrono::steady_clock::now();
         if (!(st = loop.run_multipass(dispatches)).ok) return fail(st);
         const double ms = ms_since(t0);
@@ -285,9 +292,7 @@ int main(int argc, char** argv) {
     }
     // One dispatch untimed: configuration images, the first kernel's cost, lazy module loading.
     if (!(st = window ? loop.run_windows(1) : loop.run(1)).ok) return fail(st);
-    loop.full_ranges = loop.differing_ranges = loop.windows = 0;
-    loop.arm_ms = loop.collect_ms = loop.recreate_ms = 0;
-    loop.arms = 0;
+    loop.reset_totals();
     auto t0 = std::chrono::steady_clock::now();
     if (!(st = window ? loop.run_windows(dispatches) : loop.run(dispatches)).ok) return fail(st);
     const double ms = ms_since(t0);

@@ -41,8 +41,9 @@ source "$ROOT/scripts/s10.sh"  # S10_METRICS, S10_PMC, S10_NCU, S10_DETERMINISTI
 source "$ROOT/scripts/rp-floor-build.sh"  # build_rp_floor
 WITH_S10=${BENCH_S10:-1}  # 0 leaves the S10 columns out (a shorter run)
 S10_REPS=${BENCH_S10_REPS:-1}  # runs per S10 cell (each is ten passes of every dispatch: the longest cells)
-# gorocprof's S3 kernel replay, as every gk S3 column, the front-end timing and the timing run use it.
-GK3=("${S3[@]}" --replay-mode kernel --kernel-replay-beta-enabled)
+# gorocprof kernel replay's flags, and its S3 run as every gk S3 column, the front-end timing and the timing run use it.
+KR=(--replay-mode kernel --kernel-replay-beta-enabled)
+GK3=("${S3[@]}" "${KR[@]}")
 NCU_METRICS=sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum
 NCU_S1=sm__inst_executed.sum,sm__warps_launched.sum
 
@@ -108,7 +109,7 @@ bench() { # bench LABEL REPS CMD... : one workload, every metric set, every tool
         write_md
     }
     un=$(N_REPS=$n median_ms "$label-plain" "$@"); show
-    gk1=$(N_REPS=$n median_ms "$label-gk1" "$GR" --quiet "${S1[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk1" -o r -- "$@"); show
+    gk1=$(N_REPS=$n median_ms "$label-gk1" "$GR" --quiet "${S1[@]}" "${KR[@]}" -d "$WORK/$label-gk1" -o r -- "$@"); show
     gk3=$(N_REPS=$n median_ms "$label-gk3" "$GR" --quiet "${GK3[@]}" -d "$WORK/$label-gk3" -o r -- "$@"); show
     ga3=$(N_REPS=$n median_ms "$label-ga3" "$GR" --quiet "${S3[@]}" --replay-mode application -d "$WORK/$label-ga3" -o r -- "$@"); show
     nk1=$(N_REPS=$n median_ms "$label-nk1" ncu --clock-control none --replay-mode kernel --metrics $NCU_S1 -o "$WORK/$label-nk1" -f "$@"); show
@@ -116,7 +117,7 @@ bench() { # bench LABEL REPS CMD... : one workload, every metric set, every tool
     na3=$(N_REPS=$n median_ms "$label-na3" ncu --clock-control none --replay-mode application --metrics $NCU_METRICS -o "$WORK/$label-na3" -f "$@"); show
     eq=$(equal_to_ncu "$WORK/$label-gk3/r_results.json" "$WORK/$label-nk3.csv"); show
     if [ "$WITH_S10" = 1 ]; then
-        gk10=$(N_REPS=$S10_REPS median_ms "$label-gk10" "$GR" --quiet "${S10_PMC[@]}" --replay-mode kernel --kernel-replay-beta-enabled -d "$WORK/$label-gk10" -o r -- "$@"); show
+        gk10=$(N_REPS=$S10_REPS median_ms "$label-gk10" "$GR" --quiet "${S10_PMC[@]}" "${KR[@]}" -d "$WORK/$label-gk10" -o r -- "$@"); show
         nk10=$(N_REPS=$S10_REPS median_ms "$label-nk10" ncu --clock-control none --replay-mode kernel --metrics "$S10_NCU" --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk10.csv" "$@"); show
         eq10=$(equal_to_ncu "$WORK/$label-gk10/r_results.json" "$WORK/$label-nk10.csv" "$S10_DETERMINISTIC"); show
         if [ "${S10_APP:-1}" = 1 ]; then  # application replay of S10 runs the app 10 times (gorocprof)
@@ -214,14 +215,18 @@ timing() { # timing LABEL CMD...
     cat "$OUT/timing-$label.txt" >>"$LOG"
     TIMINGS+=("$label")
 }
+# A timing table's phases, one line each: name, count, total ms and bytes, separated by tabs (the name with
+# its indent dropped).
+phase_rows() {
+    awk 'NF >= 6 && $NF ~ /^[0-9]+$/ { n = $(NF-4); ms = $(NF-3); by = $(NF-1); $(NF-4) = $(NF-3) = $(NF-2) = $(NF-1) = $NF = ""
+           sub(/ +$/, ""); print $0 "\t" n "\t" ms "\t" by }' "$1"
+}
 # The tool's fixed cost per replayed dispatch from a timing table: drain, snapshot and restores
 # (bookkeeping, the reach scan and copies), records; the Range Profiler's own phases and the kernels are not in it.
 fixed_cost() {
-    awk 'NF >= 6 && $NF ~ /^[0-9]+$/ { n = $(NF-4); ms = $(NF-3); $(NF-4) = $(NF-3) = $(NF-2) = $(NF-1) = $NF = ""; sub(/ +$/, "")
-           if ($0 == "enter sync") d = n
-           if ($0 == "enter sync" || $0 == "reach scan" || $0 == "snapshot" || $0 == "restore" || $0 == "record") t += ms
-         }
-         END { if (d > 0) printf "%.3f ms per dispatch over %d dispatches", t / d, d; else print "-" }' "$1"
+    phase_rows "$1" | awk -F'\t' '$1 == "enter sync" { d = $2 }
+        $1 == "enter sync" || $1 == "reach scan" || $1 == "snapshot" || $1 == "restore" || $1 == "record" { t += $3 }
+        END { if (d > 0) printf "%.3f ms per dispatch over %d dispatches", t / d, d; else print "-" }'
 }
 want many && timing many-kernels "$MANY"
 want torch && timing torch-transformer python3 bench/transformer_step.py
@@ -249,11 +254,10 @@ IDLE=$(awk -v a="$f16" -v b="$f1" -v ua="$u16" -v ub="$u1" 'BEGIN { if (a ~ /^[0
 # Bytes per snapshot and restore bandwidth (bytes written back over the restore phase's time, counting
 # each byte once) from a timing table.
 copy_facts() {
-    awk 'NF >= 6 && $NF ~ /^[0-9]+$/ { n = $(NF-4); ms = $(NF-3); by = $(NF-1); $(NF-4) = $(NF-3) = $(NF-2) = $(NF-1) = $NF = ""; sub(/ +$/, "")
-           if ($0 == "snapshot") { sn = n; sb = by }
-           if ($0 == "restore") { rms = ms; rb = by } }
-         END { if (sn > 0) printf "%.1f MiB per snapshot", sb / sn / 2^20
-               if (rms > 0) printf ", restore %.2f TB/s (bytes written)", rb / (rms / 1000) / 1e12 }' "$1"
+    phase_rows "$1" | awk -F'\t' '$1 == "snapshot" { sn = $2; sb = $4 }
+        $1 == "restore" { rms = $3; rb = $4 }
+        END { if (sn > 0) printf "%.1f MiB per snapshot", sb / sn / 2^20
+              if (rms > 0) printf ", restore %.2f TB/s (bytes written)", rb / (rms / 1000) / 1e12 }'
 }
 
 write_md

@@ -38,6 +38,14 @@ TOOL=$ROOT/lib/gorocprof/libgorocprof_tool_cuda.so
 QUERY=$ROOT/lib/gorocprof/gorocprof-query-cuda
 
 say() { echo "== $*" | tee -a "$LOG"; }
+# query_passes GROUP: the hardware passes gorocprof-query-cuda says GROUP (comma-separated metrics) needs.
+query_passes() { "$QUERY" passes --agent 0 "$1" 2>>"$LOG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])'; }
+# ncu_csv METRICS CSV CMD...: CMD under ncu's kernel replay, raw values of METRICS written to CSV.
+ncu_csv() {
+    local metrics=$1 csv=$2
+    shift 2
+    ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics "$metrics" --log-file "$csv" "$@"
+}
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
 # ---- build -----------------------------------------------------------------------------------
@@ -64,11 +72,18 @@ if ! build; then
     exit 1
 fi
 
+FAILED=0  # the script's exit status: 1 when any check below fails
+
 # ---- host unit tests of the backend's bookkeeping (built with it when the testkit is there) ------
 UNIT="not built (standalone CUDA build)"  # tool/cudahost, label cuda-unit
 if [ -d build/gpu ] && ctest --test-dir build/gpu -N -L cuda-unit 2>/dev/null | grep -q 'Total Tests: [1-9]'; then
     say "host unit tests of the CUDA backend (ctest -L cuda-unit)"
-    if ctest --test-dir build/gpu -L cuda-unit --output-on-failure >>"$LOG" 2>&1; then UNIT="pass"; else UNIT="FAIL (see gpu-test.log)"; fi
+    if ctest --test-dir build/gpu -L cuda-unit --output-on-failure >>"$LOG" 2>&1; then
+        UNIT="pass"
+    else
+        UNIT="FAIL (see gpu-test.log)"
+        FAILED=1
+    fi
     say "unit tests: $UNIT"
 fi
 
@@ -96,7 +111,7 @@ print("catalog: %d metrics on %s, %d kept in the fixture (%d bytes)" % (full, do
 PY
 PASSES_Q=""
 for g in $G0 $G1 $G2 $ALL; do
-    n=$("$QUERY" passes --agent 0 "$g" 2>>"$LOG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])')
+    n=$(query_passes "$g")
     PASSES_Q="$PASSES_Q $g=$n"
 done
 say "passes per group:$PASSES_Q"
@@ -142,7 +157,6 @@ PY
 }
 
 ROWS=()
-FAILED=0
 # The table is rewritten after every row, so a run cut short by a time limit still leaves its results.
 write_table() {
     {
@@ -168,8 +182,7 @@ for app in $APPS; do
     t=$(date +%s%N); "$exe" >"$WORK/$app.plain.txt" 2>&1; rc_p=$?; t_p=$(ms_since $t)
     t=$(date +%s%N); run_replay "$WORK/$app" "$exe" >"$WORK/$app.replay.txt" 2>&1; rc_r=$?; t_r=$(ms_since $t)
     t=$(date +%s%N)
-    ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics "$ALL" \
-        --log-file "$WORK/$app.ncu.csv" "$exe" >"$WORK/$app.ncu.txt" 2>&1
+    ncu_csv "$ALL" "$WORK/$app.ncu.csv" "$exe" >"$WORK/$app.ncu.txt" 2>&1
     rc_n=$?; t_n=$(ms_since $t)
     python3 tool/cuda/tests/check_records.py "$WORK/$app" --passes $PASSES --ncu "$WORK/$app.ncu.csv" --app "$app" \
         >"$WORK/$app.check.json" 2>&1
@@ -202,8 +215,7 @@ W=tool/cuda/tests/torch_workload.py
 t=$(date +%s%N); python3 $W "$WORK/torch-plain.pt" >"$WORK/torch.plain.txt" 2>&1; rc_p=$?; t_p=$(ms_since $t)
 t=$(date +%s%N); run_replay "$WORK/torch" python3 $W "$WORK/torch-replay.pt" >"$WORK/torch.replay.txt" 2>&1; rc_r=$?; t_r=$(ms_since $t)
 t=$(date +%s%N)
-ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics "$ALL" \
-    --log-file "$WORK/torch.ncu.csv" python3 $W "$WORK/torch-ncu.pt" >"$WORK/torch.ncu.txt" 2>&1
+ncu_csv "$ALL" "$WORK/torch.ncu.csv" python3 $W "$WORK/torch-ncu.pt" >"$WORK/torch.ncu.txt" 2>&1
 rc_n=$?; t_n=$(ms_since $t)
 cmp_txt=$(python3 $W compare "$WORK/torch-plain.pt" "$WORK/torch-replay.pt" 2>&1 | tail -1); rc_cmp=$?
 python3 tool/cuda/tests/check_records.py "$WORK/torch" --passes $PASSES --ncu "$WORK/torch.ncu.csv" --app torch \
@@ -254,7 +266,7 @@ fi
 source "$ROOT/scripts/s10.sh"  # S10_METRICS, S10_PMC, S10_NCU, S10_DETERMINISTIC
 SROWS=()
 if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
-    S10_UNION=$("$QUERY" passes --agent 0 "$S10_NCU" 2>>"$LOG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])' 2>>"$LOG")
+    S10_UNION=$(query_passes "$S10_NCU" 2>>"$LOG")
     S10_UNION=${S10_UNION:-"(unknown: the query failed, see gpu-test.log)"}
     for app in $SWITCH_APPS; do
         say "switch $app"
@@ -263,8 +275,7 @@ if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
             -d "$WORK/$app-s10" -o "$app" -- "$ROOT/bin/cuda-$app" >"$WORK/$app.s10.txt" 2>&1
         rc=$?; t_g=$(ms_since $t)
         t=$(date +%s%N)
-        ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics "$S10_NCU" \
-            --log-file "$WORK/$app.s10.ncu.csv" "$ROOT/bin/cuda-$app" >"$WORK/$app.s10.ncu.txt" 2>&1
+        ncu_csv "$S10_NCU" "$WORK/$app.s10.ncu.csv" "$ROOT/bin/cuda-$app" >"$WORK/$app.s10.ncu.txt" 2>&1
         rc_n=$?; t_n=$(ms_since $t)
         verdict=$(python3 tool/cuda/tests/results_vs_ncu.py "$WORK/$app-s10/${app}_results.json" "$WORK/$app.s10.ncu.csv" \
             --passes "${#S10_METRICS[@]}" --metrics "$S10_DETERMINISTIC" --nonzero "$S10_NONZERO" 2>&1 | tail -1)
@@ -295,5 +306,4 @@ fi
 (cd "$WORK" && tar czf "$OUT/gpu-test-work.tgz" --exclude='*.pt' --exclude='metrics-full.json' . 2>/dev/null)
 [ ${#ROWS[@]} -eq 0 ] || write_table
 [ ${#ROWS[@]} -eq 0 ] || cat "$OUT/gpu-test.md"
-case $UNIT in FAIL*) FAILED=1 ;; esac
 exit $FAILED

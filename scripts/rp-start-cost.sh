@@ -13,15 +13,19 @@ LOG=$OUT/rp-start-cost.log
 : >"$LOG"
 source "$ROOT/scripts/rp-floor-build.sh"
 build_rp_floor "$WORK/rp-floor" "$LOG" || { echo "rp_floor build failed:"; tail -20 "$LOG"; exit 1; }
+source "$ROOT/scripts/s10.sh"  # S10_METRICS
+# S10's four SM counters and its six L2/DRAM/L1 and thread counters, each as one group.
+SM4=$(IFS=,; echo "${S10_METRICS[*]:0:4}")
+SIX=$(IFS=,; echo "${S10_METRICS[*]:4}")
 
 CONFIGS=(
     "sm:sm__inst_executed.sum"
-    "sm4:sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum,smsp__inst_executed_op_global_st.sum"
+    "sm4:$SM4"
     "thread:smsp__thread_inst_executed.sum"
     "l1tex:l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
     "lts:lts__t_sectors.sum"
     "dram:dram__bytes_read.sum"
-    "six:smsp__thread_inst_executed.sum,lts__t_sectors.sum,lts__t_requests.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,dram__bytes_read.sum,dram__bytes_write.sum"
+    "six:$SIX"
 )
 RANGES=${RP_START_RANGES:-"1 2 4 8"}
 MD=$OUT/rp-start-cost.md
@@ -47,9 +51,6 @@ cat "$MD"
 
 # What changes of configuration cost: the same windows with a new profiler object before each, and the pass
 # mode (one Start per pass) over groups that need two hardware passes together, as S10 does in the tool.
-source "$ROOT/scripts/s10.sh"
-SIX=smsp__thread_inst_executed.sum,lts__t_sectors.sum,lts__t_requests.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,dram__bytes_read.sum,dram__bytes_write.sum
-SM4=sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum,smsp__inst_executed_op_global_st.sum
 {
     echo
     echo "| case | line printed by rp-floor |"
@@ -67,5 +68,5 @@ case_row "sm x1, object re-created before each window" RP_FLOOR_WINDOW=1 RP_FLOO
 case_row "lts x1, object re-created before each window" RP_FLOOR_WINDOW=1 RP_FLOOR_RECREATE=1 -- lts__t_sectors.sum
 case_row "pass mode: sm4, six alternating" RP_FLOOR_TRACE=1 -- $SM4 $SIX
 case_row "pass mode: S10's ten groups" RP_FLOOR_TRACE=1 -- "${S10_METRICS[@]}"
-tail -8 "$MD"
+sed -n '/^| case |/,$p' "$MD"
 grep 'dispatch 3 pass' "$LOG" || true

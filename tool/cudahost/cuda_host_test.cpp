@@ -307,19 +307,25 @@ struct Memory {
                 if (out[k].base == allocs[i].base) (*pos)[i] = k;
         return out;
     }
+    // A scanner of its own closes the marks over stored pointers from buffer `from` (what a launch's
+    // arguments named); *got: which buffers were reached, a 0/1 per buffer in buffer order.
+    PortStatus close_from(size_t from, std::string* got, uint64_t* bytes = nullptr) const {
+        std::vector<size_t> pos;
+        std::vector<Allocation> sorted_allocs = sorted(&pos);
+        std::vector<char> reached(sorted_allocs.size(), 0);
+        reached[pos[from]] = 1;
+        ReachScanner scan;
+        PortStatus st = scan.close(sorted_allocs, &reached, nullptr, 0, bytes);
+        scan.release();
+        got->clear();
+        for (size_t p : pos) *got += reached[p] ? '1' : '0';
+        return st;
+    }
 };
-
-// Which buffers (by index) are reached, as a string of 0/1 in buffer order.
-std::string reached_buffers(const std::vector<char>& reached, const std::vector<size_t>& pos) {
-    std::string s;
-    for (size_t p : pos) s += reached[p] ? '1' : '0';
-    return s;
-}
 
 }  // namespace
 
 TEST_CASE(reach_follows_pointers_stored_in_reached_memory) {
-    fakecuda::reset();
     Memory m;
     const size_t holder = m.add(4), table = m.add(4), c = m.add(8), d = m.add(8), e = m.add(2), f = m.add(2);
     m.buffers[holder][1] = m.addr(table);     // a struct whose second field points at a table
@@ -327,24 +333,17 @@ TEST_CASE(reach_follows_pointers_stored_in_reached_memory) {
     m.buffers[table][1] = m.addr(d);
     m.buffers[table][2] = 12345;              // an integer
     m.buffers[e][0] = m.addr(f);              // e is not reachable, so neither is f
-    std::vector<size_t> pos;
-    std::vector<Allocation> allocs = m.sorted(&pos);
-    std::vector<char> reached(allocs.size(), 0);
-    reached[pos[holder]] = 1;  // what the launch's arguments named
-    ReachScanner scan;
+    std::string got;
     uint64_t bytes = 0;
-    PortStatus st = scan.close(allocs, &reached, nullptr, 0, &bytes);
-    CHECK(st.ok);
-    CHECK_EQ(reached_buffers(reached, pos), std::string("111100"));
+    CHECK(m.close_from(holder, &got, &bytes).ok);  // the arguments named the holder
+    CHECK_EQ(got, std::string("111100"));
     // Rounds: the holder, then the table, then c and d (nothing new): three, one launch per allocation.
     CHECK_EQ(fakecuda::state().launches, size_t(4));
     CHECK_EQ(fakecuda::state().syncs, size_t(3));
     CHECK_EQ(bytes, uint64_t((4 + 4 + 8 + 8) * 8));
-    scan.release();
 }
 
 TEST_CASE(reach_scans_whole_aligned_words_only) {
-    fakecuda::reset();
     Memory m;
     const size_t raw = m.add(4), target = m.add(2);
     // A module global that starts 4 bytes into an 8-byte word and is 20 bytes long: the words at the next
@@ -353,16 +352,11 @@ TEST_CASE(reach_scans_whole_aligned_words_only) {
     m.allocs[raw].base += 4;
     m.allocs[raw].size = 20;
     m.allocs[raw].kind = AllocKind::Global;
-    std::vector<size_t> pos;
-    std::vector<Allocation> allocs = m.sorted(&pos);
-    std::vector<char> reached(allocs.size(), 0);
-    reached[pos[raw]] = 1;
-    ReachScanner scan;
+    std::string got;
     uint64_t bytes = 0;
-    CHECK(scan.close(allocs, &reached, nullptr, 0, &bytes).ok);
-    CHECK_EQ(reached_buffers(reached, pos), std::string("11"));
+    CHECK(m.close_from(raw, &got, &bytes).ok);
+    CHECK_EQ(got, std::string("11"));
     CHECK_EQ(bytes, uint64_t(16 + 16));  // two words of the global, then the whole target
-    scan.release();
 }
 
 TEST_CASE(reach_does_not_scan_vmm_the_device_may_not_read) {
@@ -372,35 +366,26 @@ TEST_CASE(reach_does_not_scan_vmm_the_device_may_not_read) {
         const size_t mapped = m.add(2, AllocKind::Vmm), target = m.add(2);
         m.buffers[mapped][0] = m.addr(target);
         if (!readable) fakecuda::state().unreadable.insert(m.addr(mapped));
-        std::vector<size_t> pos;
-        std::vector<Allocation> allocs = m.sorted(&pos);
-        std::vector<char> reached(allocs.size(), 0);
-        reached[pos[mapped]] = 1;
-        ReachScanner scan;
-        CHECK(scan.close(allocs, &reached, nullptr, 0, nullptr).ok);
-        CHECK_EQ(reached_buffers(reached, pos), std::string(readable ? "11" : "10"));
-        scan.release();
+        std::string got;
+        CHECK(m.close_from(mapped, &got).ok);
+        CHECK_EQ(got, std::string(readable ? "11" : "10"));
     }
 }
 
 TEST_CASE(reach_failure_leaves_the_marks_and_names_the_call) {
-    fakecuda::reset();
     fakecuda::state().load_fails = true;
     Memory m;
     const size_t a = m.add(2), b = m.add(2);
     m.buffers[a][0] = m.addr(b);
-    std::vector<size_t> pos;
-    std::vector<Allocation> allocs = m.sorted(&pos);
-    std::vector<char> reached(allocs.size(), 0);
-    reached[pos[a]] = 1;
-    ReachScanner scan;
-    PortStatus st = scan.close(allocs, &reached, nullptr, 0, nullptr);
+    std::string got;
+    PortStatus st = m.close_from(a, &got);
     CHECK(!st.ok);
     CHECK(st.message().find("cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX") == 0);
-    CHECK_EQ(reached_buffers(reached, pos), std::string("10"));
+    CHECK_EQ(got, std::string("10"));
     CHECK_EQ(fakecuda::state().launches, size_t(0));
     // Nothing tracked: nothing to do, and no kernel either.
     fakecuda::reset();
+    ReachScanner scan;
     std::vector<Allocation> none;
     std::vector<char> no_marks;
     CHECK(scan.close(none, &no_marks, nullptr, 0, nullptr).ok);
@@ -493,18 +478,21 @@ std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t
                 got[i].values[0] != value(group[i].name, id))
                 ++*wrong;
     };
-    auto flush = [&] {
-        // As the port does after a window's last pass: the same kernels again for every further hardware
-        // pass of the configuration (union sessions), then one decode.
+    // As the port does after a window's (or a lone pass's) last kernel: the same kernels again for every
+    // further hardware pass of the configuration (union sessions), after which the decode has every counter.
+    auto finish = [&](const std::vector<size_t>& ids) {
         size_t sessions = 0;
         CHECK(rc.finish_sessions(
                     [&] {
-                        for (size_t id : pending_ids) fakecupti::kernel(id);
+                        for (size_t id : ids) fakecupti::kernel(id);
                         return PortStatus::success();
                     },
                     &sessions)
                   .ok);
         CHECK(!rc.sessions_incomplete());
+    };
+    auto flush = [&] {
+        finish(pending_ids);
         CHECK(rc.collect_ranges(pending, &ranges).ok);
         CHECK_EQ(ranges.size(), pending.size());
         for (size_t i = 0; i < pending.size() && i < ranges.size(); ++i) check(*pending[i], ranges[i], pending_ids[i]);
@@ -531,15 +519,7 @@ std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t
                 pending.push_back(group);
                 pending_ids.push_back(id);
             } else {
-                size_t sessions = 0;
-                CHECK(rc.finish_sessions(
-                            [&] {
-                                fakecupti::kernel(id);
-                                return PortStatus::success();
-                            },
-                            &sessions)
-                          .ok);
-                CHECK(!rc.sessions_incomplete());
+                finish({id});
                 std::vector<CounterSample> got;
                 CHECK(rc.collect(&got).ok);
                 check(*group, got, id);
@@ -564,7 +544,6 @@ struct Setup {
     RangeCounters rc{reinterpret_cast<CUcontext>(0x10), "GH100"};
     explicit Setup(const std::vector<std::vector<std::string>>& groups, std::map<std::string, int> cost = {})
         : passes(plan(groups)) {
-        fakecupti::reset();
         fakecupti::state().value = value;
         fakecupti::state().cost = std::move(cost);
         rc.plan_passes(passes);
@@ -792,7 +771,6 @@ TEST_CASE(range_counters_give_a_multipass_group_its_own_runs) {
 TEST_CASE(range_counters_reenabling_is_what_keeps_values_right) {
     // The fake's rule itself: without a re-created object a second configuration reads 0 (what the H200
     // did with GOROCPROF_CUDA_REENABLE_ON_SWITCH=0), so the cases above would catch a missing re-creation.
-    fakecupti::reset();
     fakecupti::state().value = counters::value;
     CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     CHECK_EQ(cuptiRangeProfilerEnable(&en), CUPTI_SUCCESS);
@@ -836,4 +814,11 @@ TEST_CASE(range_counters_reenabling_is_what_keeps_values_right) {
     CHECK_EQ(cuptiRangeProfilerDisable(&dis), CUPTI_SUCCESS);
 }
 
-int main(int argc, char** argv) { return check::run(argc, argv, check::Options{}); }
+int main(int argc, char** argv) {
+    check::Options options;
+    options.reset = [] {  // every case starts from a fresh fake driver and CUPTI
+        fakecuda::reset();
+        fakecupti::reset();
+    };
+    return check::run(argc, argv, options);
+}

@@ -137,7 +137,6 @@ CUptiResult cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_P
     const std::string image = fakecupti::encode(p->pHostObject->metrics);
     if (p->configImageSize < image.size()) return CUPTI_ERROR_INVALID_PARAMETER;
     std::memcpy(p->pConfigImage, image.data(), image.size());
-    ++world().state.configs_built;
     return CUPTI_SUCCESS;
 }
 
@@ -226,7 +225,6 @@ CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) {
     // The configuration's hardware passes in turn: Stop says whether the last one was submitted.
     o->hw_pass = o->hw_pass + 1 < o->measured.size() ? o->hw_pass + 1 : 0;
     p->isAllPassSubmitted = o->hw_pass == 0;
-    ++world().state.stops;
     return CUPTI_SUCCESS;
 }
 

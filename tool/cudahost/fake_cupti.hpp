@@ -20,7 +20,7 @@ struct State {
     std::map<std::string, int> cost;  // per metric (1 when absent)
     int capacity = 4;                 // one hardware pass holds metrics whose costs add up to this
     std::function<double(const std::string& metric, size_t kernel)> value;
-    size_t enables = 0, disables = 0, starts = 0, stops = 0, configs_built = 0;
+    size_t enables = 0, disables = 0, starts = 0;
     std::vector<std::string> last_config;  // the metrics of the last SetConfig's image
     // When set and true for a configuration's metrics, SetConfig refuses it (CUPTI_ERROR_INVALID_PARAMETER).
     std::function<bool(const std::vector<std::string>& metrics)> reject_config;

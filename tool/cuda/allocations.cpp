@@ -65,23 +65,21 @@ void AllocationTracker::remove_context(CUcontext ctx) {
     for (auto it = by_base_.begin(); it != by_base_.end();) it = it->second.ctx == ctx ? by_base_.erase(it) : std::next(it);
 }
 
-void AllocationTracker::restorable(CUcontext ctx, std::vector<Allocation>* out) const {
+void AllocationTracker::restorable(CUcontext ctx, std::vector<Allocation>* out, size_t* managed) const {
     std::lock_guard<std::mutex> lock(mu_);
     out->clear();
+    size_t managed_total = 0;
     for (const auto& [base, a] : by_base_) {
-        if (a.kind == AllocKind::Managed) continue;
+        if (a.kind == AllocKind::Managed) {
+            managed_total += a.size;
+            continue;
+        }
         if (a.ctx != nullptr && a.ctx != ctx) continue;
         out->push_back(a);
     }
+    if (managed) *managed = managed_total;
 }
 
-size_t AllocationTracker::managed_bytes(CUcontext ctx) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    size_t n = 0;
-    for (const auto& [base, a] : by_base_)
-        if (a.kind == AllocKind::Managed) n += a.size;
-    return n;
-}
 
 bool AllocationTracker::live(CUdeviceptr base, uint64_t serial) const {
     std::lock_guard<std::mutex> lock(mu_);

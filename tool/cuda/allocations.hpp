@@ -43,10 +43,9 @@ public:
     void remove_context(CUcontext ctx);
 
     // What a snapshot of `ctx` must save (managed memory excluded: it is reported, not restored), into
-    // `out` (cleared first, its capacity reused from one dispatch to the next).
-    void restorable(CUcontext ctx, std::vector<Allocation>* out) const;
-    // Bytes of managed memory visible to `ctx` (reported as not restored).
-    size_t managed_bytes(CUcontext ctx) const;
+    // `out` (cleared first, its capacity reused from one dispatch to the next); in the same walk, the
+    // bytes of managed memory (visible to every context) into `managed` when given.
+    void restorable(CUcontext ctx, std::vector<Allocation>* out, size_t* managed = nullptr) const;
     // True while the allocation that had this serial is still live at `base`.
     bool live(CUdeviceptr base, uint64_t serial) const;
 

@@ -25,8 +25,9 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     snap->cs = &cs;
     snap->on_device = true;
     std::vector<Allocation>& allocs = cs.allocs;  // kept per context for its capacity
-    tracker_.restorable(cs.ctx, &allocs);
-    snapshot_set(l, &allocs);
+    size_t managed = 0;
+    tracker_.restorable(cs.ctx, &allocs, &managed);
+    snapshot_set(l, &allocs, managed != 0);
     PhaseTimer timer(Phase::Snapshot);
     const size_t total = plan_backup(allocs, &snap->saved);
     if (PhaseStats::instance().on())
@@ -89,16 +90,14 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     return PortStatus::success();
 }
 
-void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs) {
+void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs, bool managed) {
     static const bool everything = [] {
         const char* v = std::getenv("GOROCPROF_CUDA_RESTORE");
         return v && std::string(v) == "all";
     }();
     ContextState& cs = *l.cs;
     // Managed memory is neither scanned nor restored, and may hold the only copy of an address.
-    if (everything || reach_off_.load(std::memory_order_relaxed) || !l.param_slots || allocs->empty() ||
-        tracker_.managed_bytes(cs.ctx) != 0)
-        return;
+    if (everything || managed || reach_off_.load(std::memory_order_relaxed) || !l.param_slots || allocs->empty()) return;
     PhaseTimer timer(Phase::Reach);
     cs.reached.assign(allocs->size(), 0);
     // A kernel names its own module's variables without an address in its arguments; another module's

@@ -137,8 +137,8 @@ private:
     // turns windows off); returns the ranges to arm for: the window's passes and a spare, or 1.
     size_t open_window(Launch& l, uint64_t pass);
     // The allocations a snapshot of this launch copies: the reachable ones, or all when that cannot
-    // be worked out.
-    void snapshot_set(Launch& l, std::vector<Allocation>* allocs);
+    // be worked out (or when the process has managed memory: `managed`).
+    void snapshot_set(Launch& l, std::vector<Allocation>* allocs, bool managed);
     // Ends the launch's window: decodes it and writes its passes' records, in pass order.
     void flush_window(Launch& l);
 

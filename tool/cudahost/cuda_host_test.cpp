@@ -114,6 +114,23 @@ TEST_CASE(tracker_keeps_one_range_per_global_span) {
     CHECK_EQ(listed(t, ctx).size(), size_t(2));
 }
 
+TEST_CASE(tracker_reports_managed_bytes_while_listing) {
+    AllocationTracker t;
+    CUcontext ctx = reinterpret_cast<CUcontext>(0x1), other = reinterpret_cast<CUcontext>(0x2);
+    t.add(ctx, 0x10000, 64, AllocKind::Device);
+    size_t managed = 7;
+    std::vector<Allocation> out;
+    t.restorable(ctx, &out, &managed);
+    CHECK_EQ(managed, size_t(0));
+    // Managed memory of any context is counted (every context sees it) and never listed.
+    t.add(other, 0x20000, 4096, AllocKind::Managed);
+    t.add(ctx, 0x30000, 512, AllocKind::Managed);
+    t.restorable(ctx, &out, &managed);
+    CHECK_EQ(managed, size_t(4096 + 512));
+    CHECK_EQ(out.size(), size_t(1));
+    CHECK_EQ(out[0].base, CUdeviceptr(0x10000));
+}
+
 TEST_CASE(tracker_forgets_an_unloaded_modules_globals) {
     AllocationTracker t;
     CUcontext ctx = reinterpret_cast<CUcontext>(0x1);

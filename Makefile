@@ -8,28 +8,43 @@ BUILD     ?= build
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GOFLAGS_LD = -s -w -X github.com/gorocprof/gorocprof/internal/cli.version=$(VERSION)
 
-.PHONY: all go tool demo test test-go test-tool test-sanitizers fmt vet clean
+.PHONY: all go tool demo test test-go test-tool test-sanitizers test-scripts fmt vet clean
+
+MAKEFLAGS += --no-print-directory
+# The builds print one line each; their whole output goes to a log under $(BUILD)/logs, and only a
+# failure shows it (its last 60 lines). `make V=1` prints everything as it happens.
+ifeq ($(V),1)
+quiet = $(3)
+else
+quiet = echo "  $(1)"; mkdir -p $(BUILD)/logs; $(3) >$(BUILD)/logs/$(2).log 2>&1 || \
+	{ echo "  $(1) failed; the last lines of $(BUILD)/logs/$(2).log:"; tail -n 60 $(BUILD)/logs/$(2).log; exit 1; }
+endif
 
 all: go tool
 
 # scripts/ensure-deps.sh checks for (and, as root with apt-get, installs) what a fresh machine lacks.
 go:
-	@./scripts/ensure-deps.sh go
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(GOFLAGS_LD)' -o bin/gorocprof ./cmd/gorocprof
+	@GO=$(GO) ./scripts/ensure-deps.sh go
+	@$(call quiet,go build bin/gorocprof,go,CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(GOFLAGS_LD)' -o bin/gorocprof ./cmd/gorocprof)
 
 tool:
 	@./scripts/ensure-deps.sh tool
-	$(CMAKE) -S tool -B $(BUILD)/tool -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
-	$(CMAKE) --build $(BUILD)/tool -j $(JOBS)
-	$(CMAKE) --install $(BUILD)/tool --prefix $(CURDIR) >/dev/null
+	@$(call quiet,cmake configure $(BUILD)/tool,tool-configure,$(CMAKE) -S tool -B $(BUILD)/tool -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS))
+	@$(call quiet,build the tool libraries and sim apps ($(BUILD)/tool),tool-build,$(CMAKE) --build $(BUILD)/tool -j $(JOBS))
+	@$(call quiet,install into lib/gorocprof and bin,tool-install,$(CMAKE) --install $(BUILD)/tool --prefix $(CURDIR))
 
 # The README's first command: build, then profile the simulated demo app with two counter groups under
 # kernel replay and print the summary.
 demo: all
-	./bin/gorocprof --pmc SQ_WAVES SQ_INSTS_VALU --pmc SQ_WAVES SQ_INSTS_SALU \
+	@echo "  profile bin/sim-demo:"
+	@./bin/gorocprof --pmc SQ_WAVES SQ_INSTS_VALU --pmc SQ_WAVES SQ_INSTS_SALU \
 		--replay-mode kernel --kernel-replay-beta-enabled -d out/demo -o demo -- ./bin/sim-demo
 
-test: all test-tool test-sanitizers test-go
+test: all test-tool test-sanitizers test-go test-scripts
+
+# The build's own scripts (ensure-deps.sh, make's output), each a script under scripts/tests.
+test-scripts: all
+	@for t in scripts/tests/*.sh; do bash "$$t" || exit 1; done
 
 test-go:
 	$(GO) vet ./...
@@ -43,11 +58,11 @@ test-tool: tool
 # concurrency tests under ThreadSanitizer.
 test-sanitizers:
 	@./scripts/ensure-deps.sh tool
-	$(CMAKE) -S tool -B $(BUILD)/asan -DGOROCPROF_SANITIZE=address,undefined -DGOROCPROF_WITH_CUDA=OFF >/dev/null
-	$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
+	@$(call quiet,cmake configure $(BUILD)/asan,asan-configure,$(CMAKE) -S tool -B $(BUILD)/asan -DGOROCPROF_SANITIZE=address,undefined -DGOROCPROF_WITH_CUDA=OFF)
+	@$(call quiet,build under ASan+UBSan ($(BUILD)/asan),asan-build,$(CMAKE) --build $(BUILD)/asan -j $(JOBS))
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
-	$(CMAKE) -S tool -B $(BUILD)/tsan -DGOROCPROF_SANITIZE=thread -DGOROCPROF_WITH_CUDA=OFF >/dev/null
-	$(CMAKE) --build $(BUILD)/tsan -j $(JOBS)
+	@$(call quiet,cmake configure $(BUILD)/tsan,tsan-configure,$(CMAKE) -S tool -B $(BUILD)/tsan -DGOROCPROF_SANITIZE=thread -DGOROCPROF_WITH_CUDA=OFF)
+	@$(call quiet,build under TSan ($(BUILD)/tsan),tsan-build,$(CMAKE) --build $(BUILD)/tsan -j $(JOBS))
 	cd $(BUILD)/tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L concurrency -j $(JOBS)
 
 fmt:

@@ -6,9 +6,27 @@ set -euo pipefail
 
 missing=()
 need_pkgs=()
+# The Go release go.mod names is the oldest that builds the module.
+go_needed=$(sed -n 's/^go \([0-9][0-9.]*\)$/\1/p' "$(dirname "$0")/../go.mod")
+# version_lt A B: A is an older release than B (dotted numbers).
+version_lt() { [ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$1" ]; }
+check_go() {
+  local go=${GO:-go} have
+  if ! command -v "$go" >/dev/null 2>&1; then
+    missing+=("go (the Go toolchain, $go_needed or newer: https://go.dev/dl)")
+    return
+  fi
+  have=$(GOTOOLCHAIN=local "$go" env GOVERSION 2>/dev/null | sed 's/^go//')
+  version_lt "$have" "$go_needed" || return 0
+  # An older go fetches the toolchain go.mod names when GOTOOLCHAIN allows it and the network works.
+  if (cd "$(dirname "$0")/.." && "$go" list -m >/dev/null 2>&1); then
+    echo "ensure-deps: go $have is older than the $go_needed go.mod needs; using the toolchain it fetched" >&2
+    return
+  fi
+  missing+=("go $go_needed or newer (go.mod needs it; $go is $have, and could not fetch $go_needed: https://go.dev/dl)")
+}
 case "${1:-all}" in
-  go|all)
-    command -v go >/dev/null 2>&1 || missing+=("go (the Go toolchain, 1.24 or newer: https://go.dev/dl)") ;;
+  go|all) check_go ;;
 esac
 case "${1:-all}" in
   tool|all)

@@ -16,8 +16,9 @@ MAKEFLAGS += --no-print-directory
 ifeq ($(V),1)
 quiet = $(3)
 else
-quiet = echo "  $(1)"; mkdir -p $(BUILD)/logs; $(3) >$(BUILD)/logs/$(2).log 2>&1 || \
-	{ echo "  $(1) failed; the last lines of $(BUILD)/logs/$(2).log:"; tail -n 60 $(BUILD)/logs/$(2).log; exit 1; }
+quiet = printf '  %s ... ' "$(1)"; mkdir -p $(BUILD)/logs; t0=$$(date +%s); $(3) >$(BUILD)/logs/$(2).log 2>&1 || \
+	{ echo "failed; the last lines of $(BUILD)/logs/$(2).log:"; tail -n 60 $(BUILD)/logs/$(2).log; exit 1; }; \
+	echo "$$(( $$(date +%s) - t0 )) s"
 endif
 
 all: go tool
@@ -43,7 +44,7 @@ demo: all
 test: all test-tool test-sanitizers test-go test-scripts
 
 # The build's own scripts (ensure-deps.sh, make's output), each a script under scripts/tests.
-test-scripts: all
+test-scripts: all test-tool test-sanitizers
 	@for t in scripts/tests/*.sh; do bash "$$t" || exit 1; done
 
 test-go:
@@ -62,7 +63,7 @@ test-sanitizers:
 	@$(call quiet,build under ASan+UBSan ($(BUILD)/asan),asan-build,$(CMAKE) --build $(BUILD)/asan -j $(JOBS))
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 	@$(call quiet,cmake configure $(BUILD)/tsan,tsan-configure,$(CMAKE) -S tool -B $(BUILD)/tsan -DGOROCPROF_SANITIZE=thread -DGOROCPROF_WITH_CUDA=OFF)
-	@$(call quiet,build under TSan ($(BUILD)/tsan),tsan-build,$(CMAKE) --build $(BUILD)/tsan -j $(JOBS))
+	@$(call quiet,build under TSan ($(BUILD)/tsan),tsan-build,$(CMAKE) --build $(BUILD)/tsan --target concurrency_tests -j $(JOBS))
 	cd $(BUILD)/tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L concurrency -j $(JOBS)
 
 fmt:

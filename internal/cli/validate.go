@@ -2,12 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/replay"
 )
 
@@ -18,6 +20,42 @@ const (
 	diagKernelNeedsCounters = "--replay-mode kernel requires counter collection (--pmc, input-file pmc, or pmc_groups)"
 	diagKernelConflictFmt   = "--replay-mode kernel cannot be combined with %s. Kernel replay only varies counter groups from one pass to the next; every other service stays on for all of the passes and would report each kernel once per pass. Collect them in a separate run."
 )
+
+// What gorocprof says when a run would collect nothing.
+const (
+	diagEmptyPMC         = "--pmc (or pmc in the input file) names no counter: give at least one, e.g. --pmc SQ_WAVES"
+	diagNothingToCollect = "nothing to collect: give counters with --pmc, or ask for a trace with --kernel-trace"
+)
+
+// checkOutputLocation finds, before anything is launched, what would stop the output from being
+// written: a placeholder without its end, a file name that expands to nothing or is too long, a
+// directory that is a file or cannot be created. Placeholders known only per process (%pid%) are
+// expanded with the widest values they can take. A dry run writes nothing, so only it is not probed.
+func checkOutputLocation(o ProfileOptions) []string {
+	if o.OutputDirectory == "" {
+		return []string{"--output-directory must not be empty"}
+	}
+	if o.OutputFile == "" {
+		return []string{"--output-file must not be empty"}
+	}
+	vars := output.SampleVars(o.App, o.Args, os.Getenv)
+	dir, derr := output.ExpandPath(o.OutputDirectory, vars)
+	file, ferr := output.ExpandPath(o.OutputFile, vars)
+	var diags []string
+	if derr != nil {
+		diags = append(diags, fmt.Sprintf("--%s: %v", optOutputDir, derr))
+	}
+	if ferr != nil {
+		diags = append(diags, fmt.Sprintf("--%s: %v", optOutputFile, ferr))
+	}
+	if len(diags) > 0 {
+		return diags
+	}
+	if err := output.CheckLocation(dir, file, !o.DryRun); err != nil {
+		return []string{fmt.Sprintf("-d %q -o %q: %v", o.OutputDirectory, o.OutputFile, err)}
+	}
+	return nil
+}
 
 // Validate checks one options struct before anything is launched or created and turns it into the
 // request the replay package runs. It returns every diagnostic at once, as a *ValidationError.
@@ -39,6 +77,14 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	// A failed parse has been reported already; do not also claim that no counters were asked for.
 	hasCounters := len(groups) > 0 || groupsErr != nil
 
+	// Kernel replay says so in rocprofv3's words below; ATT, SPM and PC sampling are refused below.
+	if !kernelMode && !hasCounters && !o.KernelTrace && !o.ATT && !o.SPM && !o.PCSampling {
+		if len(o.PMC) > 0 {
+			add(diagEmptyPMC)
+		} else {
+			add(diagNothingToCollect)
+		}
+	}
 	if kernelMode {
 		if !o.KernelReplayBeta {
 			add(diagKernelNeedsBeta)
@@ -81,12 +127,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	if !slices.Contains(backends, o.Backend) {
 		add("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))
 	}
-	if o.OutputDirectory == "" {
-		add("--output-directory must not be empty")
-	}
-	if o.OutputFile == "" {
-		add("--output-file must not be empty")
-	}
+	diags = append(diags, checkOutputLocation(o)...)
 
 	if len(diags) > 0 {
 		if o.Source != "" {

@@ -221,8 +221,11 @@ const pathMax = 4096
 // nothing else is created.
 func CheckLocation(dir, file string, probe bool) error {
 	base := filepath.Base(file)
-	if file == "" || strings.HasSuffix(file, "/") || base == "." || base == ".." {
-		return fmt.Errorf("the file name %q is empty or names a directory", file)
+	switch {
+	case file == "":
+		return errors.New("the file name is empty")
+	case strings.HasSuffix(file, "/") || base == "." || base == "..":
+		return fmt.Errorf("the file name %q names a directory, not a file", file)
 	}
 	target := filepath.Join(dir, filepath.Dir(file))
 	existing, missing, err := nearestDir(target)

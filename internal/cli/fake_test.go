@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,19 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/replay"
 )
+
+// fakePrepare stands in for replay's Prepare in the scripts: a counter whose name begins with
+// NO_SUCH_ is in no agent's catalog. The application is not looked up.
+func fakePrepare(_ context.Context, req replay.Request) (replay.Request, error) {
+	for _, g := range req.Groups {
+		for _, n := range g.Names() {
+			if strings.HasPrefix(n, "NO_SUCH_") {
+				return req, fmt.Errorf("counter %s is not in the catalog of any agent", n)
+			}
+		}
+	}
+	return req, nil
+}
 
 // fakeRun stands in for replay.Run in the scripts: it writes one file into the job's output
 // directory, naming the mode and groups it was asked for. A directory whose name contains "fail"

@@ -80,6 +80,8 @@ func Resolve(app string) (string, error) {
 		switch {
 		case errors.As(err, &ee) && (errors.Is(ee.Err, exec.ErrNotFound) || errors.Is(ee.Err, os.ErrNotExist)):
 			return "", fmt.Errorf("%w %q: not found (neither a file nor a command in PATH)", ErrApp, app)
+		case errors.Is(err, syscall.EISDIR):
+			return "", fmt.Errorf("%w %q: is a directory, not an executable", ErrApp, app)
 		case errors.Is(err, os.ErrPermission), strings.Contains(err.Error(), "permission denied"):
 			return "", fmt.Errorf("%w %q: not executable (check its permissions)", ErrApp, app)
 		default:

@@ -41,18 +41,19 @@ func (s Status) SignalName() string {
 	if !s.Signaled() {
 		return ""
 	}
-	return signalName(s.Signal)
+	return SignalName(s.Signal)
 }
 
 // String describes the ending the way a user reads it.
 func (s Status) String() string {
 	if s.Signaled() {
-		return fmt.Sprintf("killed by signal %d (%s)", int(s.Signal), signalName(s.Signal))
+		return fmt.Sprintf("killed by signal %d (%s)", int(s.Signal), SignalName(s.Signal))
 	}
 	return fmt.Sprintf("exited with status %d", s.ExitCode)
 }
 
-func signalName(sig syscall.Signal) string {
+// SignalName is the name of sig as users know it ("SIGINT").
+func SignalName(sig syscall.Signal) string {
 	if n, ok := signalNames[sig]; ok {
 		return n
 	}

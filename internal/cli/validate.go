@@ -63,7 +63,6 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	var diags []string
 	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
 
-	kernelMode := o.ReplayMode == contract.ModeKernel
 	if o.ReplayMode != "" {
 		if err := checkChoice(o.ReplayMode, replayModes); err != nil {
 			add("--replay-mode: %v", err)
@@ -77,35 +76,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	// A failed parse has been reported already; do not also claim that no counters were asked for.
 	hasCounters := len(groups) > 0 || groupsErr != nil
 
-	// Kernel replay says so in rocprofv3's words below; ATT, SPM and PC sampling are refused below.
-	if !kernelMode && !hasCounters && !o.KernelTrace && !o.ATT && !o.SPM && !o.PCSampling {
-		if len(o.PMC) > 0 {
-			add(diagEmptyPMC)
-		} else {
-			add(diagNothingToCollect)
-		}
-	}
-	if kernelMode {
-		if !o.KernelReplayBeta {
-			add(diagKernelNeedsBeta)
-		}
-		if !hasCounters {
-			add(diagKernelNeedsCounters)
-		}
-		if c := conflicts(o); len(c) > 0 {
-			add(diagKernelConflictFmt, strings.Join(c, " or "))
-		}
-	} else {
-		if o.ATT {
-			add("--att is not supported by gorocprof yet")
-		}
-		if o.PCSampling {
-			add("PC sampling (--pc-sampling-*) is not supported by gorocprof yet")
-		}
-		if o.SPM {
-			add("--spm is not supported by gorocprof yet")
-		}
-	}
+	diags = append(diags, checkCollection(o, hasCounters)...)
 
 	formats, fdiags := checkFormats(o.OutputFormats)
 	diags = append(diags, fdiags...)
@@ -165,6 +136,42 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		App:             o.App,
 		Args:            o.Args,
 	}, nil
+}
+
+// checkCollection says what is wrong with what the run collects: nothing at all, kernel replay's
+// conditions in rocprofv3's words, services gorocprof does not have yet.
+func checkCollection(o ProfileOptions, hasCounters bool) []string {
+	var diags []string
+	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
+	if o.ReplayMode == contract.ModeKernel {
+		if !o.KernelReplayBeta {
+			add(diagKernelNeedsBeta)
+		}
+		if !hasCounters {
+			add(diagKernelNeedsCounters)
+		}
+		if c := conflicts(o); len(c) > 0 {
+			add(diagKernelConflictFmt, strings.Join(c, " or "))
+		}
+		return diags
+	}
+	switch {
+	case hasCounters || o.KernelTrace || o.ATT || o.SPM || o.PCSampling: // the last three are refused below
+	case len(o.PMC) > 0:
+		add(diagEmptyPMC)
+	default:
+		add(diagNothingToCollect)
+	}
+	if o.ATT {
+		add("--att is not supported by gorocprof yet")
+	}
+	if o.PCSampling {
+		add("PC sampling (--pc-sampling-*) is not supported by gorocprof yet")
+	}
+	if o.SPM {
+		add("--spm is not supported by gorocprof yet")
+	}
+	return diags
 }
 
 // conflicts lists the services kernel replay cannot run beside, in rocprofv3's order.

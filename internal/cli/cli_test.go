@@ -81,20 +81,26 @@ func TestDiagnostics(t *testing.T) {
 			[]string{"gorocprof: error: --spm is not supported by gorocprof yet"}},
 		{"empty group among several", with(kernel, "--pmc", "SQ_WAVES", "--pmc", "--pmc", "SQ_BUSY_CYCLES", "--", "./app"), 1,
 			[]string{"gorocprof: error: Empty counter group in --pmc flag 2. Each --pmc must specify at least one counter."}},
-		{"unsupported format", []string{"-f", "csv", "pftrace", "--", "./app"}, 1,
+		{"unsupported format", []string{"--pmc", "SQ_WAVES", "-f", "csv", "pftrace", "--", "./app"}, 1,
 			[]string{"gorocprof: error: --output-format pftrace is not supported yet (gorocprof writes csv and json)"}},
-		{"bad include regex", []string{"--kernel-include-regex", "(axpy", "--", "./app"}, 1,
+		{"bad include regex", []string{"--pmc", "SQ_WAVES", "--kernel-include-regex", "(axpy", "--", "./app"}, 1,
 			[]string{"gorocprof: error: --kernel-include-regex \"(axpy\": error parsing regexp: missing closing ): `(axpy`"}},
-		{"bad exclude regex", []string{"--kernel-exclude-regex", "a**", "--", "./app"}, 1,
+		{"bad exclude regex", []string{"--pmc", "SQ_WAVES", "--kernel-exclude-regex", "a**", "--", "./app"}, 1,
 			[]string{"gorocprof: error: --kernel-exclude-regex \"a**\": error parsing regexp: invalid nested repetition operator: `**`"}},
-		{"bad iteration range", []string{"--kernel-iteration-range", "[1, x]", "--", "./app"}, 1,
+		{"bad iteration range", []string{"--pmc", "SQ_WAVES", "--kernel-iteration-range", "[1, x]", "--", "./app"}, 1,
 			[]string{"gorocprof: error: --kernel-iteration-range \"[1, x]\": unexpected \"x\" at position 5: expected a number or '['"}},
-		{"every diagnostic at once", []string{"--kernel-include-regex", "(", "--kernel-iteration-range", "0", "-f", "rocpd", "--", "./app"}, 1,
+		{"every diagnostic at once", []string{"--pmc", "SQ_WAVES", "--kernel-include-regex", "(", "--kernel-iteration-range", "0", "-f", "rocpd", "--", "./app"}, 1,
 			[]string{
 				"gorocprof: error: --output-format rocpd is not supported yet (gorocprof writes csv and json)",
 				"gorocprof: error: --kernel-include-regex \"(\": error parsing regexp: missing closing ): `(`",
 				"gorocprof: error: --kernel-iteration-range \"0\": \"0\" at position 1: iterations are counted from 1",
 			}},
+		{"nothing to collect", []string{"--", "./app"}, 1,
+			[]string{"gorocprof: error: " + diagNothingToCollect}},
+		{"empty pmc", []string{"--pmc", "", "--", "./app"}, 1,
+			[]string{"gorocprof: error: " + diagEmptyPMC}},
+		{"output file expands to nothing", []string{"--pmc", "SQ_WAVES", "-o", "%env{GOROCPROF_NOT_SET}%", "--", "./app"}, 1,
+			[]string{`gorocprof: error: -d "` + "OUT" + `" -o "%env{GOROCPROF_NOT_SET}%": the file name is empty`}},
 		// Argument errors exit 2, as rocprofv3's argparse does.
 		{"no application", []string{"--pmc", "SQ_WAVES"}, 2,
 			[]string{"gorocprof: error: no application given after --", "Run 'gorocprof --help' for usage."}},
@@ -122,6 +128,7 @@ func TestDiagnostics(t *testing.T) {
 			if code != tt.code {
 				t.Errorf("exit status %d, want %d (stderr %q)", code, tt.code, stderr)
 			}
+			stderr = strings.ReplaceAll(stderr, out, "OUT")
 			if got := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n"); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("stderr:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
@@ -166,18 +173,18 @@ func TestAcceptedCommandLines(t *testing.T) {
 				t.Errorf("mode %q groups %d", r.Mode, len(r.Groups))
 			}
 		}},
-		{"defaults", []string{"./app"}, func(t *testing.T, r replay.Request) {
+		{"defaults", []string{"--pmc", "SQ_WAVES", "--", "./app"}, func(t *testing.T, r replay.Request) {
 			if r.OutputDir != "." || r.OutputFile != "%hostname%/%pid%" || !reflect.DeepEqual(r.Formats, []string{"json", "csv"}) ||
 				r.Backend != "auto" || r.LogLevel != "warning" || r.KernelTrace || r.Filters.NameKind != "demangled" {
 				t.Errorf("defaults: %+v", r)
 			}
 		}},
-		{"optional booleans", []string{"--kernel-trace", "off", "-T", "--mangled-kernels=yes", "--quiet", "--", "./app"}, func(t *testing.T, r replay.Request) {
+		{"optional booleans", []string{"--pmc", "SQ_WAVES", "--kernel-trace", "off", "-T", "--mangled-kernels=yes", "--quiet", "--", "./app"}, func(t *testing.T, r replay.Request) {
 			if r.KernelTrace || !r.Truncate || !r.Mangled || !r.Quiet || r.Filters.NameKind != "truncated" {
 				t.Errorf("booleans: %+v", r)
 			}
 		}},
-		{"formats and filters", []string{"-f", "csv", "--output-format=json,csv", "--kernel-include-regex", "axpy",
+		{"formats and filters", []string{"--pmc", "SQ_WAVES", "-f", "csv", "--output-format=json,csv", "--kernel-include-regex", "axpy",
 			"--kernel-exclude-regex", "^copy", "--kernel-iteration-range", "[1, 3, [5-8]]", "--", "./app"}, func(t *testing.T, r replay.Request) {
 			if !reflect.DeepEqual(r.Formats, []string{"csv", "json"}) {
 				t.Errorf("formats %q", r.Formats)
@@ -187,7 +194,7 @@ func TestAcceptedCommandLines(t *testing.T) {
 				t.Errorf("filters %+v", r.Filters)
 			}
 		}},
-		{"app without --", []string{"-d", "o", "./app", "-d", "x"}, func(t *testing.T, r replay.Request) {
+		{"app without --", []string{"--pmc", "SQ_WAVES", "-d", "o", "./app", "-d", "x"}, func(t *testing.T, r replay.Request) {
 			if r.OutputDir != "o" || r.App != "./app" || !reflect.DeepEqual(r.Args, []string{"-d", "x"}) {
 				t.Errorf("dir %q app %q args %q", r.OutputDir, r.App, r.Args)
 			}
@@ -235,7 +242,7 @@ func TestAppStatusPassesThrough(t *testing.T) {
 		{replay.Result{ExitCode: 5}, incomplete, 5, "gorocprof: error: the application exited with status 5: profiling incomplete: 1 dispatch declined\n"},
 	}
 	for _, tt := range tests {
-		_, stderr, code := runCLI(t, &recorder{result: tt.result, err: tt.err}, "./app")
+		_, stderr, code := runCLI(t, &recorder{result: tt.result, err: tt.err}, "--pmc", "SQ_WAVES", "--", "./app")
 		if code != tt.code || stderr != tt.stderr {
 			t.Errorf("result %+v, %v: exit %d stderr %q, want %d %q", tt.result, tt.err, code, stderr, tt.code, tt.stderr)
 		}

@@ -118,6 +118,12 @@ func validateCompare(o *CompareOptions) (replay.CompareRequest, error) {
 	if !slices.Contains(backends, o.Backend) {
 		add("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))
 	}
+	if o.Output != "" {
+		// The report is written after both modes ran: a place it cannot go is found now.
+		if err := output.CheckFile(o.Output); err != nil {
+			add("-o %q: %v", o.Output, err)
+		}
+	}
 	if len(diags) > 0 {
 		return replay.CompareRequest{}, &ValidationError{Diagnostics: diags}
 	}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
+
+	"github.com/gorocprof/gorocprof/internal/launch"
 )
 
 // Exit statuses. Everything that decides how gorocprof exits goes through ExitCode, so that the
@@ -55,6 +58,18 @@ func (e *AppExitError) Error() string {
 
 func (e *AppExitError) Unwrap() error { return e.Err }
 
+// InterruptedError reports that gorocprof itself was sent SIGINT or SIGTERM during a sweep: the
+// job running got it too, no further job started, and gorocprof exits 128+n as the application
+// would.
+type InterruptedError struct {
+	Signal syscall.Signal
+	NotRun int // jobs that did not start
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted by %s: %d job(s) not run; the output of the jobs run so far is kept", launch.SignalName(e.Signal), e.NotRun)
+}
+
 // DifferencesError is returned by comparisons whose results disagree.
 type DifferencesError struct{ Count int }
 
@@ -70,7 +85,10 @@ func ExitCode(err error) int {
 	var usage *UsageError
 	var app *AppExitError
 	var diff *DifferencesError
+	var intr *InterruptedError
 	switch {
+	case errors.As(err, &intr):
+		return 128 + int(intr.Signal)
 	case errors.As(err, &usage):
 		return ExitUsage
 	case errors.As(err, &app):

@@ -24,6 +24,13 @@ type IOStreams struct {
 type Factory struct {
 	IO IOStreams
 
+	// Prepare checks one validated request against what lies outside the command line, launching
+	// nothing: the application can be executed, the backend is usable, every counter exists on
+	// the agents (replay.NewPreparer in the real program). Every job of a sweep is prepared before
+	// the first one runs. The request it returns goes to Runner. Nil checks nothing more (tests
+	// that look only at what the command line makes of its arguments).
+	Prepare func(ctx context.Context, req replay.Request) (replay.Request, error)
+
 	// Runner runs one validated profiling request (replay.Run in the real program).
 	Runner func(ctx context.Context, req replay.Request) (replay.Result, error)
 

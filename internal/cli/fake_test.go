@@ -4,19 +4,37 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
+	"github.com/gorocprof/gorocprof/internal/launch"
 	"github.com/gorocprof/gorocprof/internal/replay"
 )
+
+// fakePrepare stands in for replay's Prepare in the scripts: a counter whose name begins with
+// NO_SUCH_ is in no agent's catalog. The application is not looked up.
+func fakePrepare(_ context.Context, req replay.Request) (replay.Request, error) {
+	for _, g := range req.Groups {
+		for _, n := range g.Names() {
+			if strings.HasPrefix(n, "NO_SUCH_") {
+				return req, fmt.Errorf("counter %s is not in the catalog of any agent", n)
+			}
+		}
+	}
+	return req, nil
+}
 
 // fakeRun stands in for replay.Run in the scripts: it writes one file into the job's output
 // directory, naming the mode and groups it was asked for. A directory whose name contains "fail"
 // makes it end like an application that exited with status 5, one containing "broken" like a run
-// whose records are incomplete.
+// whose records are incomplete, one containing "interrupt" (or "terminate") like a run during which
+// gorocprof was sent SIGINT (SIGTERM), which ended the application.
 func fakeRun(_ context.Context, req replay.Request) (replay.Result, error) {
 	if err := os.MkdirAll(req.OutputDir, 0o755); err != nil {
 		return replay.Result{}, err
@@ -34,6 +52,18 @@ func fakeRun(_ context.Context, req replay.Request) (replay.Result, error) {
 		return replay.Result{}, err
 	}
 	res := replay.Result{Files: []string{path}}
+	for word, sig := range map[string]syscall.Signal{"interrupt": syscall.SIGINT, "terminate": syscall.SIGTERM} {
+		if strings.Contains(req.OutputDir, word) {
+			// A user's Ctrl-C (or kill) reaches gorocprof while its application runs, and ends
+			// the application too.
+			if err := syscall.Kill(os.Getpid(), sig); err != nil {
+				return res, err
+			}
+			time.Sleep(100 * time.Millisecond)
+			res.ExitCode, res.Signal = 128+int(sig), launch.SignalName(sig)
+			return res, nil
+		}
+	}
 	switch {
 	case strings.Contains(req.OutputDir, "fail"):
 		res.ExitCode = 5

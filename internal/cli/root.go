@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/launch"
 	"github.com/gorocprof/gorocprof/internal/replay"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -53,6 +55,8 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		Args:          cobra.ArbitraryArgs,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// A first word this close to a subcommand's name is a mistyped subcommand (runProfile).
+		SuggestionsMinimumDistance: 2,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listAvail {
 				return runAvail(cmd.Context(), f, &AvailOptions{Backend: backendSetting(cmd.Flags()), Agent: -1})
@@ -67,7 +71,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runProfile(cmd.Context(), f, cmd.Flags(), *opts, inputSetting(cmd.Flags(), input), ff)
+			return runProfile(cmd.Context(), f, cmd.Flags(), *opts, inputSetting(cmd.Flags(), input), ff, cmd.SuggestionsFor)
 		},
 	}
 	cmd.SetVersionTemplate("gorocprof {{.Version}}\n")
@@ -141,9 +145,14 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	_ = cmd.MarkFlagDirname(optOutputDir)
 }
 
-// runProfile layers the settings of every job, validates them all, then runs the jobs in order.
-// Nothing is created or launched unless every job is valid. Several jobs are a sweep (sweep.go).
-func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts ProfileOptions, input string, failFast bool) error {
+// runProfile layers the settings of every job, validates them all, prepares them all (counters on
+// the agents' catalogs, the application), then runs the jobs in order. Nothing is created or
+// launched unless every job is valid. Several jobs are a sweep (sweep.go). subcommands suggests
+// the subcommands a mistyped word may have meant.
+func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts ProfileOptions, input string, failFast bool, subcommands func(string) []string) error {
+	if err := checkSubcommandTypo(flagOpts.App, subcommands); err != nil {
+		return err
+	}
 	jobs := []Job{{}}
 	if input != "" {
 		var err error
@@ -173,6 +182,9 @@ func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts 
 	if f.Runner == nil {
 		return errors.New("internal error: no runner wired into the command line")
 	}
+	if err := prepareJobs(ctx, f, reqs); err != nil {
+		return err
+	}
 	if len(reqs) > 1 {
 		return runSweep(ctx, f, reqs, failFast)
 	}
@@ -187,6 +199,49 @@ func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts 
 		return &AppExitError{Code: res.ExitCode, Signal: res.Signal, Err: err}
 	}
 	return err
+}
+
+// prepareJobs prepares every job before any runs, so that an unknown counter in the last job of a
+// sweep stops it before the first is launched. An application that cannot be run is the same for
+// every job and reported once; other problems are reported for each job that has them.
+func prepareJobs(ctx context.Context, f *Factory, jobs []runJob) error {
+	if f.Prepare == nil {
+		return nil
+	}
+	var diags []string
+	for i := range jobs {
+		req, err := f.Prepare(ctx, jobs[i].req)
+		switch {
+		case err == nil:
+			jobs[i].req = req
+		case len(jobs) == 1 && jobs[i].source == "", errors.Is(err, launch.ErrApp):
+			return err
+		case jobs[i].source != "":
+			diags = append(diags, fmt.Sprintf("%s: %v", jobs[i].source, err))
+		default:
+			diags = append(diags, err.Error())
+		}
+	}
+	if len(diags) > 0 {
+		return &ValidationError{Diagnostics: diags}
+	}
+	return nil
+}
+
+// checkSubcommandTypo: a first word that is no command of PATH but close to a subcommand's name
+// was most likely meant as that subcommand (`gorocprof plna --pmc A`), a usage error, not an
+// application to profile.
+func checkSubcommandTypo(app string, subcommands func(string) []string) error {
+	if app == "" || strings.ContainsRune(app, '/') || subcommands == nil {
+		return nil
+	}
+	if _, err := exec.LookPath(app); err == nil {
+		return nil
+	}
+	if s := subcommands(app); len(s) > 0 {
+		return usageErrorf("application %q: not found, and gorocprof has no subcommand %q (did you mean %q?)", app, app, strings.Join(s, `" or "`))
+	}
+	return nil
 }
 
 type runJob struct {

@@ -28,13 +28,13 @@ func TestMain(m *testing.M) {
 		},
 		"gorocprof-request": func() {
 			f := NewFactory()
-			f.Runner = printRequest
+			f.Prepare, f.Runner = nil, printRequest
 			os.Exit(mainLike(f))
 		},
 		// gorocprof-fake: runs and comparisons without an application (fake_test.go).
 		"gorocprof-fake": func() {
 			f := NewFactory()
-			f.Runner, f.Comparer = fakeRun, fakeCompare
+			f.Prepare, f.Runner, f.Comparer = fakePrepare, fakeRun, fakeCompare
 			os.Exit(mainLike(f))
 		},
 	})

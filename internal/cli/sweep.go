@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gorocprof/gorocprof/internal/output"
@@ -32,6 +35,10 @@ type sweepJob struct {
 // runSweep runs the jobs of an input file in order, each into its own output directory, and prints
 // a status line per job and a table at the end, on stderr, so that stdout keeps the application's
 // output and the summaries. A failing job does not stop the others unless failFast is set.
+//
+// SIGINT or SIGTERM stops the sweep: the job running gets the signal (the launcher forwards it to
+// the application, whose records become output as in a single run), no further job starts, and
+// gorocprof exits 128+n once the table is printed.
 func runSweep(ctx context.Context, f *Factory, jobs []runJob, failFast bool) error {
 	separateOutputDirs(jobs)
 	out := make([]sweepJob, len(jobs))
@@ -39,8 +46,17 @@ func runSweep(ctx context.Context, f *Factory, jobs []runJob, failFast bool) err
 	for i := range jobs {
 		out[i] = sweepJob{source: jobs[i].source, dir: jobs[i].req.OutputDir, status: "not run"}
 	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var stop *InterruptedError
 	for i, j := range jobs {
-		if failFast && failed > 0 {
+		select {
+		case s := <-sigs:
+			stop = &InterruptedError{Signal: s.(syscall.Signal), NotRun: len(jobs) - i}
+		default:
+		}
+		if stop != nil || (failFast && failed > 0) {
 			break
 		}
 		j.req.Stdout, j.req.Stderr = f.IO.Out, f.IO.ErrOut
@@ -68,8 +84,18 @@ func runSweep(ctx context.Context, f *Factory, jobs []runJob, failFast bool) err
 		fmt.Fprintf(f.IO.ErrOut, "gorocprof: job %d of %d (%s): ok, %d files in %s (%s)\n",
 			i+1, len(jobs), j.source, s.files, s.dir, s.elapsed.Round(time.Millisecond))
 	}
+	if stop == nil {
+		select {
+		case s := <-sigs: // during the last job
+			stop = &InterruptedError{Signal: s.(syscall.Signal)}
+		default:
+		}
+	}
 	if err := writeSweepTable(f.IO.ErrOut, out); err != nil {
 		return err
+	}
+	if stop != nil {
+		return stop
 	}
 	if failed > 0 {
 		return &SweepError{Failed: failed, Total: len(jobs)}

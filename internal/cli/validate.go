@@ -2,12 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/replay"
 )
 
@@ -19,13 +21,48 @@ const (
 	diagKernelConflictFmt   = "--replay-mode kernel cannot be combined with %s. Kernel replay only varies counter groups from one pass to the next; every other service stays on for all of the passes and would report each kernel once per pass. Collect them in a separate run."
 )
 
+// What gorocprof says when a run would collect nothing.
+const (
+	diagEmptyPMC         = "--pmc (or pmc in the input file) names no counter: give at least one, e.g. --pmc SQ_WAVES"
+	diagNothingToCollect = "nothing to collect: give counters with --pmc, or ask for a trace with --kernel-trace"
+)
+
+// checkOutputLocation finds, before anything is launched, what would stop the output from being
+// written: a placeholder without its end, a file name that expands to nothing or is too long, a
+// directory that is a file or cannot be created. Placeholders known only per process (%pid%) are
+// expanded with the widest values they can take. A dry run writes nothing, so only it is not probed.
+func checkOutputLocation(o ProfileOptions) []string {
+	if o.OutputDirectory == "" {
+		return []string{"--output-directory must not be empty"}
+	}
+	if o.OutputFile == "" {
+		return []string{"--output-file must not be empty"}
+	}
+	vars := output.SampleVars(o.App, o.Args, os.Getenv)
+	dir, derr := output.ExpandPath(o.OutputDirectory, vars)
+	file, ferr := output.ExpandPath(o.OutputFile, vars)
+	var diags []string
+	if derr != nil {
+		diags = append(diags, fmt.Sprintf("--%s: %v", optOutputDir, derr))
+	}
+	if ferr != nil {
+		diags = append(diags, fmt.Sprintf("--%s: %v", optOutputFile, ferr))
+	}
+	if len(diags) > 0 {
+		return diags
+	}
+	if err := output.CheckLocation(dir, file, !o.DryRun); err != nil {
+		return []string{fmt.Sprintf("-d %q -o %q: %v", o.OutputDirectory, o.OutputFile, err)}
+	}
+	return nil
+}
+
 // Validate checks one options struct before anything is launched or created and turns it into the
 // request the replay package runs. It returns every diagnostic at once, as a *ValidationError.
 func Validate(o ProfileOptions) (replay.Request, error) {
 	var diags []string
 	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
 
-	kernelMode := o.ReplayMode == contract.ModeKernel
 	if o.ReplayMode != "" {
 		if err := checkChoice(o.ReplayMode, replayModes); err != nil {
 			add("--replay-mode: %v", err)
@@ -39,27 +76,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	// A failed parse has been reported already; do not also claim that no counters were asked for.
 	hasCounters := len(groups) > 0 || groupsErr != nil
 
-	if kernelMode {
-		if !o.KernelReplayBeta {
-			add(diagKernelNeedsBeta)
-		}
-		if !hasCounters {
-			add(diagKernelNeedsCounters)
-		}
-		if c := conflicts(o); len(c) > 0 {
-			add(diagKernelConflictFmt, strings.Join(c, " or "))
-		}
-	} else {
-		if o.ATT {
-			add("--att is not supported by gorocprof yet")
-		}
-		if o.PCSampling {
-			add("PC sampling (--pc-sampling-*) is not supported by gorocprof yet")
-		}
-		if o.SPM {
-			add("--spm is not supported by gorocprof yet")
-		}
-	}
+	diags = append(diags, checkCollection(o, hasCounters)...)
 
 	formats, fdiags := checkFormats(o.OutputFormats)
 	diags = append(diags, fdiags...)
@@ -81,12 +98,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	if !slices.Contains(backends, o.Backend) {
 		add("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))
 	}
-	if o.OutputDirectory == "" {
-		add("--output-directory must not be empty")
-	}
-	if o.OutputFile == "" {
-		add("--output-file must not be empty")
-	}
+	diags = append(diags, checkOutputLocation(o)...)
 
 	if len(diags) > 0 {
 		if o.Source != "" {
@@ -124,6 +136,42 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		App:             o.App,
 		Args:            o.Args,
 	}, nil
+}
+
+// checkCollection says what is wrong with what the run collects: nothing at all, kernel replay's
+// conditions in rocprofv3's words, services gorocprof does not have yet.
+func checkCollection(o ProfileOptions, hasCounters bool) []string {
+	var diags []string
+	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
+	if o.ReplayMode == contract.ModeKernel {
+		if !o.KernelReplayBeta {
+			add(diagKernelNeedsBeta)
+		}
+		if !hasCounters {
+			add(diagKernelNeedsCounters)
+		}
+		if c := conflicts(o); len(c) > 0 {
+			add(diagKernelConflictFmt, strings.Join(c, " or "))
+		}
+		return diags
+	}
+	switch {
+	case hasCounters || o.KernelTrace || o.ATT || o.SPM || o.PCSampling: // the last three are refused below
+	case len(o.PMC) > 0:
+		add(diagEmptyPMC)
+	default:
+		add(diagNothingToCollect)
+	}
+	if o.ATT {
+		add("--att is not supported by gorocprof yet")
+	}
+	if o.PCSampling {
+		add("PC sampling (--pc-sampling-*) is not supported by gorocprof yet")
+	}
+	if o.SPM {
+		add("--spm is not supported by gorocprof yet")
+	}
+	return diags
 }
 
 // conflicts lists the services kernel replay cannot run beside, in rocprofv3's order.

@@ -10,6 +10,7 @@ import (
 // wire connects the command line to the packages that do the work. Everything here runs only when a
 // command calls the corresponding Factory function.
 func wire(f *Factory) {
+	f.Prepare = replay.NewPreparer()
 	f.Runner = replay.Run
 	f.Comparer = replay.Compare
 	f.AvailData = availFromSession

@@ -23,8 +23,8 @@ const (
 // Backends lists the names --backend accepts.
 var Backends = []string{BackendAuto, BackendSim, BackendCUDA, BackendROCm}
 
-// simRuntimeSoname is the library every app of the simulated agent links against.
-const simRuntimeSoname = "libgorocprof_sim.so"
+// SimRuntimeSoname is the library every app of the simulated agent links against.
+const SimRuntimeSoname = "libgorocprof_sim.so"
 
 // Backend is one way of getting the tool library into the application.
 type Backend struct {
@@ -76,7 +76,7 @@ func LinksSimRuntime(path string) bool {
 	if err != nil {
 		return false
 	}
-	return slices.ContainsFunc(libs, func(l string) bool { return strings.HasPrefix(l, simRuntimeSoname) })
+	return slices.ContainsFunc(libs, func(l string) bool { return strings.HasPrefix(l, SimRuntimeSoname) })
 }
 
 // InjectionEnv returns the environment of the child: the parent's environment, the contract

@@ -41,18 +41,19 @@ func (s Status) SignalName() string {
 	if !s.Signaled() {
 		return ""
 	}
-	return signalName(s.Signal)
+	return SignalName(s.Signal)
 }
 
 // String describes the ending the way a user reads it.
 func (s Status) String() string {
 	if s.Signaled() {
-		return fmt.Sprintf("killed by signal %d (%s)", int(s.Signal), signalName(s.Signal))
+		return fmt.Sprintf("killed by signal %d (%s)", int(s.Signal), SignalName(s.Signal))
 	}
 	return fmt.Sprintf("exited with status %d", s.ExitCode)
 }
 
-func signalName(sig syscall.Signal) string {
+// SignalName is the name of sig as users know it ("SIGINT").
+func SignalName(sig syscall.Signal) string {
 	if n, ok := signalNames[sig]; ok {
 		return n
 	}
@@ -80,6 +81,8 @@ func Resolve(app string) (string, error) {
 		switch {
 		case errors.As(err, &ee) && (errors.Is(ee.Err, exec.ErrNotFound) || errors.Is(ee.Err, os.ErrNotExist)):
 			return "", fmt.Errorf("%w %q: not found (neither a file nor a command in PATH)", ErrApp, app)
+		case errors.Is(err, syscall.EISDIR):
+			return "", fmt.Errorf("%w %q: is a directory, not an executable", ErrApp, app)
 		case errors.Is(err, os.ErrPermission), strings.Contains(err.Error(), "permission denied"):
 			return "", fmt.Errorf("%w %q: not executable (check its permissions)", ErrApp, app)
 		default:

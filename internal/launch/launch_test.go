@@ -25,7 +25,7 @@ func TestResolveErrors(t *testing.T) {
 		{filepath.Join(dir, "missing"), "not found"},
 		{"gorocprof-no-such-command-xyz", "not found"},
 		{noexec, "not executable"},
-		{dir, "directory"},
+		{dir, "is a directory, not an executable"},
 	}
 	for _, tc := range tests {
 		_, err := Resolve(tc.app)

@@ -1,11 +1,15 @@
 package output
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -23,8 +27,11 @@ type PathVars struct {
 	Getenv   func(string) string // nil means os.Getenv
 }
 
-// FromEnv fills Rank, Size and Job from the variables MPI launchers and SLURM set, first found wins:
-// Open MPI, then PMI (MPICH, Intel MPI), then SLURM.
+// FromEnv fills Rank, Size and Job from the variables MPI launchers and SLURM set, first found wins.
+// The order is rocprofv3's: SLURM_PROCID, then the variables its get_mpi_rank reads from the most
+// runtime-specific to the most generic (Open MPI, MVAPICH2, MPI_RANKID, Hydra's MPI_LOCALRANKID,
+// MPI_RANK); likewise for the size. PMI_RANK and PMI_SIZE (MPICH, Intel MPI) and SLURM_NTASKS,
+// which rocprofv3 does not read, come last, so that such jobs still get their rank.
 func (v *PathVars) FromEnv(getenv func(string) string) {
 	first := func(names ...string) string {
 		for _, n := range names {
@@ -34,10 +41,18 @@ func (v *PathVars) FromEnv(getenv func(string) string) {
 		}
 		return ""
 	}
-	v.Rank = first("OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID")
-	v.Size = first("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS")
+	v.Rank = first(rankVariables...)
+	v.Size = first(sizeVariables...)
 	v.Job = first("SLURM_JOB_ID")
 }
+
+// rankVariables and sizeVariables are read by FromEnv, first found wins.
+var (
+	rankVariables = []string{"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK", "MPI_RANKID",
+		"MPI_LOCALRANKID", "MPI_RANK", "PMI_RANK"}
+	sizeVariables = []string{"SLURM_NPROCS", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "MPI_NRANKS",
+		"MPI_LOCALNRANKS", "MPI_SIZE", "PMI_SIZE", "SLURM_NTASKS"}
+)
 
 // ExpandPath replaces rocprofv3's output path placeholders in pattern:
 //
@@ -174,4 +189,158 @@ func joinArgs(args []string) string {
 		}
 		return r
 	}, s)
+}
+
+// widestPID is the largest process id Linux hands out (PID_MAX_LIMIT on 64-bit systems): expanded
+// with it, %pid% and %ppid% are as long as they can ever be.
+const widestPID = 4194304
+
+// SampleVars are placeholder values as a process of app would see them, for checking an output
+// location before anything runs: this host, the widest process ids, the rank variables of this
+// environment (which the application inherits), now, and the command line.
+func SampleVars(app string, args []string, getenv func(string) string) PathVars {
+	host, _ := os.Hostname()
+	cwd, _ := os.Getwd()
+	v := PathVars{Hostname: host, PID: widestPID, PPID: widestPID, CWD: cwd, Launch: time.Now(),
+		Args: append([]string{app}, args...), Getenv: getenv}
+	v.FromEnv(getenv)
+	return v
+}
+
+// outputSuffixes are the names Write appends to the file prefix; the longest decides whether a
+// prefix fits the file system.
+var outputSuffixes = []string{"_results.json", "_agent_info.csv", "_counter_collection.csv", "_kernel_trace.csv"}
+
+// pathMax is Linux's PATH_MAX: a longer path cannot be opened.
+const pathMax = 4096
+
+// CheckLocation reports, before anything runs, why the files of prefix file (already expanded) in
+// directory dir could not be written: a file name that is empty or longer than the file system
+// allows, a path component that exists and is no directory, or a nearest existing directory that
+// this user cannot write in. probe=false skips that last check, which creates and removes a file;
+// nothing else is created.
+func CheckLocation(dir, file string, probe bool) error {
+	base := filepath.Base(file)
+	switch {
+	case file == "":
+		return errors.New("the file name is empty")
+	case strings.HasSuffix(file, "/") || base == "." || base == "..":
+		return fmt.Errorf("the file name %q names a directory, not a file", file)
+	}
+	target := filepath.Join(dir, filepath.Dir(file))
+	existing, missing, err := nearestDir(target)
+	if err != nil {
+		return err
+	}
+	longest := base + longestSuffix()
+	abs, err := filepath.Abs(filepath.Join(target, longest))
+	if err == nil && len(abs) >= pathMax {
+		return fmt.Errorf("the path %s is %d bytes long, more than the %d the system allows", abs, len(abs), pathMax-1)
+	}
+	limit := nameMax(existing)
+	for _, name := range append(missing, longest) {
+		if len(name) > limit {
+			return fmt.Errorf("the name %q is %d bytes long, more than the %d the file system of %s allows", name, len(name), limit, existing)
+		}
+	}
+	if probe {
+		return probeWritable(existing)
+	}
+	return nil
+}
+
+// CheckFile reports, before anything runs, why the file at path could not be written: its
+// directory is missing or no directory, it is a directory, or it cannot be opened for writing.
+// It creates nothing but a probe file, removed at once, and changes no existing file.
+func CheckFile(path string) error {
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("directory %s does not exist", dir)
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if len(filepath.Base(path)) > nameMax(dir) {
+		return fmt.Errorf("the name %q is longer than the %d bytes the file system of %s allows", filepath.Base(path), nameMax(dir), dir)
+	}
+	if info, err := os.Stat(path); err == nil {
+		if info.IsDir() {
+			return fmt.Errorf("%s is a directory", path)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	}
+	return probeWritable(dir)
+}
+
+func longestSuffix() string {
+	longest := ""
+	for _, s := range outputSuffixes {
+		if len(s) > len(longest) {
+			longest = s
+		}
+	}
+	return longest
+}
+
+// nearestDir walks up from path to the nearest directory that exists and returns it with the
+// names below it that would have to be created. A component that exists and is no directory is
+// an error.
+func nearestDir(path string) (existing string, missing []string, err error) {
+	p := filepath.Clean(path)
+	for {
+		info, err := os.Stat(p)
+		switch {
+		case err == nil && info.IsDir():
+			slices.Reverse(missing)
+			return p, missing, nil
+		case err == nil:
+			if p == filepath.Clean(path) {
+				return "", nil, fmt.Errorf("%s exists and is not a directory", p)
+			}
+			return "", nil, fmt.Errorf("%s exists and is not a directory, so %s cannot be created", p, path)
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.ENAMETOOLONG):
+			// Not there (a name too long cannot be there either): its parent decides.
+		default:
+			return "", nil, err
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", nil, fmt.Errorf("no directory of %s exists", path)
+		}
+		missing = append(missing, filepath.Base(p))
+		p = parent
+	}
+}
+
+// probeWritable creates and removes a file in dir: the one test of writability that holds for
+// every user (root included: a read-only file system refuses root too) and every file system.
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".gorocprof-probe-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot create files in %s: %w", dir, err)
+	}
+	name := f.Name()
+	_ = f.Close()
+	return os.Remove(name)
+}
+
+// nameMax is the longest file name the file system holding dir accepts (255 where it cannot be
+// asked).
+func nameMax(dir string) int {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err == nil && st.Namelen > 0 {
+		return int(st.Namelen)
+	}
+	return 255
 }

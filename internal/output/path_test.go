@@ -1,6 +1,8 @@
 package output
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -69,9 +71,16 @@ func TestPathVarsFromEnv(t *testing.T) {
 		wantRank, wantSize, wj string
 	}{
 		{map[string]string{}, "", "", ""},
-		{map[string]string{"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "4", "SLURM_PROCID": "9"}, "2", "4", ""},
+		// rocprofv3's %rank% is SLURM_PROCID when set, whatever MPI says.
+		{map[string]string{"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "4", "SLURM_PROCID": "9"}, "9", "4", ""},
+		{map[string]string{"OMPI_COMM_WORLD_RANK": "2", "MV2_COMM_WORLD_RANK": "3", "MPI_RANK": "4"}, "2", "", ""},
+		{map[string]string{"MV2_COMM_WORLD_RANK": "3", "MV2_COMM_WORLD_SIZE": "6", "MPI_RANKID": "5"}, "3", "6", ""},
+		{map[string]string{"MPI_RANKID": "5", "MPI_LOCALRANKID": "1", "MPI_NRANKS": "8"}, "5", "8", ""},
+		{map[string]string{"MPI_LOCALRANKID": "1", "MPI_RANK": "7", "MPI_LOCALNRANKS": "2", "MPI_SIZE": "9"}, "1", "2", ""},
+		{map[string]string{"MPI_RANK": "7", "PMI_RANK": "6", "MPI_SIZE": "9", "PMI_SIZE": "10"}, "7", "9", ""},
 		{map[string]string{"PMI_RANK": "1", "PMI_SIZE": "2"}, "1", "2", ""},
 		{map[string]string{"SLURM_PROCID": "5", "SLURM_NTASKS": "16", "SLURM_JOB_ID": "77"}, "5", "16", "77"},
+		{map[string]string{"SLURM_NPROCS": "12", "SLURM_NTASKS": "16", "OMPI_COMM_WORLD_SIZE": "4"}, "", "12", ""},
 	}
 	for _, tc := range tests {
 		var v PathVars
@@ -80,5 +89,109 @@ func TestPathVarsFromEnv(t *testing.T) {
 			t.Errorf("FromEnv(%v) = rank %q size %q job %q; want %q %q %q",
 				tc.env, v.Rank, v.Size, v.Job, tc.wantRank, tc.wantSize, tc.wj)
 		}
+	}
+}
+
+func TestCheckLocation(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readOnly := filepath.Join(root, "ro")
+	if err := os.Mkdir(readOnly, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 256)
+	tests := []struct {
+		name, dir, file string
+		nonRoot         bool // root may write in a 0555 directory
+		want            string
+	}{
+		{"existing directory", root, "out", false, ""},
+		{"directories to create", filepath.Join(root, "a", "b"), "host/123", false, ""},
+		{"dir is a file", file, "out", false, "exists and is not a directory"},
+		{"below a file", filepath.Join(file, "sub"), "out", false, file + " exists and is not a directory, so"},
+		{"file part below a file", root, "file/out", false, "exists and is not a directory"},
+		{"read-only directory", filepath.Join(readOnly, "sub"), "out", true, "cannot create files in " + readOnly},
+		{"proc, even for root", "/proc/gorocprof-out", "out", false, "cannot create files in /proc"},
+		{"empty file name", root, "", false, "empty"},
+		{"file name ends with a slash", root, "sub/", false, "names a directory"},
+		{"file name is a dot", root, "sub/.", false, "names a directory"},
+		{"name too long", root, long, false, "more than the 255"},
+		{"prefix plus suffix too long", root, strings.Repeat("x", 240), false, "more than the 255"},
+		{"directory name too long", filepath.Join(root, long), "out", false, "more than the 255"},
+		{"path too long", filepath.Join(root, strings.Repeat(strings.Repeat("y", 200)+"/", 21)), "out", false, "more than the 4095"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.nonRoot && os.Geteuid() == 0 {
+				t.Skip("root writes in a read-only directory; run as another user to check")
+			}
+			err := CheckLocation(tc.dir, tc.file, true)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("CheckLocation(%q, %q) = %v, want nil", tc.dir, tc.file, err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("CheckLocation(%q, %q) = %v, want an error containing %q", tc.dir, tc.file, err, tc.want)
+			}
+		})
+	}
+	// Nothing was created: no directory, no probe left behind.
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "file ro" {
+		t.Errorf("after the checks %s holds %v, want only file and ro", root, names)
+	}
+}
+
+func TestCheckFile(t *testing.T) {
+	root := t.TempDir()
+	existing := filepath.Join(root, "old.json")
+	if err := os.WriteFile(existing, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path, want string
+	}{
+		{filepath.Join(root, "new.json"), ""},
+		{existing, ""},
+		{filepath.Join(root, "missing", "x.json"), "directory " + filepath.Join(root, "missing") + " does not exist"},
+		{filepath.Join(existing, "x.json"), "is not a directory"},
+		{root, "is a directory"},
+		{filepath.Join(root, strings.Repeat("z", 300)), "longer than the 255"},
+		{"/proc/gorocprof-compare.json", "cannot create files in /proc"},
+	}
+	for _, tc := range tests {
+		err := CheckFile(tc.path)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("CheckFile(%q) = %v, want nil", tc.path, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("CheckFile(%q) = %v, want an error containing %q", tc.path, err, tc.want)
+		}
+	}
+	if data, _ := os.ReadFile(existing); string(data) != "keep" {
+		t.Errorf("CheckFile changed %s: %q", existing, data)
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 1 {
+		t.Errorf("CheckFile left files behind in %s: %v", root, entries)
+	}
+}
+
+func TestSampleVarsAreTheWidest(t *testing.T) {
+	v := SampleVars("./app", []string{"-n", "3"}, func(k string) string { return map[string]string{"MV2_COMM_WORLD_RANK": "12"}[k] })
+	got, err := ExpandPath("%p_%ppid%_%rank%_%argt%", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "4194304_4194304_12_app_-n_3"; got != want {
+		t.Errorf("expanded with the sample values: %q, want %q", got, want)
 	}
 }

@@ -67,7 +67,9 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		}
 		files, incomplete, err := collect(passReq, runDir, plan, launched, stdout, passWarnings)
 		res.Files = append(res.Files, files...)
-		if err != nil {
+		if errors.Is(err, errNoRecords) {
+			err = noRecords(req, sess, st)
+		} else if err != nil {
 			keep = true
 			fmt.Fprintf(stderr, "gorocprof: the records of pass %d are kept in %s\n", i+1, runDir)
 		}

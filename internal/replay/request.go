@@ -36,6 +36,9 @@ type Request struct {
 	// inspect, when set, is handed the run directory whose records are the run's result (the
 	// merged records under application replay) before it is removed; compare reads its values there.
 	inspect func(runDir string, plan *counters.Plan) error
+
+	// prepared is what Prepare found (the session and the plan); nil until then.
+	prepared *prepared
 }
 
 // Result is how a run ended.

@@ -25,20 +25,17 @@ var ErrIncomplete = errors.New("profiling incomplete")
 // Run is the story of one profiling run: plan, write the plan, launch, read the records, write the
 // output. The application's exit status is returned in Result; an error means gorocprof itself failed
 // or the measurements are incomplete. Everything measured before a failure is still written. Under
-// application replay the story repeats once per pass and ends with a merge (application.go).
+// application replay the story repeats once per pass and ends with a merge (application.go). A
+// request that Prepare returned is launched with what Prepare found; any other is prepared first.
 func Run(ctx context.Context, req Request) (Result, error) {
 	stdout, stderr := writerOr(req.Stdout, os.Stdout), writerOr(req.Stderr, os.Stderr)
-	sess, err := OpenSession(ctx, req.Backend, req.App)
-	if err != nil {
-		return Result{}, err
+	if req.prepared == nil {
+		var err error
+		if req, err = Prepare(ctx, req); err != nil {
+			return Result{}, err
+		}
 	}
-	planned := time.Now()
-	plan, err := sess.Plan(req.Groups)
-	if err != nil {
-		return Result{}, err
-	}
-	tracePhase("passes", planned)
-	tracePhase("process start to plan ready", processStart)
+	sess, plan := req.prepared.sess, req.prepared.plan
 	printNotes(stderr, plan)
 	req.Mode = effectiveMode(stderr, req.Mode, plan)
 	if req.DryRun {
@@ -48,6 +45,53 @@ func Run(ctx context.Context, req Request) (Result, error) {
 		return runApplication(ctx, req, sess, plan, stdout, stderr)
 	}
 	return runOnce(ctx, req, sess, plan, stdout, stderr)
+}
+
+// prepared is what Prepare found for a request.
+type prepared struct {
+	sess *Session
+	plan *counters.Plan
+}
+
+// Prepare checks a request against everything outside the command line, launching nothing: the
+// application exists and can be executed (before the backend is chosen, so that a mistyped name is
+// reported as such and not as a backend that does not fit it), the backend is usable, and every
+// counter of every group is planned onto the agents. The request it returns carries the session
+// and the plan, so that Run finds neither again.
+func Prepare(ctx context.Context, req Request) (Request, error) {
+	return NewPreparer()(ctx, req)
+}
+
+// NewPreparer returns a Prepare that opens one session per backend and application however many
+// requests it prepares: the jobs of a sweep are all planned before the first one is launched, at
+// the cost of planning one.
+func NewPreparer() func(context.Context, Request) (Request, error) {
+	sessions := map[[2]string]*Session{}
+	return func(ctx context.Context, req Request) (Request, error) {
+		if req.App != "" {
+			if _, err := launch.Resolve(req.App); err != nil {
+				return req, err
+			}
+		}
+		key := [2]string{req.Backend, req.App}
+		sess := sessions[key]
+		if sess == nil {
+			var err error
+			if sess, err = OpenSession(ctx, req.Backend, req.App); err != nil {
+				return req, err
+			}
+			sessions[key] = sess
+		}
+		planned := time.Now()
+		plan, err := sess.Plan(req.Groups)
+		if err != nil {
+			return req, err
+		}
+		tracePhase("passes", planned)
+		tracePhase("process start to plan ready", processStart)
+		req.prepared = &prepared{sess: sess, plan: plan}
+		return req, nil
+	}
 }
 
 // runOnce profiles the application in one run: kernel replay, or no replay at all.
@@ -66,6 +110,11 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 
 	files, incomplete, err := collect(req, runDir, plan, launched, stdout, stderr)
 	res.Files = files
+	if errors.Is(err, errNoRecords) {
+		_ = os.RemoveAll(runDir)
+		res.Elapsed = time.Since(launched)
+		return res, noRecords(req, sess, st)
+	}
 	if err == nil && req.inspect != nil {
 		err = req.inspect(runDir, plan)
 	}
@@ -171,7 +220,7 @@ func collect(req Request, runDir string, plan *counters.Plan, launched time.Time
 		return nil, "", fmt.Errorf("reading the records of %s: %w", req.App, err)
 	}
 	if len(procs) == 0 {
-		return nil, "", fmt.Errorf("%s wrote no records: the tool library was not loaded (is it a %s application?)", req.App, backendWord(plan))
+		return nil, "", errNoRecords
 	}
 	cs := plan
 	var files, warnings, problems []string
@@ -195,11 +244,29 @@ func collect(req Request, runDir string, plan *counters.Plan, launched time.Time
 	return files, strings.Join(problems, "; "), nil
 }
 
-func backendWord(plan *counters.Plan) string {
-	if len(plan.Agents) == 0 {
-		return "GPU"
+// errNoRecords: no process of the run wrote a record file. The tool library starts with the GPU
+// runtime (at the first CUDA or simulated-runtime call), so the application ended before it touched
+// the GPU; noRecords says so.
+var errNoRecords = errors.New("no records")
+
+// noRecords explains a run that measured nothing because no process started the GPU runtime.
+func noRecords(req Request, sess *Session, st launch.Status) error {
+	ended := "exited"
+	if st.Signaled() {
+		ended = "was " + st.String()
 	}
-	return plan.Agents[0].Name
+	msg := fmt.Sprintf("nothing was measured: %s %s before it touched the GPU", req.App, ended)
+	switch sess.Backend.Name {
+	case launch.BackendSim:
+		if path, err := launch.Resolve(req.App); err == nil && !launch.LinksSimRuntime(path) {
+			return fmt.Errorf("%s (it does not link %s, the runtime of the simulated agents: is it one of their applications, or does it start one?)",
+				msg, launch.SimRuntimeSoname)
+		}
+		return fmt.Errorf("%s (it made no call to the simulated agents' runtime)", msg)
+	case launch.BackendCUDA:
+		return fmt.Errorf("%s (it never initialised CUDA, which loads the tool library)", msg)
+	}
+	return errors.New(msg)
 }
 
 func writeProcess(req Request, p *records.Process, plan *counters.Plan, cs output.Counters, launched time.Time) ([]string, error) {

@@ -56,9 +56,15 @@ func (e *AppExitError) Error() string {
 func (e *AppExitError) Unwrap() error { return e.Err }
 
 // DifferencesError is returned by comparisons whose results disagree.
-type DifferencesError struct{ Count int }
+type DifferencesError struct {
+	Count int
+	What  string // what differs, in the words of the report; "<Count> values differ" when empty
+}
 
 func (e *DifferencesError) Error() string {
+	if e.What != "" {
+		return e.What
+	}
 	return fmt.Sprintf("%d values differ", e.Count)
 }
 

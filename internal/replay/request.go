@@ -36,6 +36,9 @@ type Request struct {
 	// inspect, when set, is handed the run directory whose records are the run's result (the
 	// merged records under application replay) before it is removed; compare reads its values there.
 	inspect func(runDir string, plan *counters.Plan) error
+	// ownDivergences says the caller reports an application replay's divergences itself (compare's
+	// report), so the run does not list them on stderr as well.
+	ownDivergences bool
 }
 
 // Result is how a run ended.

@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -31,14 +30,7 @@ func parseGroups(t *testing.T, pmc []string) []counters.Group {
 // passValues reads one results.json into dispatch -> pass -> counter -> value summed over instances.
 func passValues(t *testing.T, path string) map[uint64]map[int]map[string]float64 {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rf resultsFile
-	if err := json.Unmarshal(data, &rf); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	rf := readResults(t, path)
 	if len(rf.Tool) != 1 {
 		t.Fatalf("%s: %d processes, want 1", path, len(rf.Tool))
 	}

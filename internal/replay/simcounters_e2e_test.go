@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,13 +61,9 @@ func checkDerivedCounters(t *testing.T, root string, simDemoArchs []string) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("run: exit %d, err %v\n%s", res.ExitCode, err, stderr.String())
 	}
-	data, err := os.ReadFile(filepath.Join(out, "run_results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rf resultsFile
-	if err := json.Unmarshal(data, &rf); err != nil {
-		t.Fatal(err)
+	rf := readResults(t, filepath.Join(out, "run_results.json"))
+	if len(rf.Tool) != 1 {
+		t.Fatalf("%d processes in results.json, want 1", len(rf.Tool))
 	}
 	proc := rf.Tool[0]
 	type agentCounter struct {

@@ -169,7 +169,7 @@ func runCompare(ctx context.Context, f *Factory, o *CompareOptions) error {
 		}
 	}
 	if rep.Differences > 0 {
-		return &DifferencesError{Count: rep.Differences}
+		return &DifferencesError{Count: rep.Differences, What: differenceSummary(rep)}
 	}
 	return nil
 }
@@ -213,17 +213,34 @@ func writeCompareTable(w io.Writer, rep replay.CompareReport) error {
 	fmt.Fprintf(w, "wall time: kernel replay %.3fs, application replay %.3fs, ratio %s\n",
 		rep.Kernel.WallSeconds, rep.Application.WallSeconds, ratio)
 	if len(rep.Divergences) > 0 {
-		fmt.Fprintf(w, "the application replay runs diverged (%d):\n", len(rep.Divergences))
+		fmt.Fprintln(w, "the application replay runs diverged:")
 		replay.PrintDivergences(w, "  ", rep.Divergences)
 	}
-	disagree := rep.Differences - len(rep.Divergences)
-	switch {
-	case rep.Differences == 0:
-		fmt.Fprintf(w, "all %d values agree\n", len(rep.Rows))
-	default:
-		fmt.Fprintf(w, "%d of %d values differ, %d divergence(s)\n", disagree, len(rep.Rows), len(rep.Divergences))
-	}
+	fmt.Fprintln(w, differenceSummary(rep))
 	return nil
+}
+
+// differenceSummary is the comparison's verdict as one sentence: the last line of the report and,
+// when something differs, the error on stderr, so that both count the same things.
+func differenceSummary(rep replay.CompareReport) string {
+	disagree := rep.Differences - len(rep.Divergences)
+	if rep.Differences == 0 {
+		return fmt.Sprintf("all %d values agree", len(rep.Rows))
+	}
+	var parts []string
+	if disagree > 0 {
+		verb := "differ"
+		if disagree == 1 {
+			verb = "differs"
+		}
+		parts = append(parts, fmt.Sprintf("%d of %d values %s", disagree, len(rep.Rows), verb))
+	}
+	if n := len(rep.Divergences); n == 1 {
+		parts = append(parts, "the application replay runs diverged in 1 way (listed above)")
+	} else if n > 1 {
+		parts = append(parts, fmt.Sprintf("the application replay runs diverged in %d ways (listed above)", n))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // formatValue prints whole numbers as integers and others with six significant digits; "-" for

@@ -71,9 +71,15 @@ func (e *InterruptedError) Error() string {
 }
 
 // DifferencesError is returned by comparisons whose results disagree.
-type DifferencesError struct{ Count int }
+type DifferencesError struct {
+	Count int
+	What  string // what differs, in the words of the report; "<Count> values differ" when empty
+}
 
 func (e *DifferencesError) Error() string {
+	if e.What != "" {
+		return e.What
+	}
 	return fmt.Sprintf("%d values differ", e.Count)
 }
 

@@ -75,7 +75,8 @@ func fakeRun(_ context.Context, req replay.Request) (replay.Result, error) {
 
 // fakeCompare stands in for replay.Compare: every counter has the mean 10 in both modes, except
 // one named DIFFERENT, which has 11 under application replay; an application named "crash" fails
-// its kernel replay run with status 6. Kernel replay takes 1 s, application replay 3 s.
+// its kernel replay run with status 6, one named "nondet" diverges once under application replay.
+// Kernel replay takes 1 s, application replay 3 s.
 func fakeCompare(_ context.Context, req replay.CompareRequest) (replay.CompareReport, error) {
 	rep := replay.CompareReport{App: req.App, Args: req.Args, Rows: []replay.CompareRow{}, Divergences: []replay.Divergence{},
 		Kernel:      replay.ModeRun{WallSeconds: 1, Dispatches: 2},
@@ -109,6 +110,12 @@ func fakeCompare(_ context.Context, req replay.CompareRequest) (replay.CompareRe
 			rep.Differences++
 		}
 		rep.Rows = append(rep.Rows, row)
+	}
+	if filepath.Base(req.App) == "nondet" {
+		rep.Divergences = append(rep.Divergences, replay.Divergence{Process: 1, Kernel: "k()", Symbol: "_Z1kv", Ordinal: 3, Pass: 2,
+			Kind: replay.DivergenceMissing, Count: 1,
+			Detail: "process 1: pass 2 ran 1 dispatch fewer of kernel k() on agent 0 than pass 1, from the kernel's dispatch #3"})
+		rep.Differences++
 	}
 	return rep, nil
 }

@@ -45,6 +45,31 @@ var agentInfoColumns = []string{
 	"Grid_Max_Dim_X", "Grid_Max_Dim_Y", "Grid_Max_Dim_Z", "Name", "Vendor_Name", "Product_Name", "Model_Name",
 }
 
+// agentNodeID is the id output files give an agent: its KFD node id (node_id) when the backend
+// reports one, else its handle. Agent_Id in the CSV files and Node_Id in agent_info.csv are both
+// this value, so the files join on it.
+func agentNodeID(a contract.Agent) uint64 {
+	if n, ok := a.Props["node_id"]; ok && n > 0 {
+		return uint64(n)
+	}
+	return a.ID
+}
+
+// agentNumber is one integer agent field: the record's props, with node_id and logical_node_id
+// falling back to the agent's node id when the backend does not report them.
+func agentNumber(a contract.Agent, key string) int64 {
+	switch key {
+	case "node_id":
+		return int64(agentNodeID(a))
+	case "logical_node_id":
+		if n, ok := a.Props[key]; ok && n > 0 {
+			return n
+		}
+		return int64(agentNodeID(a))
+	}
+	return a.Props[key]
+}
+
 func agentTypeCode(t string) int {
 	switch strings.ToUpper(t) {
 	case "CPU":
@@ -77,7 +102,7 @@ func (v *view) agentObjects() []object {
 	for _, a := range sortedAgents(v.proc) {
 		o := object{{"size", 0}, {"id", handle{a.ID}}, {"type", agentTypeCode(a.Type)}}
 		for _, k := range agentNumbers {
-			o = append(o, kv{k, a.Props[k]})
+			o = append(o, kv{k, agentNumber(a, k)})
 		}
 		dim := func(prefix string) object {
 			return object{{"x", a.Props[prefix+"_x"]}, {"y", a.Props[prefix+"_y"]}, {"z", a.Props[prefix+"_z"]}}
@@ -122,7 +147,7 @@ func (v *view) writeAgentInfo(w *bufio.Writer) error {
 			if s, ok := agentText(a, key); ok {
 				cells[i] = csvString(s)
 			} else {
-				cells[i] = strconv.FormatInt(a.Props[key], 10)
+				cells[i] = strconv.FormatInt(agentNumber(a, key), 10)
 			}
 		}
 		w.WriteString(strings.Join(cells, ","))

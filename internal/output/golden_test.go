@@ -102,21 +102,33 @@ func TestWriteGolden(t *testing.T) {
 	}
 }
 
+// TestSummaryGolden: one row per kernel and agent (a dispatch on gfx942 is never averaged with
+// gfx90a's), names as -T/-M give them, and a mean over fewer calls than CALLS says how many.
 func TestSummaryGolden(t *testing.T) {
-	procs := []*records.Process{readFixture(t, "4242.ndjson"), readFixture(t, "4300.ndjson")}
-	var b bytes.Buffer
-	if err := Summary(&b, procs, fakeCounters{}); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		golden   string
+		fixtures []string
+		cs       Counters
+		names    SummaryNames
+	}{
+		{"summary.txt", []string{"4242.ndjson", "4300.ndjson"}, fakeCounters{}, SummaryNames{}},
+		{"summary_trace_only.txt", []string{"4300.ndjson"}, nil, SummaryNames{}},
+		{"summary_truncated.txt", []string{"4242.ndjson"}, fakeCounters{}, SummaryNames{Truncate: true}},
+		{"summary_mangled.txt", []string{"4242.ndjson"}, fakeCounters{}, SummaryNames{Mangled: true, Truncate: true}},
 	}
-	compareGolden(t, "summary.txt", b.Bytes())
-	b.Reset()
-	if err := Summary(&b, procs[1:], nil); err != nil {
-		t.Fatal(err)
+	for _, tc := range tests {
+		t.Run(tc.golden, func(t *testing.T) {
+			var read, scanned []*records.Process
+			for _, f := range tc.fixtures {
+				read, scanned = append(read, readFixture(t, f)), append(scanned, scanFixture(t, f))
+			}
+			for _, procs := range [][]*records.Process{read, scanned} {
+				var b bytes.Buffer
+				if err := Summary(&b, procs, tc.cs, tc.names); err != nil {
+					t.Fatal(err)
+				}
+				compareGolden(t, tc.golden, b.Bytes())
+			}
+		})
 	}
-	compareGolden(t, "summary_trace_only.txt", b.Bytes())
-	b.Reset()
-	if err := Summary(&b, []*records.Process{scanFixture(t, "4242.ndjson"), scanFixture(t, "4300.ndjson")}, fakeCounters{}); err != nil {
-		t.Fatal(err)
-	}
-	compareGolden(t, "summary.txt", b.Bytes())
 }

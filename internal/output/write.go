@@ -164,6 +164,7 @@ type view struct {
 	opts     Options
 	proc     *records.Process
 	agents   map[uint64]contract.Agent
+	nodeIDs  map[uint64]uint64 // Agent_Id of the CSV rows, by agent handle
 	cat      *catalog
 	eval     evaluator
 	errs     []error // the first maxShownErrors evaluation failures
@@ -191,10 +192,11 @@ type idValues struct {
 const maxShownErrors = 10
 
 func newView(opts Options, proc *records.Process, cs Counters) *view {
-	v := &view{opts: opts, proc: proc, agents: map[uint64]contract.Agent{}, cat: buildCatalog(proc, cs),
-		eval: evaluator{cs: cs}, names: map[uint64]kernelText{}}
+	v := &view{opts: opts, proc: proc, agents: map[uint64]contract.Agent{}, nodeIDs: map[uint64]uint64{},
+		cat: buildCatalog(proc, cs), eval: evaluator{cs: cs}, names: map[uint64]kernelText{}}
 	for _, a := range proc.Agents {
 		v.agents[a.ID] = a
+		v.nodeIDs[a.ID] = agentNodeID(a)
 	}
 	v.command = opts.Command
 	if len(v.command) == 0 {
@@ -299,6 +301,14 @@ func KernelName(k contract.Kernel, mangled, truncate bool) string {
 		return k.Demangled
 	}
 	return k.Name
+}
+
+// csvAgentID is a dispatch's Agent_Id: its agent's node id, the handle of an agent without a record.
+func (v *view) csvAgentID(handle uint64) uint64 {
+	if id, ok := v.nodeIDs[handle]; ok {
+		return id
+	}
+	return handle
 }
 
 func (v *view) kernelName(k contract.Kernel) string {

@@ -1,15 +1,19 @@
 package output
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/records"
 )
 
 func TestWriteRejectsUnknownFormat(t *testing.T) {
@@ -98,5 +102,63 @@ func TestPassCounters(t *testing.T) {
 	}
 	if got, errs := passCounters(fakeCounters{}, 0, &contract.Dispatch{Pass: 0}); got != nil || errs != nil {
 		t.Errorf("a pass without counters: got %v, %v; want nothing", got, errs)
+	}
+}
+
+// TestAgentIDsJoin: every Agent_Id of counter_collection.csv and kernel_trace.csv is the Node_Id of
+// an agent_info.csv row: an agent's node_id when the backend reports one, else its handle (and then
+// Node_Id and Logical_Node_Id are that handle, not 0).
+func TestAgentIDsJoin(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{
+		`{"t":"header","version":1,"pid":9,"ppid":1,"backend":"sim","hostname":"h","init_time":1,"cmdline":["./app"]}`,
+		`{"t":"agent","id":1,"index":0,"name":"gfx90a","vendor":"AMD","type":"GPU","props":{"cu_count":104}}`,
+		`{"t":"agent","id":2,"index":1,"name":"gfx942","vendor":"AMD","type":"GPU","props":{"cu_count":304,"node_id":7,"logical_node_id":3,"gpu_id":4242}}`,
+		`{"t":"kernel","kernel_id":1,"name":"k","demangled":"k()","truncated":"k","agent_id":1}`,
+		`{"t":"kernel","kernel_id":2,"name":"k","demangled":"k()","truncated":"k","agent_id":2}`,
+		`{"t":"dispatch","dispatch_id":1,"pass":0,"passes":1,"correlation_id":1,"agent_id":1,"queue_id":1,"kernel_id":1,"grid":[64,1,1],"workgroup":[64,1,1],"start":10,"end":20,"counters":[{"name":"SQ_WAVES","values":[1]},{"name":"SQ_INSTS_VALU","values":[4]}]}`,
+		`{"t":"dispatch","dispatch_id":2,"pass":0,"passes":1,"correlation_id":2,"agent_id":2,"queue_id":1,"kernel_id":2,"grid":[64,1,1],"workgroup":[64,1,1],"start":30,"end":40,"counters":[{"name":"SQ_WAVES","values":[1]},{"name":"SQ_INSTS_VALU","values":[4]}]}`,
+		`{"t":"end","fini_time":50,"dispatches":2,"replayed":0,"declined":0}`,
+	}
+	path := filepath.Join(dir, "9.ndjson")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	proc, err := records.ReadProcess(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(Options{Dir: dir, File: "out", Formats: []string{"csv"}, KernelTrace: true}, proc, fakeCounters{}); err != nil {
+		t.Fatal(err)
+	}
+	column := func(file, name string) []string {
+		b, err := os.ReadFile(filepath.Join(dir, "out_"+file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.Index(rows[0], name)
+		var out []string
+		for _, r := range rows[1:] {
+			out = append(out, r[i])
+		}
+		return out
+	}
+	if got, want := column("agent_info.csv", "Node_Id"), []string{"1", "7"}; !slices.Equal(got, want) {
+		t.Errorf("agent_info.csv Node_Id = %v, want %v", got, want)
+	}
+	if got, want := column("agent_info.csv", "Logical_Node_Id"), []string{"1", "3"}; !slices.Equal(got, want) {
+		t.Errorf("agent_info.csv Logical_Node_Id = %v, want %v", got, want)
+	}
+	if got, want := column("agent_info.csv", "Gpu_Id"), []string{"0", "4242"}; !slices.Equal(got, want) {
+		t.Errorf("agent_info.csv Gpu_Id = %v, want %v", got, want)
+	}
+	for _, file := range []string{"counter_collection.csv", "kernel_trace.csv"} {
+		if got, want := slices.Compact(column(file, "Agent_Id")), []string{"1", "7"}; !slices.Equal(got, want) {
+			t.Errorf("%s Agent_Id = %v, want %v (agent_info.csv's Node_Id)", file, got, want)
+		}
 	}
 }

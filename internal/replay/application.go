@@ -114,7 +114,7 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		fmt.Fprintf(stderr, "gorocprof: the merged records are kept in %s\n", mergeDir)
 		return res, err
 	}
-	if len(rep.Divergences) > 0 {
+	if len(rep.Divergences) > 0 && !req.ownDivergences {
 		fmt.Fprintf(stderr, "gorocprof: %s: the application replay runs dispatched different kernels; the merged result holds the dispatches of pass 1 with the passes that match them:\n", req.App)
 		PrintDivergences(stderr, "gorocprof:   ", rep.Divergences)
 		if !req.AllowDivergence {

@@ -88,7 +88,7 @@ func Compare(ctx context.Context, creq CompareRequest) (CompareReport, error) {
 
 	areq := base
 	areq.Mode = contract.ModeApplication
-	areq.AllowDivergence = true
+	areq.AllowDivergence, areq.ownDivergences = true, true
 	areq.inspect = app.inspect(creq.Mangled, creq.Truncate)
 	ares, err := Run(ctx, areq)
 	rep.Application = modeRun(ares, app)

@@ -20,28 +20,41 @@ const (
 )
 
 // Divergence is one way a later run differs from the first, for one kernel of one process: the
-// first dispatch concerned and how many more differ the same way.
+// first dispatch concerned and how many differ the same way.
 type Divergence struct {
 	Process int    `json:"process"`           // 1-based, by order of start; 0 when about the whole run
 	Agent   int    `json:"agent"`             // agent index
-	Kernel  string `json:"kernel,omitempty"`  // kernel symbol name
+	Kernel  string `json:"kernel,omitempty"`  // demangled kernel name, as the compare table and the summary show it
+	Symbol  string `json:"symbol,omitempty"`  // kernel symbol, by which the runs' dispatches are matched
 	Ordinal uint64 `json:"ordinal,omitempty"` // 1-based per-kernel ordinal of the first dispatch concerned
 	Pass    int    `json:"pass"`              // 1-based pass whose run differs from pass 1's
 	Kind    string `json:"kind"`
-	Detail  string `json:"detail"`
-	Count   int    `json:"count"` // dispatches (or processes) that differ this way
+	Detail  string `json:"detail"` // the divergence as a sentence, as the terminal prints it
+	Count   int    `json:"count"`  // dispatches (or processes) that differ this way
+	fact    string // what the first dispatch concerned showed, for Detail
 }
 
-func (d Divergence) String() string {
-	if d.Kernel == "" {
-		if d.Process > 0 {
-			return fmt.Sprintf("process %d: %s", d.Process, d.Detail)
-		}
-		return d.Detail
+func (d Divergence) String() string { return d.Detail }
+
+// sentence says what a kernel's divergence is: "pass 2 ran 1 dispatch fewer of kernel K on agent 0
+// than pass 1", with the first dispatch concerned and what it showed.
+func (d Divergence) sentence() string {
+	dispatches := plural(d.Count, "dispatch", "dispatches")
+	kernel := fmt.Sprintf("kernel %s on agent %d", d.Kernel, d.Agent)
+	var s string
+	switch d.Kind {
+	case DivergenceMissing:
+		s = fmt.Sprintf("pass %d ran %s fewer of %s than pass 1", d.Pass, dispatches, kernel)
+	case DivergenceExtra:
+		s = fmt.Sprintf("pass %d ran %s more of %s than pass 1", d.Pass, dispatches, kernel)
+	case DivergenceGeometry:
+		s = fmt.Sprintf("pass %d launched %s of %s with another geometry than pass 1", d.Pass, dispatches, kernel)
+	default:
+		s = fmt.Sprintf("pass %d differs from pass 1 in %s of %s (%s)", d.Pass, dispatches, kernel, d.Kind)
 	}
-	s := fmt.Sprintf("process %d, kernel %s on agent %d, dispatch #%d of the kernel: %s", d.Process, d.Kernel, d.Agent, d.Ordinal, d.Detail)
-	if d.Count > 1 {
-		s += fmt.Sprintf(" (and %d more dispatches of this kernel)", d.Count-1)
+	s = fmt.Sprintf("process %d: %s, from the kernel's dispatch #%d", d.Process, s, d.Ordinal)
+	if d.fact != "" {
+		s += " (" + d.fact + ")"
 	}
 	return s
 }
@@ -52,6 +65,7 @@ type divergences struct {
 	proc    int
 	byKey   map[divKey]*Divergence
 	general []Divergence
+	names   map[string]string // demangled names by kernel symbol, filled as the runs' kernels are read
 }
 
 type divKey struct {
@@ -61,17 +75,18 @@ type divKey struct {
 }
 
 func newDivergences(proc int) *divergences {
-	return &divergences{proc: proc, byKey: map[divKey]*Divergence{}}
+	return &divergences{proc: proc, byKey: map[divKey]*Divergence{}, names: map[string]string{}}
 }
 
-// note counts one diverging dispatch; the first one of its kind names the details.
-func (d *divergences) note(kind string, k kernelKey, ordinal uint64, pass int, detail string) {
+// note counts one diverging dispatch; the first one of its kind names the details (fact may be
+// empty when the kind says it all).
+func (d *divergences) note(kind string, k kernelKey, ordinal uint64, pass int, fact string) {
 	key := divKey{k, pass, kind}
 	if e := d.byKey[key]; e != nil {
 		e.Count++
 		return
 	}
-	d.byKey[key] = &Divergence{Process: d.proc, Agent: k.agent, Kernel: k.name, Ordinal: ordinal, Pass: pass, Kind: kind, Detail: detail, Count: 1}
+	d.byKey[key] = &Divergence{Process: d.proc, Agent: k.agent, Symbol: k.name, Ordinal: ordinal, Pass: pass, Kind: kind, fact: fact, Count: 1}
 }
 
 // add records a divergence that concerns no single kernel.
@@ -80,11 +95,17 @@ func (d *divergences) add(v Divergence) {
 	d.general = append(d.general, v)
 }
 
-// list returns the divergences ordered by pass, agent, kernel, kind.
+// list returns the divergences ordered by pass, agent, kernel, kind, each with its sentence.
 func (d *divergences) list() []Divergence {
 	out := append([]Divergence(nil), d.general...)
 	for _, v := range d.byKey {
-		out = append(out, *v)
+		e := *v
+		e.Kernel = d.names[e.Symbol]
+		if e.Kernel == "" {
+			e.Kernel = e.Symbol
+		}
+		e.Detail = e.sentence()
+		out = append(out, e)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]

@@ -58,6 +58,20 @@ type resultsFile struct {
 	} `json:"rocprofiler-sdk-tool"`
 }
 
+// readResults reads a results.json file.
+func readResults(t *testing.T, path string) resultsFile {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rf resultsFile
+	if err := json.Unmarshal(data, &rf); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rf
+}
+
 // TestKernelReplayFiveGroups is the acceptance test of kernel replay on the simulated agents: five
 // groups that share two counters and add one each, one run of the app.
 func TestKernelReplayFiveGroups(t *testing.T) {
@@ -82,14 +96,7 @@ func TestKernelReplayFiveGroups(t *testing.T) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("run: exit %d, err %v\nstdout:\n%s\nstderr:\n%s", res.ExitCode, err, stdout.String(), stderr.String())
 	}
-	data, err := os.ReadFile(filepath.Join(out, "run_results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rf resultsFile
-	if err := json.Unmarshal(data, &rf); err != nil {
-		t.Fatal(err)
-	}
+	rf := readResults(t, filepath.Join(out, "run_results.json"))
 	if len(rf.Tool) != 1 {
 		t.Fatalf("%d processes in results.json, want 1", len(rf.Tool))
 	}

@@ -54,8 +54,8 @@ func MergeRuns(runDirs []string, outDir string) (MergeReport, error) {
 	for r := 1; r < len(runs); r++ {
 		if len(runs[r]) != len(runs[0]) {
 			rep.Divergences = append(rep.Divergences, Divergence{Pass: r + 1, Kind: DivergenceProcesses, Count: 1,
-				Detail: fmt.Sprintf("pass %d ran %d profiled processes, pass 1 ran %d; processes are matched by their order of start",
-					r+1, len(runs[r]), len(runs[0]))})
+				Detail: fmt.Sprintf("pass %d ran %s, pass 1 ran %d; processes are matched by their order of start",
+					r+1, plural(len(runs[r]), "profiled process", "profiled processes"), len(runs[0]))})
 		}
 	}
 	for p, base := range runs[0] {
@@ -177,7 +177,7 @@ func (m *merger) run(base procFile, partners []*procFile) error {
 		if partners[r] == nil {
 			continue
 		}
-		s, err := openRunStream(r, partners[r].path, m.w)
+		s, err := openRunStream(r, partners[r].path, m.w, m.div.names)
 		if err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func (m *merger) run(base procFile, partners []*procFile) error {
 				Detail: fmt.Sprintf("process %d ran %q on pass %d but %q on pass 1", m.proc, partners[r].header.Cmdline, r+1, base.header.Cmdline)})
 		}
 	}
-	bs, err := openRunStream(0, base.path, nil)
+	bs, err := openRunStream(0, base.path, nil, m.div.names)
 	if err != nil {
 		return err
 	}
@@ -244,6 +244,7 @@ func (m *merger) base(bs *runStream, rec records.Record) error {
 	case contract.RecKernel:
 		key := kernelKey{agent: bs.agents[rec.Kernel.AgentID], name: rec.Kernel.Name}
 		bs.kernels[rec.Kernel.KernelID] = key
+		bs.names[rec.Kernel.Name] = rec.Kernel.Demangled
 		m.baseKernel[key] = rec.Kernel.KernelID
 		return m.w.write(contract.RecKernel, rec.Kernel)
 	case contract.RecDispatch:
@@ -283,14 +284,14 @@ func (m *merger) dispatch(bs *runStream, d *contract.Dispatch) error {
 		switch {
 		case p == nil:
 			complete = false
-			what := fmt.Sprintf("pass %d ran fewer dispatches of this kernel than pass 1", r+1)
+			what := ""
 			if s.queued >= mergeLookahead {
 				what = fmt.Sprintf("no partner within the next %d dispatches of pass %d", mergeLookahead, r+1)
 			}
 			m.div.note(DivergenceMissing, key, ord, r+1, what)
 		case p.Grid != d.Grid || p.Workgroup != d.Workgroup:
 			complete = false
-			m.div.note(DivergenceGeometry, key, ord, r+1, fmt.Sprintf("grid %v workgroup %v on pass 1, grid %v workgroup %v on pass %d",
+			m.div.note(DivergenceGeometry, key, ord, r+1, fmt.Sprintf("grid %v and workgroup %v on pass 1, grid %v and workgroup %v on pass %d",
 				d.Grid, d.Workgroup, p.Grid, p.Workgroup, r+1))
 		default:
 			if p.Pass != r {
@@ -337,6 +338,7 @@ type runStream struct {
 	sink      *lineWriter // where this run's warnings go; nil for the first run
 	agents    map[uint64]int
 	kernels   map[uint64]kernelKey
+	names     map[string]string // demangled kernel names by symbol, shared by the runs of a process
 	ordinals  map[kernelKey]uint64
 	queues    map[kernelKey]*dispatchQueue
 	queued    int
@@ -345,12 +347,12 @@ type runStream struct {
 	truncated bool
 }
 
-func openRunStream(run int, path string, sink *lineWriter) (*runStream, error) {
+func openRunStream(run int, path string, sink *lineWriter, names map[string]string) (*runStream, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading records of pass %d: %w", run+1, err)
 	}
-	return &runStream{run: run, path: path, f: f, dec: records.NewDecoder(f), sink: sink,
+	return &runStream{run: run, path: path, f: f, dec: records.NewDecoder(f), sink: sink, names: names,
 		agents: map[uint64]int{}, kernels: map[uint64]kernelKey{}, ordinals: map[kernelKey]uint64{},
 		queues: map[kernelKey]*dispatchQueue{}}, nil
 }
@@ -417,6 +419,7 @@ func (s *runStream) next() (*contract.Dispatch, error) {
 		s.agents[rec.Agent.ID] = rec.Agent.Index
 	case contract.RecKernel:
 		s.kernels[rec.Kernel.KernelID] = kernelKey{agent: s.agents[rec.Kernel.AgentID], name: rec.Kernel.Name}
+		s.names[rec.Kernel.Name] = rec.Kernel.Demangled
 	case contract.RecDispatch:
 		return rec.Dispatch, nil
 	case contract.RecWarning, contract.RecFatal:
@@ -446,7 +449,7 @@ func (s *runStream) drain(div *divergences) error {
 		first := s.ordinals[k] - uint64(q.len()) + 1
 		for q.len() > 0 {
 			q.pop()
-			div.note(DivergenceExtra, k, first, s.run+1, fmt.Sprintf("pass %d ran more dispatches of this kernel than pass 1", s.run+1))
+			div.note(DivergenceExtra, k, first, s.run+1, "")
 			first++
 		}
 	}
@@ -460,7 +463,7 @@ func (s *runStream) drain(div *divergences) error {
 			continue
 		}
 		k := s.keyOf(d)
-		div.note(DivergenceExtra, k, s.nextOrdinal(k), s.run+1, fmt.Sprintf("pass %d ran more dispatches of this kernel than pass 1", s.run+1))
+		div.note(DivergenceExtra, k, s.nextOrdinal(k), s.run+1, "")
 	}
 	return nil
 }

@@ -192,7 +192,7 @@ func TestMergeRuns(t *testing.T) {
 			}
 			var got []string
 			for _, d := range rep.Divergences {
-				got = append(got, fmt.Sprintf("%s %s #%d pass %d x%d", d.Kind, d.Kernel, d.Ordinal, d.Pass, d.Count))
+				got = append(got, fmt.Sprintf("%s %s #%d pass %d x%d", d.Kind, d.Symbol, d.Ordinal, d.Pass, d.Count))
 			}
 			if !reflect.DeepEqual(got, tc.divergent) {
 				t.Errorf("divergences\n got %q\nwant %q", got, tc.divergent)
@@ -248,7 +248,7 @@ func TestMergeLookaheadBound(t *testing.T) {
 	}
 	var kinds []string
 	for _, d := range rep.Divergences {
-		kinds = append(kinds, fmt.Sprintf("%s %s x%d", d.Kind, d.Kernel, d.Count))
+		kinds = append(kinds, fmt.Sprintf("%s %s x%d", d.Kind, d.Symbol, d.Count))
 	}
 	want := []string{"extra _Z1av x" + fmt.Sprint(mergeLookahead+10), "extra _Z1bv x1", "missing _Z1bv x1"}
 	if !reflect.DeepEqual(kinds, want) {
@@ -293,5 +293,32 @@ func TestFixtureRunReads(t *testing.T) {
 	sc.Scan()
 	if got := sc.Text(); got[:15] != `{"t":"header","` {
 		t.Errorf("first line %q does not start with the type", got)
+	}
+}
+
+// TestDivergenceSentences: a divergence reads as a sentence that names the kernel as the compare
+// table and the summary do (demangled), with how many dispatches differ.
+func TestDivergenceSentences(t *testing.T) {
+	a, b := fxKernels[0], fxKernels[1]
+	d0, d1, d2 := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFixtureRun(t, d0, 0, 3, fxProc{pid: 1, dispatches: seq(a, 1, b, 1, a, 1, b, 2)})
+	writeFixtureRun(t, d1, 1, 3, fxProc{pid: 2, dispatches: seq(a, 1, a, 1, a, 1, a, 1)})
+	writeFixtureRun(t, d2, 2, 3, fxProc{pid: 3, dispatches: seq(a, 1, b, 1, a, 1, b, 3)})
+	rep, err := MergeRuns([]string{d0, d1, d2}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range rep.Divergences {
+		got = append(got, d.String())
+	}
+	want := []string{
+		"process 1: pass 2 ran 2 dispatches more of kernel a() on agent 0 than pass 1, from the kernel's dispatch #3",
+		"process 1: pass 2 ran 2 dispatches fewer of kernel b() on agent 0 than pass 1, from the kernel's dispatch #1",
+		"process 1: pass 3 launched 1 dispatch of kernel b() on agent 0 with another geometry than pass 1, from the kernel's dispatch #2" +
+			" (grid [2 1 1] and workgroup [64 1 1] on pass 1, grid [3 1 1] and workgroup [64 1 1] on pass 3)",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("divergences\n got %q\nwant %q", got, want)
 	}
 }

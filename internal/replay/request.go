@@ -39,6 +39,10 @@ type Request struct {
 
 	// prepared is what Prepare found (the session and the plan); nil until then.
 	prepared *prepared
+
+	// ownDivergences says the caller reports an application replay's divergences itself (compare's
+	// report), so the run does not list them on stderr as well.
+	ownDivergences bool
 }
 
 // Result is how a run ended.

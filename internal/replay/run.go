@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,8 +30,8 @@ var ErrIncomplete = errors.New("profiling incomplete")
 // request that Prepare returned is launched with what Prepare found; any other is prepared first.
 func Run(ctx context.Context, req Request) (Result, error) {
 	stdout, stderr := writerOr(req.Stdout, os.Stdout), writerOr(req.Stderr, os.Stderr)
+	var err error
 	if req.prepared == nil {
-		var err error
 		if req, err = Prepare(ctx, req); err != nil {
 			return Result{}, err
 		}
@@ -41,10 +42,42 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	if req.DryRun {
 		return Result{}, PrintPlan(stdout, sess, plan)
 	}
+	warnKernelTrace(stderr, req, plan)
+	var res Result
 	if req.Mode == contract.ModeApplication {
-		return runApplication(ctx, req, sess, plan, stdout, stderr)
+		res, err = runApplication(ctx, req, sess, plan, stdout, stderr)
+	} else {
+		res, err = runOnce(ctx, req, sess, plan, stdout, stderr)
 	}
-	return runOnce(ctx, req, sess, plan, stdout, stderr)
+	reportFiles(stderr, req.LogLevel, res.Files)
+	return res, err
+}
+
+// warnKernelTrace says once, before launch, that under kernel replay the kernel trace has a row per
+// replay pass: each pass really runs the kernel, and the CSV has no column to tell them apart.
+func warnKernelTrace(stderr io.Writer, req Request, plan *counters.Plan) {
+	if req.Mode != contract.ModeKernel || !req.KernelTrace {
+		return
+	}
+	most := 0
+	for _, a := range plan.Agents {
+		most = max(most, len(a.Passes))
+	}
+	if most > 1 {
+		fmt.Fprintf(stderr, "gorocprof: warning: --kernel-trace with --replay-mode kernel: every replay pass runs the kernel again, "+
+			"so each dispatch is traced once per pass (up to %d times, under one Dispatch_Id); kernel_trace.csv cannot tell the passes apart, "+
+			"the replay_pass of buffer_records.kernel_dispatch in results.json does\n", most)
+	}
+}
+
+// reportFiles names the output files at --log-level info and trace.
+func reportFiles(stderr io.Writer, level string, files []string) {
+	if level != "info" && level != "trace" {
+		return
+	}
+	for _, f := range files {
+		fmt.Fprintf(stderr, "gorocprof: wrote %s\n", f)
+	}
 }
 
 // prepared is what Prepare found for a request.
@@ -223,22 +256,21 @@ func collect(req Request, runDir string, plan *counters.Plan, launched time.Time
 		return nil, "", errNoRecords
 	}
 	cs := plan
-	var files, warnings, problems []string
+	var files, problems []string
 	for _, p := range procs {
 		written, err := writeProcess(req, p, plan, cs, launched)
 		files = append(files, written...)
 		if err != nil {
 			return files, "", err
 		}
-		w, pr := processProblems(req, p)
-		warnings, problems = append(warnings, w...), append(problems, pr...)
+		problems = append(problems, processProblems(req, p)...)
 	}
 	if !req.Quiet {
-		if err := output.Summary(stdout, procs, cs); err != nil {
+		if err := output.Summary(stdout, procs, cs, output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate}); err != nil {
 			return files, "", fmt.Errorf("writing the summary: %w", err)
 		}
 	}
-	for _, w := range append(warnings, problems...) {
+	for _, w := range problems {
 		fmt.Fprintf(stderr, "gorocprof: warning: %s\n", w)
 	}
 	return files, strings.Join(problems, "; "), nil
@@ -291,18 +323,17 @@ func writeProcess(req Request, p *records.Process, plan *counters.Plan, cs outpu
 	return files, nil
 }
 
-// processProblems lists what the user must know about one process's measurements: warnings, and
-// problems that make its measurements incomplete.
-func processProblems(req Request, p *records.Process) (warnings, out []string) {
+// processProblems lists what makes one process's measurements incomplete. The tool printed each
+// warning, decline and fatal error on stderr when it happened, so those are counted here, not
+// repeated; what only the front end sees (unreadable lines, missing passes, an early end) is told.
+func processProblems(req Request, p *records.Process) []string {
 	who := fmt.Sprintf("process %d", p.Header.PID)
-	for _, d := range p.Declines {
-		out = append(out, fmt.Sprintf("%s: dispatch %d was not replayed: %s", who, d.DispatchID, d.Reason))
+	var out []string
+	if n := len(p.Declines); n > 0 {
+		out = append(out, fmt.Sprintf("%s: %s not replayed (the tool's warnings say why)", who, plural(n, "dispatch was", "dispatches were")))
 	}
-	for _, f := range p.Fatals {
-		out = append(out, fmt.Sprintf("%s: %s", who, f))
-	}
-	for _, w := range p.Warnings {
-		warnings = append(warnings, fmt.Sprintf("%s: %s", who, w))
+	if n := len(p.Fatals); n > 0 {
+		out = append(out, fmt.Sprintf("%s: the tool reported %s", who, plural(n, "fatal error", "fatal errors")))
 	}
 	for _, pr := range p.Problems {
 		out = append(out, fmt.Sprintf("%s: %s", who, pr))
@@ -315,7 +346,15 @@ func processProblems(req Request, p *records.Process) (warnings, out []string) {
 	if !p.Ended() {
 		out = append(out, fmt.Sprintf("%s ended before the tool library finished (crash or signal): its output holds every dispatch completed before that", who))
 	}
-	return warnings, out
+	return out
+}
+
+// plural is "1 <one>" or "n <many>".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func writerOr(w, def io.Writer) io.Writer {

@@ -100,8 +100,18 @@ PortStatus describe_device(int ordinal, DeviceInfo* out) {
     out->props.emplace_back("lds_size_in_kb", shared_kb);
     out->props.emplace_back("local_mem_size", static_cast<int64_t>(total_mem));
     out->props.emplace_back("location_id", 0);
-    for (auto& p : out->props)
-        if (p.first == "pci_bus_id") out->props.back().second = p.second;
+    int64_t pci_domain = 0, pci_bus = 0, pci_device = 0;
+    for (auto& p : out->props) {
+        if (p.first == "pci_bus_id") out->props.back().second = pci_bus = p.second;
+        if (p.first == "pci_domain_id") pci_domain = p.second;
+        if (p.first == "pci_device_id") pci_device = p.second;
+    }
+    // rocprofv3's node ids number the CPU 0 and the GPUs from 1: the agent's id (ordinal + 1) is
+    // its node, so Agent_Id in the CSV files joins agent_info.csv. gpu_id, KFD's per-GPU number, is
+    // the PCI location here: unique on the machine and stable across runs.
+    out->props.emplace_back("node_id", static_cast<int64_t>(ordinal) + 1);
+    out->props.emplace_back("logical_node_id", static_cast<int64_t>(ordinal) + 1);
+    out->props.emplace_back("gpu_id", (pci_domain << 16) | (pci_bus << 8) | (pci_device << 3));
 
     out->ordinal = ordinal;
     out->id = static_cast<uint64_t>(ordinal) + 1;

@@ -129,6 +129,13 @@ bool parse_agents(const char* spec, const char* device_memory, std::vector<simAg
 
 void agent_props(const simAgentDesc& a, simToolAgentPropFn fn, void* user) {
     const uint32_t cu_per_engine = a.cu_count / a.num_shader_engines;
+    // KFD numbers the CPU node 0 and the GPUs from 1; the agent's id (index + 1) is its node, so
+    // Agent_Id in the CSV files and Node_Id in agent_info.csv join. KFD's gpu_id is a per-GPU
+    // number; here the device id and the ordinal make one that differs for every agent.
+    const int64_t node = static_cast<int64_t>(a.index) + 1;
+    fn("node_id", node, user);
+    fn("logical_node_id", node, user);
+    fn("gpu_id", (static_cast<int64_t>(a.device_id) << 8) | static_cast<int64_t>(a.index), user);
     fn("cu_count", a.cu_count, user);
     fn("simd_per_cu", a.simd_per_cu, user);
     fn("simd_count", static_cast<int64_t>(a.cu_count) * a.simd_per_cu, user);

@@ -1,7 +1,8 @@
 // The counter model of the simulated agents. Counters that describe the work a kernel reported are
 // computed from it (per shader engine, per XCC or per L2 channel, like the hardware's instances);
-// every other counter gets a small synthetic value from a hash of what identifies the dispatch, so the
-// profiling pipeline has deterministic numbers to carry. README.md lists the computed ones.
+// every other counter reads 0: the model has no activity of that unit, and a made-up value would
+// break the relations AMD's derived counters rely on (a subset no larger than its total, busy cycles
+// within the kernel's). README.md lists the computed ones.
 #include "sim_internal.hpp"
 
 #include <algorithm>
@@ -48,6 +49,7 @@ struct Model {
     uint32_t waves_per_group = 1;
     std::vector<uint64_t> busy;  // cycles each shader engine has waves
     uint64_t kernel_cycles = 0;
+    uint32_t ea_read_bytes = 64;  // size of one L2-to-memory read request
     const simExecResult* r = nullptr;
 
     uint64_t w(uint32_t se, simWorkKind k) const { return r->se_work[se][k]; }
@@ -84,6 +86,8 @@ void build(Model& m, const simAgentDesc& a, const simLaunch& l, const simExecRes
     m.cu_per_se = std::max<uint32_t>(1, a.cu_count / a.num_shader_engines);
     m.threads_per_group = uint64_t{l.block.x} * l.block.y * l.block.z;
     m.waves_per_group = static_cast<uint32_t>(ceil_div(m.threads_per_group, a.wave_front_size));
+    // MI300 parts (gfx94x, gfx950) read memory in 128-byte requests (TCC_BUBBLE), earlier ones in 64.
+    m.ea_read_bytes = (std::strncmp(a.name, "gfx94", 5) == 0 || std::strncmp(a.name, "gfx95", 5) == 0) ? 128 : 64;
     m.busy.assign(m.n_se, 0);
     uint64_t longest = 0;
     for (uint32_t se = 0; se < m.n_se; ++se) {
@@ -111,6 +115,29 @@ double tcc_reads(const Model& m, uint32_t c) {
 double tcc_writes(const Model& m, uint32_t c) {
     uint32_t xcc = c / m.tcc_per_xcc;
     return static_cast<double>(Model::share(ceil_div(m.xcc_bytes(xcc, SIM_WORK_STORE_BYTES), 128), m.tcc_per_xcc, c % m.tcc_per_xcc));
+}
+// Requests from L2 to memory: reads of ea_read_bytes, writes of 64 bytes (every request full-size,
+// so the 32-byte ones are 0 and FETCH_SIZE/WRITE_SIZE come out as the bytes moved).
+double ea_reads(const Model& m, uint32_t c) {
+    uint32_t xcc = c / m.tcc_per_xcc;
+    return static_cast<double>(
+        Model::share(ceil_div(m.xcc_bytes(xcc, SIM_WORK_LOAD_BYTES), m.ea_read_bytes), m.tcc_per_xcc, c % m.tcc_per_xcc));
+}
+double ea_writes(const Model& m, uint32_t c) {
+    uint32_t xcc = c / m.tcc_per_xcc;
+    return static_cast<double>(Model::share(ceil_div(m.xcc_bytes(xcc, SIM_WORK_STORE_BYTES), 64), m.tcc_per_xcc, c % m.tcc_per_xcc));
+}
+// Cycles the texture path (TA/TD/TCP) of an XCC works: the longest of its engines' vector memory
+// issue and data transfer, within that engine's busy cycles.
+double ta_busy(const Model& m, uint32_t x) {
+    uint64_t b = 0;
+    for (uint32_t s = x * m.se_per_xcc; s < (x + 1) * m.se_per_xcc; ++s) {
+        if (!m.r->se_waves[s]) continue;
+        const uint64_t simds = uint64_t{m.cu_per_se} * m.agent->simd_per_cu;
+        const uint64_t issue = ceil_div(4 * (m.w(s, SIM_WORK_VMEM_RD) + m.w(s, SIM_WORK_VMEM_WR)), simds);
+        b = std::max(b, issue + ceil_div(m.w(s, SIM_WORK_LOAD_BYTES) + m.w(s, SIM_WORK_STORE_BYTES), 64));
+    }
+    return static_cast<double>(b);
 }
 
 const std::vector<Computed>& computed() {
@@ -153,12 +180,28 @@ const std::vector<Computed>& computed() {
         {"TCP_TCC_READ_REQ", Scope::Xcc, [=](M m, uint32_t x) { return d(ceil_div(m.xcc_bytes(x, SIM_WORK_LOAD_BYTES), 64)); }},
         {"TCP_TOTAL_WRITE", Scope::Xcc, [=](M m, uint32_t x) { return d(ceil_div(m.xcc_bytes(x, SIM_WORK_STORE_BYTES), 64)); }},
         {"TCP_TCC_WRITE_REQ", Scope::Xcc, [=](M m, uint32_t x) { return d(ceil_div(m.xcc_bytes(x, SIM_WORK_STORE_BYTES), 64)); }},
+        {"TA_TA_BUSY", Scope::Xcc, ta_busy},
+        {"TD_TD_BUSY", Scope::Xcc, ta_busy},
+        {"GRBM_TA_BUSY", Scope::Xcc, ta_busy},
+        {"GRBM_TC_BUSY", Scope::Xcc, ta_busy},
+        {"GRBM_CP_BUSY", Scope::Xcc, [](M, uint32_t) { return 256.0; }},  // dispatch set-up and drain
         {"TCC_READ", Scope::TccChannel, tcc_reads},
-        {"TCC_EA_RDREQ", Scope::TccChannel, tcc_reads},
-        {"TCC_EA0_RDREQ", Scope::TccChannel, tcc_reads},
+        {"TCC_EA_RDREQ", Scope::TccChannel, ea_reads},
+        {"TCC_EA0_RDREQ", Scope::TccChannel, ea_reads},
+        {"TCC_EA_RDREQ_DRAM", Scope::TccChannel, ea_reads},
+        {"TCC_EA0_RDREQ_DRAM", Scope::TccChannel, ea_reads},
+        {"TCC_BUBBLE", Scope::TccChannel, [](M m, uint32_t c) { return m.ea_read_bytes == 128 ? ea_reads(m, c) : 0.0; }},
         {"TCC_WRITE", Scope::TccChannel, tcc_writes},
-        {"TCC_EA_WRREQ", Scope::TccChannel, tcc_writes},
-        {"TCC_EA0_WRREQ", Scope::TccChannel, tcc_writes},
+        {"TCC_EA_WRREQ", Scope::TccChannel, ea_writes},
+        {"TCC_EA0_WRREQ", Scope::TccChannel, ea_writes},
+        {"TCC_EA_WRREQ_64B", Scope::TccChannel, ea_writes},
+        {"TCC_EA0_WRREQ_64B", Scope::TccChannel, ea_writes},
+        {"TCC_EA_WRREQ_DRAM", Scope::TccChannel, ea_writes},
+        {"TCC_EA0_WRREQ_DRAM", Scope::TccChannel, ea_writes},
+        // One request per cycle at most, within the kernel.
+        {"TCC_BUSY", Scope::TccChannel,
+         [=](M m, uint32_t c) { return std::min(d(m.kernel_cycles), tcc_reads(m, c) + tcc_writes(m, c)); }},
+        {"TCC_CYCLE", Scope::TccChannel, [=](M m, uint32_t) { return d(m.kernel_cycles); }},
         // Cold L2: every request misses.
         {"TCC_REQ", Scope::TccChannel, [](M m, uint32_t c) { return tcc_reads(m, c) + tcc_writes(m, c); }},
         {"TCC_MISS", Scope::TccChannel, [](M m, uint32_t c) { return tcc_reads(m, c) + tcc_writes(m, c); }},
@@ -171,25 +214,6 @@ const Computed* find_computed(const char* name) {
     for (const Computed& c : computed())
         if (std::strcmp(c.name, name) == 0) return &c;
     return nullptr;
-}
-
-// FNV-1a: stable across runs, builds and platforms, unlike std::hash.
-uint64_t fnv(uint64_t h, const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-double synthetic(const char* name, const simLaunch& l, uint32_t instance) {
-    uint64_t h = 14695981039346656037ull;
-    h = fnv(h, name, std::strlen(name) + 1);
-    h = fnv(h, l.kernel_name, std::strlen(l.kernel_name) + 1);
-    const uint32_t dims[] = {l.grid_size.x, l.grid_size.y, l.grid_size.z, l.block.x, l.block.y, l.block.z, instance};
-    h = fnv(h, dims, sizeof dims);
-    return static_cast<double>(h % 1000);
 }
 
 }  // namespace
@@ -235,7 +259,7 @@ simError_t simToolSampleCounter(const simLaunch* launch, const simExecResult* re
         build(m, a, *launch, *result);
         for (size_t i = 0; i < n; ++i) values[i] = c->f(m, static_cast<uint32_t>(i));
     } else {
-        for (size_t i = 0; i < n; ++i) values[i] = synthetic(name, *launch, static_cast<uint32_t>(i));
+        std::fill(values, values + n, 0.0);
     }
     return simSuccess;
 }

@@ -51,7 +51,10 @@ int main(int argc, char** argv) {
         CHECK(std::strcmp(a.name, "gfx90a") == 0 && a.cu_count == 104 && a.num_xcc == 1 && a.num_shader_engines == 8);
         CHECK(a.gfx_target_version == 90010 && a.wave_front_size == 64 && a.tcc_channels == 16);
         Props p = props(0);
-        CHECK(!p.list.empty() && p.list[0].first == "cu_count");
+        CHECK(!p.list.empty() && p.list[0].first == "node_id");
+        // Each agent is its own node (the id the output files join on) with its own gpu_id.
+        CHECK(p.get("node_id") == 1 && p.get("logical_node_id") == 1 && props(1).get("node_id") == 2);
+        CHECK(props(1).get("logical_node_id") == 2 && p.get("gpu_id") > 0 && p.get("gpu_id") != props(1).get("gpu_id"));
         CHECK(p.get("simd_count") == 416 && p.get("num_shader_banks") == 8 && p.get("array_count") == 8);
         CHECK(p.get("lds_size_in_kb") == 64 && p.get("vendor_id") == 4098 && p.get("device_id") == 29711);
         CHECK(p.get("local_mem_size") == 68719476736LL && p.get("max_engine_clk_fcompute") == 1700);
@@ -70,10 +73,12 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 3 && i < count; ++i) {
             CHECK_OK(simToolGetAgent(i, &a));
             CHECK(std::strcmp(a.name, want[i]) == 0 && a.index == i);
+            CHECK(props(i).get("node_id") == i + 1);
         }
         CHECK_OK(simToolGetAgent(1, &a));
         CHECK(a.lds_size_kb == 160 && a.num_xcc == 8 && a.cu_count == 256);
         CHECK(a.local_mem_size == (64ull << 20));  // GOROCPROF_SIM_DEVICE_MEMORY=64M
+        CHECK(props(0).get("gpu_id") != props(2).get("gpu_id"));  // the same target twice
     }
     return test_result(("test_agents " + mode).c_str());
 }

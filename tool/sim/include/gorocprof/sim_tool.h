@@ -244,14 +244,14 @@ GOROCPROF_SIM_API simError_t simToolCounterInstances(int agent, const char* bloc
 /* THE counter model: the values of counter `name` (hardware block `block`, event `event`; the block
  * is inferred from the name when empty) for one execution of the launch, one per instance.
  * Deterministic: the same launch and the same reported work give the same values, on every pass and
- * every run. Counters computed from the work are listed in README.md; any other name gets a
- * synthetic value derived from (name, kernel name, grid, block). simErrorInvalidValue with
+ * every run. Counters computed from the work are listed in README.md; any other name reads 0 (the
+ * model has no activity of that unit). simErrorInvalidValue with
  * *n_values set to the instance count when max_values is too small. */
 GOROCPROF_SIM_API simError_t simToolSampleCounter(const simLaunch* launch, const simExecResult* result, const char* name,
                                 const char* block, int event, double* values, size_t max_values,
                                 size_t* n_values);
 
-/* 1 when the model computes `name` from the work, 0 when its value is synthetic. */
+/* 1 when the model computes `name` from the work, 0 when it reads 0. */
 GOROCPROF_SIM_API int simToolCounterIsComputed(const char* name);
 
 #ifdef __cplusplus

@@ -125,8 +125,8 @@ func findSubcommand(cmd *cobra.Command, name string) *cobra.Command {
 	return nil
 }
 
-// flagError turns pflag's complaints into usage errors (exit 2) and adds, for a flag nobody
-// defined, the nearest flag names the command does accept.
+// flagError turns pflag's complaints into usage errors (exit 2) and adds, for a flag the command
+// does not have, the nearest flag names it does accept, or else the commands that have that flag.
 func flagError(cmd *cobra.Command, err error) error {
 	var missing *pflag.NotExistError
 	if !errors.As(err, &missing) {
@@ -140,7 +140,27 @@ func flagError(cmd *cobra.Command, err error) error {
 	if s := suggestFlags(flagsOf(cmd), typed); len(s) > 0 {
 		return usageErrorf("%v (did you mean %s?)", err, strings.Join(s, " or "))
 	}
+	if owners := commandsWithFlag(cmd.Root(), strings.TrimLeft(typed, "-")); len(owners) > 0 {
+		last := len(owners) - 1
+		if last > 0 {
+			owners = []string{strings.Join(owners[:last], ", "), owners[last]}
+		}
+		return usageErrorf("%v (it is a flag of %s)", err, strings.Join(owners, " and "))
+	}
 	return &UsageError{Err: err}
+}
+
+// commandsWithFlag lists the commands that have a visible flag of this name (`--rtol` belongs to
+// compare), by their full names.
+func commandsWithFlag(cmd *cobra.Command, name string) []string {
+	var out []string
+	if f := cmd.LocalFlags().Lookup(name); f != nil && !f.Hidden {
+		out = append(out, cmd.CommandPath())
+	}
+	for _, sub := range cmd.Commands() {
+		out = append(out, commandsWithFlag(sub, name)...)
+	}
+	return out
 }
 
 // suggestFlags returns the visible flags whose names are within a small edit distance of typed, or

@@ -90,7 +90,7 @@ func (r *resolver) lower(name string) (any, bool) {
 
 // where names the layer a value came from, for diagnostics.
 func (r *resolver) where(name string) string {
-	env := envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	env := envName(name)
 	if os.Getenv(env) != "" {
 		return "environment variable " + env
 	}
@@ -250,7 +250,7 @@ var envReadBy = map[string][]string{
 // checkEnvironment is the root's PersistentPreRunE: it checks every GOROCPROF_* variable the
 // running command reads and that no flag overrides, and returns all the bad ones at once.
 func checkEnvironment(cmd *cobra.Command, _ []string) error {
-	reads := func(name string) bool { return true }
+	reads := func(string) bool { return true }
 	if cmd != cmd.Root() {
 		names, ok := envReadBy[cmd.Name()]
 		if !ok || cmd.Parent() != cmd.Root() {

@@ -148,12 +148,12 @@ func kindOf(v any) string {
 		return "an object"
 	case []any:
 		return "a list"
-	case string:
-		return "a string"
 	case bool:
 		return "true or false"
+	case string:
+		return "a string"
 	}
-	return "a number"
+	return "a number" // json.Number, or yaml.v3's int, uint64 and float64
 }
 
 func sortedKeys(m map[string]any) []string {

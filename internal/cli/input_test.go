@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -96,4 +98,41 @@ func stringsOf(v any) any {
 		return out
 	}
 	return fmt.Sprint(v)
+}
+
+// TestInputValueMessages: a value of the wrong kind is named by its kind, never printed as Go
+// prints a map or a slice.
+func TestInputValueMessages(t *testing.T) {
+	clearEnv(t)
+	dir := t.TempDir()
+	tests := []struct{ name, body, want string }{
+		{"in.json", `{"jobs": [{"output_directory": {"a": 1}}]}`, `key "output_directory": expected a string, got an object`},
+		{"in.json", `{"jobs": [{"kernel_trace": [true]}]}`, `key "kernel_trace": expected true or false, got a list`},
+		{"in.json", `{"jobs": [{"pmc": [["SQ_WAVES"]]}]}`, `key "pmc": expected a list of names, found a list`},
+		{"in.json", `{"jobs": [{"pmc_groups": {"a": ["SQ_WAVES"]}}]}`, `key "pmc_groups": expected a list of counter lists, got an object`},
+		{"in.yaml", "jobs:\n  - output_format: {csv: 1}\n", `key "output_format": expected a name or a list of names, got an object`},
+		{"in.yaml", "jobs:\n  - kernel_trace: 2024-01-31\n", `key "kernel_trace": invalid boolean "2024-01-31"`},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(dir, tt.name)
+		if err := os.WriteFile(path, []byte(tt.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := runCLI(t, &recorder{}, "-i", path, "--", "./app")
+		want := "gorocprof: error: job 1 of " + path + ", " + tt.want
+		if code != 1 || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, "map[") {
+			t.Errorf("%s: exit %d, stderr %q, want the line %q", tt.body, code, stderr, want)
+		}
+	}
+}
+
+// TestYAMLDatesAreNames: an unquoted date in YAML is the text written, as JSON would have it.
+func TestYAMLDatesAreNames(t *testing.T) {
+	jobs, err := parseInput("in.yaml", ".yaml", []byte("jobs:\n  - output_directory: 2024-01-31\n    output_file: 2024-01-31T10:00:00Z\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jobs[0].Values; got["output-directory"] != "2024-01-31" || got["output-file"] != "2024-01-31T10:00:00Z" {
+		t.Errorf("values %#v", got)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -157,7 +158,7 @@ func decodeYAML(data []byte) (any, error) {
 		}
 		return nil, placeErrorf(extra.Line, "a second YAML document (expected one document, %s)", strings.TrimPrefix(expectedJobs, "expected "))
 	}
-	return stringKeys(doc), nil
+	return plainYAML(doc), nil
 }
 
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
@@ -182,26 +183,32 @@ func yamlError(err error) error {
 	return placeErrorf(0, "%s", msg)
 }
 
-// stringKeys turns the map[any]any yaml.v3 builds for mappings with non-string keys into
-// map[string]any, so that every key is checked by name like the others.
-func stringKeys(v any) any {
+// plainYAML turns what yaml.v3 builds into what JSON gives: map[any]any (a mapping with keys that
+// are not all strings) into map[string]any, so that every key is checked by name, and a timestamp
+// back into its text, since no option is a time (`output_directory: 2024-01-31` is a name).
+func plainYAML(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			x[k] = stringKeys(e)
+			x[k] = plainYAML(e)
 		}
 		return x
 	case map[any]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[fmt.Sprint(k)] = stringKeys(e)
+			out[fmt.Sprint(plainYAML(k))] = plainYAML(e)
 		}
 		return out
 	case []any:
 		for i, e := range x {
-			x[i] = stringKeys(e)
+			x[i] = plainYAML(e)
 		}
 		return x
+	case time.Time:
+		if x.Location() == time.UTC && x.Equal(x.Truncate(24*time.Hour)) {
+			return x.Format(time.DateOnly)
+		}
+		return x.Format(time.RFC3339Nano)
 	}
 	return v
 }

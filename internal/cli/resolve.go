@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/counters"
@@ -117,7 +118,7 @@ func (r *resolver) str(name string, dst *string) {
 	case int, int64, float64:
 		*dst = fmt.Sprint(x)
 	default:
-		r.bad(name, "expected a string, got %v", v)
+		r.bad(name, "expected a string, got %s", describeValue(v))
 	}
 }
 
@@ -137,7 +138,7 @@ func (r *resolver) boolean(name string, dst *bool) {
 		}
 		*dst = b
 	default:
-		r.bad(name, "expected true or false, got %v", v)
+		r.bad(name, "expected true or false, got %s", describeValue(v))
 	}
 }
 
@@ -182,7 +183,7 @@ func (r *resolver) groups(dst *[]string) {
 	if v, ok := r.lower(optPMCGroups); ok {
 		list, isList := v.([]any)
 		if !isList {
-			r.bad(optPMCGroups, "expected a list of counter lists, got %v", v)
+			r.bad(optPMCGroups, "expected a list of counter lists, got %s", describeValue(v))
 			return
 		}
 		for _, g := range list {
@@ -214,13 +215,25 @@ func wordsOf(v any) ([]string, error) {
 		for _, e := range x {
 			s, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("expected a list of names, found %v", e)
+				return nil, fmt.Errorf("expected a list of names, found %s", describeValue(e))
 			}
 			out = append(out, splitWords(s)...)
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("expected a name or a list of names, got %v", v)
+	return nil, fmt.Errorf("expected a name or a list of names, got %s", describeValue(v))
+}
+
+// describeValue shows an input-file value in a message: a scalar as written, an object or a list
+// by its kind (Go would print map[...] or [...]).
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil, map[string]any, []any:
+		return kindOf(v)
+	case string:
+		return strconv.Quote(x)
+	}
+	return fmt.Sprint(v)
 }
 
 // envCheck reads a GOROCPROF_* value the way its flag would, so that a bad one is reported with the

@@ -15,9 +15,9 @@ import (
 )
 
 // decodeJSON reads one JSON value from data into maps, lists and json.Numbers. encoding/json alone
-// keeps the last of two equal keys and ignores nothing after the value only when told; an input
-// file with either is a mistake its author wants to hear about, so the value is walked token by
-// token.
+// keeps the last of two equal keys, and its Decoder stops after the first value; a key given twice
+// or text after the document is a mistake the file's author wants to hear about, so the value is
+// walked token by token.
 func decodeJSON(data []byte) (any, error) {
 	d := &jsonWalker{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	d.dec.UseNumber()
@@ -66,7 +66,7 @@ func (d *jsonWalker) fail(err error, open string, openAt int64) error {
 		return &placeError{line: line, col: col, msg: strings.TrimPrefix(syntax.Error(), "json: ")}
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		if open == "" {
-			return fmt.Errorf("%w", io.EOF)
+			return io.EOF // nothing at all: the caller says the file is empty
 		}
 		line, col := d.position(openAt)
 		return placeErrorf(0, "the file ends before the %s opened at line %d column %d is closed", open, line, col)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,14 +12,18 @@ import (
 // the next option: `--pmc SQ_WAVES SQ_INSTS_VALU` is one group and `-f json csv` two formats.
 const annotationNargs = "gorocprof_nargs"
 
-// normalizeArgs rewrites the words rocprofv3's parser would gather but pflag would not into the
-// `--flag=value` form pflag understands:
-//   - a multi-word flag takes every following word that does not start with '-';
+// normalizeArgs rewrites the words rocprofv3's parser would gather but pflag would not into forms
+// pflag reads as one value:
+//   - a multi-word flag takes every following word that does not start with '-'
+//     (`--pmc A B` becomes `--pmc=A B`, `-f json csv` becomes `-f=json csv`);
 //   - an optional-value boolean followed by a boolean word takes that word (`--kernel-trace false`).
 //
-// Scanning stops at `--` or at the first positional word (the application or a subcommand), so
-// nothing that belongs to the application is ever touched.
-func normalizeArgs(root *cobra.Command, args []string) []string {
+// Every flag the command accepts is known here, its own, those it inherits and the persistent ones
+// it declares, so that a flag that takes a value never lets its value be mistaken for the
+// application. Scanning stops at `--` or at the first positional word (the application or a
+// subcommand's argument), so nothing that belongs to the application is ever touched. A flag that
+// needs a value followed by `--` is an error, as in rocprofv3: `--` always ends the options.
+func normalizeArgs(root *cobra.Command, args []string) ([]string, error) {
 	cmd, flags := root, flagsOf(root)
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
@@ -30,7 +35,7 @@ func normalizeArgs(root *cobra.Command, args []string) []string {
 				out = append(out, a)
 				continue
 			}
-			return append(out, args[i:]...)
+			return append(out, args[i:]...), nil
 		}
 		f, inlineValue := lookupFlag(flags, a)
 		if f == nil || inlineValue {
@@ -43,37 +48,53 @@ func normalizeArgs(root *cobra.Command, args []string) []string {
 			for j < len(args) && !strings.HasPrefix(args[j], "-") {
 				j++
 			}
-			out = append(out, a+"="+strings.Join(args[i+1:j], " "))
+			out = append(out, joinValue(a, strings.Join(args[i+1:j], " "))...)
 			i = j - 1
 		case f.NoOptDefVal != "":
 			if i+1 < len(args) && isBoolWord(args[i+1]) {
-				out = append(out, a+"="+args[i+1])
+				out = append(out, joinValue(a, args[i+1])...)
 				i++
 			} else {
 				out = append(out, a)
 			}
 		default:
-			// A flag that needs a value: its value is the next word, whatever it looks like.
+			// A flag that needs a value: its value is the next word, whatever it looks like, except
+			// the `--` that ends the options.
 			out = append(out, a)
 			if i+1 < len(args) {
+				if args[i+1] == "--" {
+					return nil, usageErrorf("flag needs an argument: %s (found --, which ends the options)", a)
+				}
 				out = append(out, args[i+1])
 				i++
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
-// flagsOf returns every flag cmd accepts, its own and those it inherits.
+// joinValue gives flag word a its value in one word, `--name=value` or `-x=value`, except an empty
+// value of a short flag: pflag reads `-f=` as the value "=", so that one is `-f` followed by "".
+func joinValue(a, value string) []string {
+	if value == "" && !strings.HasPrefix(a, "--") {
+		return []string{a, value}
+	}
+	return []string{a + "=" + value}
+}
+
+// flagsOf returns every flag cmd accepts: its own, the persistent ones it declares (cobra merges
+// those into cmd.Flags() only when it parses) and those it inherits.
 func flagsOf(cmd *cobra.Command) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(cmd.Name(), pflag.ContinueOnError)
 	fs.AddFlagSet(cmd.Flags())
+	fs.AddFlagSet(cmd.PersistentFlags())
 	fs.AddFlagSet(cmd.InheritedFlags())
 	return fs
 }
 
 // lookupFlag finds the flag a word names: `--name`, `--name=v`, `-x` or a cluster such as `-TM`
-// or `-dout`. inlineValue reports that the word already carries the flag's value.
+// or `-dout`; in a cluster it is the flag that takes the words after it. inlineValue reports that
+// the word already carries the flag's value.
 func lookupFlag(fs *pflag.FlagSet, word string) (f *pflag.Flag, inlineValue bool) {
 	if strings.HasPrefix(word, "--") {
 		name, _, hasValue := strings.Cut(word[2:], "=")
@@ -102,4 +123,96 @@ func findSubcommand(cmd *cobra.Command, name string) *cobra.Command {
 		}
 	}
 	return nil
+}
+
+// flagError turns pflag's complaints into usage errors (exit 2) and adds, for a flag the command
+// does not have, the nearest flag names it does accept, or else the commands that have that flag.
+func flagError(cmd *cobra.Command, err error) error {
+	var missing *pflag.NotExistError
+	if !errors.As(err, &missing) {
+		return &UsageError{Err: err}
+	}
+	typed := "--" + missing.GetSpecifiedName()
+	if sh := missing.GetSpecifiedShortnames(); sh != "" {
+		// `-kernel-trace` is a long name typed with one dash; `-x` a shorthand nobody defined.
+		typed = "-" + sh
+	}
+	if s := suggestFlags(flagsOf(cmd), typed); len(s) > 0 {
+		return usageErrorf("%v (did you mean %s?)", err, strings.Join(s, " or "))
+	}
+	if owners := commandsWithFlag(cmd.Root(), strings.TrimLeft(typed, "-")); len(owners) > 0 {
+		last := len(owners) - 1
+		if last > 0 {
+			owners = []string{strings.Join(owners[:last], ", "), owners[last]}
+		}
+		return usageErrorf("%v (it is a flag of %s)", err, strings.Join(owners, " and "))
+	}
+	return &UsageError{Err: err}
+}
+
+// commandsWithFlag lists the commands that have a visible flag of this name (`--rtol` belongs to
+// compare), by their full names.
+func commandsWithFlag(cmd *cobra.Command, name string) []string {
+	var out []string
+	if f := cmd.LocalFlags().Lookup(name); f != nil && !f.Hidden {
+		out = append(out, cmd.CommandPath())
+	}
+	for _, sub := range cmd.Commands() {
+		out = append(out, commandsWithFlag(sub, name)...)
+	}
+	return out
+}
+
+// suggestFlags returns the visible flags whose names are within a small edit distance of typed, or
+// that typed begins (an abbreviation), in the order pflag lists them; at most three.
+func suggestFlags(fs *pflag.FlagSet, typed string) []string {
+	name := strings.TrimLeft(typed, "-")
+	name, _, _ = strings.Cut(name, "=")
+	if name == "" {
+		return nil
+	}
+	limit := 2
+	if len(name) <= 3 {
+		limit = 1
+	}
+	var out []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || len(out) == 3 {
+			return
+		}
+		near := editDistance(name, f.Name) <= limit ||
+			(len(name) >= 3 && strings.HasPrefix(f.Name, name)) ||
+			(len(name) == 1 && f.Shorthand == name && strings.HasPrefix(typed, "--"))
+		if near {
+			out = append(out, "--"+f.Name)
+		}
+	})
+	return out
+}
+
+// editDistance is the number of single-byte insertions, deletions, substitutions and swaps of two
+// neighbours (the commonest typo, `--pcm`) that turn a into b: Levenshtein's distance with
+// transpositions.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

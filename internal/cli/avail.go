@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/counters"
@@ -34,10 +35,30 @@ func newAvailCmd(f *Factory) *cobra.Command {
 			return runAvail(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().IntVar(&opts.Agent, "agent", -1, "only the agent with this index")
+	cmd.Flags().Var(agentIndex{&opts.Agent}, "agent", "only the agent with this index (0, 1, ...)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON for scripts")
 	return cmd
 }
+
+// agentIndex is --agent: an agent index, 0 or more. The options hold -1 for "every agent", which
+// the flag itself refuses, so that `--agent -3` is an error rather than every agent.
+type agentIndex struct{ p *int }
+
+func (a agentIndex) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("expected an agent index (0, 1, ...; see gorocprof avail)")
+	}
+	*a.p = n
+	return nil
+}
+func (a agentIndex) String() string {
+	if a.p == nil || *a.p < 0 {
+		return ""
+	}
+	return strconv.Itoa(*a.p)
+}
+func (a agentIndex) Type() string { return "int" }
 
 func runAvail(ctx context.Context, f *Factory, o *AvailOptions) error {
 	if !slices.Contains(backends, o.Backend) {

@@ -113,7 +113,7 @@ func TestDiagnostics(t *testing.T) {
 		{"bad boolean", []string{"--kernel-trace=maybe", "--", "./app"}, 2,
 			[]string{`gorocprof: error: invalid argument "maybe" for "--kernel-trace" flag: invalid boolean "maybe" (use one of y, yes, t, true, on, 1, n, no, f, false, off, 0)`, "Run 'gorocprof --help' for usage."}},
 		{"unknown flag", []string{"--kernel-trcae", "--", "./app"}, 2,
-			[]string{"gorocprof: error: unknown flag: --kernel-trcae", "Run 'gorocprof --help' for usage."}},
+			[]string{"gorocprof: error: unknown flag: --kernel-trcae (did you mean --kernel-trace?)", "Run 'gorocprof --help' for usage."}},
 		{"unknown input extension", []string{"-i", "jobs.toml", "--", "./app"}, 1,
 			[]string{`gorocprof: error: input file jobs.toml: unknown extension ".toml" (expected .json, .yaml, .yml or .txt)`}},
 	}

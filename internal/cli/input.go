@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // Job is one entry of an input file: one run of the application. Keys are option names with '-'
@@ -23,31 +21,58 @@ type Job struct {
 // readInputFile reads rocprofv3's -i formats: JSON or YAML `{"jobs": [{...}]}`, or the deprecated
 // text form with one `pmc: A B` line per run.
 func readInputFile(path string) ([]Job, error) {
-	ext := strings.ToLower(filepath.Ext(path))
-	switch ext {
-	case ".json", ".yaml", ".yml", ".txt":
-	default:
-		return nil, fmt.Errorf("input file %s: unknown extension %q (expected .json, .yaml, .yml or .txt)", path, ext)
+	ext, err := inputKind(path)
+	if err != nil {
+		return nil, err
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading input file: %w", err)
 	}
+	return parseInput(path, ext, data)
+}
+
+// inputKind returns the extension that says how to read an input file.
+func inputKind(path string) (string, error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
+	case ".json", ".yaml", ".yml", ".txt":
+		return ext, nil
+	}
+	return "", fmt.Errorf("input file %s: unknown extension %q (expected .json, .yaml, .yml or .txt)", path, ext)
+}
+
+// checkInputName is GOROCPROF_INPUT's check: a readable file of a known kind.
+func checkInputName(path string) error {
+	if _, err := inputKind(path); err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("input file: %w", err)
+	}
+	return nil
+}
+
+// parseInput turns an input file's contents into its jobs; path is for messages only.
+func parseInput(path, ext string, data []byte) ([]Job, error) {
 	var raw []map[string]any
+	var err error
 	switch ext {
 	case ".json":
-		raw, err = decodeJobs(path, func(v any) error {
-			d := json.NewDecoder(bytes.NewReader(data))
-			d.UseNumber()
-			return d.Decode(v)
-		})
+		var doc any
+		if doc, err = decodeJSON(data); err == nil {
+			raw, err = jobsOf(doc)
+		}
 	case ".yaml", ".yml":
-		raw, err = decodeJobs(path, func(v any) error { return yaml.Unmarshal(data, v) })
-	case ".txt":
-		raw, err = parseTextJobs(path, data)
+		var doc any
+		if doc, err = decodeYAML(data); err == nil {
+			raw, err = jobsOf(doc)
+		}
+	default:
+		raw, err = parseTextJobs(data)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("input file %s%w", path, err)
 	}
 	jobs := make([]Job, 0, len(raw))
 	for i, values := range raw {
@@ -61,21 +86,87 @@ func readInputFile(path string) ([]Job, error) {
 	return jobs, nil
 }
 
-func decodeJobs(path string, decode func(any) error) ([]map[string]any, error) {
-	var doc struct {
-		Jobs []map[string]any `json:"jobs" yaml:"jobs"`
+// placeError is an input file error at a place in it; its text starts with what follows the file
+// name ("input file F" + " line 3 column 7: ...").
+type placeError struct {
+	line, col int // 0: the file as a whole, or the whole line
+	msg       string
+}
+
+func (e *placeError) Error() string {
+	switch {
+	case e.line > 0 && e.col > 0:
+		return fmt.Sprintf(" line %d column %d: %s", e.line, e.col, e.msg)
+	case e.line > 0:
+		return fmt.Sprintf(" line %d: %s", e.line, e.msg)
 	}
-	if err := decode(&doc); err != nil {
-		return nil, fmt.Errorf("input file %s: %w", path, err)
+	return ": " + e.msg
+}
+
+func placeErrorf(line int, format string, args ...any) error {
+	return &placeError{line: line, msg: fmt.Sprintf(format, args...)}
+}
+
+const expectedJobs = `expected {"jobs": [{...}, ...]}`
+
+// jobsOf checks the document's shape, {"jobs": [{...}, ...]} and nothing else, in the user's words
+// rather than Go's types.
+func jobsOf(doc any) ([]map[string]any, error) {
+	top, ok := doc.(map[string]any)
+	if !ok {
+		return nil, placeErrorf(0, "the document is %s (%s)", kindOf(doc), expectedJobs)
 	}
-	if len(doc.Jobs) == 0 {
-		return nil, fmt.Errorf(`input file %s: no jobs (expected {"jobs": [{...}, ...]})`, path)
+	for _, k := range sortedKeys(top) {
+		if k != "jobs" {
+			return nil, placeErrorf(0, "unknown top-level key %q (the only one is \"jobs\")", k)
+		}
 	}
-	return doc.Jobs, nil
+	list, ok := top["jobs"].([]any)
+	switch {
+	case top["jobs"] == nil || ok && len(list) == 0:
+		return nil, placeErrorf(0, "no jobs (%s)", expectedJobs)
+	case !ok:
+		return nil, placeErrorf(0, "\"jobs\" is %s (expected a list of job objects)", kindOf(top["jobs"]))
+	}
+	jobs := make([]map[string]any, 0, len(list))
+	for i, e := range list {
+		job, ok := e.(map[string]any)
+		if !ok {
+			return nil, placeErrorf(0, "job %d is %s (expected an object of option keys)", i+1, kindOf(e))
+		}
+		jobs = append(jobs, job)
+	}
+	return jobs, nil
+}
+
+// kindOf names a decoded value's kind as the file's author wrote it.
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case bool:
+		return "true or false"
+	case string:
+		return "a string"
+	}
+	return "a number" // json.Number, or yaml.v3's int, uint64 and float64
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // parseTextJobs reads the deprecated form: each `pmc:` line is one run collecting that group.
-func parseTextJobs(path string, data []byte) ([]map[string]any, error) {
+func parseTextJobs(data []byte) ([]map[string]any, error) {
 	var jobs []map[string]any
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
@@ -86,15 +177,15 @@ func parseTextJobs(path string, data []byte) ([]map[string]any, error) {
 		}
 		rest, ok := strings.CutPrefix(line, "pmc:")
 		if !ok {
-			return nil, fmt.Errorf("input file %s line %d: expected \"pmc: COUNTER ...\", got %q", path, n, line)
+			return nil, placeErrorf(n, "expected \"pmc: COUNTER ...\", got %q", line)
 		}
 		jobs = append(jobs, map[string]any{"pmc": strings.TrimSpace(rest)})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading input file %s: %w", path, err)
+		return nil, placeErrorf(0, "%v", err)
 	}
 	if len(jobs) == 0 {
-		return nil, fmt.Errorf("input file %s: no \"pmc:\" lines", path)
+		return nil, placeErrorf(0, "no \"pmc:\" lines (expected one \"pmc: COUNTER ...\" line per run)")
 	}
 	return jobs, nil
 }
@@ -121,12 +212,7 @@ var unsupportedJobKeys = map[string]bool{
 
 func normalizeJob(src string, values map[string]any) (Job, error) {
 	job := Job{Source: src, Values: make(map[string]any, len(values))}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(values) {
 		name := strings.ReplaceAll(strings.ToLower(k), "_", "-")
 		v := values[k]
 		switch {

@@ -156,8 +156,8 @@ func TestInputFiles(t *testing.T) {
 		name, file, want string
 	}{
 		{"missing file", filepath.Join(dir, "absent.json"), "reading input file: open " + filepath.Join(dir, "absent.json") + ": no such file or directory"},
-		{"bad json", write("bad.json", `{"jobs": [`), "input file " + filepath.Join(dir, "bad.json") + ": unexpected EOF"},
-		{"no jobs", write("empty.yaml", "other: 1\n"), "input file " + filepath.Join(dir, "empty.yaml") + `: no jobs (expected {"jobs": [{...}, ...]})`},
+		{"bad json", write("bad.json", `{"jobs": [`), "input file " + filepath.Join(dir, "bad.json") + ": the file ends before the list opened at line 1 column 10 is closed"},
+		{"no jobs", write("empty.yaml", "jobs: []\n"), "input file " + filepath.Join(dir, "empty.yaml") + `: no jobs (expected {"jobs": [{...}, ...]})`},
 		{"unknown key", write("typo.json", `{"jobs": [{"pmcs": ["A"]}]}`), "job 1 of " + filepath.Join(dir, "typo.json") + `: unknown key "pmcs"`},
 		{"unsupported key", write("hip.yaml", "jobs:\n  - pmc: [A]\n  - hip_trace: true\n"), "job 2 of " + filepath.Join(dir, "hip.yaml") + `: "hip_trace" is not supported by gorocprof yet`},
 		{"bad text line", write("bad.txt", "pmc: A\ngpu: 0\n"), "input file " + filepath.Join(dir, "bad.txt") + ` line 2: expected "pmc: COUNTER ...", got "gpu: 0"`},

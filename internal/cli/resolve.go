@@ -1,10 +1,16 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 )
@@ -85,7 +91,7 @@ func (r *resolver) lower(name string) (any, bool) {
 
 // where names the layer a value came from, for diagnostics.
 func (r *resolver) where(name string) string {
-	env := envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	env := envName(name)
 	if os.Getenv(env) != "" {
 		return "environment variable " + env
 	}
@@ -112,7 +118,7 @@ func (r *resolver) str(name string, dst *string) {
 	case int, int64, float64:
 		*dst = fmt.Sprint(x)
 	default:
-		r.bad(name, "expected a string, got %v", v)
+		r.bad(name, "expected a string, got %s", describeValue(v))
 	}
 }
 
@@ -132,7 +138,7 @@ func (r *resolver) boolean(name string, dst *bool) {
 		}
 		*dst = b
 	default:
-		r.bad(name, "expected true or false, got %v", v)
+		r.bad(name, "expected true or false, got %s", describeValue(v))
 	}
 }
 
@@ -177,7 +183,7 @@ func (r *resolver) groups(dst *[]string) {
 	if v, ok := r.lower(optPMCGroups); ok {
 		list, isList := v.([]any)
 		if !isList {
-			r.bad(optPMCGroups, "expected a list of counter lists, got %v", v)
+			r.bad(optPMCGroups, "expected a list of counter lists, got %s", describeValue(v))
 			return
 		}
 		for _, g := range list {
@@ -209,11 +215,123 @@ func wordsOf(v any) ([]string, error) {
 		for _, e := range x {
 			s, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("expected a list of names, found %v", e)
+				return nil, fmt.Errorf("expected a list of names, found %s", describeValue(e))
 			}
 			out = append(out, splitWords(s)...)
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("expected a name or a list of names, got %v", v)
+	return nil, fmt.Errorf("expected a name or a list of names, got %s", describeValue(v))
+}
+
+// describeValue shows an input-file value in a message: a scalar as written, an object or a list
+// by its kind (Go would print map[...] or [...]).
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil, map[string]any, []any:
+		return kindOf(v)
+	case string:
+		return strconv.Quote(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// envCheck reads a GOROCPROF_* value the way its flag would, so that a bad one is reported with the
+// variable's name before anything runs, instead of as if a flag had been mistyped.
+type envCheck func(value string) error
+
+var envChecks = map[string]envCheck{
+	optBackend:        func(s string) error { return checkChoice(s, backends) },
+	optReplayMode:     func(s string) error { return checkChoice(s, replayModes) },
+	optLogLevel:       func(s string) error { return checkChoice(s, logLevels) },
+	optOutputFormat:   checkEnvFormats,
+	optIncludeRegex:   checkRegex,
+	optExcludeRegex:   checkRegex,
+	optIterationRange: func(s string) error { _, err := ParseIterationRange(s); return err },
+	optPMC:            checkEnvGroups,
+	optInput:          checkInputName,
+}
+
+// envReadBy lists, for the subcommands, the variables each reads; the profiling command (the root)
+// reads one for every flag it has.
+var envReadBy = map[string][]string{
+	"avail":   {optBackend},
+	"plan":    {optBackend, optPMC},
+	"compare": {optBackend, optPMC},
+}
+
+// checkEnvironment is the root's PersistentPreRunE: it checks every GOROCPROF_* variable the
+// running command reads and that no flag overrides, and returns all the bad ones at once.
+func checkEnvironment(cmd *cobra.Command, _ []string) error {
+	reads := func(string) bool { return true }
+	if cmd != cmd.Root() {
+		names, ok := envReadBy[cmd.Name()]
+		if !ok || cmd.Parent() != cmd.Root() {
+			return nil // version, help, completion: nothing to check
+		}
+		reads = func(name string) bool { return slices.Contains(names, name) }
+	}
+	var diags []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		env := envName(f.Name)
+		value := os.Getenv(env)
+		if f.Changed || value == "" || !reads(f.Name) {
+			return
+		}
+		check := envChecks[f.Name]
+		if _, isBool := f.Value.(optBool); isBool {
+			check = func(s string) error { _, err := parseBoolWord(s); return err }
+		}
+		if check == nil {
+			return
+		}
+		if err := check(value); err != nil {
+			diags = append(diags, fmt.Sprintf("environment variable %s: %v", env, err))
+		}
+	})
+	if len(diags) > 0 {
+		return &ValidationError{Diagnostics: diags}
+	}
+	return nil
+}
+
+func checkRegex(s string) error {
+	_, err := regexp.Compile(s)
+	return err
+}
+
+// checkEnvFormats accepts the formats gorocprof writes, separated by spaces or commas.
+func checkEnvFormats(s string) error {
+	words := splitWords(s)
+	if len(words) == 0 {
+		return errors.New("no output format given (valid: csv, json)")
+	}
+	for _, w := range words {
+		switch w = strings.ToLower(w); {
+		case writtenFormat[w]:
+		case slices.Contains(knownFormats, w):
+			return fmt.Errorf("output format %s is not supported yet (gorocprof writes csv and json)", w)
+		default:
+			return fmt.Errorf("unknown output format %q (valid: csv, json)", w)
+		}
+	}
+	return nil
+}
+
+// checkEnvGroups checks GOROCPROF_PMC: counter groups separated by ';', numbered in messages as
+// they stand in the variable.
+func checkEnvGroups(s string) error {
+	groups := strings.Split(s, ";")
+	for i, g := range groups {
+		if len(splitWords(g)) == 0 {
+			return fmt.Errorf("group %d of %d is empty (groups are separated by ';' and each needs at least one counter)", i+1, len(groups))
+		}
+		if _, err := counters.ParseGroups([]string{g}); err != nil {
+			if inner := errors.Unwrap(err); inner != nil {
+				err = inner // drop ParseGroups' "--pmc flag 1:", which names no flag here
+			}
+			return fmt.Errorf("group %d: %w", i+1, err)
+		}
+	}
+	return nil
 }

@@ -36,7 +36,12 @@ const rootExample = `  gorocprof --pmc SQ_WAVES SQ_INSTS_VALU --pmc SQ_WAVES SQ_
 
 // Execute runs gorocprof's command line with args (without the program name).
 func Execute(ctx context.Context, root *cobra.Command, args []string) error {
-	root.SetArgs(normalizeArgs(root, args))
+	addCompletionErrors(root)
+	normalized, err := normalizeArgs(root, args)
+	if err != nil {
+		return err
+	}
+	root.SetArgs(normalized)
 	return root.ExecuteContext(ctx)
 }
 
@@ -78,7 +83,8 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
 	cmd.SetIn(f.IO.In)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	cmd.SetFlagErrorFunc(flagError)
+	cmd.PersistentPreRunE = checkEnvironment
 
 	addProfileFlags(cmd, opts, &input, &listAvail)
 	optFlag := cmd.Flags().VarPF(optBool{&failFast}, optFailFast, "", "in a sweep (-i with several jobs), stop at the first job that fails")

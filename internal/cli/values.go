@@ -92,7 +92,7 @@ type formatsValue struct{ p *[]string }
 func (f formatsValue) Set(s string) error {
 	words := splitWords(s)
 	if len(words) == 0 {
-		return errors.New("no output format given (valid: csv, json)")
+		return errors.New("expected one or more output formats (csv, json)")
 	}
 	for _, w := range words {
 		// Formats rocprofv3 knows but gorocprof does not write yet pass here and are rejected by

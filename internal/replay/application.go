@@ -161,7 +161,7 @@ func applicationPlan(base contract.Plan, i, n int) contract.Plan {
 			group = passes[len(passes)-1].Group
 		}
 		for len(passes) < n {
-			passes = append(passes, contract.PlanPass{Group: group, Counters: []contract.PlanCounter{}})
+			passes = append(passes, contract.PlanPass{Group: group, Base: []contract.PlanCounter{}})
 		}
 		a.Passes = passes
 		p.Agents[k] = a

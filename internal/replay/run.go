@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,7 +39,7 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	printNotes(stderr, plan)
 	req.Mode = effectiveMode(stderr, req.Mode, plan)
 	if req.DryRun {
-		return Result{}, PrintPlan(stdout, sess, plan)
+		return Result{}, PrintPlan(stdout, plan)
 	}
 	warnKernelTrace(stderr, req, plan)
 	var res Result
@@ -229,16 +228,16 @@ func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan
 		ApplicationPass: -1,
 		KernelTrace:     req.KernelTrace,
 		Filters:         f,
-		Agents:          plan.Contract(),
+		Agents:          plan.Agents,
 	}
 }
 
 func writePlan(path string, p contract.Plan) error {
-	data, err := json.MarshalIndent(p, "", "  ")
+	data, err := p.Encode()
 	if err != nil {
 		return fmt.Errorf("encoding the plan: %w", err)
 	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("writing the plan %s: %w", path, err)
 	}
 	return nil
@@ -315,7 +314,7 @@ func writeProcess(req Request, p *records.Process, plan *counters.Plan, cs outpu
 	}
 	files, err := output.Write(output.Options{
 		Dir: dir, File: file, Formats: req.Formats, KernelTrace: req.KernelTrace,
-		Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: planMetadata(plan),
+		Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
 	}, p, cs)
 	if err != nil {
 		return files, fmt.Errorf("writing the output of process %d: %w", p.Header.PID, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/launch"
 )
 
 // runApplication profiles by application replay: the application runs once per pass index, each
@@ -59,13 +60,7 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		passReq := req
 		passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
 		passReq.Quiet = true
-		// A run's warnings reach the merged records, which report them once, with their pass; only
-		// a run that ends the replay reports its own.
-		passWarnings := io.Discard
-		if st.ExitCode != 0 || st.Signaled() {
-			passWarnings = stderr
-		}
-		files, incomplete, err := collect(passReq, runDir, plan, launched, stdout, passWarnings)
+		files, passProblems, err := collect(passReq, runDir, plan, st, launched, stdout)
 		res.Files = append(res.Files, files...)
 		if errors.Is(err, errNoRecords) {
 			err = noRecords(req, sess, st)
@@ -74,19 +69,22 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 			fmt.Fprintf(stderr, "gorocprof: the records of pass %d are kept in %s\n", i+1, runDir)
 		}
 		if st.ExitCode != 0 || st.Signaled() {
+			// The caller tells how the application ended (AppEnding); this says what it means for the
+			// replay and what the records of this pass lack.
 			res.ExitCode, res.Signal = st.ExitCode, st.SignalName()
-			msg := fmt.Sprintf("application replay pass %d of %d: %s %s; the remaining passes were not run and the output of the passes run so far is kept",
-				i+1, passes, req.App, st)
-			if err != nil {
-				return fail(fmt.Errorf("%s: %w", msg, err))
+			if err == nil {
+				err = incomplete(passProblems)
 			}
-			return fail(errors.New(msg))
+			if err != nil {
+				return fail(fmt.Errorf("%s: %w", passEnded(i, passes), err))
+			}
+			return fail(errors.New(passEnded(i, passes)))
 		}
 		if err != nil {
 			return fail(fmt.Errorf("application replay pass %d of %d: %w", i+1, passes, err))
 		}
-		if incomplete != "" {
-			problems = append(problems, fmt.Sprintf("pass %d: %s", i+1, incomplete))
+		if len(passProblems) > 0 {
+			problems = append(problems, fmt.Sprintf("pass %d: %s", i+1, strings.Join(passProblems, "; ")))
 		}
 	}
 	prog.finish()
@@ -103,7 +101,7 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		fmt.Fprintf(stderr, "gorocprof: the records of every pass are kept in %s\n", strings.Join(runDirs[:passes], " "))
 		return fail(err)
 	}
-	files, incomplete, err := collect(req, mergeDir, plan, firstLaunch, stdout, stderr)
+	files, merged, err := collect(req, mergeDir, plan, launch.Status{}, firstLaunch, stdout)
 	res.Files = append(res.Files, files...)
 	if err == nil && req.inspect != nil {
 		err = req.inspect(mergeDir, plan)
@@ -122,13 +120,12 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 				ErrDivergence, len(rep.Divergences))
 		}
 	}
-	if incomplete != "" && len(problems) == 0 {
-		problems = append(problems, incomplete)
+	// The merged records repeat what the passes lacked (their declines, fatal records and early
+	// ends), so they speak only when no pass did.
+	if len(problems) == 0 {
+		problems = merged
 	}
-	if len(problems) > 0 {
-		return res, fmt.Errorf("%w: %s", ErrIncomplete, strings.Join(problems, "; "))
-	}
-	return res, nil
+	return res, incomplete(problems)
 }
 
 // PassDir is the directory of pass i's own output under the output directory (rocprofv3 numbers the

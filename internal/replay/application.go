@@ -42,49 +42,21 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 
 	var firstLaunch time.Time
 	for i := 0; i < passes; i++ {
-		runDir, planPath, err := prepareRun(applicationPlan(base, i, passes))
+		pr, err := runPass(ctx, req, sess, plan, applicationPlan(base, i, passes), passes, prog, stdout, stderr)
+		if pr.dir != "" {
+			runDirs = append(runDirs, pr.dir)
+		}
+		res.Files = append(res.Files, pr.files...)
+		res.ExitCode, res.Signal = pr.st.ExitCode, pr.st.SignalName()
+		keep = keep || pr.keep
+		if i == 0 {
+			firstLaunch = pr.launched
+		}
 		if err != nil {
 			return fail(err)
 		}
-		runDirs = append(runDirs, runDir)
-		launched := time.Now()
-		if i == 0 {
-			firstLaunch = launched
-		}
-		prog.startPass(i, runDir)
-		st, err := launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
-		prog.endPass(err == nil && st.ExitCode == 0)
-		if err != nil {
-			return fail(fmt.Errorf("application replay pass %d of %d: %w", i+1, passes, err))
-		}
-		passReq := req
-		passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
-		passReq.Quiet = true
-		files, passProblems, err := collect(passReq, runDir, plan, st, launched, stdout)
-		res.Files = append(res.Files, files...)
-		if errors.Is(err, errNoRecords) {
-			err = noRecords(req, sess, st)
-		} else if err != nil {
-			keep = true
-			fmt.Fprintf(stderr, "gorocprof: the records of pass %d are kept in %s\n", i+1, runDir)
-		}
-		if st.ExitCode != 0 || st.Signaled() {
-			// The caller tells how the application ended (AppEnding); this says what it means for the
-			// replay and what the records of this pass lack.
-			res.ExitCode, res.Signal = st.ExitCode, st.SignalName()
-			if err == nil {
-				err = incomplete(passProblems)
-			}
-			if err != nil {
-				return fail(fmt.Errorf("%s: %w", passEnded(i, passes), err))
-			}
-			return fail(errors.New(passEnded(i, passes)))
-		}
-		if err != nil {
-			return fail(fmt.Errorf("application replay pass %d of %d: %w", i+1, passes, err))
-		}
-		if len(passProblems) > 0 {
-			problems = append(problems, fmt.Sprintf("pass %d: %s", i+1, strings.Join(passProblems, "; ")))
+		if len(pr.problems) > 0 {
+			problems = append(problems, fmt.Sprintf("pass %d: %s", i+1, strings.Join(pr.problems, "; ")))
 		}
 	}
 	prog.finish()
@@ -126,6 +98,60 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		problems = merged
 	}
 	return res, incomplete(problems)
+}
+
+// passRun is one run of an application replay.
+type passRun struct {
+	dir      string // its run directory
+	launched time.Time
+	st       launch.Status
+	files    []string // the output written under <dir>/pass_<i+1>/
+	problems []string // what its records lack (processProblems)
+	keep     bool     // its records stay for a look: they could not be turned into output
+}
+
+// runPass runs pass cp.ApplicationPass of the n of an application replay and writes its output. The error
+// is what stops the replay at this pass: the application failed, or its records could not be read or
+// written.
+func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Plan, cp contract.Plan, n int, prog progress, stdout, stderr io.Writer) (passRun, error) {
+	i := cp.ApplicationPass
+	var pr passRun
+	runDir, planPath, err := prepareRun(cp)
+	if err != nil {
+		return pr, err
+	}
+	pr.dir, pr.launched = runDir, time.Now()
+	prog.startPass(i, runDir)
+	pr.st, err = launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
+	prog.endPass(err == nil && pr.st.ExitCode == 0)
+	if err != nil {
+		return pr, fmt.Errorf("application replay pass %d of %d: %w", i+1, n, err)
+	}
+	passReq := req
+	passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
+	passReq.Quiet = true
+	pr.files, pr.problems, err = collect(passReq, runDir, plan, pr.st, pr.launched, stdout)
+	if errors.Is(err, errNoRecords) {
+		err = noRecords(req, sess, pr.st)
+	} else if err != nil {
+		pr.keep = true
+		fmt.Fprintf(stderr, "gorocprof: the records of pass %d are kept in %s\n", i+1, runDir)
+	}
+	if pr.st.ExitCode != 0 || pr.st.Signaled() {
+		// The caller tells how the application ended (AppEnding); this says what it means for the
+		// replay and what the records of this pass lack.
+		if err == nil {
+			err = incomplete(pr.problems)
+		}
+		if err != nil {
+			return pr, fmt.Errorf("%s: %w", passEnded(i, n), err)
+		}
+		return pr, errors.New(passEnded(i, n))
+	}
+	if err != nil {
+		return pr, fmt.Errorf("application replay pass %d of %d: %w", i+1, n, err)
+	}
+	return pr, nil
 }
 
 // PassDir is the directory of pass i's own output under the output directory (rocprofv3 numbers the

@@ -35,17 +35,22 @@ func fixtureAgents() []AgentCounters {
 	}
 }
 
-func fixturePlan(_ context.Context, backend string, groups []counters.Group) ([]AgentPlan, error) {
+func fixturePlan(_ context.Context, backend string, groups []counters.Group) ([]contract.PlanAgent, error) {
 	if backend != "sim" {
 		return nil, errors.New("fixture planner knows only the sim backend")
 	}
-	var passes []PlannedPass
+	var passes []contract.PlanPass
 	for i, g := range groups {
-		passes = append(passes, PlannedPass{Group: i, Counters: g.Names(), Hardware: g.Names()})
+		var base []contract.PlanCounter
+		for _, n := range g.Names() {
+			base = append(base, contract.PlanCounter{Name: n, Block: "SQ"})
+		}
+		passes = append(passes, contract.PlanPass{Group: i, Requested: g.Names(), Base: base})
 	}
-	return []AgentPlan{
-		{Agent: contract.Agent{Index: 0, Name: "gfx90a"}, Passes: passes},
-		{Agent: contract.Agent{Index: 1, Name: "gfx942"}, Notes: []string{"group 1 dropped: none of its counters exist on gfx942"}},
+	return []contract.PlanAgent{
+		{Index: 0, Name: "gfx90a", Passes: passes},
+		{Index: 1, Name: "gfx942", Passes: []contract.PlanPass{}, Notes: []contract.PlanNote{{Kind: contract.NoteDropped,
+			Message: "group 1 dropped: none of its counters exist on gfx942"}}},
 	}, nil
 }
 
@@ -117,7 +122,7 @@ func TestPlanPassesParsedGroups(t *testing.T) {
 	clearEnv(t)
 	var got []counters.Group
 	f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
-		PlanData: func(_ context.Context, _ string, groups []counters.Group) ([]AgentPlan, error) {
+		PlanData: func(_ context.Context, _ string, groups []counters.Group) ([]contract.PlanAgent, error) {
 			got = groups
 			return nil, nil
 		}}

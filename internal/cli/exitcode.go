@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/gorocprof/gorocprof/internal/launch"
+	"github.com/gorocprof/gorocprof/internal/replay"
 )
 
 // Exit statuses. Everything that decides how gorocprof exits goes through ExitCode, so that the
@@ -44,11 +45,9 @@ type AppExitError struct {
 }
 
 func (e *AppExitError) Error() string {
-	var msg string
-	if e.Signal != "" {
-		msg = fmt.Sprintf("the application was terminated by signal %s", e.Signal)
-	} else {
-		msg = fmt.Sprintf("the application exited with status %d", e.Code)
+	msg := replay.AppEnding(e.Code, e.Signal)
+	if msg == "" {
+		msg = "the application failed" // status 0: a launcher bug, see ExitCode
 	}
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
-	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/replay"
 )
 
@@ -42,7 +41,7 @@ type Factory struct {
 	AvailData func(ctx context.Context, backend string) ([]AgentCounters, error)
 
 	// PlanData plans counter groups onto the agents of a backend, for `plan`.
-	PlanData func(ctx context.Context, backend string, groups []counters.Group) ([]AgentPlan, error)
+	PlanData func(ctx context.Context, backend string, groups []counters.Group) ([]contract.PlanAgent, error)
 }
 
 // AgentCounters is one agent and its counter catalog.
@@ -50,12 +49,6 @@ type AgentCounters struct {
 	Agent    contract.Agent
 	Counters []counters.CounterInfo
 }
-
-// AgentPlan and PlannedPass are the planner's decisions as the plan command shows them.
-type (
-	AgentPlan   = output.PlanAgent
-	PlannedPass = output.PlanPass
-)
 
 // NewFactory returns the Factory of the real program: the standard streams and the real data
 // sources (wire.go).

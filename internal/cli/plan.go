@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/spf13/cobra"
@@ -71,33 +72,13 @@ func runPlan(ctx context.Context, f *Factory, o *PlanOptions) error {
 	return output.PlanTables(f.IO.Out, plans)
 }
 
-type planJSON struct {
-	Agent  agentJSON  `json:"agent"`
-	Passes []passJSON `json:"passes"`
-	Notes  []string   `json:"notes"`
-}
-
-type passJSON struct {
-	Pass     int      `json:"pass"`
-	Group    int      `json:"group"`
-	Counters []string `json:"counters"`
-	Hardware []string `json:"hardware_events"`
-}
-
-func writePlanJSON(w io.Writer, plans []AgentPlan) error {
-	out := make([]planJSON, 0, len(plans))
-	for _, p := range plans {
-		e := planJSON{
-			Agent:  agentJSON{Index: p.Agent.Index, Name: p.Agent.Name, ProductName: p.Agent.ProductName, Vendor: p.Agent.Vendor},
-			Passes: []passJSON{},
-			Notes:  append([]string{}, p.Notes...),
-		}
-		for i, pass := range p.Passes {
-			e.Passes = append(e.Passes, passJSON{Pass: i, Group: pass.Group, Counters: pass.Counters, Hardware: pass.Hardware})
-		}
-		out = append(out, e)
+// writePlanJSON prints the plan as results.json's metadata carries it ("gorocprof_plan"), byte for
+// byte: the same encoding of the same type, so a script reads either.
+func writePlanJSON(w io.Writer, plans []contract.PlanAgent) error {
+	data, err := json.Marshal(plans)
+	if err != nil {
+		return fmt.Errorf("encoding the plan: %w", err)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	_, err = w.Write(append(data, '\n'))
+	return err
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gorocprof/gorocprof/internal/output"
+	"github.com/gorocprof/gorocprof/internal/replay"
 )
 
 // SweepError reports that some jobs of an input file failed; each one's reason was printed on its
@@ -65,11 +66,8 @@ func runSweep(ctx context.Context, f *Factory, jobs []runJob, failFast bool) err
 		s := &out[i]
 		s.elapsed, s.files = time.Since(start), len(res.Files)
 		var reasons []string
-		switch {
-		case res.Signal != "":
-			reasons = append(reasons, "the application was terminated by signal "+res.Signal)
-		case res.ExitCode != 0:
-			reasons = append(reasons, fmt.Sprintf("the application exited with status %d", res.ExitCode))
+		if ending := replay.AppEnding(res.ExitCode, res.Signal); ending != "" {
+			reasons = append(reasons, ending)
 		}
 		if err != nil {
 			reasons = append(reasons, strings.ReplaceAll(err.Error(), "\n", "; "))

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/replay"
 )
@@ -31,8 +32,9 @@ func availFromSession(ctx context.Context, backend string) ([]AgentCounters, err
 	return out, nil
 }
 
-// planFromSession plans the groups on the backend's agents and keeps what the plan command shows.
-func planFromSession(ctx context.Context, backend string, groups []counters.Group) ([]AgentPlan, error) {
+// planFromSession plans the groups on the backend's agents: the plan a run with these groups would
+// carry in results.json.
+func planFromSession(ctx context.Context, backend string, groups []counters.Group) ([]contract.PlanAgent, error) {
 	sess, err := replay.OpenSession(ctx, backend, "")
 	if err != nil {
 		return nil, err
@@ -41,5 +43,5 @@ func planFromSession(ctx context.Context, backend string, groups []counters.Grou
 	if err != nil {
 		return nil, err
 	}
-	return sess.Describe(plan), nil
+	return plan.Agents, nil
 }

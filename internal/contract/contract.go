@@ -30,43 +30,12 @@ const (
 	ModeNone        = "none"
 )
 
-// Plan is the plan file the tool reads.
-type Plan struct {
-	Version         int         `json:"version"`
-	Backend         string      `json:"backend"`
-	ReplayMode      string      `json:"replay_mode"`
-	ApplicationPass int         `json:"application_pass"`
-	KernelTrace     bool        `json:"kernel_trace"`
-	Filters         Filters     `json:"filters"`
-	Agents          []PlanAgent `json:"agents"`
-}
-
 // Filters select dispatches by kernel name and per-kernel iteration.
 type Filters struct {
 	IncludeRegex    string     `json:"include_regex"`
 	ExcludeRegex    string     `json:"exclude_regex"`
 	NameKind        string     `json:"name_kind"` // "demangled" or "truncated"
 	IterationRanges [][2]int64 `json:"iteration_ranges"`
-}
-
-// PlanAgent lists what each replay pass collects on one agent.
-type PlanAgent struct {
-	Index  int        `json:"index"`
-	Name   string     `json:"name"`
-	Passes []PlanPass `json:"passes"`
-}
-
-// PlanPass is one replay pass: the base counters it collects and the user group it came from.
-type PlanPass struct {
-	Group    int           `json:"group"`
-	Counters []PlanCounter `json:"counters"`
-}
-
-// PlanCounter identifies one base counter for the tool.
-type PlanCounter struct {
-	Name  string `json:"name"`
-	Block string `json:"block"`
-	Event int    `json:"event"`
 }
 
 // Record types (the "t" field of each record line).

@@ -3,7 +3,7 @@ package counters
 import "fmt"
 
 // The methods below are what the output writer needs from a plan. Agents are named by their index
-// (the backend's device ordinal, AgentPlan.Index), passes by their 0-based position.
+// (the backend's device ordinal, contract.PlanAgent.Index), passes by their 0-based position.
 
 // Requested returns the user counters reported on one pass of one agent, sorted; nil when the
 // agent or pass is not in the plan.

@@ -72,8 +72,8 @@ func (b *bin) baseList() []Base {
 	return out
 }
 
-func (b *bin) pass(group int) Pass {
-	p := Pass{Group: group, Requested: append([]string(nil), b.requested...), Base: []contract.PlanCounter{}}
+func (b *bin) pass(group int) contract.PlanPass {
+	p := contract.PlanPass{Group: group, Requested: append([]string(nil), b.requested...), Base: []contract.PlanCounter{}}
 	sort.Strings(p.Requested)
 	for _, x := range b.baseList() {
 		p.Base = append(p.Base, contract.PlanCounter{Name: x.Name, Block: x.Block, Event: x.Event})

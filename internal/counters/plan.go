@@ -26,40 +26,10 @@ func ConstsFromProps(props map[string]int64) map[string]float64 {
 	return out
 }
 
-// Note kinds: what the planner changed in a user's group on one agent.
-const (
-	NoteDropped = "dropped" // none of the group's counters exist on the agent
-	NotePartial = "partial" // some do; the rest are left out
-	NoteSplit   = "split"   // the group exceeds the hardware and takes several passes
-)
-
-// Note tells the user what the planner did to one group on one agent.
-type Note struct {
-	Kind     string
-	Group    int      // 0-based --pmc group
-	Counters []string // the missing counters (dropped, partial)
-	Passes   int      // the passes the group takes (split)
-	Message  string
-}
-
-// Pass is one replay pass of one agent.
-type Pass struct {
-	Group     int                    // 0-based --pmc group it came from
-	Requested []string               // user counters reported on this pass, sorted
-	Base      []contract.PlanCounter // what the hardware counts, sorted by name
-}
-
-// AgentPlan is the passes of one agent.
-type AgentPlan struct {
-	Index  int
-	Name   string
-	Passes []Pass
-	Notes  []Note
-}
-
-// Plan is the planner's answer for every agent, ordered by agent index.
+// Plan is the planner's answer for every agent, ordered by agent index, with the catalogs it was
+// planned on (for the counters' descriptions and derived expressions).
 type Plan struct {
-	Agents  []AgentPlan
+	Agents  []contract.PlanAgent
 	targets map[int]Target
 }
 
@@ -72,7 +42,7 @@ func NewPlan(groups []Group, agents []Target) (*Plan, error) {
 	if err := checkRequest(groups, targets); err != nil {
 		return nil, err
 	}
-	p := &Plan{targets: map[int]Target{}}
+	p := &Plan{Agents: []contract.PlanAgent{}, targets: map[int]Target{}}
 	for _, t := range targets {
 		if _, dup := p.targets[t.Index]; dup {
 			return nil, fmt.Errorf("planning: two agents with index %d", t.Index)
@@ -166,8 +136,8 @@ func indexList(targets []Target) string {
 	return strings.Join(parts, ", ")
 }
 
-func planAgent(groups []Group, t Target) (AgentPlan, error) {
-	ap := AgentPlan{Index: t.Index, Name: t.Name, Passes: []Pass{}}
+func planAgent(groups []Group, t Target) (contract.PlanAgent, error) {
+	ap := contract.PlanAgent{Index: t.Index, Name: t.Name, Passes: []contract.PlanPass{}}
 	for gi, g := range groups {
 		var have, missing []string
 		seen := map[string]bool{}
@@ -188,12 +158,12 @@ func planAgent(groups []Group, t Target) (AgentPlan, error) {
 		case len(have) == 0 && len(missing) == 0:
 			continue // every counter of the group is meant for other agents
 		case len(have) == 0:
-			ap.Notes = append(ap.Notes, Note{Kind: NoteDropped, Group: gi, Counters: missing,
+			ap.Notes = append(ap.Notes, contract.PlanNote{Kind: contract.NoteDropped, Group: gi, Counters: missing,
 				Message: fmt.Sprintf("--pmc group %d is dropped on agent %d (%s): it has none of %s",
 					gi+1, t.Index, t.Name, strings.Join(missing, ", "))})
 			continue
 		case len(missing) > 0:
-			ap.Notes = append(ap.Notes, Note{Kind: NotePartial, Group: gi, Counters: missing,
+			ap.Notes = append(ap.Notes, contract.PlanNote{Kind: contract.NotePartial, Group: gi, Counters: missing,
 				Message: fmt.Sprintf("--pmc group %d on agent %d (%s) leaves out %s, which the agent lacks",
 					gi+1, t.Index, t.Name, strings.Join(missing, ", "))})
 		}
@@ -202,7 +172,7 @@ func planAgent(groups []Group, t Target) (AgentPlan, error) {
 			return ap, fmt.Errorf("planning --pmc group %d on agent %d (%s): %w", gi+1, t.Index, t.Name, err)
 		}
 		if len(passes) > 1 {
-			ap.Notes = append(ap.Notes, Note{Kind: NoteSplit, Group: gi, Passes: len(passes),
+			ap.Notes = append(ap.Notes, contract.PlanNote{Kind: contract.NoteSplit, Group: gi, Passes: len(passes),
 				Message: fmt.Sprintf("--pmc group %d exceeds the counter registers of agent %d (%s) and is split into %d passes",
 					gi+1, t.Index, t.Name, len(passes))})
 		}
@@ -211,18 +181,4 @@ func planAgent(groups []Group, t Target) (AgentPlan, error) {
 		}
 	}
 	return ap, nil
-}
-
-// Contract returns the plan as the tool reads it.
-func (p *Plan) Contract() []contract.PlanAgent {
-	out := make([]contract.PlanAgent, 0, len(p.Agents))
-	for _, a := range p.Agents {
-		pa := contract.PlanAgent{Index: a.Index, Name: a.Name, Passes: make([]contract.PlanPass, 0, len(a.Passes))}
-		for _, ps := range a.Passes {
-			pa.Passes = append(pa.Passes, contract.PlanPass{Group: ps.Group,
-				Counters: append([]contract.PlanCounter{}, ps.Base...)})
-		}
-		out = append(out, pa)
-	}
-	return out
 }

@@ -109,10 +109,10 @@ func TestPlanNoGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := p.Contract()
+	got := p.Agents
 	want := []contract.PlanAgent{{Index: 0, Name: "gfx90a", Passes: []contract.PlanPass{}}}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Contract() = %+v, want %+v", got, want)
+		t.Errorf("Agents = %+v, want %+v", got, want)
 	}
 }
 
@@ -152,7 +152,7 @@ func TestPlanSplitFewest(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := p.Agents[0]
-	if len(a.Passes) != 2 || len(a.Notes) != 1 || a.Notes[0].Kind != NoteSplit || a.Notes[0].Passes != 2 {
+	if len(a.Passes) != 2 || len(a.Notes) != 1 || a.Notes[0].Kind != contract.NoteSplit || a.Notes[0].Passes != 2 {
 		t.Errorf("plan:\n%s", render(p))
 	}
 }
@@ -167,7 +167,7 @@ func TestPlanSharedBases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Pass{{Group: 0, Requested: []string{"BUSY", "G0", "G2", "IDLE"},
+	want := []contract.PlanPass{{Group: 0, Requested: []string{"BUSY", "G0", "G2", "IDLE"},
 		Base: []contract.PlanCounter{{Name: "G0", Block: "GRBM", Event: 0}, {Name: "G2", Block: "GRBM", Event: 2}}}}
 	if !reflect.DeepEqual(p.Agents[0].Passes, want) {
 		t.Errorf("passes = %+v, want %+v", p.Agents[0].Passes, want)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/launch"
 )
 
 // runApplication profiles by application replay: the application runs once per pass index, each
@@ -41,52 +42,21 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 
 	var firstLaunch time.Time
 	for i := 0; i < passes; i++ {
-		runDir, planPath, err := prepareRun(applicationPlan(base, i, passes))
+		pr, err := runPass(ctx, req, sess, plan, applicationPlan(base, i, passes), passes, prog, stdout, stderr)
+		if pr.dir != "" {
+			runDirs = append(runDirs, pr.dir)
+		}
+		res.Files = append(res.Files, pr.files...)
+		res.ExitCode, res.Signal = pr.st.ExitCode, pr.st.SignalName()
+		keep = keep || pr.keep
+		if i == 0 {
+			firstLaunch = pr.launched
+		}
 		if err != nil {
 			return fail(err)
 		}
-		runDirs = append(runDirs, runDir)
-		launched := time.Now()
-		if i == 0 {
-			firstLaunch = launched
-		}
-		prog.startPass(i, runDir)
-		st, err := launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
-		prog.endPass(err == nil && st.ExitCode == 0)
-		if err != nil {
-			return fail(fmt.Errorf("application replay pass %d of %d: %w", i+1, passes, err))
-		}
-		passReq := req
-		passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
-		passReq.Quiet = true
-		// A run's warnings reach the merged records, which report them once, with their pass; only
-		// a run that ends the replay reports its own.
-		passWarnings := io.Discard
-		if st.ExitCode != 0 || st.Signaled() {
-			passWarnings = stderr
-		}
-		files, incomplete, err := collect(passReq, runDir, plan, launched, stdout, passWarnings)
-		res.Files = append(res.Files, files...)
-		if errors.Is(err, errNoRecords) {
-			err = noRecords(req, sess, st)
-		} else if err != nil {
-			keep = true
-			fmt.Fprintf(stderr, "gorocprof: the records of pass %d are kept in %s\n", i+1, runDir)
-		}
-		if st.ExitCode != 0 || st.Signaled() {
-			res.ExitCode, res.Signal = st.ExitCode, st.SignalName()
-			msg := fmt.Sprintf("application replay pass %d of %d: %s %s; the remaining passes were not run and the output of the passes run so far is kept",
-				i+1, passes, req.App, st)
-			if err != nil {
-				return fail(fmt.Errorf("%s: %w", msg, err))
-			}
-			return fail(errors.New(msg))
-		}
-		if err != nil {
-			return fail(fmt.Errorf("application replay pass %d of %d: %w", i+1, passes, err))
-		}
-		if incomplete != "" {
-			problems = append(problems, fmt.Sprintf("pass %d: %s", i+1, incomplete))
+		if len(pr.problems) > 0 {
+			problems = append(problems, fmt.Sprintf("pass %d: %s", i+1, strings.Join(pr.problems, "; ")))
 		}
 	}
 	prog.finish()
@@ -103,7 +73,7 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		fmt.Fprintf(stderr, "gorocprof: the records of every pass are kept in %s\n", strings.Join(runDirs[:passes], " "))
 		return fail(err)
 	}
-	files, incomplete, err := collect(req, mergeDir, plan, firstLaunch, stdout, stderr)
+	files, merged, err := collect(req, mergeDir, plan, launch.Status{}, firstLaunch, stdout)
 	res.Files = append(res.Files, files...)
 	if err == nil && req.inspect != nil {
 		err = req.inspect(mergeDir, plan)
@@ -122,13 +92,66 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 				ErrDivergence, len(rep.Divergences))
 		}
 	}
-	if incomplete != "" && len(problems) == 0 {
-		problems = append(problems, incomplete)
+	// The merged records repeat what the passes lacked (their declines, fatal records and early
+	// ends), so they speak only when no pass did.
+	if len(problems) == 0 {
+		problems = merged
 	}
-	if len(problems) > 0 {
-		return res, fmt.Errorf("%w: %s", ErrIncomplete, strings.Join(problems, "; "))
+	return res, incomplete(problems)
+}
+
+// passRun is one run of an application replay.
+type passRun struct {
+	dir      string // its run directory
+	launched time.Time
+	st       launch.Status
+	files    []string // the output written under <dir>/pass_<i+1>/
+	problems []string // what its records lack (processProblems)
+	keep     bool     // its records stay for a look: they could not be turned into output
+}
+
+// runPass runs pass cp.ApplicationPass of the n of an application replay and writes its output. The error
+// is what stops the replay at this pass: the application failed, or its records could not be read or
+// written.
+func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Plan, cp contract.Plan, n int, prog progress, stdout, stderr io.Writer) (passRun, error) {
+	i := cp.ApplicationPass
+	var pr passRun
+	runDir, planPath, err := prepareRun(cp)
+	if err != nil {
+		return pr, err
 	}
-	return res, nil
+	pr.dir, pr.launched = runDir, time.Now()
+	prog.startPass(i, runDir)
+	pr.st, err = launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
+	prog.endPass(err == nil && pr.st.ExitCode == 0)
+	if err != nil {
+		return pr, fmt.Errorf("application replay pass %d of %d: %w", i+1, n, err)
+	}
+	passReq := req
+	passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
+	passReq.Quiet = true
+	pr.files, pr.problems, err = collect(passReq, runDir, plan, pr.st, pr.launched, stdout)
+	if errors.Is(err, errNoRecords) {
+		err = noRecords(req, sess, pr.st)
+	} else if err != nil {
+		pr.keep = true
+		fmt.Fprintf(stderr, "gorocprof: the records of pass %d are kept in %s\n", i+1, runDir)
+	}
+	if pr.st.ExitCode != 0 || pr.st.Signaled() {
+		// The caller tells how the application ended (AppEnding); this says what it means for the
+		// replay and what the records of this pass lack.
+		if err == nil {
+			err = incomplete(pr.problems)
+		}
+		if err != nil {
+			return pr, fmt.Errorf("%s: %w", passEnded(i, n), err)
+		}
+		return pr, errors.New(passEnded(i, n))
+	}
+	if err != nil {
+		return pr, fmt.Errorf("application replay pass %d of %d: %w", i+1, n, err)
+	}
+	return pr, nil
 }
 
 // PassDir is the directory of pass i's own output under the output directory (rocprofv3 numbers the
@@ -161,7 +184,7 @@ func applicationPlan(base contract.Plan, i, n int) contract.Plan {
 			group = passes[len(passes)-1].Group
 		}
 		for len(passes) < n {
-			passes = append(passes, contract.PlanPass{Group: group, Counters: []contract.PlanCounter{}})
+			passes = append(passes, contract.PlanPass{Group: group, Base: []contract.PlanCounter{}})
 		}
 		a.Passes = passes
 		p.Agents[k] = a

@@ -218,8 +218,7 @@ func (m *merger) run(base procFile, partners []*procFile) error {
 			m.ended = false
 		}
 		if s.truncated {
-			if err := m.w.write(contract.RecWarning, contract.Message{Message: fmt.Sprintf(
-				"application replay pass %d: the last record line of this process was incomplete and is ignored", r+1)}); err != nil {
+			if err := m.w.write(contract.RecWarning, passTruncated(r+1)); err != nil {
 				return err
 			}
 		}
@@ -252,11 +251,11 @@ func (m *merger) base(bs *runStream, rec records.Record) error {
 	case contract.RecDecline:
 		return m.w.write(contract.RecDecline, rec.Decline)
 	case contract.RecWarning, contract.RecFatal:
-		return m.w.write(rec.Type, contract.Message{Message: "application replay pass 1: " + rec.Message.Message})
+		return m.w.write(rec.Type, passMessage(1, rec.Message.Message))
 	case contract.RecEnd:
 		m.end, m.ended = rec.End, true
 	case records.TypeTruncated:
-		return m.w.write(contract.RecWarning, contract.Message{Message: "application replay pass 1: the last record line of this process was incomplete and is ignored"})
+		return m.w.write(contract.RecWarning, passTruncated(1))
 	}
 	return nil
 }
@@ -423,10 +422,9 @@ func (s *runStream) next() (*contract.Dispatch, error) {
 	case contract.RecDispatch:
 		return rec.Dispatch, nil
 	case contract.RecWarning, contract.RecFatal:
-		return nil, s.sink.write(rec.Type, contract.Message{Message: fmt.Sprintf("application replay pass %d: %s", s.run+1, rec.Message.Message)})
+		return nil, s.sink.write(rec.Type, passMessage(s.run+1, rec.Message.Message))
 	case contract.RecDecline:
-		return nil, s.sink.write(contract.RecWarning, contract.Message{Message: fmt.Sprintf(
-			"application replay pass %d: dispatch %d: %s", s.run+1, rec.Decline.DispatchID, rec.Decline.Reason)})
+		return nil, s.sink.write(contract.RecWarning, passDecline(s.run+1, rec.Decline))
 	case contract.RecEnd:
 		s.end = rec.End
 	case records.TypeTruncated:

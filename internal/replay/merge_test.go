@@ -258,8 +258,8 @@ func TestMergeLookaheadBound(t *testing.T) {
 
 func TestApplicationPlanPadsPasses(t *testing.T) {
 	base := contract.Plan{Version: 1, ReplayMode: contract.ModeNone, ApplicationPass: -1, Agents: []contract.PlanAgent{
-		{Index: 0, Name: "gfx90a", Passes: []contract.PlanPass{{Group: 0, Counters: []contract.PlanCounter{{Name: "A"}}}, {Group: 1, Counters: []contract.PlanCounter{{Name: "B"}}}}},
-		{Index: 1, Name: "gfx942", Passes: []contract.PlanPass{{Group: 1, Counters: []contract.PlanCounter{{Name: "B"}}}}},
+		{Index: 0, Name: "gfx90a", Passes: []contract.PlanPass{{Group: 0, Base: []contract.PlanCounter{{Name: "A"}}}, {Group: 1, Base: []contract.PlanCounter{{Name: "B"}}}}},
+		{Index: 1, Name: "gfx942", Passes: []contract.PlanPass{{Group: 1, Base: []contract.PlanCounter{{Name: "B"}}}}},
 		{Index: 2, Name: "gfx908"},
 	}}
 	p := applicationPlan(base, 1, 2)
@@ -271,7 +271,7 @@ func TestApplicationPlanPadsPasses(t *testing.T) {
 			t.Errorf("agent %d lists %d passes, want 2", a.Index, len(a.Passes))
 		}
 	}
-	if n := len(p.Agents[1].Passes[1].Counters); n != 0 {
+	if n := len(p.Agents[1].Passes[1].Base); n != 0 {
 		t.Errorf("padding pass of agent 1 collects %d counters", n)
 	}
 	if len(base.Agents[1].Passes) != 1 {

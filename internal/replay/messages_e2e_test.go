@@ -24,19 +24,20 @@ func runSimDemo(t *testing.T, req Request) (Result, string, string, error) {
 }
 
 // A decline is raised by the tool; the terminal shows its reason once (the tool's line), not again
-// in the summary and in gorocprof's warnings.
+// in the summary and in gorocprof's warnings, and gorocprof says once, in its error, that the
+// measurements are incomplete.
 func TestToolWarningAppearsOnce(t *testing.T) {
 	t.Setenv("GOROCPROF_SIM_FAIL", "snapshot@2")
 	_, stdout, stderr, err := runSimDemo(t, Request{})
 	if err == nil {
 		t.Fatalf("a declined replay must make the run fail\nstderr:\n%s", stderr)
 	}
-	terminal := stdout + stderr
+	terminal := stdout + stderr + err.Error()
 	if n := strings.Count(terminal, "simulated backup failure"); n != 1 {
 		t.Errorf("the decline's reason appears %d times on the terminal, want once:\n%s", n, terminal)
 	}
-	if !strings.Contains(stderr, "1 dispatch was not replayed") {
-		t.Errorf("gorocprof should still say the measurements are incomplete:\n%s", stderr)
+	if n := strings.Count(terminal, "1 dispatch was not replayed"); n != 1 || !strings.Contains(err.Error(), "1 dispatch was not replayed") {
+		t.Errorf("gorocprof should say once, in its error, that the measurements are incomplete (%d times):\n%s", n, terminal)
 	}
 }
 

@@ -2,14 +2,12 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -18,10 +16,6 @@ import (
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
-
-// ErrIncomplete marks a run whose application succeeded but whose measurements are incomplete
-// (a declined replay, a fatal record, a process that ended early): gorocprof must not exit 0.
-var ErrIncomplete = errors.New("profiling incomplete")
 
 // Run is the story of one profiling run: plan, write the plan, launch, read the records, write the
 // output. The application's exit status is returned in Result; an error means gorocprof itself failed
@@ -40,7 +34,7 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	printNotes(stderr, plan)
 	req.Mode = effectiveMode(stderr, req.Mode, plan)
 	if req.DryRun {
-		return Result{}, PrintPlan(stdout, sess, plan)
+		return Result{}, PrintPlan(stdout, plan)
 	}
 	warnKernelTrace(stderr, req, plan)
 	var res Result
@@ -141,7 +135,7 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	}
 	res := Result{ExitCode: st.ExitCode, Signal: st.SignalName()}
 
-	files, incomplete, err := collect(req, runDir, plan, launched, stdout, stderr)
+	files, problems, err := collect(req, runDir, plan, st, launched, stdout)
 	res.Files = files
 	if errors.Is(err, errNoRecords) {
 		_ = os.RemoveAll(runDir)
@@ -157,10 +151,7 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 		return res, err
 	}
 	_ = os.RemoveAll(runDir)
-	if incomplete != "" && st.ExitCode == 0 {
-		return res, fmt.Errorf("%w: %s", ErrIncomplete, incomplete)
-	}
-	return res, nil
+	return res, incomplete(problems)
 }
 
 // prepareRun creates a run directory holding the plan and an empty records directory.
@@ -183,15 +174,11 @@ func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
 
 // launchApp runs the application once with the tool library injected into runDir's plan.
 func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath string, stdout, stderr io.Writer) (launch.Status, error) {
-	st, err := launch.Run(ctx, launch.Spec{
+	return launch.Run(ctx, launch.Spec{
 		App: req.App, Args: req.Args,
 		Env:   sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
 	})
-	if err == nil && st.Signaled() {
-		fmt.Fprintf(stderr, "gorocprof: %s was %s\n", req.App, st)
-	}
-	return st, err
 }
 
 // effectiveMode is the mode the plan needs: a plan with several passes on some agent and no kernel
@@ -229,31 +216,32 @@ func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan
 		ApplicationPass: -1,
 		KernelTrace:     req.KernelTrace,
 		Filters:         f,
-		Agents:          plan.Contract(),
+		Agents:          plan.Agents,
 	}
 }
 
 func writePlan(path string, p contract.Plan) error {
-	data, err := json.MarshalIndent(p, "", "  ")
+	data, err := p.Encode()
 	if err != nil {
 		return fmt.Errorf("encoding the plan: %w", err)
 	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("writing the plan %s: %w", path, err)
 	}
 	return nil
 }
 
 // collect reads every record file of the run and writes each process's output. It returns the files
-// written and a description of what is incomplete (empty when nothing is).
-func collect(req Request, runDir string, plan *counters.Plan, launched time.Time, stdout, stderr io.Writer) ([]string, string, error) {
+// written and what makes the measurements incomplete (processProblems; st is how the application
+// ended).
+func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, launched time.Time, stdout io.Writer) ([]string, []string, error) {
 	// Scanned, not loaded: memory follows the kernels, not the number of dispatches.
 	procs, err := records.ScanRunDir(runDir)
 	if err != nil {
-		return nil, "", fmt.Errorf("reading the records of %s: %w", req.App, err)
+		return nil, nil, fmt.Errorf("reading the records of %s: %w", req.App, err)
 	}
 	if len(procs) == 0 {
-		return nil, "", errNoRecords
+		return nil, nil, errNoRecords
 	}
 	cs := plan
 	var files, problems []string
@@ -261,19 +249,16 @@ func collect(req Request, runDir string, plan *counters.Plan, launched time.Time
 		written, err := writeProcess(req, p, plan, cs, launched)
 		files = append(files, written...)
 		if err != nil {
-			return files, "", err
+			return files, nil, err
 		}
-		problems = append(problems, processProblems(req, p)...)
+		problems = append(problems, processProblems(req.Mode, st, p)...)
 	}
 	if !req.Quiet {
 		if err := output.Summary(stdout, procs, cs, output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate}); err != nil {
-			return files, "", fmt.Errorf("writing the summary: %w", err)
+			return files, nil, fmt.Errorf("writing the summary: %w", err)
 		}
 	}
-	for _, w := range problems {
-		fmt.Fprintf(stderr, "gorocprof: warning: %s\n", w)
-	}
-	return files, strings.Join(problems, "; "), nil
+	return files, problems, nil
 }
 
 // errNoRecords: no process of the run wrote a record file. The tool library starts with the GPU
@@ -283,9 +268,10 @@ var errNoRecords = errors.New("no records")
 
 // noRecords explains a run that measured nothing because no process started the GPU runtime.
 func noRecords(req Request, sess *Session, st launch.Status) error {
+	// How it ended is AppEnding's to tell.
 	ended := "exited"
 	if st.Signaled() {
-		ended = "was " + st.String()
+		ended = "ended"
 	}
 	msg := fmt.Sprintf("nothing was measured: %s %s before it touched the GPU", req.App, ended)
 	switch sess.Backend.Name {
@@ -315,38 +301,12 @@ func writeProcess(req Request, p *records.Process, plan *counters.Plan, cs outpu
 	}
 	files, err := output.Write(output.Options{
 		Dir: dir, File: file, Formats: req.Formats, KernelTrace: req.KernelTrace,
-		Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: planMetadata(plan),
+		Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
 	}, p, cs)
 	if err != nil {
 		return files, fmt.Errorf("writing the output of process %d: %w", p.Header.PID, err)
 	}
 	return files, nil
-}
-
-// processProblems lists what makes one process's measurements incomplete. The tool printed each
-// warning, decline and fatal error on stderr when it happened, so those are counted here, not
-// repeated; what only the front end sees (unreadable lines, missing passes, an early end) is told.
-func processProblems(req Request, p *records.Process) []string {
-	who := fmt.Sprintf("process %d", p.Header.PID)
-	var out []string
-	if n := len(p.Declines); n > 0 {
-		out = append(out, fmt.Sprintf("%s: %s not replayed (the tool's warnings say why)", who, plural(n, "dispatch was", "dispatches were")))
-	}
-	if n := len(p.Fatals); n > 0 {
-		out = append(out, fmt.Sprintf("%s: the tool reported %s", who, plural(n, "fatal error", "fatal errors")))
-	}
-	for _, pr := range p.Problems {
-		out = append(out, fmt.Sprintf("%s: %s", who, pr))
-	}
-	if req.Mode == contract.ModeKernel {
-		for _, m := range p.MissingPasses() {
-			out = append(out, fmt.Sprintf("%s: %s", who, m))
-		}
-	}
-	if !p.Ended() {
-		out = append(out, fmt.Sprintf("%s ended before the tool library finished (crash or signal): its output holds every dispatch completed before that", who))
-	}
-	return out
 }
 
 // plural is "1 <one>" or "n <many>".

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/replay"
 )
@@ -174,13 +175,13 @@ func requestOf(t *testing.T, args []string) (string, int) {
 		fmt.Fprintf(req.Stdout, "compare: rtol %v\n", req.RTol)
 		return replay.CompareReport{}, nil
 	}
-	f.PlanData = func(_ context.Context, backend string, groups []counters.Group) ([]AgentPlan, error) {
+	f.PlanData = func(_ context.Context, backend string, groups []counters.Group) ([]contract.PlanAgent, error) {
 		names := make([][]string, 0, len(groups))
 		for _, g := range groups {
 			names = append(names, g.Names())
 		}
 		fmt.Fprintf(&out, "plan: backend %s, groups %v\n", backend, names)
-		return nil, nil
+		return []contract.PlanAgent{}, nil
 	}
 	err := Execute(context.Background(), NewRootCmd(f), args)
 	PrintError(&errOut, err)

@@ -166,15 +166,20 @@ func writePlan(path string, p contract.Plan) error {
 // written and a description of what is incomplete (empty when nothing is).
 func collect(req Request, runDir string, plan *counters.Plan, launched time.Time, stdout, stderr io.Writer) ([]string, string, error) {
 	// Scanned, not loaded: memory follows the kernels, not the number of dispatches.
-	procs, err := records.ScanRunDir(runDir)
+	run, err := records.ScanRun(runDir)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading the records of %s: %w", req.App, err)
+	}
+	procs := run.Processes
+	if len(procs) == 0 && len(run.Unreadable) > 0 {
+		return nil, "", fmt.Errorf("reading the records of %s: %s", req.App, strings.Join(run.Unreadable, "; "))
 	}
 	if len(procs) == 0 {
 		return nil, "", fmt.Errorf("%s wrote no records: the tool library was not loaded (is it a %s application?)", req.App, backendWord(plan))
 	}
 	cs := plan
-	var files, warnings, problems []string
+	var files, warnings []string
+	problems := run.Unreadable
 	for _, p := range procs {
 		written, err := writeProcess(req, p, plan, cs, launched)
 		files = append(files, written...)

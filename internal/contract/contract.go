@@ -45,7 +45,7 @@ type Plan struct {
 type Filters struct {
 	IncludeRegex    string     `json:"include_regex"`
 	ExcludeRegex    string     `json:"exclude_regex"`
-	NameKind        string     `json:"name_kind"` // "demangled" or "truncated"
+	NameKind        string     `json:"name_kind"` // "demangled", "truncated" or "mangled": the name output displays
 	IterationRanges [][2]int64 `json:"iteration_ranges"`
 }
 

@@ -79,6 +79,7 @@ const (
 	RecWarning  = "warning"
 	RecFatal    = "fatal"
 	RecEnd      = "end"
+	RecStopped  = "stopped"
 )
 
 // Header is the first line of a record file.
@@ -165,6 +166,12 @@ type End struct {
 	Dispatches uint64 `json:"dispatches"`
 	Replayed   uint64 `json:"replayed"`
 	Declined   uint64 `json:"declined"`
+}
+
+// Stopped is the last line of a record file whose writes failed (disk full, file size limit): the
+// tool wrote nothing after it, the process ran on.
+type Stopped struct {
+	Reason string `json:"reason"`
 }
 
 // AgentsReply is what `gorocprof-query-<backend> agents` prints.

@@ -9,12 +9,14 @@ import (
 
 // testdata/damaged holds one record file per fault a real run meets: a write torn by a full disk and
 // continued by the next (11, 16), garbage (12), a bit flip (13), a second header (14), an empty file
-// (15), wrong types and lines that are not records (17). Each damaged line costs itself only.
+// (15), wrong types and lines that are not records (17), a stream the tool stopped after a failed
+// write (18). Each damaged line costs itself only.
 func TestDamagedLinesCostOnlyThemselves(t *testing.T) {
 	type want struct {
 		ids      []uint64 // logical dispatches kept
 		problems []string // substrings, one per problem, in order
 		missing  []string
+		stopped  bool
 	}
 	wants := map[int64]want{
 		11: {ids: []uint64{1, 3, 4}, problems: []string{
@@ -29,6 +31,8 @@ func TestDamagedLinesCostOnlyThemselves(t *testing.T) {
 			`records/17.ndjson line 6: damaged line skipped: record "future" is not valid JSON`,
 			"records/17.ndjson line 8: damaged line skipped: json: cannot unmarshal array",
 			`records/17.ndjson line 9: damaged line skipped: record has no "t" field`}},
+		18: {ids: []uint64{1}, stopped: true, problems: []string{
+			"records/18.ndjson line 5: the tool stopped recording this process: write: No space left on device"}},
 	}
 	for name, read := range map[string]func(string) (Run, error){"ScanRun": ScanRun, "ReadRun": ReadRun} {
 		t.Run(name, func(t *testing.T) {
@@ -64,8 +68,8 @@ func TestDamagedLinesCostOnlyThemselves(t *testing.T) {
 				if got := p.MissingPasses(); !reflect.DeepEqual(got, w.missing) {
 					t.Errorf("pid %d: missing passes %q, want %q", p.Header.PID, got, w.missing)
 				}
-				if !p.Ended() {
-					t.Errorf("pid %d: the end record after the damage was lost", p.Header.PID)
+				if p.Ended() == w.stopped || (p.Stopped != "") != w.stopped {
+					t.Errorf("pid %d: ended %v, stopped %q; want the end record after the damage, or a stop", p.Header.PID, p.Ended(), p.Stopped)
 				}
 			}
 		})
@@ -77,5 +81,28 @@ func TestScanRunDirRefusesAnEmptyFile(t *testing.T) {
 	_, err := ScanRunDir(filepath.Join("testdata", "damaged"))
 	if err == nil || !strings.Contains(err.Error(), "15.ndjson is empty") {
 		t.Fatalf("ScanRunDir: %v, want the empty file named", err)
+	}
+}
+
+// Each process image (exec keeps the pid) has its own record file: all are read, in the order they
+// started, and every image but the last ended by exec, not by a crash.
+func TestExecImagesAreSeparateProcesses(t *testing.T) {
+	run, err := ScanRun(filepath.Join("testdata", "images"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		pid        int64
+		cmd        string
+		dispatches uint64
+		ended      bool
+	}
+	var procs []got
+	for _, p := range run.Processes {
+		procs = append(procs, got{p.Header.PID, p.Header.Cmdline[0], p.Totals().Dispatches, p.Ended()})
+	}
+	want := []got{{21, "./a", 2, true}, {21, "./b", 1, true}, {21, "./c", 3, true}, {22, "./d", 1, false}}
+	if !reflect.DeepEqual(procs, want) {
+		t.Errorf("processes %+v, want %+v", procs, want)
 	}
 }

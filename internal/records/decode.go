@@ -38,6 +38,7 @@ type Record struct {
 	Decline  *contract.Decline
 	Message  *contract.Message // warning and fatal
 	End      *contract.End
+	Stopped  *contract.Stopped
 	Err      error // TypeSkipped: why the line was skipped
 	// Recovered is set on a record that began in the middle of a line whose start was cut short
 	// (a write torn by a full disk, followed by the next write): the torn start was dropped.
@@ -275,6 +276,9 @@ func parseLine(raw []byte) (Record, error) {
 	case contract.RecEnd:
 		rec.End = new(contract.End)
 		target = rec.End
+	case contract.RecStopped:
+		rec.Stopped = new(contract.Stopped)
+		target = rec.Stopped
 	default:
 		// Unknown types are optional additions of a newer tool; the line must still be valid JSON.
 		if !json.Valid(raw) {

@@ -23,7 +23,10 @@ type Process struct {
 	End        *contract.End // nil when the process did not exit normally
 	// Replaced says a later image of the same process id has its own record file: this image ended
 	// by exec(), which writes no end record, not by a crash.
-	Replaced  bool
+	Replaced bool
+	// Stopped is the tool's reason for writing no more of this process's records (a write failed:
+	// disk full, file size limit); empty when it did not stop. The process ran on unrecorded.
+	Stopped   string
 	Truncated bool     // the last line was incomplete and was ignored
 	Problems  []string // inconsistencies found while reading; the data is kept
 	// Streamed says the dispatches were checked but not kept (ScanProcess): EachLogical reads them
@@ -178,6 +181,9 @@ func (c *collector) add(rec Record) {
 		p.Fatals = append(p.Fatals, rec.Message.Message)
 	case contract.RecEnd:
 		p.End = rec.End
+	case contract.RecStopped:
+		p.Stopped = rec.Stopped.Reason
+		p.Problems = append(p.Problems, fmt.Sprintf("%s: the tool stopped recording this process: %s", c.fileLine(rec.Line), p.Stopped))
 	case TypeTruncated:
 		p.Truncated = true
 		c.problem(rec.Line, "incomplete last line ignored (the process stopped in the middle of a write)")

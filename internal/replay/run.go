@@ -250,7 +250,7 @@ func processProblems(req Request, p *records.Process) (warnings, out []string) {
 			out = append(out, fmt.Sprintf("%s: %s", who, m))
 		}
 	}
-	if !p.Ended() {
+	if !p.Ended() && p.Stopped == "" {
 		out = append(out, fmt.Sprintf("%s ended before the tool library finished (crash or signal): its output holds every dispatch completed before that", who))
 	}
 	return warnings, out

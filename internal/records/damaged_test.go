@@ -106,3 +106,29 @@ func TestExecImagesAreSeparateProcesses(t *testing.T) {
 		t.Errorf("processes %+v, want %+v", procs, want)
 	}
 }
+
+// The launcher saw pid 22 exit without a signal: its last image wrote no end record because it ended
+// with _exit or exec'd an unprofiled program, not because it crashed. A stopped stream stays stopped.
+func TestMarkExited(t *testing.T) {
+	run, err := ScanRun(filepath.Join("testdata", "images"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.MarkExited(22)
+	run.MarkExited(99) // not a process of the run: nothing happens
+	for _, p := range run.Processes {
+		if !p.Ended() {
+			t.Errorf("pid %d (%s) not ended", p.Header.PID, p.Header.Cmdline[0])
+		}
+	}
+	damaged, err := ScanRun(filepath.Join("testdata", "damaged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged.MarkExited(18)
+	for _, p := range damaged.Processes {
+		if p.Header.PID == 18 && p.Ended() {
+			t.Error("pid 18 stopped recording; MarkExited must not call it ended")
+		}
+	}
+}

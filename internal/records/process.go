@@ -24,6 +24,10 @@ type Process struct {
 	// Replaced says a later image of the same process id has its own record file: this image ended
 	// by exec(), which writes no end record, not by a crash.
 	Replaced bool
+	// Exited says the front end saw this process exit, not killed by a signal, although it wrote no
+	// end record: it ended with _exit() or exec'd a program the tool does not profile, and its
+	// records are complete (see Run.MarkExited).
+	Exited bool
 	// Stopped is the tool's reason for writing no more of this process's records (a write failed:
 	// disk full, file size limit); empty when it did not stop. The process ran on unrecorded.
 	Stopped   string
@@ -39,9 +43,9 @@ type Process struct {
 	replayed   uint64          // Streamed: logical dispatches with several pass lines
 }
 
-// Ended reports whether the process image ended normally: it wrote its end record, or exec()
-// replaced it by another image.
-func (p *Process) Ended() bool { return p.End != nil || p.Replaced }
+// Ended reports whether the process image ended normally: it wrote its end record, exec() replaced
+// it by another image, or it exited without a signal (Exited).
+func (p *Process) Ended() bool { return p.End != nil || p.Replaced || p.Exited }
 
 // Totals returns the counts of the end record, or for a process without one, the same counts
 // taken from its records: the logical dispatches recorded, those with more than one pass line,

@@ -292,6 +292,21 @@ func readRun(runDir string, read func(string) (*Process, error)) (Run, error) {
 	return r, nil
 }
 
+// MarkExited notes that the process pid exited rather than being killed by a signal, as the launcher
+// of the application saw it: its last image, when it wrote no end record, ended with _exit() or by
+// exec'ing a program the tool does not profile, and is not a crash.
+func (r Run) MarkExited(pid int64) {
+	var last *Process
+	for _, p := range r.Processes {
+		if p.Header.PID == pid {
+			last = p
+		}
+	}
+	if last != nil && last.End == nil && last.Stopped == "" {
+		last.Exited = true
+	}
+}
+
 // markReplaced marks every image of a process but its last one as ended: exec() replaced it by the
 // next one, whose stream shares its process id, and exec runs no exit handler that writes `end`.
 func markReplaced(procs []*Process) {

@@ -59,6 +59,9 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		passReq := req
 		passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
 		passReq.Quiet = true
+		if !st.Signaled() {
+			passReq.exited = int64(st.PID)
+		}
 		// A run's warnings reach the merged records, which report them once, with their pass; only
 		// a run that ends the replay reports its own.
 		passWarnings := io.Discard

@@ -36,6 +36,9 @@ type Request struct {
 	// inspect, when set, is handed the run directory whose records are the run's result (the
 	// merged records under application replay) before it is removed; compare reads its values there.
 	inspect func(runDir string, plan *counters.Plan) error
+	// exited is the pid of the launched application when it exited rather than being killed; 0 when
+	// it was killed or its records are not this run's (merged).
+	exited int64
 }
 
 // Result is how a run ended.

@@ -63,6 +63,9 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 		return Result{}, err
 	}
 	res := Result{ExitCode: st.ExitCode, Signal: st.SignalName()}
+	if !st.Signaled() {
+		req.exited = int64(st.PID)
+	}
 
 	files, incomplete, err := collect(req, runDir, plan, launched, stdout, stderr)
 	res.Files = files
@@ -169,6 +172,9 @@ func collect(req Request, runDir string, plan *counters.Plan, launched time.Time
 	run, err := records.ScanRun(runDir)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading the records of %s: %w", req.App, err)
+	}
+	if req.exited != 0 {
+		run.MarkExited(req.exited)
 	}
 	procs := run.Processes
 	if len(procs) == 0 && len(run.Unreadable) > 0 {

@@ -5,6 +5,8 @@
 //   fork-exec  a child execs itself (`done`) while the parent runs more kernels
 //   fork-exit  a child ends at once with _exit(0), recording nothing
 //   exec-true  a child execs /bin/true, which never touches the GPU
+//   quit       ends at once with _exit(0), running no exit handler
+//   become-true  execs /bin/true itself
 //   limit N    after the first kernels, lowers its own file size limit to N bytes, then runs many
 //              more kernels; the app itself writes no file
 //   done       the kernels only
@@ -91,10 +93,19 @@ int main(int argc, char** argv) {
             ::execl("/bin/true", "true", static_cast<char*>(nullptr));
             ::_exit(126);
         });
+    } else if (mode == "quit") {
+        std::printf("sim-spawn: quit: PASS\n");
+        std::fflush(stdout);
+        ::_exit(0);
+    } else if (mode == "become-true") {
+        std::printf("sim-spawn: become-true: PASS\n");
+        std::fflush(stdout);
+        ::execl("/bin/true", "true", static_cast<char*>(nullptr));
+        return 126;
     } else if (mode == "limit" && argc > 2) {
         ok = limit_then_launch(argv[2]);
     } else {
-        std::fprintf(stderr, "usage: sim-spawn exec|fork-exec|fork-exit|exec-true|limit BYTES|done\n");
+        std::fprintf(stderr, "usage: sim-spawn exec|fork-exec|fork-exit|exec-true|quit|become-true|limit BYTES|done\n");
         return 2;
     }
     if (!ok) return 1;

@@ -127,10 +127,7 @@ func validateCompare(o *CompareOptions) (replay.CompareRequest, error) {
 	if len(diags) > 0 {
 		return replay.CompareRequest{}, &ValidationError{Diagnostics: diags}
 	}
-	nameKind := "demangled"
-	if o.Truncate {
-		nameKind = "truncated"
-	}
+	nameKind := filterNameKind(o.Mangled, o.Truncate)
 	rtol := -1.0
 	if o.RTolSet {
 		rtol = o.RTol

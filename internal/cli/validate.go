@@ -109,10 +109,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		return replay.Request{}, &ValidationError{Diagnostics: diags}
 	}
 
-	nameKind := "demangled"
-	if o.Truncate {
-		nameKind = "truncated"
-	}
+	nameKind := filterNameKind(o.Mangled, o.Truncate)
 	return replay.Request{
 		Backend:     o.Backend,
 		Groups:      groups,
@@ -222,4 +219,16 @@ func checkFormats(in []string) ([]string, []string) {
 		diags = append(diags, "--output-format: no format given (valid: csv, json)")
 	}
 	return out, diags
+}
+
+// filterNameKind is the name flavour the kernel filters see: the one output displays (-M wins over
+// -T, as output.KernelName has it), as rocprofv3 filters on the displayed name.
+func filterNameKind(mangled, truncate bool) string {
+	switch {
+	case mangled:
+		return "mangled"
+	case truncate:
+		return "truncated"
+	}
+	return "demangled"
 }

@@ -130,9 +130,8 @@ func (v *view) metadata() object {
 		{"fatals", nonNil(v.proc.Fatals)},
 		{"problems", nonNil(v.proc.Problems)},
 	}
-	if e := v.proc.End; e != nil {
-		run = append(run, kv{"dispatches", e.Dispatches}, kv{"replayed", e.Replayed}, kv{"declined", e.Declined})
-	}
+	e := v.proc.Totals()
+	run = append(run, kv{"dispatches", e.Dispatches}, kv{"replayed", e.Replayed}, kv{"declined", e.Declined})
 	md := object{
 		{"pid", h.PID},
 		{"ppid", h.PPID},

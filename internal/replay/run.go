@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -236,15 +237,25 @@ func writePlan(path string, p contract.Plan) error {
 // ended).
 func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, launched time.Time, stdout io.Writer) ([]string, []string, error) {
 	// Scanned, not loaded: memory follows the kernels, not the number of dispatches.
-	procs, err := records.ScanRunDir(runDir)
+	run, err := records.ScanRun(runDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the records of %s: %w", req.App, err)
+	}
+	if st.PID != 0 && !st.Signaled() {
+		// The launched process exited (maybe with _exit, or by exec of a program the tool never
+		// entered): its record file lacking an end record is not a crash.
+		run.MarkExited(int64(st.PID))
+	}
+	procs := run.Processes
+	if len(procs) == 0 && len(run.Unreadable) > 0 {
+		return nil, nil, fmt.Errorf("reading the records of %s: %s", req.App, strings.Join(run.Unreadable, "; "))
 	}
 	if len(procs) == 0 {
 		return nil, nil, errNoRecords
 	}
 	cs := plan
-	var files, problems []string
+	var files []string
+	problems := run.Unreadable
 	for _, p := range procs {
 		written, err := writeProcess(req, p, plan, cs, launched)
 		files = append(files, written...)

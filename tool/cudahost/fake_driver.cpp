@@ -61,6 +61,7 @@ CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes, CUstream) {
 }
 
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count, CUstream) {
+    ++fakecuda::state().memsets;
     auto* p = reinterpret_cast<uint32_t*>(static_cast<uintptr_t>(dst));
     for (size_t i = 0; i < count; ++i) p[i] = value;
     return CUDA_SUCCESS;

@@ -14,7 +14,7 @@ ROOT=$(pwd)
 OUT=${OUT:-$ROOT/out/gpu-test}
 WORK=${GPU_TEST_WORK:-/tmp/gorocprof-gpu-test}
 JOBS=${JOBS:-$(nproc)}
-APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload"}
+APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload graphs"}
 # What to run: apps (record-level checks, ncu, front end), torch (bitwise PyTorch check), compare
 # (gorocprof compare: kernel replay against application replay on CUDA test apps).
 # switch (ten single-metric groups whose union needs two hardware passes: measured in union sessions, or

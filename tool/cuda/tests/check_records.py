@@ -16,6 +16,10 @@ import os
 import sys
 from collections import defaultdict
 
+# Apps whose dispatch count is fixed by construction: graphs.cu runs 33 kernel nodes from graph launches
+# (five launches of three, three of two, two of four, two of two), each its own dispatch.
+EXPECTED_DISPATCHES = {"graphs": 33}
+
 
 def load_records(run_dir):
     files = sorted(glob.glob(os.path.join(run_dir, "records", "*.ndjson")))
@@ -89,6 +93,9 @@ def main():
         problems.append("%d declined dispatches, first: %s" % (len(declines), declines[0]["reason"]))
     if not by_dispatch:
         problems.append("no dispatch records")
+    want = EXPECTED_DISPATCHES.get(args.app)
+    if want is not None and len(by_dispatch) != want:
+        problems.append("%d dispatches, %s runs %d kernels" % (len(by_dispatch), args.app, want))
 
     ours = defaultdict(lambda: defaultdict(set))  # kernel name -> metric -> values
     mismatched_passes = 0

@@ -125,6 +125,7 @@ void CudaPort::arm_app_launch(Launch& l) {
     // Pass 0 is the application's own launch: a window can open here only when the snapshot was taken
     // before it (the dispatch will be replayed).
     if (group && !group->empty()) arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
+    flush_caches(l);
     cuEventRecord(l.cs->ev_start, l.stream);
     l.app_issue_ns = core::now_ns();
 }
@@ -266,6 +267,15 @@ PortStatus CudaPort::relaunch(const Launch& l) {
     return PortStatus::failure("relaunch", "unknown launch API");
 }
 
+void CudaPort::flush_caches(const Launch& l) {
+    if (!l.cs->flush.ready()) return;
+    PhaseTimer timer(Phase::Flush);
+    timer.bytes(l.cs->flush.bytes());
+    const PortStatus st = l.cs->flush.run(l.stream);
+    // The pass's counters then come from the flush's range: the window's count check reports them empty.
+    if (!st.ok) report_counter_problem(st);
+}
+
 void CudaPort::collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out) {
     if (!cs.counters || !cs.counters->armed()) return;
     const Group* armed = cs.counters->armed();
@@ -302,6 +312,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
             if (l.window) flush_window(l);  // the window's passes are done: decode them before a new arm
             if (group) arm_counters(l, group, pass, true);
         }
+        flush_caches(l);
         cuEventRecord(cs.ev_start, l.stream);
         rec.start_ns = core::now_ns();
         PhaseTimer timer(Phase::Relaunch);
@@ -366,6 +377,7 @@ void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size
             PortStatus rs;
             for (size_t r = 0; rs.ok && r < runs; ++r) {
                 rs = restore(d, *l.active_snapshot);
+                if (rs.ok) flush_caches(l);
                 if (rs.ok) rs = relaunch(l);
                 if (rs.ok) rs = cu(cuCtxSynchronize(), "cuCtxSynchronize");
             }

@@ -127,6 +127,30 @@ void register_agents() {
     });
 }
 
+namespace {
+
+// --cache-control all on a device the plan collects counters on: the flush kernel runs before every pass,
+// inside its counter configuration, so the counters skip one range per pass. Without the flush (it could
+// not be set up) the context's counters are taken as they come, and the user hears why.
+void prepare_cache_flush(ContextState& cs) {
+    if (backend().port.cache_control() != CacheControl::All) return;
+    bool counters = false;
+    for (const auto& pass : Core::instance().passes_for_agent(cs.ordinal))
+        if (!pass.counters.empty()) counters = true;
+    if (!counters) return;
+    const PortStatus st = cs.flush.prepare(cs.ordinal);
+    if (st.ok) {
+        cs.counters->set_kernels_per_pass(2);
+        return;
+    }
+    cs.flush.release();
+    backend().port.report_note("--cache-control all: the L2 is not flushed before passes on device " +
+                               std::to_string(cs.ordinal) + " (" + st.message() +
+                               "); cache-sensitive counters may differ from ncu's");
+}
+
+}  // namespace
+
 // The state of `ctx`, created on its first profiled launch (the calling thread has it current).
 ContextState* context_state(CUcontext ctx, PortStatus* st) {
     Backend& b = backend();
@@ -154,6 +178,7 @@ ContextState* context_state(CUcontext ctx, PortStatus* st) {
     const bool one_pass = config.replay_mode == core::ReplayMode::Application && config.application_pass >= 0;
     cs->counters->plan_passes(Core::instance().passes_for_agent(cs->ordinal),
                               one_pass ? static_cast<size_t>(config.application_pass) : RangeCounters::kAllPasses);
+    prepare_cache_flush(*cs);
     std::lock_guard<std::mutex> lock(b.mu);
     auto& slot = b.contexts[ctx];
     if (!slot) slot = std::move(cs);
@@ -203,6 +228,7 @@ void on_context_destroy(CUcontext ctx) {
     if (!cs) return;
     Guard g;
     forget_graph_context(ctx);
+    cs->flush.release();
     if (cs->counters) cs->counters->disable();
     if (cs->device_backup) cuMemFree(cs->device_backup);
     cs->reach.release();
@@ -724,6 +750,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     b.initialized = true;
     if (!gorocprof::core::Core::initialize("cuda")) return 1;  // core said why; the app runs unprofiled
     PhaseStats::instance();  // GOROCPROF_CUDA_TIMING=1: per-phase totals on stderr at exit
+    std::string problem;
+    b.port.set_cache_control(parse_cache_control(std::getenv("GOROCPROF_CACHE_CONTROL"), &problem));
+    if (!problem.empty()) gorocprof::core::Core::instance().warn(problem);
     PortStatus st = subscribe();
     if (!st.ok) {
         if (b.subscriber) cuptiUnsubscribe(b.subscriber);

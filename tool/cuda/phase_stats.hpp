@@ -24,6 +24,7 @@ enum class Phase : int {
     StopExtra,     // cuptiRangeProfilerStop and any extra hardware-pass runs
     Collect,       // decode + evaluate
     Record,        // the pass record handed to the core
+    Flush,         // queuing the L2 flush kernel before a pass (--cache-control all)
     kCount
 };
 

@@ -19,6 +19,9 @@ struct State {
     size_t launches = 0;                // scan kernels run
     size_t syncs = 0;                   // cuStreamSynchronize calls (one per scan round)
     size_t memsets = 0;                 // cuMemsetD*Async calls
+    int l2_bytes = 1 << 20;             // cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+    size_t flushes = 0;                 // cache flush kernels run
+    size_t flush_bytes = 0;             // what the last one read
     size_t copies = 0;                  // cuMemcpy3DAsync calls
     std::vector<std::string> stream_ops;  // what graph steps queued, in order ("record 0x..", "wait", "host")
 };

@@ -85,6 +85,8 @@ typedef struct CUDA_HOST_NODE_PARAMS_st {
 #define CU_LAUNCH_PARAM_BUFFER_POINTER ((void*)0x01)
 #define CU_LAUNCH_PARAM_BUFFER_SIZE ((void*)0x02)
 
+typedef enum CUdevice_attribute_enum { CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38 } CUdevice_attribute;
+
 typedef enum CUjit_option_enum { CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 } CUjit_option;
 
 typedef enum CUmemLocationType_enum { CU_MEM_LOCATION_TYPE_DEVICE = 0x1 } CUmemLocationType;
@@ -105,6 +107,8 @@ CUresult cuMemFree(CUdeviceptr dptr);
 CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes, CUstream stream);
 CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes, CUstream stream);
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count, CUstream stream);
+CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t count);
+CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice device);
 CUresult cuStreamSynchronize(CUstream stream);
 CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int n, CUjit_option* options, void** values);
 CUresult cuModuleGetFunction(CUfunction* f, CUmodule module, const char* name);

@@ -103,7 +103,8 @@ func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
 func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath string, stdout, stderr io.Writer) (launch.Status, error) {
 	st, err := launch.Run(ctx, launch.Spec{
 		App: req.App, Args: req.Args,
-		Env:   sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
+		Env: append(sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
+			contract.EnvCacheControl+"="+cacheControl(req.CacheControl)),
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
 	})
 	if err == nil && st.Signaled() {
@@ -256,6 +257,13 @@ func writerOr(w, def io.Writer) io.Writer {
 		return w
 	}
 	return def
+}
+
+func cacheControl(c string) string {
+	if c == "" {
+		return "all"
+	}
+	return c
 }
 
 func logLevel(l string) string {

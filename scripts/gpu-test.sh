@@ -14,12 +14,14 @@ ROOT=$(pwd)
 OUT=${OUT:-$ROOT/out/gpu-test}
 WORK=${GPU_TEST_WORK:-/tmp/gorocprof-gpu-test}
 JOBS=${JOBS:-$(nproc)}
-APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload graphs"}
+APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload graphs timing"}
 # What to run: apps (record-level checks, ncu, front end), torch (bitwise PyTorch check), compare
 # (gorocprof compare: kernel replay against application replay on CUDA test apps).
 # switch (ten single-metric groups whose union needs two hardware passes: measured in union sessions, or
 # with configurations changing between passes under GOROCPROF_CUDA_UNION_SESSIONS=0).
-SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare switch"}
+# timing (the records' durations against gpu__time_duration.sum, kernels of 10 us and up).
+SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare switch timing"}
+TIMING_APPS=${GPU_TEST_TIMING_APPS:-"timing inplace"}
 SWITCH_APPS=${GPU_TEST_SWITCH_APPS:-"saxpy device_counter"}
 COMPARE_APPS=${GPU_TEST_COMPARE_APPS:-"saxpy many_launches"}
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -116,8 +118,10 @@ for g in $G0 $G1 $G2 $ALL; do
 done
 say "passes per group:$PASSES_Q"
 
-plan() { # plan.json for kernel replay of the three groups on agent 0
-    python3 - "$1" "$AGENT_NAME" "$G0" "$G1" "$G2" <<'PY'
+plan() { # plan PATH [GROUP...]: plan.json for kernel replay of the groups (default the three) on agent 0
+    local path=$1; shift
+    [ $# -gt 0 ] || set -- "$G0" "$G1" "$G2"
+    python3 - "$path" "$AGENT_NAME" "$@" <<'PY'
 import json, sys
 path, agent = sys.argv[1], sys.argv[2]
 passes = [{"group": i, "counters": [{"name": m, "block": "", "event": 0} for m in g.split(",")]}
@@ -129,9 +133,9 @@ json.dump({"version": 1, "backend": "cuda", "replay_mode": "kernel", "applicatio
 PY
 }
 
-run_replay() { # run_replay DIR CMD... : the command under the tool library, kernel replay
+run_replay() { # run_replay DIR CMD... : the command under the tool library, kernel replay (groups: $REPLAY_GROUPS or the three)
     local dir=$1; shift
-    mkdir -p "$dir/records" && plan "$dir/plan.json"
+    mkdir -p "$dir/records" && plan "$dir/plan.json" ${REPLAY_GROUPS:-}
     env GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$dir" GOROCPROF_PLAN="$dir/plan.json" GOROCPROF_LOG_LEVEL=warning \
         CUDA_INJECTION64_PATH="$TOOL" "$@"
 }
@@ -300,6 +304,29 @@ if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
         for r in "${SROWS[@]}"; do echo "$r"; done
     } >"$OUT/gpu-switch.md"
     cat "$OUT/gpu-switch.md"
+fi
+
+# ---- timing: the kernel's own time in the records -----------------------------------------------------
+# Two groups, the duration counter first: each dispatch is replayed, so its passes report the run the tool
+# makes with no counters armed, which must be within 10% of gpu__time_duration.sum for kernels of 10 us and up.
+if want timing; then
+    for app in $TIMING_APPS; do
+        say "timing $app"
+        REPLAY_GROUPS="gpu__time_duration.sum sm__inst_executed.sum" run_replay "$WORK/$app-timing" "$ROOT/bin/cuda-$app" \
+            >"$WORK/$app.timing.txt" 2>&1
+        rc=$?
+        python3 tool/cuda/tests/check_records.py "$WORK/$app-timing" --passes 2 --durations gpu__time_duration.sum \
+            --app "$app-timing" >"$WORK/$app.timing.json" 2>&1
+        rc_c=$?
+        cat "$WORK/$app.timing.json" >>"$LOG"
+        summary=$(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print("%s passes compared | %s" % (d["durations_compared"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/$app.timing.json" 2>/dev/null ||
+            echo "? | checker failed")
+        ok=PASS
+        if [ $rc -ne 0 ] || [ $rc_c -ne 0 ]; then ok=FAIL; FAILED=1; fi
+        say "timing $app: $ok | rc $rc | $summary"
+    done
 fi
 
 # ---- results ---------------------------------------------------------------------------------

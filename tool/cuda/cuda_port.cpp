@@ -130,6 +130,33 @@ void CudaPort::arm_app_launch(Launch& l) {
     l.app_issue_ns = core::now_ns();
 }
 
+void CudaPort::time_unprofiled(Launch& l) {
+    static const bool enabled = [] {
+        const char* v = std::getenv("GOROCPROF_CUDA_UNPROFILED_TIME");
+        return !(v && *v == '0');
+    }();
+    if (!enabled || !l.early_snapshot) return;
+    ContextState& cs = *l.cs;
+    PhaseTimer timer(Phase::Unprofiled);
+    flush_caches(l);
+    PortStatus st = cu(cuEventRecord(cs.ev_start, l.stream), "cuEventRecord");
+    if (st.ok) st = relaunch(l);
+    if (st.ok) st = cu(cuEventRecord(cs.ev_end, l.stream), "cuEventRecord");
+    if (st.ok) st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
+    float ms = 0;
+    if (st.ok) st = cu(cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end), "cuEventElapsedTime");
+    if (st.ok) l.kernel_ns = static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+    // The run changed what the kernel can reach: back to the snapshot before the passes, whatever happened.
+    const PortStatus back = restore(replay::Dispatch{}, *l.early_snapshot);
+    if (!back.ok) {
+        l.kernel_ns = -1;
+        core::Core::instance().fatal("the timing run of a dispatch could not be undone (" + back.message() +
+                                     "): its passes start from memory the kernel already changed once");
+    } else if (!st.ok) {
+        report_note("the kernel's own time is not measured, passes report their event time: " + st.message());
+    }
+}
+
 void CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window) {
     if (!counters_usable() || !l.cs->counters) return;
     PhaseTimer timer(Phase::Arm);
@@ -331,7 +358,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     }
     float ms = 0;
     if (cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end) != CUDA_SUCCESS) ms = 0;
-    rec.end_ns = rec.start_ns + static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+    rec.end_ns = rec.start_ns + (l.kernel_ns >= 0 ? l.kernel_ns : static_cast<int64_t>(static_cast<double>(ms) * 1e6));
     if (l.window) {
         // Decoded with the window's other passes, before the next arm or when the dispatch completes.
         PendingPass& p = cs.pending.emplace_back();

@@ -93,6 +93,9 @@ struct Launch {
     replay::Snapshot* early_snapshot = nullptr;
     PortStatus early_snapshot_status = PortStatus::success();
     bool snapshot_planned = false;
+    // The kernel's own time (ns) from the run with no counters armed (time_unprofiled), reported for every
+    // pass; -1 when there was none (each pass then reports its own event time).
+    int64_t kernel_ns = -1;
     // The snapshot the service holds for this dispatch (set when snapshot() hands it over): extra
     // hardware passes of a counter configuration restore from it before running the kernel again.
     replay::Snapshot* active_snapshot = nullptr;
@@ -119,6 +122,11 @@ public:
     PortStatus take_snapshot(Launch& l, replay::Snapshot** out);
     // Arms pass 0's counters and timing around the app's own launch.
     void arm_app_launch(Launch& l);
+    // With the snapshot taken at ENTER: runs the kernel once with no counters armed (the cache flushed
+    // first under --cache-control all), timed by events, and restores the snapshot, so that the passes
+    // report the kernel's own time instead of one that includes the Range Profiler's work around a range.
+    // GOROCPROF_CUDA_UNPROFILED_TIME=0 turns it off.
+    void time_unprofiled(Launch& l);
 
     // Shows a counter problem once (by call and reason); a permission error turns counters off for
     // the rest of the process and is fatal for its results.

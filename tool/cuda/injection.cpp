@@ -485,6 +485,7 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
         l.snapshot_planned = false;
     } else if (l.snapshot_planned) {
         l.early_snapshot_status = b.port.take_snapshot(l, &l.early_snapshot);
+        b.port.time_unprofiled(l);
     }
     // The application's own launch is pass 0; a graph's kernel node has none (every pass is the tool's).
     if (l.app_launch_pending) b.port.arm_app_launch(l);

@@ -56,12 +56,34 @@ def ncu_values(path):
     return out
 
 
+def check_durations(by_dispatch, metric, problems, floor_ns=10000, tolerance=0.10):
+    """Compares every pass's end - start with the dispatch's `metric` value; returns how many passes were
+    compared (kernels under floor_ns are left out, a dispatch without the value too)."""
+    compared = 0
+    for did, recs in sorted(by_dispatch.items()):
+        want = [v for r in recs for c in r.get("counters") or [] if c["name"] == metric for v in c["values"]
+                if v is not None]
+        if not want or want[0] < floor_ns:
+            continue
+        for r in recs:
+            compared += 1
+            got = r["end"] - r["start"]
+            if abs(got - want[0]) > tolerance * want[0]:
+                problems.append("dispatch %d pass %d lasted %d ns, %s says %d" % (did, r["pass"], got, metric, want[0]))
+    if compared == 0:
+        problems.append("no dispatch with %s of %d ns or more to compare durations with" % (metric, floor_ns))
+    return compared
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("run_dir")
     ap.add_argument("--passes", type=int, required=True)
     ap.add_argument("--ncu", help="ncu --csv --page raw output to compare with")
     ap.add_argument("--app", default="")
+    ap.add_argument("--durations", metavar="METRIC",
+                    help="a duration counter in ns (gpu__time_duration.sum): every pass of a dispatch whose kernel "
+                         "ran 10 us or more must last within 10%% of it")
     args = ap.parse_args()
 
     files, lines = load_records(args.run_dir)
@@ -123,6 +145,8 @@ def main():
                 mismatched_passes += 1
                 problems.append("dispatch %d: %s differs across passes: %s" % (did, m, sorted(vals)))
 
+    timed = check_durations(by_dispatch, args.durations, problems) if args.durations else None
+
     compared, ncu_mismatch = 0, 0
     ncu_problems = []
     if args.ncu:
@@ -152,6 +176,7 @@ def main():
         "declined": len(declines),
         "warnings": warnings[:5],
         "values": {k[0][:40] + k[1]: {m: sorted(v)[:3] for m, v in ms.items()} for k, ms in sorted(ours.items())[:6]},
+        "durations_compared": timed,
         "ncu_compared": compared,
         "ncu_mismatch": ncu_mismatch,
         "problems": problems[:20],

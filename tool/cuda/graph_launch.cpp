@@ -183,11 +183,25 @@ PortStatus run_kernel(const GraphStep& s, CUstream stream, CUcontext ctx, uint32
     l.params = k.kernelParams;
     l.extra = k.extra;
     l.app_launch_pending = false;
+    // A node with cluster dimensions, a cooperative launch or a priority: every pass is a cuLaunchKernelEx
+    // that carries them (the configuration lives until the dispatch is done).
+    CUlaunchConfig config{};
+    if (!s.attrs.empty()) {
+        config.gridDimX = k.gridDimX, config.gridDimY = k.gridDimY, config.gridDimZ = k.gridDimZ;
+        config.blockDimX = k.blockDimX, config.blockDimY = k.blockDimY, config.blockDimZ = k.blockDimZ;
+        config.sharedMemBytes = k.sharedMemBytes;
+        config.hStream = stream;
+        config.attrs = const_cast<CUlaunchAttribute*>(s.attrs.data());
+        config.numAttrs = static_cast<unsigned>(s.attrs.size());
+        l.api = LaunchApi::KernelEx;
+        l.config = &config;
+    }
     if (open_dispatch(ctx, nullptr, correlation)) {
         close_dispatch(correlation);
         return PortStatus::success();
     }
     // Not selected (or not profiled): it still runs, once.
+    if (l.config) return cu(cuLaunchKernelEx(l.config, l.f, l.params, l.extra), "cuLaunchKernelEx");
     return cu(cuLaunchKernel(l.f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.shared_bytes,
                              stream, l.params, l.extra),
               "cuLaunchKernel");

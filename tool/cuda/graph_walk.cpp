@@ -28,6 +28,26 @@ PortStatus dependencies(CUgraphNode node, std::vector<CUgraphNode>* out) {
     return st;
 }
 
+// The attributes of kernel node `node` that a launch must carry: cluster dimensions other than none, a
+// cooperative launch, a priority. An attribute the driver does not answer for is left out.
+void kernel_attributes(CUgraphNode node, std::vector<CUlaunchAttribute>* out) {
+    out->clear();
+    const CUlaunchAttributeID ids[] = {CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
+                                       CU_LAUNCH_ATTRIBUTE_PRIORITY};
+    for (CUlaunchAttributeID id : ids) {
+        CUkernelNodeAttrValue v{};
+        if (cuGraphKernelNodeGetAttribute(node, id, &v) != CUDA_SUCCESS) continue;
+        const bool set = id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+                             ? v.clusterDim.x * v.clusterDim.y * v.clusterDim.z > 1
+                             : (id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE ? v.cooperative != 0 : v.priority != 0);
+        if (!set) continue;
+        CUlaunchAttribute a{};
+        a.id = id;
+        a.value = v;
+        out->push_back(a);
+    }
+}
+
 // The nodes of `graph` in the order the walk visits them (see walk_graph).
 PortStatus topological(CUgraph graph, std::vector<CUgraphNode>* order) {
     size_t n = 0;
@@ -80,6 +100,7 @@ PortStatus walk_into(CUgraph graph, int depth, std::vector<GraphStep>* out) {
         case CU_GRAPH_NODE_TYPE_KERNEL:
             s.kind = StepKind::Kernel;
             st = cu(cuGraphKernelNodeGetParams(node, &s.kernel), "cuGraphKernelNodeGetParams");
+            if (st.ok) kernel_attributes(node, &s.attrs);
             break;
         case CU_GRAPH_NODE_TYPE_MEMSET:
             s.kind = StepKind::Memset;

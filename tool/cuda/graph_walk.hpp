@@ -26,6 +26,9 @@ struct GraphStep {
     CUDA_MEMCPY3D memcpy{};
     CUDA_HOST_NODE_PARAMS host{};
     CUevent event = nullptr;
+    // Kernel nodes: the launch attributes that change how the kernel runs (cluster dimensions, cooperative,
+    // priority) when the node sets them; the tool then launches it with cuLaunchKernelEx and these.
+    std::vector<CUlaunchAttribute> attrs;
 };
 
 // The steps of `graph` in the order one stream runs them: a node after every node it depends on, ties

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -20,6 +21,7 @@ struct CUgraphNode_st {
     CUDA_HOST_NODE_PARAMS host{};
     CUevent event = nullptr;
     CUgraph child = nullptr;  // owned: the graph's own copy, as the driver keeps it
+    std::map<int, CUlaunchAttributeValue> attrs;  // kernel nodes: what SetAttribute set (else all zero)
 };
 
 struct CUgraph_st {
@@ -197,6 +199,18 @@ CUresult cuGraphNodeGetDependencies(CUgraphNode node, CUgraphNode* deps, CUgraph
 }
 CUresult cuGraphNodeGetType(CUgraphNode node, CUgraphNodeType* type) {
     *type = node->type;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphKernelNodeGetAttribute(CUgraphNode node, CUkernelNodeAttrID attr, CUkernelNodeAttrValue* value) {
+    if (!node || node->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_INVALID_VALUE;
+    auto it = node->attrs.find(attr);
+    *value = it == node->attrs.end() ? CUlaunchAttributeValue{} : it->second;
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphKernelNodeSetAttribute(CUgraphNode node, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue* value) {
+    if (!node || node->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_INVALID_VALUE;
+    node->attrs[attr] = *value;
     return CUDA_SUCCESS;
 }
 

@@ -234,6 +234,41 @@ TEST_CASE(graph_steps_that_are_not_kernels_run_once_on_the_stream) {
     cuGraphDestroy(g);
 }
 
+TEST_CASE(graph_walk_keeps_the_launch_attributes_a_kernel_node_sets) {
+    CUgraph g = graph();
+    CUgraphNode plain = add_kernel(g, 0);
+    CUgraphNode cluster = add_kernel(g, 1, {plain});
+    CUgraphNode both = add_kernel(g, 2, {cluster});
+    CUgraphNode ones = add_kernel(g, 3, {both});
+    CUkernelNodeAttrValue v{};
+    v.clusterDim.x = 2, v.clusterDim.y = 1, v.clusterDim.z = 1;
+    CHECK_EQ(cuGraphKernelNodeSetAttribute(cluster, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &v), CUDA_SUCCESS);
+    CHECK_EQ(cuGraphKernelNodeSetAttribute(both, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &v), CUDA_SUCCESS);
+    CUkernelNodeAttrValue c{};
+    c.cooperative = 1;
+    CHECK_EQ(cuGraphKernelNodeSetAttribute(both, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &c), CUDA_SUCCESS);
+    CUkernelNodeAttrValue one{};
+    one.clusterDim.x = one.clusterDim.y = one.clusterDim.z = 1;  // a cluster of one is no cluster
+    CHECK_EQ(cuGraphKernelNodeSetAttribute(ones, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &one), CUDA_SUCCESS);
+
+    std::vector<GraphStep> steps;
+    CHECK(walk_graph(g, &steps).ok);
+    CHECK_EQ(steps.size(), size_t(4));
+    if (steps.size() == 4) {
+        CHECK(steps[0].attrs.empty());
+        CHECK_EQ(steps[1].attrs.size(), size_t(1));
+        CHECK_EQ(steps[2].attrs.size(), size_t(2));
+        CHECK(steps[3].attrs.empty());
+        if (steps[1].attrs.size() == 1) {
+            CHECK_EQ(static_cast<int>(steps[1].attrs[0].id), static_cast<int>(CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION));
+            CHECK_EQ(steps[1].attrs[0].value.clusterDim.x, 2u);
+        }
+        if (steps[2].attrs.size() == 2)
+            CHECK_EQ(steps[2].attrs[1].value.cooperative, 1);
+    }
+    cuGraphDestroy(g);
+}
+
 int main(int argc, char** argv) {
     check::Options options;
     options.reset = [] { fakecuda::reset(); };

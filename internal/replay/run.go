@@ -103,8 +103,7 @@ func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
 func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath string, stdout, stderr io.Writer) (launch.Status, error) {
 	st, err := launch.Run(ctx, launch.Spec{
 		App: req.App, Args: req.Args,
-		Env: append(sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
-			contract.EnvCacheControl+"="+cacheControl(req.CacheControl)),
+		Env:   childEnv(req, sess, runDir, planPath),
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
 	})
 	if err == nil && st.Signaled() {
@@ -257,6 +256,12 @@ func writerOr(w, def io.Writer) io.Writer {
 		return w
 	}
 	return def
+}
+
+// childEnv is the application's environment: the caller's, the contract's and the backend's variables.
+func childEnv(req Request, sess *Session, runDir, planPath string) []string {
+	return append(sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
+		contract.EnvCacheControl+"="+cacheControl(req.CacheControl))
 }
 
 func cacheControl(c string) string {

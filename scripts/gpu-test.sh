@@ -3,7 +3,8 @@
 # machine: builds the tool library there, records the device's catalog, then runs each CUDA test app
 # unprofiled, under gorocprof's kernel replay (3 counter groups) and under Nsight Compute, checks
 # the records (passes 0..P-1 once per dispatch, identical deterministic values across passes, equal
-# to ncu's), compares a PyTorch training step bit for bit, and prints a results table last.
+# to ncu's), compares a PyTorch training step and a PyTorch CUDA graph's replays bit for bit, checks the
+# records' durations against gpu__time_duration.sum, and prints a results table last.
 #
 # Uses bin/gorocprof (cross-built beforehand) when present; the record-level checks drive the tool
 # library directly (plan.json + environment, docs/record-format.md) so they run without it too.
@@ -213,27 +214,33 @@ print("%d | %d | %s | %d/%d | %s" % (d["dispatches"], d["pass_lines"], "yes" if 
 done
 
 # ---- PyTorch ---------------------------------------------------------------------------------
-if want torch; then
-say "pytorch workload"
-W=tool/cuda/tests/torch_workload.py
-t=$(date +%s%N); python3 $W "$WORK/torch-plain.pt" >"$WORK/torch.plain.txt" 2>&1; rc_p=$?; t_p=$(ms_since $t)
-t=$(date +%s%N); run_replay "$WORK/torch" python3 $W "$WORK/torch-replay.pt" >"$WORK/torch.replay.txt" 2>&1; rc_r=$?; t_r=$(ms_since $t)
-t=$(date +%s%N)
-ncu_csv "$ALL" "$WORK/torch.ncu.csv" python3 $W "$WORK/torch-ncu.pt" >"$WORK/torch.ncu.txt" 2>&1
-rc_n=$?; t_n=$(ms_since $t)
-cmp_txt=$(python3 $W compare "$WORK/torch-plain.pt" "$WORK/torch-replay.pt" 2>&1 | tail -1); rc_cmp=$?
-python3 tool/cuda/tests/check_records.py "$WORK/torch" --passes $PASSES --ncu "$WORK/torch.ncu.csv" --app torch \
-    >"$WORK/torch.check.json" 2>&1
-rc_c=$?
-cat "$WORK/torch.check.json" >>"$LOG"; tail -5 "$WORK/torch.replay.txt" >>"$LOG"
-summary=$(python3 -c 'import json,sys
+# torch_row NAME SCRIPT LABEL: the script unprofiled, under kernel replay and under ncu; its saved tensors must be
+# bitwise equal, and no graph may have been launched as it is (torch_graphs.py's CUDA graph is profiled per node).
+torch_row() {
+    local n=$1 W=tool/cuda/tests/$2.py label=$3
+    say "$label"
+    t=$(date +%s%N); python3 $W "$WORK/$n-plain.pt" >"$WORK/$n.plain.txt" 2>&1; rc_p=$?; t_p=$(ms_since $t)
+    t=$(date +%s%N); run_replay "$WORK/$n" python3 $W "$WORK/$n-replay.pt" >"$WORK/$n.replay.txt" 2>&1; rc_r=$?; t_r=$(ms_since $t)
+    t=$(date +%s%N)
+    ncu_csv "$ALL" "$WORK/$n.ncu.csv" python3 $W "$WORK/$n-ncu.pt" >"$WORK/$n.ncu.txt" 2>&1
+    rc_n=$?; t_n=$(ms_since $t)
+    cmp_txt=$(python3 $W compare "$WORK/$n-plain.pt" "$WORK/$n-replay.pt" 2>&1 | tail -1)
+    python3 tool/cuda/tests/check_records.py "$WORK/$n" --passes $PASSES --ncu "$WORK/$n.ncu.csv" --app $n \
+        >"$WORK/$n.check.json" 2>&1
+    cat "$WORK/$n.check.json" >>"$LOG"; tail -5 "$WORK/$n.replay.txt" >>"$LOG"
+    summary=$(python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
 print("%d | %d | %s | %d/%d | %s" % (d["dispatches"], d["pass_lines"], "yes" if not any("differs" in p for p in d["problems"]) else "NO",
-      d["ncu_compared"]-d["ncu_mismatch"], d["ncu_compared"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/torch.check.json" 2>/dev/null || echo "? | ? | ? | ? | checker failed")
-ok=PASS
-case "$cmp_txt" in IDENTICAL*) ;; *) ok=FAIL; FAILED=1 ;; esac
-if [ $rc_p -ne 0 ] || [ $rc_r -ne 0 ]; then ok=FAIL; FAILED=1; fi
-row "| pytorch ($cmp_txt) | $ok | $rc_p / $t_p ms | $rc_r / $t_r ms | $rc_n / $t_n ms | $summary | - |"
+      d["ncu_compared"]-d["ncu_mismatch"], d["ncu_compared"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/$n.check.json" 2>/dev/null || echo "? | ? | ? | ? | checker failed")
+    ok=PASS
+    case "$cmp_txt" in IDENTICAL*) ;; *) ok=FAIL; FAILED=1 ;; esac
+    if grep -q "is launched as it is" "$WORK/$n.replay.txt"; then ok=FAIL; FAILED=1; fi
+    if [ $rc_p -ne 0 ] || [ $rc_r -ne 0 ]; then ok=FAIL; FAILED=1; fi
+    row "| $label ($cmp_txt) | $ok | $rc_p / $t_p ms | $rc_r / $t_r ms | $rc_n / $t_n ms | $summary | - |"
+}
+if want torch; then
+    torch_row torch torch_workload pytorch
+    torch_row torch-graphs torch_graphs "pytorch CUDA graph"
 fi
 
 # ---- compare: kernel replay against application replay ----------------------------------------

@@ -304,7 +304,7 @@ if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
         echo "(from \`scripts/gpu-test.sh\`, $(date -u +%Y-%m-%dT%H:%MZ)); all ten together need $S10_UNION hardware passes (union"
         echo "sessions, tool/cuda/README.md \"Counters\"). ncu gets the ten names in one --metrics; instruction and warp counts compared"
         echo "exactly, the L2 and L1 counts (which vary from run to run) only for being nonzero where ncu's are; DRAM counts"
-        echo "are not compared (ncu flushes the caches before every pass, gorocprof does not: see scripts/s10.sh)."
+        echo "are not compared (scripts/s10.sh; gorocprof now flushes the L2 before every pass as ncu does, --cache-control all, but that is not yet checked against ncu)."
         echo
         echo "| app | verdict | gorocprof rc / wall | ncu rc / wall | configuration changes; cuptiRangeProfilerStart calls at arm (a further session's restart is not counted), their time |"
         echo "| --- | --- | --- | --- | --- |"

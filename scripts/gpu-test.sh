@@ -20,9 +20,11 @@ APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc
 # (gorocprof compare: kernel replay against application replay on CUDA test apps).
 # switch (ten single-metric groups whose union needs two hardware passes: measured in union sessions, or
 # with configurations changing between passes under GOROCPROF_CUDA_UNION_SESSIONS=0).
-# timing (the records' durations against gpu__time_duration.sum, kernels of 10 us and up).
-SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare switch timing"}
+# timing (the records' durations against gpu__time_duration.sum, kernels of 10 us and up); cache (DRAM and L2
+# reads against ncu's under --cache-control all and none, within 5%).
+SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare switch timing cache"}
 TIMING_APPS=${GPU_TEST_TIMING_APPS:-"timing inplace"}
+CACHE_APPS=${GPU_TEST_CACHE_APPS:-"inplace saxpy"}
 SWITCH_APPS=${GPU_TEST_SWITCH_APPS:-"saxpy device_counter"}
 COMPARE_APPS=${GPU_TEST_COMPARE_APPS:-"saxpy many_launches"}
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -43,11 +45,13 @@ QUERY=$ROOT/lib/gorocprof/gorocprof-query-cuda
 say() { echo "== $*" | tee -a "$LOG"; }
 # query_passes GROUP: the hardware passes gorocprof-query-cuda says GROUP (comma-separated metrics) needs.
 query_passes() { "$QUERY" passes --agent 0 "$1" 2>>"$LOG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])'; }
-# ncu_csv METRICS CSV CMD...: CMD under ncu's kernel replay, raw values of METRICS written to CSV.
+# ncu_csv METRICS CSV CMD...: CMD under ncu's kernel replay, raw values of METRICS written to CSV
+# ($NCU_CACHE, when set, is its --cache-control).
 ncu_csv() {
     local metrics=$1 csv=$2
     shift 2
-    ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics "$metrics" --log-file "$csv" "$@"
+    ncu --csv --page raw --clock-control none ${NCU_CACHE:+--cache-control $NCU_CACHE} --print-kernel-base mangled \
+        --metrics "$metrics" --log-file "$csv" "$@"
 }
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
@@ -333,6 +337,30 @@ print("%s passes compared | %s" % (d["durations_compared"], "; ".join(d["problem
         ok=PASS
         if [ $rc -ne 0 ] || [ $rc_c -ne 0 ]; then ok=FAIL; FAILED=1; fi
         say "timing $app: $ok | rc $rc | $summary"
+    done
+fi
+
+# ---- cache: cache-sensitive counters against ncu under each --cache-control ----------------------------
+if want cache; then
+    CM=dram__bytes_read.sum,lts__t_sectors_op_read.sum
+    for app in $CACHE_APPS; do
+        for cc in all none; do
+            say "cache $app --cache-control $cc"
+            d=$WORK/$app-cache-$cc
+            GOROCPROF_CACHE_CONTROL=$cc REPLAY_GROUPS="${CM/,/ }" run_replay "$d" "$ROOT/bin/cuda-$app" >"$d.txt" 2>&1
+            rc=$?
+            NCU_CACHE=$cc ncu_csv "$CM" "$d.ncu.csv" "$ROOT/bin/cuda-$app" >"$d.ncu.txt" 2>&1
+            rc_n=$?
+            python3 tool/cuda/tests/check_records.py "$d" --passes 2 --ncu "$d.ncu.csv" --tolerance 0.05 \
+                --app "$app-cache-$cc" >"$d.json" 2>&1
+            rc_c=$?
+            cat "$d.json" >>"$LOG"
+            ok=PASS
+            if [ $rc -ne 0 ] || [ $rc_n -ne 0 ] || [ $rc_c -ne 0 ]; then ok=FAIL; FAILED=1; fi
+            say "cache $app $cc: $ok | rc $rc, ncu rc $rc_n | $(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); print("%d/%d medians within 5%% of ncu; values %s; %s" % (d["ncu_compared"]-d["ncu_mismatch"],
+    d["ncu_compared"], json.dumps(d["values"])[:300], "; ".join(d["problems"][:2]) or "-"))' "$d.json" 2>/dev/null || echo "checker failed")"
+        done
     done
 fi
 

@@ -17,6 +17,7 @@ type ProfileOptions struct {
 	Truncate         bool
 	Mangled          bool
 	LogLevel         string
+	CacheControl     string // CUDA: all (flush caches before every pass, as ncu) or none
 	Backend          string
 	Quiet            bool
 	DryRun           bool
@@ -53,6 +54,7 @@ const (
 	optTruncate       = "truncate-kernels"
 	optMangled        = "mangled-kernels"
 	optLogLevel       = "log-level"
+	optCacheControl   = "cache-control"
 	optBackend        = "backend"
 	optQuiet          = "quiet"
 	optDryRun         = "dry-run"
@@ -74,6 +76,8 @@ const (
 	defaultOutputFile = "%hostname%/%pid%"
 	defaultLogLevel   = "warning"
 	defaultBackend    = "auto"
+	// ncu's default: caches flushed before every pass, so cache-sensitive counters match it.
+	defaultCacheControl = "all"
 )
 
 // defaultFormats: rocprofv3 defaults to rocpd, which gorocprof does not write yet.
@@ -82,6 +86,7 @@ var defaultFormats = []string{"json", "csv"}
 var (
 	replayModes   = []string{"kernel", "application"}
 	logLevels     = []string{"error", "warning", "info", "trace"}
+	cacheControls = []string{"all", "none"}
 	backends      = []string{"auto", "sim", "cuda", "rocm"}
 	knownFormats  = []string{"csv", "json", "pftrace", "otf2", "rocpd"}
 	writtenFormat = map[string]bool{"csv": true, "json": true}

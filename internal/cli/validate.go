@@ -95,6 +95,9 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	if err := checkChoice(o.LogLevel, logLevels); err != nil {
 		add("--log-level: %v", err)
 	}
+	if err := checkChoice(o.CacheControl, cacheControls); err != nil {
+		add("--cache-control: %v", err)
+	}
 	if !slices.Contains(backends, o.Backend) {
 		add("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))
 	}
@@ -128,6 +131,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		Truncate:        o.Truncate,
 		Quiet:           o.Quiet,
 		LogLevel:        o.LogLevel,
+		CacheControl:    o.CacheControl,
 		DryRun:          o.DryRun,
 		AllowDivergence: o.AllowDivergence,
 		App:             o.App,

@@ -15,6 +15,8 @@ const (
 	EnvSimInjection  = "GOROCPROF_SIM_INJECTION_PATH"
 	EnvCUDAInjection = "CUDA_INJECTION64_PATH"
 	EnvSimAgents     = "GOROCPROF_SIM_AGENTS"
+	// EnvCacheControl: CUDA backend, "all" (flush the L2 before every pass, the default) or "none".
+	EnvCacheControl = "GOROCPROF_CACHE_CONTROL"
 )
 
 // File names inside the run directory.

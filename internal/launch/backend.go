@@ -84,7 +84,7 @@ func LinksSimRuntime(path string) bool {
 func (b Backend) InjectionEnv(base []string, runDir, planPath, logLevel string) []string {
 	env := make([]string, 0, len(base)+6)
 	drop := []string{contract.EnvContract, contract.EnvRunDir, contract.EnvPlan, contract.EnvLogLevel,
-		contract.EnvSimInjection, contract.EnvCUDAInjection}
+		contract.EnvSimInjection, contract.EnvCUDAInjection, contract.EnvCacheControl}
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
 		if !slices.Contains(drop, k) {

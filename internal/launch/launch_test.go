@@ -133,7 +133,7 @@ func TestFindBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := b.InjectionEnv([]string{"PATH=/bin", "GOROCPROF_PLAN=stale"}, "/run", "/run/plan.json", "warning")
+	env := b.InjectionEnv([]string{"PATH=/bin", "GOROCPROF_PLAN=stale", "GOROCPROF_CACHE_CONTROL=none"}, "/run", "/run/plan.json", "warning")
 	want := []string{"PATH=/bin", "GOROCPROF_CONTRACT=1", "GOROCPROF_RUN_DIR=/run", "GOROCPROF_PLAN=/run/plan.json",
 		"GOROCPROF_LOG_LEVEL=warning", "GOROCPROF_SIM_INJECTION_PATH=" + filepath.Join(dir, "libgorocprof_tool_sim.so")}
 	if !slices.Equal(env, want) {

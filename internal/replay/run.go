@@ -177,7 +177,7 @@ func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
 func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath string, stdout, stderr io.Writer) (launch.Status, error) {
 	return launch.Run(ctx, launch.Spec{
 		App: req.App, Args: req.Args,
-		Env:   sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
+		Env:   childEnv(req, sess, runDir, planPath),
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
 	})
 }
@@ -333,6 +333,19 @@ func writerOr(w, def io.Writer) io.Writer {
 		return w
 	}
 	return def
+}
+
+// childEnv is the application's environment: the caller's, the contract's and the backend's variables.
+func childEnv(req Request, sess *Session, runDir, planPath string) []string {
+	return append(sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
+		contract.EnvCacheControl+"="+cacheControl(req.CacheControl))
+}
+
+func cacheControl(c string) string {
+	if c == "" {
+		return "all"
+	}
+	return c
 }
 
 func logLevel(l string) string {

@@ -1,5 +1,7 @@
 package cli
 
+import "github.com/gorocprof/gorocprof/internal/backend"
+
 // ProfileOptions is one profiling run as the user asked for it, after flags, GOROCPROF_* environment,
 // the input-file job and the defaults have been layered (in that order of precedence). Validate turns
 // it into a replay.Request or into every diagnostic that stops it.
@@ -73,7 +75,7 @@ const (
 	defaultOutputDir  = "."
 	defaultOutputFile = "%hostname%/%pid%"
 	defaultLogLevel   = "warning"
-	defaultBackend    = "auto"
+	defaultBackend    = backend.Auto
 )
 
 // defaultFormats: rocprofv3 defaults to rocpd, which gorocprof does not write yet.
@@ -82,7 +84,7 @@ var defaultFormats = []string{"json", "csv"}
 var (
 	replayModes   = []string{"kernel", "application"}
 	logLevels     = []string{"error", "warning", "info", "trace"}
-	backends      = []string{"auto", "sim", "cuda", "rocm"}
+	backends      = backend.Names
 	knownFormats  = []string{"csv", "json", "pftrace", "otf2", "rocpd"}
 	writtenFormat = map[string]bool{"csv": true, "json": true}
 )

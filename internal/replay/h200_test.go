@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/golden"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
@@ -23,7 +24,7 @@ func recordedOracle(t *testing.T) func([]string) (int, error) {
 	var fx struct {
 		Passes map[string]int `json:"passes"`
 	}
-	readJSON(t, "../../testdata/cuda/h200-passes.json", &fx)
+	golden.ReadJSON(t, "../../testdata/cuda/h200-passes.json", &fx)
 	return func(metrics []string) (int, error) {
 		for set, n := range fx.Passes {
 			if n != 1 {
@@ -38,23 +39,12 @@ func recordedOracle(t *testing.T) func([]string) (int, error) {
 	}
 }
 
-func readJSON(tb testing.TB, path string, v any) {
-	tb.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		tb.Fatalf("%s: %v", path, err)
-	}
-}
-
 func h200Target(t *testing.T) counters.Target {
 	t.Helper()
 	var metrics contract.MetricsReply
-	readJSON(t, "../../testdata/cuda/h200-metrics.json", &metrics)
+	golden.ReadJSON(t, "../../testdata/cuda/h200-metrics.json", &metrics)
 	var agents contract.AgentsReply
-	readJSON(t, "../../testdata/cuda/h200-agents.json", &agents)
+	golden.ReadJSON(t, "../../testdata/cuda/h200-agents.json", &agents)
 	if len(agents.Agents) != 1 || metrics.Chip != "GH100" || len(metrics.Metrics) < 10000 {
 		t.Fatalf("fixture: %d agents, chip %q, %d metrics", len(agents.Agents), metrics.Chip, len(metrics.Metrics))
 	}
@@ -79,7 +69,7 @@ func TestPlanOnRecordedH200(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ran contract.Plan
-	readJSON(t, "../../testdata/cuda/saxpy-run/plan.json", &ran)
+	golden.ReadJSON(t, "../../testdata/cuda/saxpy-run/plan.json", &ran)
 	got, _ := json.Marshal(plan.Contract())
 	want, _ := json.Marshal(ran.Agents)
 	if string(got) != string(want) {
@@ -103,7 +93,7 @@ func TestOutputOfRecordedH200Run(t *testing.T) {
 		t.Fatalf("records: %d processes, problems %v", len(procs), procs[0].Problems)
 	}
 	var ran contract.Plan
-	readJSON(t, "../../testdata/cuda/saxpy-run/plan.json", &ran)
+	golden.ReadJSON(t, "../../testdata/cuda/saxpy-run/plan.json", &ran)
 	groups := make([]string, 0, len(ran.Agents[0].Passes))
 	for _, p := range ran.Agents[0].Passes {
 		names := make([]string, 0, len(p.Counters))

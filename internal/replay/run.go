@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
@@ -92,13 +93,13 @@ type prepared struct {
 // counter of every group is planned onto the agents. The request it returns carries the session
 // and the plan, so that Run finds neither again.
 func Prepare(ctx context.Context, req Request) (Request, error) {
-	return NewPreparer()(ctx, req)
+	return NewPreparer(backend.Choose)(ctx, req)
 }
 
 // NewPreparer returns a Prepare that opens one session per backend and application however many
-// requests it prepares: the jobs of a sweep are all planned before the first one is launched, at
-// the cost of planning one.
-func NewPreparer() func(context.Context, Request) (Request, error) {
+// requests it prepares, on the backends choose returns: the jobs of a sweep are all planned before
+// the first one is launched, at the cost of planning one.
+func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request, error) {
 	sessions := map[[2]string]*Session{}
 	return func(ctx context.Context, req Request) (Request, error) {
 		if req.App != "" {
@@ -110,7 +111,7 @@ func NewPreparer() func(context.Context, Request) (Request, error) {
 		sess := sessions[key]
 		if sess == nil {
 			var err error
-			if sess, err = OpenSession(ctx, req.Backend, req.App); err != nil {
+			if sess, err = OpenSession(ctx, choose, req.Backend, req.App); err != nil {
 				return req, err
 			}
 			sessions[key] = sess
@@ -183,9 +184,19 @@ func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
 
 // launchApp runs the application once with the tool library injected into runDir's plan.
 func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath string, stdout, stderr io.Writer) (launch.Status, error) {
+	_, inject, err := sess.Backend.Tool()
+	if err != nil {
+		return launch.Status{}, fmt.Errorf("%w %s: %w", backend.ErrBackend, sess.Backend.Name(), err)
+	}
+	env := launch.Environ(os.Environ(), append(contractVars, backend.InjectionVars...), append([]string{
+		fmt.Sprintf("%s=%d", contract.EnvContract, contract.Version),
+		contract.EnvRunDir + "=" + runDir,
+		contract.EnvPlan + "=" + planPath,
+		contract.EnvLogLevel + "=" + logLevel(req.LogLevel),
+	}, inject...))
 	st, err := launch.Run(ctx, launch.Spec{
 		App: req.App, Args: req.Args,
-		Env:   sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
+		Env:   env,
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
 	})
 	if err == nil && st.Signaled() {
@@ -193,6 +204,9 @@ func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath
 	}
 	return st, err
 }
+
+// contractVars are the variables of the contract a run sets in the child, replacing the parent's.
+var contractVars = []string{contract.EnvContract, contract.EnvRunDir, contract.EnvPlan, contract.EnvLogLevel}
 
 // effectiveMode is the mode the plan needs: a plan with several passes on some agent and no kernel
 // replay (a --pmc group split by the planner) is collected by application replay, as rocprofv3 does.
@@ -224,7 +238,7 @@ func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan
 	}
 	return contract.Plan{
 		Version:         contract.Version,
-		Backend:         sess.Backend.Name,
+		Backend:         sess.Backend.Name(),
 		ReplayMode:      mode,
 		ApplicationPass: -1,
 		KernelTrace:     req.KernelTrace,
@@ -288,15 +302,8 @@ func noRecords(req Request, sess *Session, st launch.Status) error {
 		ended = "was " + st.String()
 	}
 	msg := fmt.Sprintf("nothing was measured: %s %s before it touched the GPU", req.App, ended)
-	switch sess.Backend.Name {
-	case launch.BackendSim:
-		if path, err := launch.Resolve(req.App); err == nil && !launch.LinksSimRuntime(path) {
-			return fmt.Errorf("%s (it does not link %s, the runtime of the simulated agents: is it one of their applications, or does it start one?)",
-				msg, launch.SimRuntimeSoname)
-		}
-		return fmt.Errorf("%s (it made no call to the simulated agents' runtime)", msg)
-	case launch.BackendCUDA:
-		return fmt.Errorf("%s (it never initialised CUDA, which loads the tool library)", msg)
+	if why := sess.Backend.NoRecords(req.App); why != "" {
+		return fmt.Errorf("%s (%s)", msg, why)
 	}
 	return errors.New(msg)
 }

@@ -1,6 +1,6 @@
-// Package agents finds the GPUs a run can profile: by asking a backend's query helper program, or,
-// for AMD GPUs, by reading the KFD topology in sysfs.
-package agents
+// Package helper holds what the backends that ship programs share: the library directory that holds
+// their tool libraries and query helpers, and the query helper protocol (agents, metrics, passes).
+package helper
 
 import (
 	"bytes"
@@ -18,8 +18,8 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
-// Query asks a query helper (`<helper> agents`) for the agents its backend sees.
-func Query(ctx context.Context, helperPath string) ([]contract.Agent, error) {
+// Agents asks a query helper (`<helper> agents`) for the agents its backend sees.
+func Agents(ctx context.Context, helperPath string) ([]contract.Agent, error) {
 	var reply contract.AgentsReply
 	if err := ask(ctx, helperPath, &reply, "agents"); err != nil {
 		return nil, err
@@ -40,8 +40,8 @@ func Query(ctx context.Context, helperPath string) ([]contract.Agent, error) {
 	return reply.Agents, nil
 }
 
-// QueryMetrics asks the CUDA query helper for the metric catalog of one agent.
-func QueryMetrics(ctx context.Context, helperPath string, agent int) (contract.MetricsReply, error) {
+// Metrics asks the CUDA query helper for the metric catalog of one agent.
+func Metrics(ctx context.Context, helperPath string, agent int) (contract.MetricsReply, error) {
 	var reply contract.MetricsReply
 	call := "metrics --agent " + strconv.Itoa(agent)
 	if err := ask(ctx, helperPath, &reply, "metrics", "--agent", strconv.Itoa(agent)); err != nil {
@@ -59,9 +59,9 @@ func QueryMetrics(ctx context.Context, helperPath string, agent int) (contract.M
 	return reply, nil
 }
 
-// QueryPasses asks the CUDA query helper how many hardware passes one agent needs to collect the
+// Passes asks the CUDA query helper how many hardware passes one agent needs to collect the
 // metrics together.
-func QueryPasses(ctx context.Context, helperPath string, agent int, metrics []string) (int, error) {
+func Passes(ctx context.Context, helperPath string, agent int, metrics []string) (int, error) {
 	if len(metrics) == 0 {
 		return 0, fmt.Errorf("%s passes --agent %d: no metrics to ask about", helperPath, agent)
 	}
@@ -83,10 +83,10 @@ func QueryPasses(ctx context.Context, helperPath string, agent int, metrics []st
 	return reply.Passes, nil
 }
 
-// PassesOracle returns QueryPasses bound to one agent, in the shape counters.NewNVIDIA takes.
+// PassesOracle returns Passes bound to one agent, in the shape counters.NewNVIDIA takes.
 func PassesOracle(ctx context.Context, helperPath string, agent int) func([]string) (int, error) {
 	return func(metrics []string) (int, error) {
-		return QueryPasses(ctx, helperPath, agent, metrics)
+		return Passes(ctx, helperPath, agent, metrics)
 	}
 }
 

@@ -1,4 +1,4 @@
-package agents
+package helper
 
 import (
 	"context"
@@ -79,7 +79,7 @@ func helper(t *testing.T, mode string) string {
 
 func TestQuery(t *testing.T) {
 	exe := helper(t, "ok")
-	got, err := Query(context.Background(), exe)
+	got, err := Agents(context.Background(), exe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,29 +89,29 @@ func TestQuery(t *testing.T) {
 		{ID: 2, Index: 1, Name: "gfx942", Vendor: "AMD", Type: "GPU", Props: map[string]int64{"cu_count": 304}},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Query = %+v, want %+v", got, want)
+		t.Errorf("Agents = %+v, want %+v", got, want)
 	}
 }
 
 func TestQueryMetricsAndPasses(t *testing.T) {
 	exe := helper(t, "ok")
-	m, err := QueryMetrics(context.Background(), exe, 0)
+	m, err := Metrics(context.Background(), exe, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Chip != "GH100" || len(m.Metrics) != 2 || m.Metrics[0] != (contract.Metric{Name: "sm__inst_executed.sum", Description: "warp instructions executed", Unit: "inst"}) {
-		t.Errorf("QueryMetrics = %+v", m)
+		t.Errorf("Metrics = %+v", m)
 	}
-	n, err := QueryPasses(context.Background(), exe, 0, []string{"a.sum", "b.sum", "c.sum"})
+	n, err := Passes(context.Background(), exe, 0, []string{"a.sum", "b.sum", "c.sum"})
 	if err != nil || n != 3 {
-		t.Errorf("QueryPasses = %d, %v; want 3", n, err)
+		t.Errorf("Passes = %d, %v; want 3", n, err)
 	}
 	oracle := PassesOracle(context.Background(), exe, 0)
 	if n, err := oracle([]string{"a.sum"}); err != nil || n != 1 {
 		t.Errorf("PassesOracle = %d, %v; want 1", n, err)
 	}
-	if _, err := QueryPasses(context.Background(), exe, 0, nil); err == nil || !strings.Contains(err.Error(), "no metrics") {
-		t.Errorf("QueryPasses without metrics: %v", err)
+	if _, err := Passes(context.Background(), exe, 0, nil); err == nil || !strings.Contains(err.Error(), "no metrics") {
+		t.Errorf("Passes without metrics: %v", err)
 	}
 }
 
@@ -122,25 +122,25 @@ func TestQueryErrors(t *testing.T) {
 		call func(exe string) error
 		want []string
 	}{
-		{"fail", func(exe string) error { _, err := Query(ctx, exe); return err },
+		{"fail", func(exe string) error { _, err := Agents(ctx, exe); return err },
 			[]string{" agents: exit status 1: gorocprof-query: agents: no GPU found"}},
-		{"silent-fail", func(exe string) error { _, err := Query(ctx, exe); return err },
+		{"silent-fail", func(exe string) error { _, err := Agents(ctx, exe); return err },
 			[]string{"exit status 3: no message on stderr"}},
-		{"garbage", func(exe string) error { _, err := Query(ctx, exe); return err },
+		{"garbage", func(exe string) error { _, err := Agents(ctx, exe); return err },
 			[]string{" agents: reading its reply: invalid character"}},
-		{"version2", func(exe string) error { _, err := Query(ctx, exe); return err },
+		{"version2", func(exe string) error { _, err := Agents(ctx, exe); return err },
 			[]string{"contract version 2, gorocprof speaks version 1"}},
-		{"dup", func(exe string) error { _, err := Query(ctx, exe); return err },
+		{"dup", func(exe string) error { _, err := Agents(ctx, exe); return err },
 			[]string{"two agents with index 0"}},
-		{"version2", func(exe string) error { _, err := QueryMetrics(ctx, exe, 0); return err },
+		{"version2", func(exe string) error { _, err := Metrics(ctx, exe, 0); return err },
 			[]string{"metrics --agent 0: the helper speaks contract version 2"}},
-		{"other-agent", func(exe string) error { _, err := QueryMetrics(ctx, exe, 0); return err },
+		{"other-agent", func(exe string) error { _, err := Metrics(ctx, exe, 0); return err },
 			[]string{"metrics --agent 0: the reply is about agent 7"}},
-		{"other-agent", func(exe string) error { _, err := QueryPasses(ctx, exe, 0, []string{"a"}); return err },
+		{"other-agent", func(exe string) error { _, err := Passes(ctx, exe, 0, []string{"a"}); return err },
 			[]string{"passes --agent 0 a: the reply is about agent 7"}},
-		{"zero-passes", func(exe string) error { _, err := QueryPasses(ctx, exe, 0, []string{"a"}); return err },
+		{"zero-passes", func(exe string) error { _, err := Passes(ctx, exe, 0, []string{"a"}); return err },
 			[]string{"the reply says 0 passes"}},
-		{"fail", func(exe string) error { _, err := QueryPasses(ctx, exe, 0, []string{"a", "b"}); return err },
+		{"fail", func(exe string) error { _, err := Passes(ctx, exe, 0, []string{"a", "b"}); return err },
 			[]string{"passes --agent 0 a,b: exit status 1: gorocprof-query: passes --agent 0 a,b: no GPU found"}},
 	}
 	for _, tt := range tests {
@@ -156,7 +156,7 @@ func TestQueryErrors(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Query(ctx, "/nonexistent/gorocprof-query-sim"); err == nil || !strings.Contains(err.Error(), "running /nonexistent/gorocprof-query-sim agents") {
+	if _, err := Agents(ctx, "/nonexistent/gorocprof-query-sim"); err == nil || !strings.Contains(err.Error(), "running /nonexistent/gorocprof-query-sim agents") {
 		t.Errorf("missing helper: %v", err)
 	}
 }
@@ -166,12 +166,12 @@ func TestQueryCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := Query(ctx, exe)
+	_, err := Agents(ctx, exe)
 	if err == nil || !strings.Contains(err.Error(), "deadline exceeded") {
-		t.Errorf("Query with an expired context: %v", err)
+		t.Errorf("Agents with an expired context: %v", err)
 	}
 	if time.Since(start) > 5*time.Second {
-		t.Error("Query did not stop the helper when the context expired")
+		t.Error("Agents did not stop the helper when the context expired")
 	}
 }
 
@@ -191,10 +191,10 @@ func TestQueryTrace(t *testing.T) {
 			old := traceOut
 			traceOut = &buf
 			defer func() { traceOut = old }()
-			if _, err := Query(context.Background(), exe); err != nil {
+			if _, err := Agents(context.Background(), exe); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := QueryMetrics(context.Background(), exe, 0); err != nil {
+			if _, err := Metrics(context.Background(), exe, 0); err != nil {
 				t.Fatal(err)
 			}
 			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")

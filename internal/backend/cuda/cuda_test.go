@@ -118,9 +118,9 @@ func helperCalls(t *testing.T, log string) []string {
 	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }
 
-// fakeNVIDIAProc points the query cache at a driver /proc tree listing one GPU (present) or none, and
-// clears the visibility variables, so that tests see the same machine wherever they run.
-func fakeNVIDIAProc(t *testing.T, present bool) {
+// fakeNVIDIAProc makes a driver /proc tree listing one GPU (present) or none for the query cache to
+// read, and clears the visibility variables, so that tests see the same machine wherever they run.
+func fakeNVIDIAProc(t *testing.T, present bool) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "nvidia")
 	if present {
@@ -133,21 +133,19 @@ func fakeNVIDIAProc(t *testing.T, present bool) {
 			t.Fatal(err)
 		}
 	}
-	old := querycache.NVIDIAProcDir
-	querycache.NVIDIAProcDir = root
-	t.Cleanup(func() { querycache.NVIDIAProcDir = old })
 	for _, name := range []string{"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES"} {
 		t.Setenv(name, "")
 		if err := os.Unsetenv(name); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return root
 }
 
 // The second planning of the same groups on an NVIDIA machine starts no helper at all: the agents,
 // the catalog and the pass counts come from the query cache, and the plan is the same. Where the
 // driver lists no GPU (CI) the agents are asked every time.
-func TestSessionQueryCache(t *testing.T) {
+func TestQueryCache(t *testing.T) {
 	groups := []string{"sm__inst_executed.sum sm__warps_launched.sum", "smsp__inst_executed_op_global_ld.sum"}
 	cold := []string{"agents", "metrics --agent 0",
 		"passes --agent 0 sm__inst_executed.sum,sm__warps_launched.sum",
@@ -162,8 +160,7 @@ func TestSessionQueryCache(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lib, log := fakeCUDALib(t, 1)
-			store := querycache.At(t.TempDir())
-			fakeNVIDIAProc(t, tc.gpus)
+			store := querycache.At(t.TempDir()).Driver(fakeNVIDIAProc(t, tc.gpus))
 			sessionCUDA := func(t *testing.T, pmc ...string) ([]contract.Agent, *counters.Plan) {
 				return planOn(t, lib, store, io.Discard, pmc...)
 			}
@@ -216,9 +213,8 @@ func TestSessionQueryCache(t *testing.T) {
 }
 
 // Agents of one chip share one catalog: the metric list is read once, however many GPUs there are.
-func TestSessionOneCatalogPerChip(t *testing.T) {
+func TestOneCatalogPerChip(t *testing.T) {
 	lib, log := fakeCUDALib(t, 4)
-	fakeNVIDIAProc(t, true)
 	planOn(t, lib, nil, io.Discard, "sm__inst_executed.sum")
 	got := helperCalls(t, log)
 	want := []string{"agents", "metrics --agent 0", "passes --agent 0 sm__inst_executed.sum"}
@@ -232,15 +228,14 @@ func TestSessionOneCatalogPerChip(t *testing.T) {
 }
 
 // A cache that cannot be written warns and the run goes on with the helper's answers.
-func TestSessionUnwritableCache(t *testing.T) {
+func TestUnwritableCache(t *testing.T) {
 	lib, log := fakeCUDALib(t, 1)
 	blocker := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	store := querycache.At(filepath.Join(blocker, "cache")) // a directory under a file
 	// The agent list cannot be filed either.
-	fakeNVIDIAProc(t, true)
+	store := querycache.At(filepath.Join(blocker, "cache")).Driver(fakeNVIDIAProc(t, true)) // a directory under a file
 	var warned bytes.Buffer
 	_, plan := planOn(t, lib, store, &warned, "sm__inst_executed.sum")
 	if len(plan.Agents) != 1 || len(plan.Agents[0].Passes) != 1 {

@@ -187,7 +187,7 @@ func TestFileSafe(t *testing.T) {
 // What a cache hit costs for the recorded H200 catalog (150,179 metrics): fingerprinting the helper
 // and reading the catalog, against about 1.35 s for the helper's own answer on the H200.
 func BenchmarkH200CatalogHit(b *testing.B) {
-	data, err := os.ReadFile("../../testdata/cuda/h200-metrics.json")
+	data, err := os.ReadFile("../../../../testdata/cuda/h200-metrics.json")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -110,7 +110,7 @@ func (b *Backend) Catalog(ctx context.Context, a contract.Agent) (*counters.Cata
 	if !cached {
 		// Helper calls run one at a time: CUPTI's profiler host serves one process per device at a
 		// time (a concurrent call fails with CUPTI_ERROR_HARDWARE_BUSY).
-		reply, err := helper.Metrics(ctx, b.helper, a.Index)
+		reply, err := queryMetrics(ctx, b.helper, a.Index)
 		if err != nil {
 			return nil, fmt.Errorf("reading the metrics of agent %d (%s): %w", a.Index, a.Name, err)
 		}
@@ -121,7 +121,7 @@ func (b *Backend) Catalog(ctx context.Context, a contract.Agent) (*counters.Cata
 			b.warn(err)
 		}
 	}
-	cat := counters.NewNVIDIA(name, metrics, b.cachedOracle(entry, helper.PassesOracle(ctx, b.helper, a.Index)))
+	cat := counters.NewNVIDIA(name, metrics, b.cachedOracle(entry, passesOracle(ctx, b.helper, a.Index)))
 	if chip != "" {
 		b.byChip[chip] = cat
 	}

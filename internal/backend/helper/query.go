@@ -1,5 +1,5 @@
 // Package helper holds what the backends that ship programs share: the library directory that holds
-// their tool libraries and query helpers, and the query helper protocol (agents, metrics, passes).
+// their tool libraries and query helpers, running a query helper and its `agents` call.
 package helper
 
 import (
@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"time"
 
@@ -21,10 +20,10 @@ import (
 // Agents asks a query helper (`<helper> agents`) for the agents its backend sees.
 func Agents(ctx context.Context, helperPath string) ([]contract.Agent, error) {
 	var reply contract.AgentsReply
-	if err := ask(ctx, helperPath, &reply, "agents"); err != nil {
+	if err := Ask(ctx, helperPath, &reply, "agents"); err != nil {
 		return nil, err
 	}
-	if err := checkVersion(helperPath, "agents", reply.Version); err != nil {
+	if err := CheckVersion(helperPath, "agents", reply.Version); err != nil {
 		return nil, err
 	}
 	seen := map[int]bool{}
@@ -40,56 +39,6 @@ func Agents(ctx context.Context, helperPath string) ([]contract.Agent, error) {
 	return reply.Agents, nil
 }
 
-// Metrics asks the CUDA query helper for the metric catalog of one agent.
-func Metrics(ctx context.Context, helperPath string, agent int) (contract.MetricsReply, error) {
-	var reply contract.MetricsReply
-	call := "metrics --agent " + strconv.Itoa(agent)
-	if err := ask(ctx, helperPath, &reply, "metrics", "--agent", strconv.Itoa(agent)); err != nil {
-		return reply, err
-	}
-	if err := checkVersion(helperPath, call, reply.Version); err != nil {
-		return reply, err
-	}
-	if reply.Agent != agent {
-		return reply, fmt.Errorf("%s %s: the reply is about agent %d", helperPath, call, reply.Agent)
-	}
-	if reply.Chip == "" {
-		return reply, fmt.Errorf("%s %s: the reply names no chip", helperPath, call)
-	}
-	return reply, nil
-}
-
-// Passes asks the CUDA query helper how many hardware passes one agent needs to collect the
-// metrics together.
-func Passes(ctx context.Context, helperPath string, agent int, metrics []string) (int, error) {
-	if len(metrics) == 0 {
-		return 0, fmt.Errorf("%s passes --agent %d: no metrics to ask about", helperPath, agent)
-	}
-	list := strings.Join(metrics, ",")
-	call := fmt.Sprintf("passes --agent %d %s", agent, list)
-	var reply contract.PassesReply
-	if err := ask(ctx, helperPath, &reply, "passes", "--agent", strconv.Itoa(agent), list); err != nil {
-		return 0, err
-	}
-	if err := checkVersion(helperPath, call, reply.Version); err != nil {
-		return 0, err
-	}
-	if reply.Agent != agent {
-		return 0, fmt.Errorf("%s %s: the reply is about agent %d", helperPath, call, reply.Agent)
-	}
-	if reply.Passes < 1 {
-		return 0, fmt.Errorf("%s %s: the reply says %d passes", helperPath, call, reply.Passes)
-	}
-	return reply.Passes, nil
-}
-
-// PassesOracle returns Passes bound to one agent, in the shape counters.NewNVIDIA takes.
-func PassesOracle(ctx context.Context, helperPath string, agent int) func([]string) (int, error) {
-	return func(metrics []string) (int, error) {
-		return Passes(ctx, helperPath, agent, metrics)
-	}
-}
-
 // EnvTrace, set to 1, makes every query helper call print its arguments and wall time on stderr: how
 // many helper starts a run's planning costs, and which, is what decides its time before launch.
 const EnvTrace = "GOROCPROF_QUERY_TRACE"
@@ -97,9 +46,9 @@ const EnvTrace = "GOROCPROF_QUERY_TRACE"
 // traceOut is where helper calls are traced (stderr when EnvTrace is 1); tests replace it.
 var traceOut io.Writer = os.Stderr
 
-// ask runs the helper and decodes its stdout into reply. A helper that fails is reported with its
+// Ask runs the helper with args and decodes its stdout into reply. A helper that fails is reported with its
 // exit status and what it printed on stderr, which by the contract names the failing call.
-func ask(ctx context.Context, helperPath string, reply any, args ...string) error {
+func Ask(ctx context.Context, helperPath string, reply any, args ...string) error {
 	call := helperPath + " " + strings.Join(args, " ")
 	cmd := exec.CommandContext(ctx, helperPath, args...)
 	var stdout, stderr bytes.Buffer
@@ -132,7 +81,8 @@ func ask(ctx context.Context, helperPath string, reply any, args ...string) erro
 	return nil
 }
 
-func checkVersion(helperPath, call string, version int) error {
+// CheckVersion checks that a reply to call speaks gorocprof's contract version.
+func CheckVersion(helperPath, call string, version int) error {
 	if version != contract.Version {
 		return fmt.Errorf("%s %s: the helper speaks contract version %d, gorocprof speaks version %d",
 			helperPath, call, version, contract.Version)

@@ -43,12 +43,6 @@ func fakeHelper(mode string, args []string) int {
 	case "dup":
 		fmt.Println(`{"version":1,"backend":"sim","agents":[{"index":0,"name":"gfx90a"},{"index":0,"name":"gfx942"}]}`)
 		return 0
-	case "other-agent":
-		fmt.Println(`{"version":1,"agent":7,"chip":"GH100","metrics":[],"passes":1}`)
-		return 0
-	case "zero-passes":
-		fmt.Println(`{"version":1,"agent":0,"metrics":["a"],"passes":0}`)
-		return 0
 	}
 	switch {
 	case call == "agents":
@@ -57,9 +51,6 @@ func fakeHelper(mode string, args []string) int {
 			`{"id":2,"index":1,"name":"gfx942","vendor":"AMD","type":"GPU","props":{"cu_count":304}}]}`)
 	case call == "metrics --agent 0":
 		fmt.Println(`{"version":1,"agent":0,"chip":"GH100","metrics":[{"name":"sm__inst_executed.sum","description":"warp instructions executed","unit":"inst"},{"name":"gpu__time_duration.sum","description":"duration","unit":"nsecond"}]}`)
-	case strings.HasPrefix(call, "passes --agent 0 "):
-		metrics := strings.Split(strings.TrimPrefix(call, "passes --agent 0 "), ",")
-		fmt.Printf(`{"version":1,"agent":0,"metrics":["%s"],"passes":%d}`+"\n", strings.Join(metrics, `","`), len(metrics))
 	default:
 		fmt.Fprintf(os.Stderr, "gorocprof-query: %s: unknown command\n", call)
 		return 2
@@ -77,7 +68,7 @@ func helper(t *testing.T, mode string) string {
 	return exe
 }
 
-func TestQuery(t *testing.T) {
+func TestAgents(t *testing.T) {
 	exe := helper(t, "ok")
 	got, err := Agents(context.Background(), exe)
 	if err != nil {
@@ -93,29 +84,7 @@ func TestQuery(t *testing.T) {
 	}
 }
 
-func TestQueryMetricsAndPasses(t *testing.T) {
-	exe := helper(t, "ok")
-	m, err := Metrics(context.Background(), exe, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Chip != "GH100" || len(m.Metrics) != 2 || m.Metrics[0] != (contract.Metric{Name: "sm__inst_executed.sum", Description: "warp instructions executed", Unit: "inst"}) {
-		t.Errorf("Metrics = %+v", m)
-	}
-	n, err := Passes(context.Background(), exe, 0, []string{"a.sum", "b.sum", "c.sum"})
-	if err != nil || n != 3 {
-		t.Errorf("Passes = %d, %v; want 3", n, err)
-	}
-	oracle := PassesOracle(context.Background(), exe, 0)
-	if n, err := oracle([]string{"a.sum"}); err != nil || n != 1 {
-		t.Errorf("PassesOracle = %d, %v; want 1", n, err)
-	}
-	if _, err := Passes(context.Background(), exe, 0, nil); err == nil || !strings.Contains(err.Error(), "no metrics") {
-		t.Errorf("Passes without metrics: %v", err)
-	}
-}
-
-func TestQueryErrors(t *testing.T) {
+func TestAgentsErrors(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		mode string
@@ -132,16 +101,6 @@ func TestQueryErrors(t *testing.T) {
 			[]string{"contract version 2, gorocprof speaks version 1"}},
 		{"dup", func(exe string) error { _, err := Agents(ctx, exe); return err },
 			[]string{"two agents with index 0"}},
-		{"version2", func(exe string) error { _, err := Metrics(ctx, exe, 0); return err },
-			[]string{"metrics --agent 0: the helper speaks contract version 2"}},
-		{"other-agent", func(exe string) error { _, err := Metrics(ctx, exe, 0); return err },
-			[]string{"metrics --agent 0: the reply is about agent 7"}},
-		{"other-agent", func(exe string) error { _, err := Passes(ctx, exe, 0, []string{"a"}); return err },
-			[]string{"passes --agent 0 a: the reply is about agent 7"}},
-		{"zero-passes", func(exe string) error { _, err := Passes(ctx, exe, 0, []string{"a"}); return err },
-			[]string{"the reply says 0 passes"}},
-		{"fail", func(exe string) error { _, err := Passes(ctx, exe, 0, []string{"a", "b"}); return err },
-			[]string{"passes --agent 0 a,b: exit status 1: gorocprof-query: passes --agent 0 a,b: no GPU found"}},
 	}
 	for _, tt := range tests {
 		exe := helper(t, tt.mode)
@@ -161,7 +120,7 @@ func TestQueryErrors(t *testing.T) {
 	}
 }
 
-func TestQueryCancelled(t *testing.T) {
+func TestAgentsCancelled(t *testing.T) {
 	exe := helper(t, "sleep")
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -194,7 +153,8 @@ func TestQueryTrace(t *testing.T) {
 			if _, err := Agents(context.Background(), exe); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Metrics(context.Background(), exe, 0); err != nil {
+			var reply contract.MetricsReply
+			if err := Ask(context.Background(), exe, &reply, "metrics", "--agent", "0"); err != nil {
 				t.Fatal(err)
 			}
 			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")

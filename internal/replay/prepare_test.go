@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -89,5 +90,26 @@ func TestNoRecordsSaysTheGPUWasNotTouched(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("noRecords(%q, %v) = %v, want %q", tc.b.Reason, tc.st, err, tc.want)
 		}
+	}
+}
+
+// A backend without a tool library to inject refuses the launch, naming itself; the application
+// does not run.
+func TestRunRefusesABackendWithoutATool(t *testing.T) {
+	f := backendtest.New("fake", 1, fakeMetrics...)
+	marker := filepath.Join(t.TempDir(), "ran")
+	req, err := NewPreparer(f.Chooser())(context.Background(), Request{Backend: "fake", App: "sh", Args: []string{"-c", "touch " + marker},
+		Groups: mustGroups(t, "sm__inst_executed.sum"), OutputDir: t.TempDir(), Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	req.Stderr = &stderr
+	_, err = Run(context.Background(), req)
+	if err == nil || err.Error() != "backend fake: a fake backend launches nothing" {
+		t.Errorf("Run = %v, want the backend's refusal", err)
+	}
+	if _, serr := os.Stat(marker); serr == nil {
+		t.Error("the application ran")
 	}
 }

@@ -5,6 +5,7 @@ package backendtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -98,7 +99,7 @@ func (f *Fake) Catalog(_ context.Context, a contract.Agent) (*counters.Catalog, 
 
 // Tool names a library that does not exist: a fake backend launches nothing.
 func (f *Fake) Tool() (string, []string, error) {
-	return "", nil, fmt.Errorf("backend %s is a fake and launches nothing", f.name)
+	return "", nil, errors.New("a fake backend launches nothing")
 }
 
 // NoRecords is Reason.

@@ -8,7 +8,6 @@ import (
 	"github.com/gorocprof/gorocprof/internal/backend/cuda/querycache"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
-	"github.com/gorocprof/gorocprof/internal/golden"
 )
 
 // h200ScaleMetrics is a catalog of the H200's size (150,179 metrics there): the recorded fixture's
@@ -17,7 +16,7 @@ import (
 func h200ScaleMetrics(tb testing.TB) []contract.Metric {
 	tb.Helper()
 	var reply contract.MetricsReply
-	golden.ReadJSON(tb, "../../testdata/cuda/h200-metrics.json", &reply)
+	readJSON(tb, "../../testdata/cuda/h200-metrics.json", &reply)
 	suffixes := []string{"", ".per_second", ".per_cycle_active", ".per_cycle_elapsed", ".per_cycle_in_frame",
 		".pct_of_peak_sustained_active", ".pct_of_peak_sustained_elapsed", ".pct_of_peak_sustained_frame",
 		".peak_sustained", ".peak_sustained_active", ".peak_sustained_elapsed", ".peak_sustained_frame",

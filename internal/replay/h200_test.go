@@ -24,7 +24,7 @@ func recordedOracle(t *testing.T) func([]string) (int, error) {
 	var fx struct {
 		Passes map[string]int `json:"passes"`
 	}
-	golden.ReadJSON(t, "../../testdata/cuda/h200-passes.json", &fx)
+	readJSON(t, "../../testdata/cuda/h200-passes.json", &fx)
 	return func(metrics []string) (int, error) {
 		for set, n := range fx.Passes {
 			if n != 1 {
@@ -39,12 +39,17 @@ func recordedOracle(t *testing.T) func([]string) (int, error) {
 	}
 }
 
+func readJSON(tb testing.TB, path string, v any) {
+	tb.Helper()
+	golden.ReadJSON(tb, path, v)
+}
+
 func h200Target(t *testing.T) counters.Target {
 	t.Helper()
 	var metrics contract.MetricsReply
-	golden.ReadJSON(t, "../../testdata/cuda/h200-metrics.json", &metrics)
+	readJSON(t, "../../testdata/cuda/h200-metrics.json", &metrics)
 	var agents contract.AgentsReply
-	golden.ReadJSON(t, "../../testdata/cuda/h200-agents.json", &agents)
+	readJSON(t, "../../testdata/cuda/h200-agents.json", &agents)
 	if len(agents.Agents) != 1 || metrics.Chip != "GH100" || len(metrics.Metrics) < 10000 {
 		t.Fatalf("fixture: %d agents, chip %q, %d metrics", len(agents.Agents), metrics.Chip, len(metrics.Metrics))
 	}
@@ -69,7 +74,7 @@ func TestPlanOnRecordedH200(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ran contract.Plan
-	golden.ReadJSON(t, "../../testdata/cuda/saxpy-run/plan.json", &ran)
+	readJSON(t, "../../testdata/cuda/saxpy-run/plan.json", &ran)
 	got, _ := json.Marshal(plan.Contract())
 	want, _ := json.Marshal(ran.Agents)
 	if string(got) != string(want) {
@@ -93,7 +98,7 @@ func TestOutputOfRecordedH200Run(t *testing.T) {
 		t.Fatalf("records: %d processes, problems %v", len(procs), procs[0].Problems)
 	}
 	var ran contract.Plan
-	golden.ReadJSON(t, "../../testdata/cuda/saxpy-run/plan.json", &ran)
+	readJSON(t, "../../testdata/cuda/saxpy-run/plan.json", &ran)
 	groups := make([]string, 0, len(ran.Agents[0].Passes))
 	for _, p := range ran.Agents[0].Passes {
 		names := make([]string, 0, len(p.Counters))

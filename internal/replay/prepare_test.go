@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/backend/backendtest"
@@ -74,7 +73,6 @@ func mustGroups(t *testing.T, names ...string) []counters.Group {
 // the GPU; the message says so, with what the backend says it needs.
 func TestNoRecordsSaysTheGPUWasNotTouched(t *testing.T) {
 	exited := launch.Status{ExitCode: 0}
-	killed := launch.Status{ExitCode: 137, Signal: syscall.SIGKILL}
 	silent, telling := backendtest.New("fake", 1), backendtest.New("fake", 1)
 	telling.Reason = "it never started the fake runtime"
 	tests := []struct {
@@ -83,7 +81,7 @@ func TestNoRecordsSaysTheGPUWasNotTouched(t *testing.T) {
 		want string
 	}{
 		{silent, exited, "nothing was measured: sh exited before it touched the GPU"},
-		{telling, killed, "nothing was measured: sh was killed by signal 9 (SIGKILL) before it touched the GPU (it never started the fake runtime)"},
+		{telling, exited, "nothing was measured: sh exited before it touched the GPU (it never started the fake runtime)"},
 	}
 	for _, tc := range tests {
 		err := noRecords(Request{App: "sh"}, &Session{Backend: tc.b}, tc.st)
@@ -93,23 +91,21 @@ func TestNoRecordsSaysTheGPUWasNotTouched(t *testing.T) {
 	}
 }
 
-// A backend without a tool library to inject refuses the launch, naming itself; the application
-// does not run.
-func TestRunRefusesABackendWithoutATool(t *testing.T) {
+// A backend without a tool library to inject is refused before launch, naming itself; with nothing
+// to launch (avail, plan) it plans.
+func TestPrepareRefusesABackendWithoutATool(t *testing.T) {
 	f := backendtest.New("fake", 1, fakeMetrics...)
+	f.NoTool = true
 	marker := filepath.Join(t.TempDir(), "ran")
-	req, err := NewPreparer(f.Chooser())(context.Background(), Request{Backend: "fake", App: "sh", Args: []string{"-c", "touch " + marker},
-		Groups: mustGroups(t, "sm__inst_executed.sum"), OutputDir: t.TempDir(), Quiet: true})
-	if err != nil {
-		t.Fatal(err)
+	req := Request{Backend: "fake", App: "sh", Args: []string{"-c", "touch " + marker}, Groups: mustGroups(t, "sm__inst_executed.sum"), Quiet: true}
+	if _, err := NewPreparer(f.Chooser())(context.Background(), req); err == nil || err.Error() != "backend fake: a fake backend without a tool launches nothing" {
+		t.Errorf("prepare = %v, want the backend's refusal", err)
 	}
-	var stderr strings.Builder
-	req.Stderr = &stderr
-	_, err = Run(context.Background(), req)
-	if err == nil || err.Error() != "backend fake: a fake backend launches nothing" {
-		t.Errorf("Run = %v, want the backend's refusal", err)
-	}
-	if _, serr := os.Stat(marker); serr == nil {
+	if _, err := os.Stat(marker); err == nil {
 		t.Error("the application ran")
+	}
+	req.App = ""
+	if got, err := NewPreparer(f.Chooser())(context.Background(), req); err != nil || got.prepared == nil {
+		t.Errorf("prepare without an application = %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,8 +84,9 @@ func reportFiles(stderr io.Writer, level string, files []string) {
 
 // prepared is what Prepare found for a request.
 type prepared struct {
-	sess *Session
-	plan *counters.Plan
+	sess   *Session
+	plan   *counters.Plan
+	inject []string // the backend's variables that inject its tool library
 }
 
 // Prepare checks a request against everything outside the command line, launching nothing: the
@@ -116,6 +118,10 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 			}
 			sessions[key] = sess
 		}
+		_, inject, err := sess.Backend.Tool()
+		if err != nil && req.App != "" {
+			return req, fmt.Errorf("%w %s: %w", backend.ErrBackend, sess.Backend.Name(), err)
+		}
 		planned := time.Now()
 		plan, err := sess.Plan(req.Groups)
 		if err != nil {
@@ -123,7 +129,7 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 		}
 		tracePhase("passes", planned)
 		tracePhase("process start to plan ready", processStart)
-		req.prepared = &prepared{sess: sess, plan: plan}
+		req.prepared = &prepared{sess: sess, plan: plan, inject: inject}
 		return req, nil
 	}
 }
@@ -184,19 +190,9 @@ func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
 
 // launchApp runs the application once with the tool library injected into runDir's plan.
 func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath string, stdout, stderr io.Writer) (launch.Status, error) {
-	_, inject, err := sess.Backend.Tool()
-	if err != nil {
-		return launch.Status{}, fmt.Errorf("%w %s: %w", backend.ErrBackend, sess.Backend.Name(), err)
-	}
-	env := launch.Environ(os.Environ(), append(contractVars, backend.InjectionVars...), append([]string{
-		fmt.Sprintf("%s=%d", contract.EnvContract, contract.Version),
-		contract.EnvRunDir + "=" + runDir,
-		contract.EnvPlan + "=" + planPath,
-		contract.EnvLogLevel + "=" + logLevel(req.LogLevel),
-	}, inject...))
 	st, err := launch.Run(ctx, launch.Spec{
 		App: req.App, Args: req.Args,
-		Env:   env,
+		Env:   childEnv(req, runDir, planPath),
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
 	})
 	if err == nil && st.Signaled() {
@@ -207,6 +203,18 @@ func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath
 
 // contractVars are the variables of the contract a run sets in the child, replacing the parent's.
 var contractVars = []string{contract.EnvContract, contract.EnvRunDir, contract.EnvPlan, contract.EnvLogLevel}
+
+// childEnv is the application's environment: gorocprof's own, the contract variables of this run
+// and what the backend injects its tool library with (found by Prepare), replacing any the parent
+// had under those names.
+func childEnv(req Request, runDir, planPath string) []string {
+	return launch.Environ(os.Environ(), append(slices.Clone(contractVars), backend.InjectionVars...), append([]string{
+		fmt.Sprintf("%s=%d", contract.EnvContract, contract.Version),
+		contract.EnvRunDir + "=" + runDir,
+		contract.EnvPlan + "=" + planPath,
+		contract.EnvLogLevel + "=" + logLevel(req.LogLevel),
+	}, req.prepared.inject...))
+}
 
 // effectiveMode is the mode the plan needs: a plan with several passes on some agent and no kernel
 // replay (a --pmc group split by the planner) is collected by application replay, as rocprofv3 does.

@@ -25,6 +25,8 @@ type Fake struct {
 	Slots        map[string]int
 	// Reason is what NoRecords says.
 	Reason string
+	// NoTool makes Tool fail, as a backend without a tool library does.
+	NoTool bool
 
 	mu    sync.Mutex
 	calls []string
@@ -97,9 +99,13 @@ func (f *Fake) Catalog(_ context.Context, a contract.Agent) (*counters.Catalog, 
 	}), nil
 }
 
-// Tool names a library that does not exist: a fake backend launches nothing.
+// Tool injects nothing: an application launched on a fake backend runs without a tool library and
+// writes no record. With NoTool it fails.
 func (f *Fake) Tool() (string, []string, error) {
-	return "", nil, errors.New("a fake backend launches nothing")
+	if f.NoTool {
+		return "", nil, errors.New("a fake backend without a tool launches nothing")
+	}
+	return "", nil, nil
 }
 
 // NoRecords is Reason.

@@ -1,5 +1,7 @@
 package cli
 
+import "github.com/gorocprof/gorocprof/internal/backend"
+
 // ProfileOptions is one profiling run as the user asked for it, after flags, GOROCPROF_* environment,
 // the input-file job and the defaults have been layered (in that order of precedence). Validate turns
 // it into a replay.Request or into every diagnostic that stops it.
@@ -75,7 +77,7 @@ const (
 	defaultOutputDir  = "."
 	defaultOutputFile = "%hostname%/%pid%"
 	defaultLogLevel   = "warning"
-	defaultBackend    = "auto"
+	defaultBackend    = backend.Auto
 	// ncu's default: caches flushed before every pass, so cache-sensitive counters match it.
 	defaultCacheControl = "all"
 )
@@ -87,7 +89,7 @@ var (
 	replayModes   = []string{"kernel", "application"}
 	logLevels     = []string{"error", "warning", "info", "trace"}
 	cacheControls = []string{"all", "none"}
-	backends      = []string{"auto", "sim", "cuda", "rocm"}
+	backends      = backend.Names
 	knownFormats  = []string{"csv", "json", "pftrace", "otf2", "rocpd"}
 	writtenFormat = map[string]bool{"csv": true, "json": true}
 )

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
@@ -77,8 +79,9 @@ func reportFiles(stderr io.Writer, level string, files []string) {
 
 // prepared is what Prepare found for a request.
 type prepared struct {
-	sess *Session
-	plan *counters.Plan
+	sess   *Session
+	plan   *counters.Plan
+	inject []string // the backend's variables that inject its tool library
 }
 
 // Prepare checks a request against everything outside the command line, launching nothing: the
@@ -87,13 +90,13 @@ type prepared struct {
 // counter of every group is planned onto the agents. The request it returns carries the session
 // and the plan, so that Run finds neither again.
 func Prepare(ctx context.Context, req Request) (Request, error) {
-	return NewPreparer()(ctx, req)
+	return NewPreparer(backend.Choose)(ctx, req)
 }
 
 // NewPreparer returns a Prepare that opens one session per backend and application however many
-// requests it prepares: the jobs of a sweep are all planned before the first one is launched, at
-// the cost of planning one.
-func NewPreparer() func(context.Context, Request) (Request, error) {
+// requests it prepares, on the backends choose returns: the jobs of a sweep are all planned before
+// the first one is launched, at the cost of planning one.
+func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request, error) {
 	sessions := map[[2]string]*Session{}
 	return func(ctx context.Context, req Request) (Request, error) {
 		if req.App != "" {
@@ -105,10 +108,14 @@ func NewPreparer() func(context.Context, Request) (Request, error) {
 		sess := sessions[key]
 		if sess == nil {
 			var err error
-			if sess, err = OpenSession(ctx, req.Backend, req.App); err != nil {
+			if sess, err = OpenSession(ctx, choose, req.Backend, req.App); err != nil {
 				return req, err
 			}
 			sessions[key] = sess
+		}
+		_, inject, err := sess.Backend.Tool()
+		if err != nil && req.App != "" {
+			return req, fmt.Errorf("%w %s: %w", backend.ErrBackend, sess.Backend.Name(), err)
 		}
 		planned := time.Now()
 		plan, err := sess.Plan(req.Groups)
@@ -117,7 +124,7 @@ func NewPreparer() func(context.Context, Request) (Request, error) {
 		}
 		tracePhase("passes", planned)
 		tracePhase("process start to plan ready", processStart)
-		req.prepared = &prepared{sess: sess, plan: plan}
+		req.prepared = &prepared{sess: sess, plan: plan, inject: inject}
 		return req, nil
 	}
 }
@@ -177,9 +184,25 @@ func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
 func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath string, stdout, stderr io.Writer) (launch.Status, error) {
 	return launch.Run(ctx, launch.Spec{
 		App: req.App, Args: req.Args,
-		Env:   childEnv(req, sess, runDir, planPath),
+		Env:   childEnv(req, runDir, planPath),
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
 	})
+}
+
+// contractVars are the variables of the contract a run sets in the child, replacing the parent's.
+var contractVars = []string{contract.EnvContract, contract.EnvRunDir, contract.EnvPlan, contract.EnvLogLevel, contract.EnvCacheControl}
+
+// childEnv is the application's environment: gorocprof's own, the contract variables of this run
+// and what the backend injects its tool library with (found by Prepare), replacing any the parent
+// had under those names.
+func childEnv(req Request, runDir, planPath string) []string {
+	return launch.Environ(os.Environ(), append(slices.Clone(contractVars), backend.InjectionVars...), append([]string{
+		fmt.Sprintf("%s=%d", contract.EnvContract, contract.Version),
+		contract.EnvRunDir + "=" + runDir,
+		contract.EnvPlan + "=" + planPath,
+		contract.EnvLogLevel + "=" + logLevel(req.LogLevel),
+		contract.EnvCacheControl + "=" + cacheControl(req.CacheControl),
+	}, req.prepared.inject...))
 }
 
 // effectiveMode is the mode the plan needs: a plan with several passes on some agent and no kernel
@@ -212,7 +235,7 @@ func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan
 	}
 	return contract.Plan{
 		Version:         contract.Version,
-		Backend:         sess.Backend.Name,
+		Backend:         sess.Backend.Name(),
 		ReplayMode:      mode,
 		ApplicationPass: -1,
 		KernelTrace:     req.KernelTrace,
@@ -285,15 +308,8 @@ func noRecords(req Request, sess *Session, st launch.Status) error {
 		ended = "ended"
 	}
 	msg := fmt.Sprintf("nothing was measured: %s %s before it touched the GPU", req.App, ended)
-	switch sess.Backend.Name {
-	case launch.BackendSim:
-		if path, err := launch.Resolve(req.App); err == nil && !launch.LinksSimRuntime(path) {
-			return fmt.Errorf("%s (it does not link %s, the runtime of the simulated agents: is it one of their applications, or does it start one?)",
-				msg, launch.SimRuntimeSoname)
-		}
-		return fmt.Errorf("%s (it made no call to the simulated agents' runtime)", msg)
-	case launch.BackendCUDA:
-		return fmt.Errorf("%s (it never initialised CUDA, which loads the tool library)", msg)
+	if why := sess.Backend.NoRecords(req.App); why != "" {
+		return fmt.Errorf("%s (%s)", msg, why)
 	}
 	return errors.New(msg)
 }
@@ -335,12 +351,7 @@ func writerOr(w, def io.Writer) io.Writer {
 	return def
 }
 
-// childEnv is the application's environment: the caller's, the contract's and the backend's variables.
-func childEnv(req Request, sess *Session, runDir, planPath string) []string {
-	return append(sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
-		contract.EnvCacheControl+"="+cacheControl(req.CacheControl))
-}
-
+// cacheControl is the --cache-control the tool gets: ncu's default, all, when the request names none.
 func cacheControl(c string) string {
 	if c == "" {
 		return "all"

@@ -1,4 +1,4 @@
-package agents
+package rocm
 
 import (
 	"encoding/json"

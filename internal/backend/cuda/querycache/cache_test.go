@@ -155,7 +155,7 @@ func TestLibrariesInIdentity(t *testing.T) {
 	lib := filepath.Join(libs, needed[0])
 	writeFile(t, lib, "one")
 	t.Setenv("LD_LIBRARY_PATH", libs)
-	before, err := identity(helper, "GH100")
+	before, err := identity(At(""), helper, "GH100")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,14 +163,14 @@ func TestLibrariesInIdentity(t *testing.T) {
 	if err := os.Chtimes(lib, time.Now(), time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	after, err := identity(helper, "GH100")
+	after, err := identity(At(""), helper, "GH100")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if before == after {
 		t.Errorf("replacing %s did not change the identity", lib)
 	}
-	again, err := identity(helper, "GH100")
+	again, err := identity(At(""), helper, "GH100")
 	if err != nil || again != after {
 		t.Errorf("identity is not stable: %s then %s (%v)", after, again, err)
 	}
@@ -187,7 +187,7 @@ func TestFileSafe(t *testing.T) {
 // What a cache hit costs for the recorded H200 catalog (150,179 metrics): fingerprinting the helper
 // and reading the catalog, against about 1.35 s for the helper's own answer on the H200.
 func BenchmarkH200CatalogHit(b *testing.B) {
-	data, err := os.ReadFile("../../testdata/cuda/h200-metrics.json")
+	data, err := os.ReadFile("../../../../testdata/cuda/h200-metrics.json")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -262,8 +262,8 @@ func TestMetricsFileRoundTripAndDamage(t *testing.T) {
 }
 
 // identity is what a store files a chip's answers under, worked out afresh (no memo).
-func identity(helperPath, chip string) (string, error) {
-	d, err := helperDigest(helperPath)
+func identity(s *Store, helperPath, chip string) (string, error) {
+	d, err := s.helperDigest(helperPath)
 	if err != nil {
 		return "", err
 	}

@@ -1,4 +1,4 @@
-package agents
+package helper
 
 import (
 	"context"
@@ -43,12 +43,6 @@ func fakeHelper(mode string, args []string) int {
 	case "dup":
 		fmt.Println(`{"version":1,"backend":"sim","agents":[{"index":0,"name":"gfx90a"},{"index":0,"name":"gfx942"}]}`)
 		return 0
-	case "other-agent":
-		fmt.Println(`{"version":1,"agent":7,"chip":"GH100","metrics":[],"passes":1}`)
-		return 0
-	case "zero-passes":
-		fmt.Println(`{"version":1,"agent":0,"metrics":["a"],"passes":0}`)
-		return 0
 	}
 	switch {
 	case call == "agents":
@@ -57,9 +51,6 @@ func fakeHelper(mode string, args []string) int {
 			`{"id":2,"index":1,"name":"gfx942","vendor":"AMD","type":"GPU","props":{"cu_count":304}}]}`)
 	case call == "metrics --agent 0":
 		fmt.Println(`{"version":1,"agent":0,"chip":"GH100","metrics":[{"name":"sm__inst_executed.sum","description":"warp instructions executed","unit":"inst"},{"name":"gpu__time_duration.sum","description":"duration","unit":"nsecond"}]}`)
-	case strings.HasPrefix(call, "passes --agent 0 "):
-		metrics := strings.Split(strings.TrimPrefix(call, "passes --agent 0 "), ",")
-		fmt.Printf(`{"version":1,"agent":0,"metrics":["%s"],"passes":%d}`+"\n", strings.Join(metrics, `","`), len(metrics))
 	default:
 		fmt.Fprintf(os.Stderr, "gorocprof-query: %s: unknown command\n", call)
 		return 2
@@ -77,9 +68,9 @@ func helper(t *testing.T, mode string) string {
 	return exe
 }
 
-func TestQuery(t *testing.T) {
+func TestAgents(t *testing.T) {
 	exe := helper(t, "ok")
-	got, err := Query(context.Background(), exe)
+	got, err := Agents(context.Background(), exe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,59 +80,27 @@ func TestQuery(t *testing.T) {
 		{ID: 2, Index: 1, Name: "gfx942", Vendor: "AMD", Type: "GPU", Props: map[string]int64{"cu_count": 304}},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Query = %+v, want %+v", got, want)
+		t.Errorf("Agents = %+v, want %+v", got, want)
 	}
 }
 
-func TestQueryMetricsAndPasses(t *testing.T) {
-	exe := helper(t, "ok")
-	m, err := QueryMetrics(context.Background(), exe, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Chip != "GH100" || len(m.Metrics) != 2 || m.Metrics[0] != (contract.Metric{Name: "sm__inst_executed.sum", Description: "warp instructions executed", Unit: "inst"}) {
-		t.Errorf("QueryMetrics = %+v", m)
-	}
-	n, err := QueryPasses(context.Background(), exe, 0, []string{"a.sum", "b.sum", "c.sum"})
-	if err != nil || n != 3 {
-		t.Errorf("QueryPasses = %d, %v; want 3", n, err)
-	}
-	oracle := PassesOracle(context.Background(), exe, 0)
-	if n, err := oracle([]string{"a.sum"}); err != nil || n != 1 {
-		t.Errorf("PassesOracle = %d, %v; want 1", n, err)
-	}
-	if _, err := QueryPasses(context.Background(), exe, 0, nil); err == nil || !strings.Contains(err.Error(), "no metrics") {
-		t.Errorf("QueryPasses without metrics: %v", err)
-	}
-}
-
-func TestQueryErrors(t *testing.T) {
+func TestAgentsErrors(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		mode string
 		call func(exe string) error
 		want []string
 	}{
-		{"fail", func(exe string) error { _, err := Query(ctx, exe); return err },
+		{"fail", func(exe string) error { _, err := Agents(ctx, exe); return err },
 			[]string{" agents: exit status 1: gorocprof-query: agents: no GPU found"}},
-		{"silent-fail", func(exe string) error { _, err := Query(ctx, exe); return err },
+		{"silent-fail", func(exe string) error { _, err := Agents(ctx, exe); return err },
 			[]string{"exit status 3: no message on stderr"}},
-		{"garbage", func(exe string) error { _, err := Query(ctx, exe); return err },
+		{"garbage", func(exe string) error { _, err := Agents(ctx, exe); return err },
 			[]string{" agents: reading its reply: invalid character"}},
-		{"version2", func(exe string) error { _, err := Query(ctx, exe); return err },
+		{"version2", func(exe string) error { _, err := Agents(ctx, exe); return err },
 			[]string{"contract version 2, gorocprof speaks version 1"}},
-		{"dup", func(exe string) error { _, err := Query(ctx, exe); return err },
+		{"dup", func(exe string) error { _, err := Agents(ctx, exe); return err },
 			[]string{"two agents with index 0"}},
-		{"version2", func(exe string) error { _, err := QueryMetrics(ctx, exe, 0); return err },
-			[]string{"metrics --agent 0: the helper speaks contract version 2"}},
-		{"other-agent", func(exe string) error { _, err := QueryMetrics(ctx, exe, 0); return err },
-			[]string{"metrics --agent 0: the reply is about agent 7"}},
-		{"other-agent", func(exe string) error { _, err := QueryPasses(ctx, exe, 0, []string{"a"}); return err },
-			[]string{"passes --agent 0 a: the reply is about agent 7"}},
-		{"zero-passes", func(exe string) error { _, err := QueryPasses(ctx, exe, 0, []string{"a"}); return err },
-			[]string{"the reply says 0 passes"}},
-		{"fail", func(exe string) error { _, err := QueryPasses(ctx, exe, 0, []string{"a", "b"}); return err },
-			[]string{"passes --agent 0 a,b: exit status 1: gorocprof-query: passes --agent 0 a,b: no GPU found"}},
 	}
 	for _, tt := range tests {
 		exe := helper(t, tt.mode)
@@ -156,22 +115,22 @@ func TestQueryErrors(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Query(ctx, "/nonexistent/gorocprof-query-sim"); err == nil || !strings.Contains(err.Error(), "running /nonexistent/gorocprof-query-sim agents") {
+	if _, err := Agents(ctx, "/nonexistent/gorocprof-query-sim"); err == nil || !strings.Contains(err.Error(), "running /nonexistent/gorocprof-query-sim agents") {
 		t.Errorf("missing helper: %v", err)
 	}
 }
 
-func TestQueryCancelled(t *testing.T) {
+func TestAgentsCancelled(t *testing.T) {
 	exe := helper(t, "sleep")
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := Query(ctx, exe)
+	_, err := Agents(ctx, exe)
 	if err == nil || !strings.Contains(err.Error(), "deadline exceeded") {
-		t.Errorf("Query with an expired context: %v", err)
+		t.Errorf("Agents with an expired context: %v", err)
 	}
 	if time.Since(start) > 5*time.Second {
-		t.Error("Query did not stop the helper when the context expired")
+		t.Error("Agents did not stop the helper when the context expired")
 	}
 }
 
@@ -191,10 +150,11 @@ func TestQueryTrace(t *testing.T) {
 			old := traceOut
 			traceOut = &buf
 			defer func() { traceOut = old }()
-			if _, err := Query(context.Background(), exe); err != nil {
+			if _, err := Agents(context.Background(), exe); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := QueryMetrics(context.Background(), exe, 0); err != nil {
+			var reply contract.MetricsReply
+			if err := Ask(context.Background(), exe, &reply, "metrics", "--agent", "0"); err != nil {
 				t.Fatal(err)
 			}
 			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")

@@ -13,9 +13,9 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
-// NVIDIAProcDir is the NVIDIA kernel driver's /proc directory, whose gpus/ and capabilities/ describe
-// the GPUs and MIG instances the helper can see. Tests point it at fixture trees.
-var NVIDIAProcDir = "/proc/driver/nvidia"
+// DriverDir is the NVIDIA kernel driver's /proc directory, whose version names the driver and whose
+// gpus/ and capabilities/ describe the GPUs and MIG instances the helper can see.
+const DriverDir = "/proc/driver/nvidia"
 
 // visibilityEnv are the variables that change which GPUs CUDA enumerates, and in what order.
 var visibilityEnv = []string{"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES"}
@@ -35,13 +35,13 @@ type agentsFile struct {
 }
 
 // Agents returns the store's entry for the agents the helper at helperPath lists on this machine. A
-// machine whose driver lists no GPU under NVIDIAProcDir has no entry (nil): without that the key could
+// machine whose driver lists no GPU under the driver directory has no entry (nil): without that the key could
 // not tell one machine's GPUs from another's, and CI or simulated agents need no cache.
 func (s *Store) Agents(helperPath string) (*Agents, error) {
 	if s == nil {
 		return nil, nil
 	}
-	machine, err := machineFingerprint()
+	machine, err := machineFingerprint(s.driver)
 	if err != nil || machine == "" {
 		return nil, err
 	}
@@ -80,8 +80,8 @@ func (a *Agents) Save(list []contract.Agent) error {
 // information file (model, UUID, bus location: a swapped or moved GPU changes it), the names under
 // capabilities/ (MIG instances appear there) and the visibility variables. It is "" when the driver
 // lists no GPU.
-func machineFingerprint() (string, error) {
-	gpus := filepath.Join(NVIDIAProcDir, "gpus")
+func machineFingerprint(driver string) (string, error) {
+	gpus := filepath.Join(driver, "gpus")
 	entries, err := os.ReadDir(gpus)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(entries) == 0) {
 		return "", nil
@@ -97,7 +97,7 @@ func machineFingerprint() (string, error) {
 		}
 		fmt.Fprintf(h, "gpu %s %d\n%s\n", e.Name(), len(data), data)
 	}
-	caps, err := capabilityNames(filepath.Join(NVIDIAProcDir, "capabilities"))
+	caps, err := capabilityNames(filepath.Join(driver, "capabilities"))
 	if err != nil {
 		return "", err
 	}

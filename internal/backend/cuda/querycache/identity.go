@@ -11,15 +11,10 @@ import (
 	"strings"
 )
 
-// driverVersionFile names the loaded NVIDIA kernel driver; a driver update changes what CUPTI
-// reports, so its text is part of every key.
-var driverVersionFile = "/proc/driver/nvidia/version"
-
-// helperDigest is the helper's part of every identity (hashHelper), as one SHA-256 sum. A variable so
-// that tests can count how often a store fingerprints its helper.
-var helperDigest = func(helperPath string) ([]byte, error) {
+// helperDigest is the helper's part of every identity (hashHelper), as one SHA-256 sum.
+func (s *Store) helperDigest(helperPath string) ([]byte, error) {
 	h := sha256.New()
-	if err := hashHelper(h, helperPath); err != nil {
+	if err := hashHelper(h, helperPath, filepath.Join(s.driver, "version")); err != nil {
 		return nil, err
 	}
 	return h.Sum(nil), nil
@@ -35,8 +30,9 @@ func chipIdentity(helper []byte, chip string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// hashHelper writes the helper's part of an identity: its bytes, its libraries and the driver.
-func hashHelper(w io.Writer, helperPath string) error {
+// hashHelper writes the helper's part of an identity: its bytes, its libraries and the driver, whose
+// version file names the loaded NVIDIA kernel driver (a driver update changes what CUPTI reports).
+func hashHelper(w io.Writer, helperPath, driverVersionFile string) error {
 	if err := hashFile(w, helperPath); err != nil {
 		return fmt.Errorf("fingerprinting query helper: %w", err)
 	}

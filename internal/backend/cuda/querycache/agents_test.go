@@ -35,8 +35,6 @@ func newAgentMachine(t *testing.T) agentMachine {
 	writeFile(t, filepath.Join(m.proc, "capabilities/mig/config"), "DeviceFileMinor: 1\n")
 	writeFile(t, filepath.Join(m.proc, "version"), "NVRM version: 570.86.15\n")
 	writeFile(t, m.helper, "#!/bin/sh\n")
-	setPackageVar(t, &NVIDIAProcDir, m.proc)
-	setPackageVar(t, &driverVersionFile, filepath.Join(m.proc, "version"))
 	for _, name := range visibilityEnv {
 		unsetenv(t, name)
 	}
@@ -45,18 +43,15 @@ func newAgentMachine(t *testing.T) agentMachine {
 
 func (m agentMachine) entry(t *testing.T) *Agents {
 	t.Helper()
-	a, err := At(m.cache).Agents(m.helper)
+	a, err := m.store().Agents(m.helper)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a
 }
 
-func setPackageVar(t *testing.T, v *string, value string) {
-	old := *v
-	*v = value
-	t.Cleanup(func() { *v = old })
-}
+// store is a store in the machine's cache reading its driver directory.
+func (m agentMachine) store() *Store { return At(m.cache).Driver(m.proc) }
 
 // unsetenv unsets a variable for the test and restores it afterwards.
 func unsetenv(t *testing.T, name string) {
@@ -155,7 +150,9 @@ func TestAgentsNoNVIDIAGPU(t *testing.T) {
 			}
 		}},
 		{"no driver at all", func(t *testing.T, m agentMachine) {
-			setPackageVar(t, &NVIDIAProcDir, filepath.Join(m.proc, "absent"))
+			if err := os.RemoveAll(m.proc); err != nil {
+				t.Fatal(err)
+			}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -212,7 +209,7 @@ func TestAgentsDamagedAndEmpty(t *testing.T) {
 	if a, err := (*Store)(nil).Agents(m.helper); a != nil || err != nil {
 		t.Errorf("a nil store gave %v, %v", a, err)
 	}
-	if a, err := At(m.cache).Agents(filepath.Join(m.proc, "no-helper")); err == nil {
+	if a, err := m.store().Agents(filepath.Join(m.proc, "no-helper")); err == nil {
 		t.Errorf("a missing helper fingerprinted: %v", a)
 	}
 }
@@ -221,34 +218,26 @@ func TestAgentsDamagedAndEmpty(t *testing.T) {
 // only when the helper changes on disk.
 func TestStoreFingerprintsHelperOnce(t *testing.T) {
 	m := newAgentMachine(t)
-	calls := 0
-	real := helperDigest
-	helperDigest = func(path string) ([]byte, error) {
-		calls++
-		return real(path)
-	}
-	t.Cleanup(func() { helperDigest = real })
-
-	s := At(m.cache)
+	s := m.store()
 	agents, err := s.Agents(m.helper)
 	if err != nil || agents == nil {
 		t.Fatalf("agents entry: %v, %v", agents, err)
 	}
 	gh := chipOf(t, s, m.helper, "GH100")
 	chipOf(t, s, m.helper, "GB100")
-	if calls != 1 {
-		t.Fatalf("helper fingerprinted %d times for agents and two chips, want 1", calls)
+	if s.fingerprints != 1 {
+		t.Fatalf("helper fingerprinted %d times for agents and two chips, want 1", s.fingerprints)
 	}
 	// The memo gives the identity a fresh fingerprint would.
-	if id, err := identity(m.helper, "GH100"); err != nil || id != gh.identity {
+	if id, err := identity(m.store(), m.helper, "GH100"); err != nil || id != gh.identity {
 		t.Fatalf("memoised identity %s, fresh %s (%v)", gh.identity, id, err)
 	}
-	calls = 0
+	s.fingerprints = 0
 	writeFile(t, m.helper, "#!/bin/sh\n# rebuilt\n")
 	if rebuilt := chipOf(t, s, m.helper, "GH100"); rebuilt.identity == gh.identity {
 		t.Error("a rebuilt helper kept its old identity in the same store")
 	}
-	if calls != 1 {
-		t.Errorf("a rebuilt helper was fingerprinted %d times, want 1", calls)
+	if s.fingerprints != 1 {
+		t.Errorf("a rebuilt helper was fingerprinted %d times, want 1", s.fingerprints)
 	}
 }

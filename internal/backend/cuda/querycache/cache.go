@@ -27,10 +27,12 @@ const formatVersion = 1
 
 // Store is a cache directory. A nil *Store is a cache that is off: it never hits and saves nothing.
 type Store struct {
-	dir string
+	dir    string
+	driver string // the NVIDIA driver's /proc directory (DriverDir unless Driver says otherwise)
 
-	mu      sync.Mutex
-	digests map[string][]byte // helper path, size and mtime -> helperDigest
+	mu           sync.Mutex
+	digests      map[string][]byte // helper path, size and mtime -> its digest
+	fingerprints int               // helpers read, for the tests of the memo
 }
 
 // helper returns the helper's fingerprint, reading the helper once per store for as long as its size
@@ -45,10 +47,11 @@ func (s *Store) helper(helperPath string) ([]byte, error) {
 	if d, ok := s.digests[key]; ok {
 		return d, nil
 	}
-	d, err := helperDigest(helperPath)
+	d, err := s.helperDigest(helperPath)
 	if err != nil {
 		return nil, err
 	}
+	s.fingerprints++
 	if s.digests == nil {
 		s.digests = map[string][]byte{}
 	}
@@ -68,14 +71,23 @@ func Open() *Store {
 		if err != nil {
 			return nil
 		}
-		return &Store{dir: filepath.Join(base, "gorocprof", "query")}
+		return &Store{dir: filepath.Join(base, "gorocprof", "query"), driver: DriverDir}
 	default:
-		return &Store{dir: v}
+		return &Store{dir: v, driver: DriverDir}
 	}
 }
 
 // At returns a store in dir (tests, tools).
-func At(dir string) *Store { return &Store{dir: dir} }
+func At(dir string) *Store { return &Store{dir: dir, driver: DriverDir} }
+
+// Driver makes the store read the NVIDIA driver's /proc directory at dir instead of DriverDir: tests
+// point it at fixture trees of another machine.
+func (s *Store) Driver(dir string) *Store {
+	if s != nil {
+		s.driver = dir
+	}
+	return s
+}
 
 // Dir is where the store keeps its files ("" when off).
 func (s *Store) Dir() string {

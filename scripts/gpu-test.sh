@@ -23,7 +23,8 @@ APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc
 # timing (the records' durations against gpu__time_duration.sum, kernels of 10 us and up); cache (DRAM and L2
 # reads against ncu's under --cache-control all and none, within 5%).
 SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare switch timing cache"}
-TIMING_APPS=${GPU_TEST_TIMING_APPS:-"timing inplace"}
+# inplace is not among them: none of its kernels runs 10 us, the shortest compared.
+TIMING_APPS=${GPU_TEST_TIMING_APPS:-"timing"}
 CACHE_APPS=${GPU_TEST_CACHE_APPS:-"inplace saxpy"}
 SWITCH_APPS=${GPU_TEST_SWITCH_APPS:-"saxpy device_counter"}
 COMPARE_APPS=${GPU_TEST_COMPARE_APPS:-"saxpy many_launches"}
@@ -358,7 +359,7 @@ if want cache; then
             ok=PASS
             if [ $rc -ne 0 ] || [ $rc_n -ne 0 ] || [ $rc_c -ne 0 ]; then ok=FAIL; FAILED=1; fi
             say "cache $app $cc: $ok | rc $rc, ncu rc $rc_n | $(python3 -c 'import json,sys
-d=json.load(open(sys.argv[1])); print("%d/%d medians within 5%% of ncu; values %s; %s" % (d["ncu_compared"]-d["ncu_mismatch"],
+d=json.load(open(sys.argv[1])); print("%d/%d medians within 5%% of ncu or of its range; values %s; %s" % (d["ncu_compared"]-d["ncu_mismatch"],
     d["ncu_compared"], json.dumps(d["values"])[:300], "; ".join(d["problems"][:2]) or "-"))' "$d.json" 2>/dev/null || echo "checker failed")"
         done
     done

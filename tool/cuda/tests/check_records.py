@@ -35,9 +35,15 @@ def load_records(run_dir):
 
 
 def within(ours, theirs, tolerance):
-    """The medians of two value lists differ by at most `tolerance` of theirs."""
+    """Our median is within `tolerance` of ncu's median, or inside the range ncu's own values span, widened by
+    `tolerance`. Cache-sensitive counters with warm caches (--cache-control none) spread over ncu's own passes
+    and dispatches by more than 5% (saxpy's L2 read sectors: 290k-328k in one ncu run), and counts near zero
+    (DRAM bytes read with warm caches: 0, 256, 2304) have no meaningful relative difference: there ncu's spread
+    is the measure of agreement."""
     a, b = statistics.median(ours), statistics.median(theirs)
-    return abs(a - b) <= tolerance * abs(b)
+    if abs(a - b) <= tolerance * abs(b):
+        return True
+    return min(theirs) * (1 - tolerance) <= a <= max(theirs) * (1 + tolerance)
 
 
 def ncu_values(path, as_lists=False):

@@ -13,6 +13,10 @@ import (
 // (grouped by the pass's event), summing only the hardware instances of that pass. rocprofv3's view
 // groups by dispatch id, which adds up the passes of a replayed dispatch (a counter in three groups
 // reads three times its value). For a run without replay the two are the same.
+//
+// The summary views (top_kernels, busy, top) count each dispatch once, with the timing of its first
+// pass (the lowest replay pass, the first row written), where rocprofv3's count every row: a
+// replayed dispatch is one call, not one per pass.
 
 // str is the text of a string-table id held in expr, as a scalar subquery on the row's guid.
 func str(id, guid string) string {
@@ -219,14 +223,14 @@ var summaryViews = []string{
 	"CREATE VIEW IF NOT EXISTS `top_kernels` AS\n" +
 		"SELECT S.display_name AS name, COUNT(K.kernel_id) AS total_calls,\n" +
 		"  SUM(K.end - K.start) / 1000.0 AS total_duration, (SUM(K.end - K.start) / COUNT(K.kernel_id)) / 1000.0 AS average,\n" +
-		"  SUM(K.end - K.start) * 100.0 / (SELECT SUM(A.end - A.start) FROM `rocpd_kernel_dispatch` A) AS percentage\n" +
-		"FROM `rocpd_kernel_dispatch` K\n" +
+		"  SUM(K.end - K.start) * 100.0 / (SELECT SUM(A.end - A.start) FROM (" + firstPasses + ") A) AS percentage\n" +
+		"FROM (" + firstPasses + ") K\n" +
 		join("INNER", "rocpd_info_kernel_symbol", "S", "id", "K.kernel_id", "K.guid") + "\n" +
 		"GROUP BY name ORDER BY total_duration DESC",
 	"CREATE VIEW IF NOT EXISTS `busy` AS\n" +
 		"SELECT A.agent_id, AG.type, SUM(A.duration) AS GpuTime, MAX(A.end) - MIN(A.start) AS WallTime,\n" +
 		"  SUM(A.duration) * 1.0 / (MAX(A.end) - MIN(A.start)) AS Busy\n" +
-		"FROM (SELECT agent_id, guid, start, end, end - start AS duration FROM `rocpd_kernel_dispatch`\n" +
+		"FROM (SELECT agent_id, guid, start, end, end - start AS duration FROM (" + firstPasses + ")\n" +
 		"  UNION ALL SELECT dst_agent_id AS agent_id, guid, start, end, end - start AS duration FROM `rocpd_memory_copy`) A\n" +
 		join("INNER", "rocpd_info_agent", "AG", "id", "A.agent_id", "A.guid") + "\n" +
 		"GROUP BY A.agent_id",
@@ -240,9 +244,14 @@ var summaryViews = []string{
 
 // topRows are the timed rows top summarises: kernels by display name, copies and regions by their
 // name string.
-const topRows = "SELECT S.display_name AS name, K.end - K.start AS duration FROM `rocpd_kernel_dispatch` K " +
+const topRows = "SELECT S.display_name AS name, K.end - K.start AS duration FROM (" + firstPasses + ") K " +
 	"INNER JOIN `rocpd_info_kernel_symbol` S ON S.id = K.kernel_id AND S.guid = K.guid " +
 	"UNION ALL SELECT RS.string AS name, M.end - M.start AS duration FROM `rocpd_memory_copy` M " +
 	"INNER JOIN `rocpd_string` RS ON RS.id = M.name_id AND RS.guid = M.guid " +
 	"UNION ALL SELECT RS.string AS name, R.end - R.start AS duration FROM `rocpd_region` R " +
 	"INNER JOIN `rocpd_string` RS ON RS.id = R.name_id AND RS.guid = R.guid"
+
+// firstPasses are the dispatch rows of the first pass of each dispatch: the one the summary views
+// time a replayed dispatch by.
+const firstPasses = "SELECT * FROM `rocpd_kernel_dispatch` WHERE id IN " +
+	"(SELECT MIN(id) FROM `rocpd_kernel_dispatch` GROUP BY guid, dispatch_id)"

@@ -2,7 +2,6 @@ package rocpd
 
 import (
 	"bytes"
-	"database/sql"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -47,47 +46,19 @@ func writeFixture(t *testing.T, path string) {
 	check(w.Close())
 }
 
-func openFixture(t *testing.T) *sql.DB {
+// openFixture writes the fixture and returns its path.
+func openFixture(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "run_results.db")
 	writeFixture(t, path)
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return path
 }
 
-// rows runs a query and returns every row as strings.
-func rows(t *testing.T, db *sql.DB, query string) [][]string {
+// rows runs a query on the database at path.
+func rows(t *testing.T, path, query string) [][]string {
 	t.Helper()
-	rs, err := db.Query(query)
+	out, err := Query(path, query)
 	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rs.Close()
-	cols, _ := rs.Columns()
-	var out [][]string
-	for rs.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rs.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		row := make([]string, len(cols))
-		for i, v := range vals {
-			row[i] = v.String
-			if !v.Valid {
-				row[i] = "NULL"
-			}
-		}
-		out = append(out, row)
-	}
-	if err := rs.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -137,9 +108,10 @@ func TestViews(t *testing.T) {
 		{"processes", `SELECT hostname, machine_id, pid, ppid, init, fini, command FROM processes`,
 			[][]string{{"node1", "node1", "4242", "1", "1700000000000000000", "1700000001000000000", "./app -n 3"}}},
 		{"threads", `SELECT pid, tid FROM threads`, [][]string{{"4242", "11"}}},
-		{"top_kernels", `SELECT name, total_calls, total_duration FROM top_kernels`, [][]string{{"gemm()", "4", "0.803"}}},
-		{"top", `SELECT name, total_calls FROM top`, [][]string{{"gemm()", "4"}}},
-		{"busy", `SELECT agent_id, type, GpuTime, WallTime FROM busy`, [][]string{{"2", "GPU", "803", "8500"}}},
+		// Summaries count a dispatch once, timed by its first pass (100 ns and 500 ns), never per pass.
+		{"top_kernels", `SELECT name, total_calls, total_duration, percentage FROM top_kernels`, [][]string{{"gemm()", "2", "0.6", "100"}}},
+		{"top", `SELECT name, total_calls, total_duration FROM top`, [][]string{{"gemm()", "2", "0.6"}}},
+		{"busy", `SELECT agent_id, type, GpuTime, WallTime FROM busy`, [][]string{{"2", "GPU", "600", "8500"}}},
 		{"kernel_symbols", `SELECT kernel_name, display_name, sgpr_count, arch_vgpr_count FROM kernel_symbols`,
 			[][]string{{"_Z4gemmv", "gemm()", "16", "32"}}},
 		{"agents", `SELECT type, absolute_index, logical_index, name, product_name, user_name, json_extract(extdata, '$.node_id')

@@ -82,7 +82,10 @@ const (
 	defaultCacheControl = "all"
 )
 
-// defaultFormats: rocprofv3 defaults to rocpd, which gorocprof does not write yet.
+// defaultFormats: rocprofv3 defaults to rocpd, gorocprof to results.json and the CSV files. The
+// rocpd tools rebuild rocprofv3's own views over a database, whose counters_collection adds up the
+// passes of a replayed dispatch, so a default database would read k times too high through them;
+// gorocprof's scripts and checkers also read results.json. -f rocpd writes the database.
 var defaultFormats = []string{"json", "csv"}
 
 var (
@@ -91,5 +94,11 @@ var (
 	cacheControls = []string{"all", "none"}
 	backends      = backend.Names
 	knownFormats  = []string{"csv", "json", "pftrace", "otf2", "rocpd"}
-	writtenFormat = map[string]bool{"csv": true, "json": true}
+	writtenFormat = map[string]bool{"csv": true, "json": true, "rocpd": true}
+)
+
+// Formats gorocprof writes, as messages list them.
+const (
+	validFormats = "csv, json, rocpd"
+	writesWhat   = "gorocprof writes csv, json and rocpd"
 )

@@ -306,15 +306,15 @@ func checkRegex(s string) error {
 func checkEnvFormats(s string) error {
 	words := splitWords(s)
 	if len(words) == 0 {
-		return errors.New("no output format given (valid: csv, json)")
+		return errors.New("no output format given (valid: " + validFormats + ")")
 	}
 	for _, w := range words {
 		switch w = strings.ToLower(w); {
 		case writtenFormat[w]:
 		case slices.Contains(knownFormats, w):
-			return fmt.Errorf("output format %s is not supported yet (gorocprof writes csv and json)", w)
+			return fmt.Errorf("output format %s is not supported yet (%s)", w, writesWhat)
 		default:
-			return fmt.Errorf("unknown output format %q (valid: csv, json)", w)
+			return fmt.Errorf("unknown output format %q (valid: %s)", w, validFormats)
 		}
 	}
 	return nil

@@ -214,13 +214,13 @@ func checkFormats(in []string) ([]string, []string) {
 		case writtenFormat[f]:
 			out = append(out, f)
 		case slices.Contains(knownFormats, f):
-			diags = append(diags, fmt.Sprintf("--output-format %s is not supported yet (gorocprof writes csv and json)", f))
+			diags = append(diags, fmt.Sprintf("--output-format %s is not supported yet (%s)", f, writesWhat))
 		default:
-			diags = append(diags, fmt.Sprintf("--output-format: unknown format %q (valid: csv, json)", f))
+			diags = append(diags, fmt.Sprintf("--output-format: unknown format %q (valid: %s)", f, validFormats))
 		}
 	}
 	if len(out) == 0 && len(diags) == 0 {
-		diags = append(diags, "--output-format: no format given (valid: csv, json)")
+		diags = append(diags, "--output-format: no format given (valid: "+validFormats+")")
 	}
 	return out, diags
 }

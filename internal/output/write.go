@@ -1,5 +1,5 @@
 // Package output turns the records of one profiled process into rocprofv3-compatible files
-// (results.json, CSV) and terminal tables.
+// (results.json, CSV, the rocpd database) and terminal tables.
 package output
 
 import (
@@ -19,7 +19,7 @@ import (
 type Options struct {
 	Dir          string   // output directory (-d)
 	File         string   // file prefix inside Dir, placeholders already expanded (-o)
-	Formats      []string // "json" and/or "csv"
+	Formats      []string // any of "json", "csv", "rocpd"
 	KernelTrace  bool     // also write kernel dispatch timing (--kernel-trace)
 	Mangled      bool     // kernel names as mangled symbols (-M)
 	Truncate     bool     // kernel names without template and argument lists (-T)
@@ -28,7 +28,7 @@ type Options struct {
 }
 
 // Formats Write can produce.
-var Formats = []string{"csv", "json"}
+var Formats = []string{"csv", "json", "rocpd"}
 
 // Write writes one process's files under Dir and returns their paths. Counter values that could not
 // be computed (a derived counter whose base values are missing) are left out and reported in the
@@ -42,7 +42,7 @@ func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
 	want := map[string]bool{}
 	for _, f := range opts.Formats {
 		switch f {
-		case "json", "csv":
+		case "json", "csv", "rocpd":
 			want[f] = true
 		default:
 			return nil, fmt.Errorf("output format %q: this writer produces %v", f, Formats)
@@ -83,6 +83,11 @@ func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
 			}
 		}
 	}
+	if err == nil && want["rocpd"] {
+		if s.db, err = v.openRocpd(prefix + "_results.db"); err == nil {
+			s.paths = append(s.paths, prefix+"_results.db")
+		}
+	}
 	// Without counters nor kernel trace, no file has a line per pass: the dispatches need not be read.
 	passes := cs != nil || opts.KernelTrace
 	if err == nil && passes {
@@ -116,6 +121,7 @@ type streams struct {
 	counterCSV *outFile
 	traceCSV   *outFile
 	trace      *traceSpool
+	db         *rocpdSink
 }
 
 func (s *streams) create(path string) (*outFile, error) {
@@ -143,6 +149,12 @@ func (s *streams) close() error {
 		}
 	}
 	s.files = nil
+	if s.db != nil {
+		if err := s.db.w.Close(); err != nil && first == nil {
+			first = err
+		}
+		s.db = nil
+	}
 	return first
 }
 
@@ -153,6 +165,9 @@ func (s *streams) abort() {
 		_ = o.f.Close()
 	}
 	s.files = nil
+	if s.db != nil {
+		s.db.w.Abort()
+	}
 	if s.trace != nil {
 		s.trace.remove()
 	}
@@ -261,6 +276,11 @@ func (v *view) writeLogical(s *streams, l records.Logical) error {
 		}
 		if s.traceCSV != nil {
 			v.writeKernelTraceRow(s.traceCSV.w, d, k)
+		}
+		if s.db != nil {
+			if err := s.db.pass(v, d, counters); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

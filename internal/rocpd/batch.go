@@ -1,57 +1,232 @@
 package rocpd
 
 import (
-	"database/sql"
+	"context"
+	"database/sql/driver"
 	"fmt"
 	"strings"
+	"sync/atomic"
+
+	"modernc.org/sqlite"
 )
 
-// batch inserts rows of one table many at a time: one prepared multi-row INSERT runs for every
-// batchRows rows, so the per-statement cost of database/sql and SQLite is paid once per batch
-// instead of once per row. What is left at flush goes in one statement of its own size.
-type batch struct {
-	tx    *sql.Tx
-	table string
-	cols  []string
-	rows  int // rows per full statement
-	full  *sql.Stmt
+// conn is the one SQLite connection of a Writer, used through the driver directly: database/sql
+// would convert and lock around every statement, a fair share of the cost of the many small
+// inserts a database is made of.
+//
+// After start, statements run on a goroutine of their own, in the order they were given, so that
+// SQLite's work overlaps the caller's reading and evaluating of the next dispatches (as results.json
+// is written by a background writer); the file is the same as when they run in line. A failure is
+// returned by the next call and by wait.
+type conn struct {
+	c     driver.Conn
+	jobs  chan job // nil before start and after wait: statements run in line
+	done  chan struct{}
+	spare chan []any // argument slices the goroutine has finished with
+	err   atomic.Pointer[error]
+}
+
+// job is one statement to run: a prepared one, or query when s is nil.
+type job struct {
+	s     *stmt
+	query string
 	args  []any
+	what  string // what the statement inserts into, for its error
+}
+
+func openConn(dsn string) (*conn, error) {
+	c, err := (&sqlite.Driver{}).Open(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &conn{c: c}, nil
+}
+
+func namedValues(vals []any) []driver.NamedValue {
+	nv := make([]driver.NamedValue, len(vals))
+	for i, v := range vals {
+		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return nv
+}
+
+// exec runs one statement that inserts into what (a table; "" for others); args are int64,
+// float64, string or nil.
+func (c *conn) exec(what, query string, args ...any) error {
+	if c.jobs != nil {
+		return c.send(job{query: query, args: append([]any(nil), args...), what: what})
+	}
+	_, err := c.c.(driver.ExecerContext).ExecContext(context.Background(), query, namedValues(args))
+	return wrapInsert(what, err)
+}
+
+func wrapInsert(what string, err error) error {
+	if err == nil || what == "" {
+		return err
+	}
+	return fmt.Errorf("inserting into %s: %w", what, err)
+}
+
+// start runs the statements given from now on in a goroutine.
+func (c *conn) start() {
+	c.jobs, c.done, c.spare = make(chan job, 4), make(chan struct{}), make(chan []any, 8)
+	go c.run()
+}
+
+func (c *conn) run() {
+	defer close(c.done)
+	for j := range c.jobs {
+		if c.err.Load() == nil {
+			var err error
+			if j.s != nil {
+				err = j.s.run(j.args)
+			} else {
+				_, err = c.c.(driver.ExecerContext).ExecContext(context.Background(), j.query, namedValues(j.args))
+			}
+			if err = wrapInsert(j.what, err); err != nil {
+				c.err.Store(&err)
+			}
+		}
+		clear(j.args)
+		select {
+		case c.spare <- j.args[:0]:
+		default:
+		}
+	}
+}
+
+// send hands a statement to the goroutine, which then owns j.args.
+func (c *conn) send(j job) error {
+	if err := c.err.Load(); err != nil {
+		return *err
+	}
+	c.jobs <- j
+	return nil
+}
+
+// slice returns an empty argument slice of at least n, one the goroutine is done with if any.
+func (c *conn) slice(n int) []any {
+	if c.spare != nil {
+		select {
+		case s := <-c.spare:
+			if cap(s) >= n {
+				return s
+			}
+		default:
+		}
+	}
+	return make([]any, 0, n)
+}
+
+// wait runs what was given to the goroutine to its end and returns to running statements in line.
+func (c *conn) wait() error {
+	if c.jobs != nil {
+		close(c.jobs)
+		<-c.done
+		c.jobs = nil
+	}
+	if err := c.err.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
+// stmt is a prepared statement with its argument slots.
+type stmt struct {
+	c    *conn
+	s    driver.Stmt
+	what string // the table it inserts into
+	args []driver.NamedValue
+}
+
+func (c *conn) prepare(what, query string) (*stmt, error) {
+	s, err := c.c.Prepare(query)
+	if err != nil {
+		return nil, fmt.Errorf("preparing the insert into %s: %w", what, err)
+	}
+	return &stmt{c: c, s: s, what: what}, nil
+}
+
+// exec runs the statement with vals; they are copied when it runs in the connection's goroutine.
+func (s *stmt) exec(vals ...any) error {
+	if s.c.jobs != nil {
+		return s.c.send(job{s: s, args: append(s.c.slice(len(vals)), vals...), what: s.what})
+	}
+	return wrapInsert(s.what, s.run(vals))
+}
+
+func (s *stmt) run(vals []any) error {
+	for len(s.args) < len(vals) {
+		s.args = append(s.args, driver.NamedValue{Ordinal: len(s.args) + 1})
+	}
+	for i, v := range vals {
+		s.args[i].Value = v
+	}
+	_, err := s.s.(driver.StmtExecContext).ExecContext(context.Background(), s.args[:len(vals)])
+	return err
+}
+
+func (c *conn) close() error { return c.c.Close() }
+
+func (s *stmt) close() error {
+	if s == nil {
+		return nil
+	}
+	return s.s.Close()
+}
+
+// batch inserts rows of one table many at a time: one prepared multi-row INSERT runs for every
+// `rows` rows, so the per-statement cost is paid once per batch instead of once per row. A row is
+// a template such as "(?, 7, ?)": values the same on every row of the database are written into
+// the statement, not bound. What is left at flush goes in one statement of its own size.
+type batch struct {
+	c      *conn
+	table  string
+	cols   []string
+	row    string
+	params int // '?' per row
+	rows   int // rows per full statement
+	full   *stmt
+	args   []any
 }
 
 // batchParams bounds the parameters of one statement, well below SQLite's limit (32766).
 const batchParams = 2048
 
-func newBatch(tx *sql.Tx, table string, cols ...string) (*batch, error) {
-	b := &batch{tx: tx, table: table, cols: cols, rows: max(1, batchParams/len(cols))}
-	stmt, err := tx.Prepare(b.insert(b.rows))
+func newBatch(c *conn, table string, cols []string, row string) (*batch, error) {
+	b := &batch{c: c, table: table, cols: cols, row: row, params: strings.Count(row, "?")}
+	b.rows = max(1, batchParams/b.params)
+	full, err := c.prepare(table, b.insert(b.rows))
 	if err != nil {
-		return nil, fmt.Errorf("preparing the insert into %s: %w", table, err)
+		return nil, err
 	}
-	b.full = stmt
-	b.args = make([]any, 0, b.rows*len(cols))
+	b.full = full
+	b.args = make([]any, 0, b.rows*b.params)
 	return b, nil
 }
 
 // insert is the INSERT statement of n rows.
 func (b *batch) insert(n int) string {
-	one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(b.cols)), ",") + ")"
 	return "INSERT INTO `" + b.table + "` (" + strings.Join(b.cols, ", ") + ") VALUES " +
-		strings.TrimSuffix(strings.Repeat(one+",", n), ",")
+		strings.TrimSuffix(strings.Repeat(b.row+",", n), ",")
 }
 
-// add queues one row, its values in the order of cols.
+// add queues one row, the values of its '?' in order.
 func (b *batch) add(vals ...any) error {
 	b.args = append(b.args, vals...)
-	if len(b.args) < cap(b.args) {
+	if len(b.args) < b.rows*b.params {
 		return nil
 	}
-	_, err := b.full.Exec(b.args...)
+	if b.c.jobs != nil {
+		// The goroutine takes the full slice; the next rows go into another.
+		full := b.args
+		b.args = b.c.slice(len(full))
+		return b.c.send(job{s: b.full, args: full, what: b.table})
+	}
+	err := b.full.exec(b.args...)
 	clear(b.args)
 	b.args = b.args[:0]
-	if err != nil {
-		return fmt.Errorf("inserting into %s: %w", b.table, err)
-	}
-	return nil
+	return err
 }
 
 // flush inserts the queued rows.
@@ -59,10 +234,8 @@ func (b *batch) flush() error {
 	if len(b.args) == 0 {
 		return nil
 	}
-	_, err := b.tx.Exec(b.insert(len(b.args)/len(b.cols)), b.args...)
+	err := b.c.exec(b.table, b.insert(len(b.args)/b.params), b.args...)
+	clear(b.args)
 	b.args = b.args[:0]
-	if err != nil {
-		return fmt.Errorf("inserting into %s: %w", b.table, err)
-	}
-	return nil
+	return err
 }

@@ -9,14 +9,14 @@
 package rocpd
 
 import (
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver: the binary stays static
+	"github.com/gorocprof/gorocprof/internal/jsonnum"
 )
 
 // Process is the profiled process a database describes.
@@ -103,8 +103,8 @@ type CounterValues struct {
 // Writer writes one process's database.
 type Writer struct {
 	path, tmp string
-	db        *sql.DB
-	tx        *sql.Tx
+	c         *conn
+	inTx      bool
 	uuid      string
 	nid, pid  int64
 	ppid      int64
@@ -113,12 +113,13 @@ type Writer struct {
 	queues    map[uint64]bool
 	streams   map[uint64]bool
 	events    int64 // rows of rocpd_event (and rocpd_kernel_dispatch) so far
-	stmts     struct{ str, thread, queue, stream *sql.Stmt }
+	stmts     struct{ str, thread, queue, stream *stmt }
 	ev, kd    *batch
 	pmc       *batch
 	catEvent  int64 // string id of KERNEL_DISPATCH
 	empty     int64 // string id of ""
 	done      bool  // Close moved the file to its name
+	ext       []byte
 }
 
 // Create starts the database of one process at path (an existing file there is replaced when Close
@@ -143,15 +144,17 @@ func (w *Writer) open() error {
 	}
 	// No journal and no syncs: the file is private until Close renames it, so a crash can only
 	// leave a .tmp file, never a damaged database under the real name.
-	db, err := sql.Open("sqlite", "file:"+w.tmp+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
+	// A bounded page cache (64 MiB) keeps memory flat however many dispatches there are.
+	c, err := openConn("file:" + w.tmp + "?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)" +
+		"&_pragma=cache_size(-65536)&_pragma=locking_mode(EXCLUSIVE)")
 	if err != nil {
 		return err
 	}
-	db.SetMaxOpenConns(1)
-	w.db = db
-	if w.tx, err = db.Begin(); err != nil {
+	w.c = c
+	if err := c.exec("", "BEGIN"); err != nil {
 		return err
 	}
+	w.inTx = true
 	return nil
 }
 
@@ -160,11 +163,11 @@ func (w *Writer) begin(p Process) error {
 	guid := guidOf(p)
 	w.uuid = uuidOf(guid)
 	for _, s := range schemaStatements(w.uuid, guid) {
-		if _, err := w.tx.Exec(s); err != nil {
+		if err := w.c.exec("", s); err != nil {
 			return fmt.Errorf("creating the schema: %w", err)
 		}
 	}
-	if err := w.prepare(); err != nil {
+	if err := w.prepareSmall(); err != nil {
 		return err
 	}
 	for _, tv := range [][2]string{{"schema_version", SchemaVersion}, {"schema_version_major", schemaVersionMajor},
@@ -194,43 +197,56 @@ func (w *Writer) begin(p Process) error {
 	if w.empty, err = w.str(""); err != nil {
 		return err
 	}
-	w.catEvent, err = w.str("KERNEL_DISPATCH")
-	return err
+	if w.catEvent, err = w.str("KERNEL_DISPATCH"); err != nil {
+		return err
+	}
+	if err := w.prepareBatches(); err != nil {
+		return err
+	}
+	w.c.start()
+	return nil
 }
 
 func (w *Writer) table(name string) string { return physical(name, w.uuid) }
 
 func (w *Writer) exec(table, query string, args ...any) error {
-	if _, err := w.tx.Exec(query, args...); err != nil {
-		return fmt.Errorf("inserting into %s: %w", w.table(table), err)
-	}
-	return nil
+	return w.c.exec(w.table(table), query, args...)
 }
 
-func (w *Writer) prepare() error {
+// prepareSmall prepares the inserts of rows added once per string, thread, queue and stream.
+func (w *Writer) prepareSmall() error {
 	var err error
-	prep := func(s **sql.Stmt, query string) {
+	prep := func(s **stmt, table, cols string) {
 		if err == nil {
-			*s, err = w.tx.Prepare(query)
+			*s, err = w.c.prepare(w.table(table), "INSERT INTO `"+w.table(table)+"` ("+cols+") VALUES ("+
+				strings.TrimSuffix(strings.Repeat("?, ", strings.Count(cols, ",")+1), ", ")+")")
 		}
 	}
-	prep(&w.stmts.str, "INSERT INTO `"+w.table("string")+"` (id, string) VALUES (?, ?)")
-	prep(&w.stmts.thread, "INSERT INTO `"+w.table("info_thread")+"` (id, nid, ppid, pid, tid) VALUES (?, ?, ?, ?, ?)")
-	prep(&w.stmts.queue, "INSERT INTO `"+w.table("info_queue")+"` (id, nid, pid, name) VALUES (?, ?, ?, ?)")
-	prep(&w.stmts.stream, "INSERT INTO `"+w.table("info_stream")+"` (id, nid, pid, name) VALUES (?, ?, ?, ?)")
-	if err != nil {
-		return fmt.Errorf("preparing inserts: %w", err)
-	}
-	if w.ev, err = newBatch(w.tx, w.table("event"), "id", "category_id", "stack_id", "parent_stack_id", "correlation_id", "extdata"); err != nil {
+	prep(&w.stmts.str, "string", "id, string")
+	prep(&w.stmts.thread, "info_thread", "id, nid, ppid, pid, tid")
+	prep(&w.stmts.queue, "info_queue", "id, nid, pid, name")
+	prep(&w.stmts.stream, "info_stream", "id, nid, pid, name")
+	return err
+}
+
+// prepareBatches prepares the inserts of the rows every pass adds.
+func (w *Writer) prepareBatches() error {
+	var err error
+	// The same on every row, and so written into the statements: node, process, the event category
+	// and the empty region name. The event's stack_id and parent_stack_id are both its correlation id.
+	k := func(v int64) string { return strconv.FormatInt(v, 10) }
+	if w.ev, err = newBatch(w.c, w.table("event"), []string{"id", "category_id", "stack_id", "parent_stack_id",
+		"correlation_id", "extdata"}, "(?, "+k(w.catEvent)+", ?, ?, ?, ?)"); err != nil {
 		return err
 	}
-	if w.kd, err = newBatch(w.tx, w.table("kernel_dispatch"), "id", "nid", "pid", "tid", "agent_id", "kernel_id",
-		"dispatch_id", "queue_id", "stream_id", "start", "end", "private_segment_size", "group_segment_size",
-		"workgroup_size_x", "workgroup_size_y", "workgroup_size_z", "grid_size_x", "grid_size_y", "grid_size_z",
-		"region_name_id", "event_id", "extdata"); err != nil {
+	if w.kd, err = newBatch(w.c, w.table("kernel_dispatch"), []string{"id", "event_id", "nid", "pid", "region_name_id",
+		"tid", "agent_id", "kernel_id", "dispatch_id", "queue_id", "stream_id", "start", "end", "private_segment_size",
+		"group_segment_size", "workgroup_size_x", "workgroup_size_y", "workgroup_size_z", "grid_size_x", "grid_size_y",
+		"grid_size_z", "extdata"},
+		"(?, ?, "+k(w.nid)+", "+k(w.pid)+", "+k(w.empty)+", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"); err != nil {
 		return err
 	}
-	w.pmc, err = newBatch(w.tx, w.table("pmc_event"), "event_id", "pmc_id", "value")
+	w.pmc, err = newBatch(w.c, w.table("pmc_event"), []string{"event_id", "pmc_id", "value", "extdata"}, "(?, ?, ?, ?)")
 	return err
 }
 
@@ -240,8 +256,8 @@ func (w *Writer) str(s string) (int64, error) {
 		return id, nil
 	}
 	id := int64(len(w.strings) + 1)
-	if _, err := w.stmts.str.Exec(id, s); err != nil {
-		return 0, fmt.Errorf("inserting into %s: %w", w.table("string"), err)
+	if err := w.stmts.str.exec(id, s); err != nil {
+		return 0, err
 	}
 	w.strings[s] = id
 	return id, nil
@@ -289,7 +305,7 @@ func (w *Writer) Counter(c Counter) error {
 		c.Block, c.Expression, boolInt(c.Derived))
 }
 
-func boolInt(b bool) int {
+func boolInt(b bool) int64 {
 	if b {
 		return 1
 	}
@@ -313,7 +329,10 @@ func (w *Writer) Kernel(k Kernel) error {
 
 // Dispatch adds one pass of a dispatch: its own event and rocpd_kernel_dispatch row (same dispatch
 // id as its other passes, its own timestamps, its pass in extdata as replay_pass), and one
-// rocpd_pmc_event row per counter instance, attached to that pass's event.
+// rocpd_pmc_event row per counter, attached to that pass's event. The row's value is the sum over
+// the counter's hardware instances, what counters_collection reports, and its extdata lists the
+// instance values in order; rocprofv3 writes a row per instance (without its position), which gives
+// the same sums from many times the rows, the bulk of a database's size and writing time.
 func (w *Writer) Dispatch(d Dispatch, counters []CounterValues) error {
 	if err := w.seen(d); err != nil {
 		return err
@@ -324,38 +343,58 @@ func (w *Writer) Dispatch(d Dispatch, counters []CounterValues) error {
 	if d.Replayed {
 		extdata = fmt.Sprintf(`{"replay_pass":%d}`, d.Pass)
 	}
-	if err := w.ev.add(id, w.catEvent, int64(d.CorrelationID), int64(d.CorrelationID), int64(d.ExternalID), extdata); err != nil {
+	if err := w.ev.add(id, int64(d.CorrelationID), int64(d.CorrelationID), int64(d.ExternalID), extdata); err != nil {
 		return err
 	}
-	if err := w.kd.add(id, w.nid, w.pid, int64(d.ThreadID), int64(d.AgentID), int64(d.KernelID), int64(d.DispatchID),
+	if err := w.kd.add(id, id, int64(d.ThreadID), int64(d.AgentID), int64(d.KernelID), int64(d.DispatchID),
 		int64(d.QueueID), int64(d.StreamID), d.Start, d.End, d.Scratch, d.LDS,
 		int64(d.Workgroup[0]), int64(d.Workgroup[1]), int64(d.Workgroup[2]),
-		int64(d.Grid[0]), int64(d.Grid[1]), int64(d.Grid[2]), w.empty, id, extdata); err != nil {
+		int64(d.Grid[0]), int64(d.Grid[1]), int64(d.Grid[2]), extdata); err != nil {
 		return err
 	}
 	for _, c := range counters {
-		for _, v := range c.Values {
-			if err := w.pmc.add(id, int64(c.CounterID), v); err != nil {
-				return err
-			}
+		if err := w.pmc.add(id, int64(c.CounterID), sum(c.Values), w.instances(c.Values)); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// instances is the extdata of a counter row: {"instances":[...]}, its values per hardware instance
+// in the order the hardware reports them.
+func (w *Writer) instances(vals []float64) string {
+	b := append(w.ext[:0], `{"instances":[`...)
+	for i, v := range vals {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonnum.Append(b, v)
+	}
+	w.ext = append(b, "]}"...)
+	return string(w.ext)
+}
+
+func sum(vals []float64) float64 {
+	var s float64
+	for _, v := range vals {
+		s += v
+	}
+	return s
 }
 
 // seen adds the thread, queue and stream rows of a dispatch the first time each is named, so that
 // the views' joins find them.
 func (w *Writer) seen(d Dispatch) error {
 	if !w.threads[d.ThreadID] {
-		if _, err := w.stmts.thread.Exec(int64(d.ThreadID), w.nid, w.ppid, w.pid, int64(d.ThreadID)); err != nil {
-			return fmt.Errorf("inserting into %s: %w", w.table("info_thread"), err)
+		if err := w.stmts.thread.exec(int64(d.ThreadID), w.nid, w.ppid, w.pid, int64(d.ThreadID)); err != nil {
+			return err
 		}
 		w.threads[d.ThreadID] = true
 	}
 	for _, q := range []struct {
 		id   uint64
 		have map[uint64]bool
-		stmt *sql.Stmt
+		stmt *stmt
 		what string
 	}{{d.QueueID, w.queues, w.stmts.queue, "Queue"}, {d.StreamID, w.streams, w.stmts.stream, "Stream"}} {
 		if q.have[q.id] {
@@ -365,8 +404,8 @@ func (w *Writer) seen(d Dispatch) error {
 		if q.id == 0 {
 			name = "Default " + q.what
 		}
-		if _, err := q.stmt.Exec(int64(q.id), w.nid, w.pid, name); err != nil {
-			return fmt.Errorf("inserting the %s row: %w", strings.ToLower(q.what), err)
+		if err := q.stmt.exec(int64(q.id), w.nid, w.pid, name); err != nil {
+			return err
 		}
 		q.have[q.id] = true
 	}
@@ -393,25 +432,44 @@ func (w *Writer) finish() error {
 			return err
 		}
 	}
-	err := w.tx.Commit()
-	w.tx = nil
+	if err := w.c.wait(); err != nil {
+		return err
+	}
+	err := w.c.exec("", "COMMIT")
+	w.inTx = false
 	if err != nil {
 		return fmt.Errorf("committing: %w", err)
 	}
-	err = w.db.Close()
-	w.db = nil
+	err = w.closeConn()
+	return err
+}
+
+// closeConn finalizes the statements, which SQLite needs before it lets the file go, and closes the
+// connection.
+func (w *Writer) closeConn() error {
+	var err error
+	for _, s := range []*stmt{w.stmts.str, w.stmts.thread, w.stmts.queue, w.stmts.stream} {
+		err = errors.Join(err, s.close())
+	}
+	for _, b := range []*batch{w.ev, w.kd, w.pmc} {
+		if b != nil {
+			err = errors.Join(err, b.full.close())
+		}
+	}
+	err = errors.Join(err, w.c.close())
+	w.c = nil
 	return err
 }
 
 // Abort drops the database being written; after Close it does nothing.
 func (w *Writer) Abort() {
-	if w.tx != nil {
-		_ = w.tx.Rollback()
-		w.tx = nil
-	}
-	if w.db != nil {
-		_ = w.db.Close()
-		w.db = nil
+	if w.c != nil {
+		_ = w.c.wait()
+		if w.inTx {
+			_ = w.c.exec("", "ROLLBACK")
+			w.inTx = false
+		}
+		_ = w.closeConn()
 	}
 	if !w.done {
 		_ = os.Remove(w.tmp)

@@ -101,8 +101,12 @@ func TestViews(t *testing.T) {
 			{"7", "SQ_WAVES", "512", "1024", "256", "gemm()", "GPU"},
 			{"7", "SQ_WAVES", "512", "1024", "256", "gemm()", "GPU"},
 			{"8", "SQ_WAVES", "8", "128", "64", "gemm()", "GPU"}}},
-		{"pmc_events: one row per instance", `SELECT COUNT(*), SUM(counter_value) FROM pmc_events WHERE counter_name = 'SQ_WAVES'`,
-			[][]string{{"8", "1544"}}},
+		// One row per counter per pass: the sum of its instances, which extdata lists one by one.
+		{"pmc_events", `SELECT COUNT(*), SUM(counter_value) FROM pmc_events WHERE counter_name = 'SQ_WAVES'`,
+			[][]string{{"4", "1544"}}},
+		{"instances", `SELECT E.event_id, E.value, json_extract(E.extdata, '$.instances') FROM rocpd_pmc_event E ORDER BY E.id`,
+			[][]string{{"1", "512", "[256,256]"}, {"2", "512", "[256,256]"}, {"2", "30", "[10,20]"}, {"3", "512", "[256,256]"},
+				{"4", "8", "[4,4]"}}},
 		{"pmc_info", `SELECT name, block, agent_abs_index, is_derived FROM pmc_info ORDER BY id`,
 			[][]string{{"SQ_WAVES", "SQ", "2", "0"}, {"SQ_INSTS_VALU", "SQ", "2", "0"}}},
 		{"processes", `SELECT hostname, machine_id, pid, ppid, init, fini, command FROM processes`,
@@ -215,5 +219,34 @@ func TestReplacesAndLeavesNoTemp(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("files left: %v, want only x_results.db", names)
+	}
+}
+
+// TestFailedInsertFailsClose: statements run behind the caller, so a failing one (here a kernel id
+// given twice) is reported by a later call or by Close, naming its table, and no database is left.
+func TestFailedInsertFailsClose(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad_results.db")
+	w, err := Create(path, Process{PID: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Kernel(Kernel{ID: 1, Name: "a"})
+	if err == nil {
+		err = w.Kernel(Kernel{ID: 1, Name: "b"})
+	}
+	for i := 0; err == nil && i < 10_000; i++ {
+		err = w.Dispatch(Dispatch{DispatchID: uint64(i), KernelID: 1}, nil)
+	}
+	if err == nil {
+		err = w.Close()
+	} else {
+		w.Abort()
+	}
+	if err == nil || !strings.Contains(err.Error(), "rocpd_info_kernel_symbol") || !strings.Contains(err.Error(), "UNIQUE") {
+		t.Fatalf("err = %v, want the kernel symbol table's UNIQUE failure", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files left after a failed write: %v", entries)
 	}
 }

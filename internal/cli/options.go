@@ -10,6 +10,7 @@ type ProfileOptions struct {
 	ReplayMode       string   // "" (rocprofv3's default behaviour), "kernel" or "application"
 	KernelReplayBeta bool
 	KernelTrace      bool
+	Stats            bool // --stats: kernel_stats.csv and domain_stats.csv of the traced kernels
 	OutputDirectory  string
 	OutputFile       string
 	OutputFormats    []string
@@ -47,6 +48,7 @@ const (
 	optReplayMode     = "replay-mode"
 	optReplayBeta     = "kernel-replay-beta-enabled"
 	optKernelTrace    = "kernel-trace"
+	optStats          = "stats"
 	optOutputDir      = "output-directory"
 	optOutputFile     = "output-file"
 	optOutputFormat   = "output-format"

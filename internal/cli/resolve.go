@@ -45,6 +45,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.str(optReplayMode, &o.ReplayMode)
 	r.boolean(optReplayBeta, &o.KernelReplayBeta)
 	r.boolean(optKernelTrace, &o.KernelTrace)
+	r.boolean(optStats, &o.Stats)
 	r.str(optOutputDir, &o.OutputDirectory)
 	r.str(optOutputFile, &o.OutputFile)
 	r.list(optOutputFormat, &o.OutputFormats)

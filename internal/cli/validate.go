@@ -25,6 +25,8 @@ const (
 const (
 	diagEmptyPMC         = "--pmc (or pmc in the input file) names no counter: give at least one, e.g. --pmc SQ_WAVES"
 	diagNothingToCollect = "nothing to collect: give counters with --pmc, or ask for a trace with --kernel-trace"
+	// rocprofv3's --stats summarises the domains it traces; the kernel trace is the one gorocprof has.
+	diagStatsNeedsTrace = "--stats summarises traced kernels: add --kernel-trace"
 )
 
 // checkOutputLocation finds, before anything is launched, what would stop the output from being
@@ -118,6 +120,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		Groups:      groups,
 		Mode:        replayMode(o, len(groups)),
 		KernelTrace: o.KernelTrace,
+		Stats:       o.Stats,
 		Filters: contract.Filters{
 			IncludeRegex:    o.IncludeRegex,
 			ExcludeRegex:    o.ExcludeRegex,
@@ -144,6 +147,9 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 func checkCollection(o ProfileOptions, hasCounters bool) []string {
 	var diags []string
 	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
+	if o.Stats && !o.KernelTrace {
+		add(diagStatsNeedsTrace)
+	}
 	if o.ReplayMode == contract.ModeKernel {
 		if !o.KernelReplayBeta {
 			add(diagKernelNeedsBeta)

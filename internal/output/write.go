@@ -13,6 +13,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 	"github.com/gorocprof/gorocprof/internal/records"
+	"github.com/gorocprof/gorocprof/internal/stats"
 )
 
 // Options says which files Write produces and how names look.
@@ -21,6 +22,7 @@ type Options struct {
 	File         string   // file prefix inside Dir, placeholders already expanded (-o)
 	Formats      []string // any of "json", "csv", "rocpd"
 	KernelTrace  bool     // also write kernel dispatch timing (--kernel-trace)
+	Stats        bool     // with KernelTrace: kernel_stats.csv and domain_stats.csv (--stats)
 	Mangled      bool     // kernel names as mangled symbols (-M)
 	Truncate     bool     // kernel names without template and argument lists (-T)
 	PlanMetadata any      // embedded in results.json metadata as "gorocprof_plan"
@@ -88,6 +90,9 @@ func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
 			s.paths = append(s.paths, prefix+"_results.db")
 		}
 	}
+	if opts.Stats && opts.KernelTrace {
+		s.kernelStats, s.domainStats = &stats.Table{}, &stats.Table{}
+	}
 	// Without counters nor kernel trace, no file has a line per pass: the dispatches need not be read.
 	passes := cs != nil || opts.KernelTrace
 	if err == nil && passes {
@@ -95,6 +100,9 @@ func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
 	}
 	if err == nil && s.results != nil {
 		err = v.writeResultsTail(s.results.w, s.trace)
+	}
+	if err == nil && s.kernelStats != nil {
+		err = s.writeStats(prefix)
 	}
 	if err == nil {
 		err = s.close()
@@ -122,6 +130,25 @@ type streams struct {
 	traceCSV   *outFile
 	trace      *traceSpool
 	db         *rocpdSink
+	// --stats: durations by kernel name and of the whole kernel domain
+	kernelStats, domainStats *stats.Table
+}
+
+// writeStats writes kernel_stats.csv and domain_stats.csv.
+func (s *streams) writeStats(prefix string) error {
+	for _, f := range []struct {
+		name string
+		t    *stats.Table
+	}{{"_kernel_stats.csv", s.kernelStats}, {"_domain_stats.csv", s.domainStats}} {
+		o, err := s.create(prefix + f.name)
+		if err != nil {
+			return err
+		}
+		if err := f.t.WriteCSV(o.w); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *streams) create(path string) (*outFile, error) {
@@ -255,8 +282,15 @@ func (v *view) passCounters(d *contract.Dispatch) []idValues {
 	return v.counters
 }
 
-// writeLogical writes every pass of one logical dispatch to every open file.
+// writeLogical writes every pass of one logical dispatch to every open file. --stats times a
+// dispatch once, by its first pass, never by the sum of its passes.
 func (v *view) writeLogical(s *streams, l records.Logical) error {
+	if s.kernelStats != nil && len(l.Passes) > 0 {
+		d := l.Passes[0]
+		name := v.kernelName(v.kernel(d.KernelID).k)
+		s.kernelStats.Add(name, d.End-d.Start)
+		s.domainStats.Add("KERNEL_DISPATCH", d.End-d.Start)
+	}
 	for _, d := range l.Passes {
 		k := v.kernel(d.KernelID)
 		counters := v.passCounters(d)

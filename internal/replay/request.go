@@ -16,6 +16,7 @@ type Request struct {
 	Groups      []counters.Group // --pmc groups, parsed
 	Mode        string           // contract.ModeKernel | ModeApplication | ModeNone
 	KernelTrace bool
+	Stats       bool // kernel_stats.csv and domain_stats.csv (with KernelTrace)
 	Filters     contract.Filters
 	OutputDir   string // placeholders are expanded per process after the run
 	OutputFile  string

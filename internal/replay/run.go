@@ -327,7 +327,7 @@ func writeProcess(req Request, p *records.Process, plan *counters.Plan, cs outpu
 		return nil, fmt.Errorf("output file %q: %w", req.OutputFile, err)
 	}
 	files, err := output.Write(output.Options{
-		Dir: dir, File: file, Formats: req.Formats, KernelTrace: req.KernelTrace,
+		Dir: dir, File: file, Formats: req.Formats, KernelTrace: req.KernelTrace, Stats: req.Stats,
 		Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
 	}, p, cs)
 	if err != nil {

@@ -69,25 +69,3 @@ func TestRocpdGolden(t *testing.T) {
 		}
 	}
 }
-
-// TestStatsGolden: --stats times every dispatch once, by its first pass (axpy's dispatch 1 ran
-// 90010, 91010 and 92010 ns on its three passes; its row counts 90010), never by the sum.
-func TestStatsGolden(t *testing.T) {
-	for _, proc := range []*records.Process{readFixture(t, "4242.ndjson"), scanFixture(t, "4242.ndjson")} {
-		dir := t.TempDir()
-		paths, err := Write(Options{Dir: dir, File: "4242", Formats: []string{"csv"}, KernelTrace: true, Stats: true}, proc, fakeCounters{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := len(paths); n != 5 {
-			t.Fatalf("paths = %v, want agent_info, counter_collection, kernel_trace, kernel_stats, domain_stats", paths)
-		}
-		for _, name := range []string{"4242_kernel_stats.csv", "4242_domain_stats.csv"} {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareGolden(t, "stats/"+name, b)
-		}
-	}
-}

@@ -166,6 +166,9 @@ func TestKeys(t *testing.T) {
 			t.Errorf("no table rocpd_%s%s", tb.name, md["uuid"])
 		}
 	}
+	if got := rows(t, db, `PRAGMA integrity_check`); !reflect.DeepEqual(got, [][]string{{"ok"}}) {
+		t.Errorf("integrity_check: %v", got)
+	}
 	// Every row carries the database's guid (the column default), and pid columns hold the OS pid.
 	if got := rows(t, db, `SELECT DISTINCT guid FROM rocpd_kernel_dispatch UNION SELECT DISTINCT guid FROM rocpd_pmc_event`); len(got) != 1 || got[0][0] != md["guid"] {
 		t.Errorf("guids of the rows %v, want only %s", got, md["guid"])

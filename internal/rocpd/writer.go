@@ -110,9 +110,14 @@ type Writer struct {
 	ppid      int64
 	strings   map[string]int64
 	threads   map[uint64]bool
-	queues    map[uint64]bool
-	streams   map[uint64]bool
-	events    int64 // rows of rocpd_event (and rocpd_kernel_dispatch) so far
+	queues    map[int64]bool // by row id
+	streams   map[int64]bool
+	nodes     map[int64]bool
+	procs     map[int64]bool
+	rows      map[rowKey]int64 // the current process's ids -> row ids
+	maxRow    map[string]int64 // the largest row id of each kind so far
+	later     bool             // the current process is not the database's first
+	events    int64            // rows of rocpd_event (and rocpd_kernel_dispatch) so far
 	stmts     struct{ str, thread, queue, stream *stmt }
 	ev, kd    *batch
 	pmc       *batch
@@ -125,8 +130,9 @@ type Writer struct {
 // Create starts the database of one process at path (an existing file there is replaced when Close
 // succeeds, as rocprofv3 replaces its own).
 func Create(path string, p Process) (*Writer, error) {
-	w := &Writer{path: path, tmp: path + ".tmp", pid: p.PID, ppid: p.PPID, strings: map[string]int64{},
-		threads: map[uint64]bool{}, queues: map[uint64]bool{}, streams: map[uint64]bool{}}
+	w := &Writer{path: path, tmp: path + ".tmp", strings: map[string]int64{}, threads: map[uint64]bool{},
+		queues: map[int64]bool{}, streams: map[int64]bool{}, nodes: map[int64]bool{}, procs: map[int64]bool{},
+		rows: map[rowKey]int64{}, maxRow: map[string]int64{}}
 	if err := w.open(); err != nil {
 		w.Abort()
 		return nil, fmt.Errorf("rocpd database %s: %w", path, err)
@@ -177,22 +183,6 @@ func (w *Writer) begin(p Process) error {
 			return err
 		}
 	}
-	machine := p.machineID()
-	hash := nodeHash(machine)
-	w.nid = nodeID(hash)
-	if err := w.exec("info_node", "INSERT INTO `"+w.table("info_node")+"` (id, hash, machine_id, hostname) VALUES (?, ?, ?, ?)",
-		w.nid, hash, machine, p.Hostname); err != nil {
-		return err
-	}
-	var fini any
-	if p.Fini != 0 {
-		fini = p.Fini
-	}
-	if err := w.exec("info_process", "INSERT INTO `"+w.table("info_process")+
-		"` (id, nid, ppid, pid, init, fini, start, end, command, extdata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		p.PID, w.nid, p.PPID, p.PID, p.Init, fini, p.Init, fini, strings.Join(p.Command, " "), jsonText(p.Extdata)); err != nil {
-		return err
-	}
 	var err error
 	if w.empty, err = w.str(""); err != nil {
 		return err
@@ -200,11 +190,7 @@ func (w *Writer) begin(p Process) error {
 	if w.catEvent, err = w.str("KERNEL_DISPATCH"); err != nil {
 		return err
 	}
-	if err := w.prepareBatches(); err != nil {
-		return err
-	}
-	w.c.start()
-	return nil
+	return w.startProcess(p)
 }
 
 func (w *Writer) table(name string) string { return physical(name, w.uuid) }
@@ -290,7 +276,7 @@ func (w *Writer) Agent(a Agent) error {
 	}
 	return w.exec("info_agent", "INSERT INTO `"+w.table("info_agent")+"` (id, nid, pid, type, absolute_index, logical_index, "+
 		"type_index, uuid, name, model_name, vendor_name, product_name, user_name, extdata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		int64(a.ID), w.nid, w.pid, typ, int64(a.ID), a.LogicalIndex, a.TypeIndex, a.UUID, a.Name, a.ModelName,
+		w.row("agent", a.ID), w.nid, w.pid, typ, int64(a.ID), a.LogicalIndex, a.TypeIndex, a.UUID, a.Name, a.ModelName,
 		a.VendorName, a.ProductName, a.ProductName, jsonText(a.Extdata))
 }
 
@@ -301,7 +287,7 @@ func (w *Writer) Counter(c Counter) error {
 	}
 	return w.exec("info_pmc", "INSERT INTO `"+w.table("info_pmc")+"` (id, nid, pid, agent_id, target_arch, name, symbol, "+
 		"description, component, value_type, block, expression, is_constant, is_derived) VALUES (?, ?, ?, ?, 'GPU', ?, ?, ?, ?, 'ABS', ?, ?, 0, ?)",
-		int64(c.ID), w.nid, w.pid, int64(c.AgentID), c.Name, c.Name, c.Description, nullIfEmpty(c.Component),
+		w.row("pmc", c.ID), w.nid, w.pid, w.row("agent", c.AgentID), c.Name, c.Name, c.Description, nullIfEmpty(c.Component),
 		c.Block, c.Expression, boolInt(c.Derived))
 }
 
@@ -323,7 +309,7 @@ func (w *Writer) Kernel(k Kernel) error {
 	return w.exec("info_kernel_symbol", "INSERT INTO `"+w.table("info_kernel_symbol")+"` (id, nid, pid, code_object_id, "+
 		"kernel_name, display_name, kernarg_segment_size, group_segment_size, private_segment_size, sgpr_count, "+
 		"arch_vgpr_count, accum_vgpr_count, extdata) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		int64(k.ID), w.nid, w.pid, k.Name, k.DisplayName, k.KernargSize, k.GroupSegmentSize, k.PrivateSegmentSize,
+		w.row("kernel", k.ID), w.nid, w.pid, k.Name, k.DisplayName, k.KernargSize, k.GroupSegmentSize, k.PrivateSegmentSize,
 		k.SGPR, k.ArchVGPR, k.AccumVGPR, jsonText(k.Extdata))
 }
 
@@ -346,14 +332,14 @@ func (w *Writer) Dispatch(d Dispatch, counters []CounterValues) error {
 	if err := w.ev.add(id, int64(d.CorrelationID), int64(d.CorrelationID), int64(d.ExternalID), extdata); err != nil {
 		return err
 	}
-	if err := w.kd.add(id, id, int64(d.ThreadID), int64(d.AgentID), int64(d.KernelID), int64(d.DispatchID),
-		int64(d.QueueID), int64(d.StreamID), d.Start, d.End, d.Scratch, d.LDS,
+	if err := w.kd.add(id, id, int64(d.ThreadID), w.row("agent", d.AgentID), w.row("kernel", d.KernelID), int64(d.DispatchID),
+		w.row("queue", d.QueueID), w.row("stream", d.StreamID), d.Start, d.End, d.Scratch, d.LDS,
 		int64(d.Workgroup[0]), int64(d.Workgroup[1]), int64(d.Workgroup[2]),
 		int64(d.Grid[0]), int64(d.Grid[1]), int64(d.Grid[2]), extdata); err != nil {
 		return err
 	}
 	for _, c := range counters {
-		if err := w.pmc.add(id, int64(c.CounterID), sum(c.Values), w.instances(c.Values)); err != nil {
+		if err := w.pmc.add(id, w.row("pmc", c.CounterID), sum(c.Values), w.instances(c.Values)); err != nil {
 			return err
 		}
 	}
@@ -393,21 +379,23 @@ func (w *Writer) seen(d Dispatch) error {
 	}
 	for _, q := range []struct {
 		id   uint64
-		have map[uint64]bool
+		kind string
+		have map[int64]bool
 		stmt *stmt
 		what string
-	}{{d.QueueID, w.queues, w.stmts.queue, "Queue"}, {d.StreamID, w.streams, w.stmts.stream, "Stream"}} {
-		if q.have[q.id] {
+	}{{d.QueueID, "queue", w.queues, w.stmts.queue, "Queue"}, {d.StreamID, "stream", w.streams, w.stmts.stream, "Stream"}} {
+		row := w.row(q.kind, q.id)
+		if q.have[row] {
 			continue
 		}
 		name := fmt.Sprintf("%s %d", q.what, q.id)
 		if q.id == 0 {
 			name = "Default " + q.what
 		}
-		if err := q.stmt.exec(int64(q.id), w.nid, w.pid, name); err != nil {
+		if err := q.stmt.exec(row, w.nid, w.pid, name); err != nil {
 			return err
 		}
-		q.have[q.id] = true
+		q.have[row] = true
 	}
 	return nil
 }
@@ -426,11 +414,33 @@ func (w *Writer) Close() error {
 	return nil
 }
 
-func (w *Writer) finish() error {
+func (w *Writer) flushBatches() error {
 	for _, b := range []*batch{w.ev, w.kd, w.pmc} {
+		if b == nil {
+			return errors.New("an earlier failure closed the per-pass inserts")
+		}
 		if err := b.flush(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// closeBatches finalizes the per-pass inserts (their statements hold the process's constants).
+func (w *Writer) closeBatches() error {
+	var err error
+	for _, b := range []*batch{w.ev, w.kd, w.pmc} {
+		if b != nil {
+			err = errors.Join(err, b.full.close())
+		}
+	}
+	w.ev, w.kd, w.pmc = nil, nil, nil
+	return err
+}
+
+func (w *Writer) finish() error {
+	if err := w.flushBatches(); err != nil {
+		return err
 	}
 	if err := w.c.wait(); err != nil {
 		return err
@@ -451,12 +461,7 @@ func (w *Writer) closeConn() error {
 	for _, s := range []*stmt{w.stmts.str, w.stmts.thread, w.stmts.queue, w.stmts.stream} {
 		err = errors.Join(err, s.close())
 	}
-	for _, b := range []*batch{w.ev, w.kd, w.pmc} {
-		if b != nil {
-			err = errors.Join(err, b.full.close())
-		}
-	}
-	err = errors.Join(err, w.c.close())
+	err = errors.Join(err, w.closeBatches(), w.c.close())
 	w.c = nil
 	return err
 }

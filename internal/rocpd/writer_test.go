@@ -253,3 +253,53 @@ func TestFailedInsertFailsClose(t *testing.T) {
 		t.Errorf("files left after a failed write: %v", entries)
 	}
 }
+
+// TestSeveralProcesses: processes that share one output name share one database. The first keeps
+// its ids; a later one's agents, counters, kernels and queues get rows of their own, and every view
+// keeps them apart by pid; images of one pid (an exec) share its process row.
+func TestSeveralProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shared_results.db")
+	w, err := Create(path, Process{PID: 100, Hostname: "node1", Init: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []Process{{}, {PID: 200, Hostname: "node1", Init: 2}, {PID: 200, Hostname: "node1", Init: 3}} {
+		if i > 0 {
+			if err := w.Process(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		value := float64(10 * (i + 1))
+		for _, err := range []error{
+			w.Agent(Agent{ID: 2, Type: "GPU", Name: "gfx90a"}),
+			w.Counter(Counter{ID: 1, AgentID: 2, Name: "SQ_WAVES"}),
+			w.Kernel(Kernel{ID: 5, Name: "_Z1kv", DisplayName: "k()"}),
+			w.Dispatch(Dispatch{DispatchID: 1, AgentID: 2, QueueID: 0, ThreadID: uint64(11 + i), KernelID: 5, Start: 1, End: 2},
+				[]CounterValues{{CounterID: 1, Values: []float64{value}}}),
+		} {
+			if err != nil {
+				w.Abort()
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		query string
+		want  [][]string
+	}{
+		{`SELECT pid, init FROM processes ORDER BY pid`, [][]string{{"100", "1"}, {"200", "2"}}},
+		{`SELECT id, pid, absolute_index FROM rocpd_info_agent ORDER BY id`, [][]string{{"2", "100", "2"}, {"3", "200", "2"}, {"4", "200", "2"}}},
+		{`SELECT pid, dispatch_id, kernel_id, agent_abs_index, queue, name FROM kernels ORDER BY id`, [][]string{
+			{"100", "1", "5", "2", "Default Queue", "k()"}, {"200", "1", "6", "2", "Default Queue", "k()"}, {"200", "1", "7", "2", "Default Queue", "k()"}}},
+		{`SELECT pid, tid, counter_name, value FROM counters_collection ORDER BY id`, [][]string{
+			{"100", "11", "SQ_WAVES", "10"}, {"200", "12", "SQ_WAVES", "20"}, {"200", "13", "SQ_WAVES", "30"}}},
+		{`PRAGMA integrity_check`, [][]string{{"ok"}}},
+	} {
+		if got := rows(t, path, tc.query); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %v\nwant %v", tc.query, got, tc.want)
+		}
+	}
+}

@@ -164,6 +164,9 @@ func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts 
 	if input != "" {
 		var err error
 		if jobs, err = readInputFile(input); err != nil {
+			if !flags.Changed(optInput) {
+				return fmt.Errorf("environment variable %s: %w", envName(optInput), err)
+			}
 			return err
 		}
 	}

@@ -86,6 +86,9 @@ func WriteProcesses(ctx context.Context, opts Options, procs []*records.Process,
 	for i, proc := range procs {
 		v := newView(opts, proc, cs)
 		if err := v.write(ctx, s, i == 0); err != nil {
+			if cause := context.Cause(ctx); cause != nil {
+				return nil, cause // told as it is, not as what the reader was doing then
+			}
 			return nil, err
 		}
 		if err := v.evalError(); err != nil {

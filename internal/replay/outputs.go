@@ -77,6 +77,9 @@ func writeOutputs(ctx context.Context, req Request, procs []*records.Process, pl
 			Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
 		}, t.procs, plan)
 		files = append(files, written...)
+		if err != nil && err == context.Cause(ctx) {
+			return files, err
+		}
 		if err != nil {
 			return files, fmt.Errorf("writing the output of %s: %w", pidList(t.procs), err)
 		}

@@ -2,8 +2,10 @@ package output
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -71,7 +73,7 @@ func (s *streams) create(suffix string) (*outFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	var w io.Writer = f
+	var w io.Writer = finalName{f, filepath.Join(s.loc.path, final)}
 	if s.wrap != nil {
 		w = s.wrap(final, f)
 	}
@@ -79,6 +81,22 @@ func (s *streams) create(suffix string) (*outFile, error) {
 	o := &outFile{final: final, tmp: tmp, f: f, bg: bg, w: bg.Writer}
 	s.files = append(s.files, o)
 	return o, nil
+}
+
+// finalName writes to a temporary file and names the file it will become in its errors, which is
+// the file users asked for.
+type finalName struct {
+	f    *os.File
+	name string
+}
+
+func (w finalName) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path = w.name
+	}
+	return n, err
 }
 
 // finish ends every file and makes its bytes durable; the first failure names its file. The

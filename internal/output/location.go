@@ -160,7 +160,7 @@ func ownerError(path string, info fs.FileInfo, uid int) error {
 		return nil
 	}
 	return fmt.Errorf("refusing to write in %s: it belongs to another user (uid %d) and is not a sticky directory of root's like /tmp, "+
-		"so its owner could replace the files written there; choose a directory of your own with -d", path, owner)
+		"so its owner could replace the files written there; choose with -d a directory of your own, or a new one below /tmp", path, owner)
 }
 
 func fileOwner(info fs.FileInfo) int {

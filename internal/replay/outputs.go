@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,7 +56,8 @@ func outputTargets(req Request, procs []*records.Process, launched time.Time, st
 	return targets, nil
 }
 
-// writeOutputs writes the files of every target; ctx's cancellation (an interrupt) stops it with
+// writeOutputs writes the files of every target. A target that fails does not keep the others from
+// being written: its error joins the returned one. ctx's cancellation (an interrupt) stops it, with
 // the files not complete left unwritten.
 func writeOutputs(ctx context.Context, req Request, procs []*records.Process, plan *counters.Plan, launched time.Time, stderr io.Writer) ([]string, error) {
 	if len(req.Formats) == 0 {
@@ -66,6 +68,7 @@ func writeOutputs(ctx context.Context, req Request, procs []*records.Process, pl
 		return nil, err
 	}
 	var files []string
+	var errs []error
 	for _, t := range targets {
 		if len(t.procs) > 1 {
 			fmt.Fprintf(stderr, "gorocprof: note: %s share the output name %s: results.json holds one element per process "+
@@ -81,10 +84,10 @@ func writeOutputs(ctx context.Context, req Request, procs []*records.Process, pl
 			return files, err
 		}
 		if err != nil {
-			return files, fmt.Errorf("writing the output of %s: %w", pidList(t.procs), err)
+			errs = append(errs, fmt.Errorf("writing the output of %s: %w", pidList(t.procs), err))
 		}
 	}
-	return files, nil
+	return files, errors.Join(errs...)
 }
 
 // pidList names processes as "process 12" or "processes 12, 13".

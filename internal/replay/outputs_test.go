@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
 
@@ -90,5 +93,26 @@ func TestInterruptStopsOutputPhase(t *testing.T) {
 		}
 		release()
 		intr.stop()
+	}
+}
+
+// TestFailedTargetKeepsOthers: a process whose files cannot be written does not cost the others
+// theirs; the error names it.
+func TestFailedTargetKeepsOthers(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a"), nil, 0o644); err != nil { // where host a's directory goes
+		t.Fatal(err)
+	}
+	procs := []*records.Process{
+		{Header: contract.Header{PID: 7, Hostname: "a"}, Kernels: map[uint64]contract.Kernel{}},
+		{Header: contract.Header{PID: 8, Hostname: "b"}, Kernels: map[uint64]contract.Kernel{}},
+	}
+	req := Request{OutputDir: dir, OutputFile: "%hostname%/x", Formats: []string{"csv"}}
+	files, err := writeOutputs(context.Background(), req, procs, &counters.Plan{}, time.Now(), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "writing the output of process 7: ") || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("err = %v, want process 7's failure", err)
+	}
+	if want := []string{filepath.Join(dir, "b", "x_agent_info.csv"), filepath.Join(dir, "b", "x_counter_collection.csv")}; !slices.Equal(files, want) {
+		t.Errorf("files = %v, want process 8's %v", files, want)
 	}
 }

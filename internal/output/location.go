@@ -47,6 +47,9 @@ func checkOwners(dir, sub string, uid int) error {
 // walkLocation opens dir, then each directory of sub below it. Without create it stops, with a nil
 // location and no error, where a directory is missing.
 func walkLocation(dir, sub string, uid int, create bool) (*location, error) {
+	if dir == "" {
+		dir = "."
+	}
 	if !filepath.IsLocal(sub) {
 		return nil, fmt.Errorf("%q leaves the output directory %s", sub, dir)
 	}

@@ -484,3 +484,19 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("CheckFile in another user's directory: %v, want it refused before launch", err)
 	}
 }
+
+// TestEmptyDirIsTheWorkingDirectory: Dir "" writes where a relative path would, as before.
+func TestEmptyDirIsTheWorkingDirectory(t *testing.T) {
+	proc, dir := readFixture(t, "4242.ndjson"), t.TempDir()
+	t.Chdir(dir)
+	paths, err := Write(Options{File: "p", Formats: []string{"csv"}}, proc, fakeCounters{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 2 || paths[0] != "p_agent_info.csv" {
+		t.Errorf("paths = %v, want p_agent_info.csv and p_counter_collection.csv", paths)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p_agent_info.csv")); err != nil {
+		t.Error(err)
+	}
+}

@@ -63,7 +63,7 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	}
 	prog.finish()
 
-	octx, release := intr.outputPhase(ctx)
+	octx, release := intr.outputPhase(ctx, 0)
 	defer release()
 	mergeDir, err := os.MkdirTemp("", "gorocprof-merge-")
 	if err != nil {
@@ -134,7 +134,7 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	passReq := req
 	passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
 	passReq.Quiet = true
-	octx, release := intr.outputPhase(ctx)
+	octx, release := intr.outputPhase(ctx, pr.st.Signal)
 	defer release()
 	pr.files, pr.problems, err = collect(octx, passReq, runDir, plan, pr.st, pr.launched, stdout, stderr)
 	if errors.Is(err, errNoRecords) {

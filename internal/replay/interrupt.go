@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/gorocprof/gorocprof/internal/launch"
 )
@@ -26,17 +27,23 @@ func (e *InterruptedError) Error() string {
 // they are dropped here; once it has ended, the next one stops the output phase.
 type interrupts struct {
 	sigs chan os.Signal
+	// grace is how long after the application's end a signal that ended it is still taken for
+	// the same one: Ctrl-C signals the whole process group, so gorocprof may take in its own
+	// copy only after the application, killed by it, has been reaped.
+	grace time.Duration
 }
 
 func catchInterrupts() *interrupts {
-	i := &interrupts{sigs: make(chan os.Signal, 1)}
+	i := &interrupts{sigs: make(chan os.Signal, 1), grace: 100 * time.Millisecond}
 	signal.Notify(i.sigs, syscall.SIGINT, syscall.SIGTERM)
 	return i
 }
 
-// outputPhase returns the context of the output that follows a run of the application, cancelled
-// with an *InterruptedError by the first SIGINT or SIGTERM from now on, and its release.
-func (i *interrupts) outputPhase(ctx context.Context) (context.Context, func()) {
+// outputPhase returns the context of the output that follows a run of the application, which
+// ended by signal ended (0 if it exited), and its release. The context is cancelled with an
+// *InterruptedError by the first SIGINT or SIGTERM from now on, but for one that is the ended
+// signal arriving within the grace.
+func (i *interrupts) outputPhase(ctx context.Context, ended syscall.Signal) (context.Context, func()) {
 	for drained := false; !drained; {
 		select {
 		case <-i.sigs: // the application's, forwarded by the launcher
@@ -46,11 +53,19 @@ func (i *interrupts) outputPhase(ctx context.Context) (context.Context, func()) 
 	}
 	octx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
+	start := time.Now()
 	go func() {
-		select {
-		case s := <-i.sigs:
-			cancel(&InterruptedError{Signal: s.(syscall.Signal)})
-		case <-done:
+		for {
+			select {
+			case s := <-i.sigs:
+				if s == ended && time.Since(start) < i.grace {
+					continue
+				}
+				cancel(&InterruptedError{Signal: s.(syscall.Signal)})
+				return
+			case <-done:
+				return
+			}
 		}
 	}()
 	return octx, func() {

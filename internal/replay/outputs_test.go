@@ -74,25 +74,46 @@ func TestOutputTargets(t *testing.T) {
 
 // TestInterruptStopsOutputPhase: once the application has ended, SIGINT or SIGTERM sent to
 // gorocprof cancels the output phase with an *InterruptedError instead of ending gorocprof (which
-// would end this test binary).
+// would end this test binary), but for the copy of the signal that ended the application that
+// comes in just after it (a Ctrl-C reaches the whole process group).
 func TestInterruptStopsOutputPhase(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		intr := catchInterrupts()
-		ctx, release := intr.outputPhase(context.Background())
-		if err := syscall.Kill(os.Getpid(), sig); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%v did not stop the output phase", sig)
-		}
-		var ie *InterruptedError
-		if !errors.As(context.Cause(ctx), &ie) || ie.Signal != sig {
-			t.Errorf("cause = %v, want an InterruptedError for %v", context.Cause(ctx), sig)
-		}
-		release()
-		intr.stop()
+	tests := []struct {
+		name      string
+		sig       syscall.Signal
+		ended     syscall.Signal // how the application ended
+		grace     time.Duration
+		wantCause bool
+	}{
+		{"SIGINT after an exit", syscall.SIGINT, 0, time.Hour, true},
+		{"SIGTERM after an exit", syscall.SIGTERM, 0, time.Hour, true},
+		{"SIGTERM after a SIGINT", syscall.SIGTERM, syscall.SIGINT, time.Hour, true},
+		{"the SIGINT that ended it", syscall.SIGINT, syscall.SIGINT, time.Hour, false},
+		{"SIGINT again, past the grace", syscall.SIGINT, syscall.SIGINT, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			intr := catchInterrupts()
+			defer intr.stop()
+			intr.grace = tc.grace
+			ctx, release := intr.outputPhase(context.Background(), tc.ended)
+			defer release()
+			if err := syscall.Kill(os.Getpid(), tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			wait := 10 * time.Second
+			if !tc.wantCause {
+				wait = 300 * time.Millisecond
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+			var ie *InterruptedError
+			got := errors.As(context.Cause(ctx), &ie) && ie.Signal == tc.sig
+			if got != tc.wantCause {
+				t.Errorf("cause = %v, want an InterruptedError for %v: %v", context.Cause(ctx), tc.sig, tc.wantCause)
+			}
+		})
 	}
 }
 

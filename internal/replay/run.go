@@ -137,7 +137,7 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	}
 	res := Result{ExitCode: st.ExitCode, Signal: st.SignalName()}
 
-	octx, release := intr.outputPhase(ctx)
+	octx, release := intr.outputPhase(ctx, st.Signal)
 	defer release()
 	files, problems, err := collect(octx, req, runDir, plan, st, launched, stdout, stderr)
 	res.Files = files

@@ -70,10 +70,8 @@ func writeOutputs(ctx context.Context, req Request, procs []*records.Process, pl
 	var files []string
 	var errs []error
 	for _, t := range targets {
-		if len(t.procs) > 1 {
-			fmt.Fprintf(stderr, "gorocprof: note: %s share the output name %s: results.json holds one element per process "+
-				"and the CSV files the rows of all; put %%pid%% in -o for files of their own\n",
-				pidList(t.procs), filepath.Join(t.dir, t.file))
+		if note := t.sharedNote(); note != "" {
+			fmt.Fprintf(stderr, "gorocprof: note: %s\n", note)
 		}
 		written, err := output.WriteProcesses(ctx, output.Options{
 			Dir: t.dir, File: t.file, Formats: req.Formats, KernelTrace: req.KernelTrace,
@@ -88,6 +86,24 @@ func writeOutputs(ctx context.Context, req Request, procs []*records.Process, pl
 		}
 	}
 	return files, errors.Join(errs...)
+}
+
+// sharedNote says that several processes share the target's files, and how they are kept.
+// Process images of one pid (an exec) share them whatever -o says.
+func (t *target) sharedNote() string {
+	if len(t.procs) < 2 {
+		return ""
+	}
+	name := filepath.Join(t.dir, t.file)
+	pid := t.procs[0].Header.PID
+	for _, p := range t.procs[1:] {
+		if p.Header.PID != pid {
+			return fmt.Sprintf("%s share the output name %s: results.json holds one element per process "+
+				"and the CSV files the rows of all; put %%pid%% in -o for files of their own", pidList(t.procs), name)
+		}
+	}
+	return fmt.Sprintf("the %d process images of process %d (exec) share the output name %s: results.json holds one element per image "+
+		"and the CSV files the rows of all", len(t.procs), pid, name)
 }
 
 // pidList names processes as "process 12" or "processes 12, 13".

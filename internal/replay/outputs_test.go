@@ -137,3 +137,22 @@ func TestFailedTargetKeepsOthers(t *testing.T) {
 		t.Errorf("files = %v, want process 8's %v", files, want)
 	}
 }
+
+func TestSharedNote(t *testing.T) {
+	proc := func(pid int64) *records.Process { return &records.Process{Header: contract.Header{PID: pid}} }
+	tests := []struct {
+		procs []*records.Process
+		want  string
+	}{
+		{[]*records.Process{proc(7)}, ""},
+		{[]*records.Process{proc(7), proc(8)}, "processes 7, 8 share the output name out/x: results.json holds one element per process " +
+			"and the CSV files the rows of all; put %pid% in -o for files of their own"},
+		{[]*records.Process{proc(7), proc(7)}, "the 2 process images of process 7 (exec) share the output name out/x: " +
+			"results.json holds one element per image and the CSV files the rows of all"},
+	}
+	for _, tc := range tests {
+		if got := (&target{dir: "out", file: "x", procs: tc.procs}).sharedNote(); got != tc.want {
+			t.Errorf("sharedNote(%d processes) = %q, want %q", len(tc.procs), got, tc.want)
+		}
+	}
+}

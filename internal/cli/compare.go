@@ -176,7 +176,7 @@ func writeCompareJSON(path string, rep replay.CompareReport) error {
 	if err != nil {
 		return fmt.Errorf("encoding the compare report: %w", err)
 	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := output.WriteFile(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("writing the compare report: %w", err)
 	}
 	return nil

@@ -135,6 +135,8 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	if err != nil {
 		return Result{}, err
 	}
+	intr := catchInterrupts()
+	defer intr.stop()
 	launched := time.Now()
 	st, err := launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
 	if err != nil {
@@ -143,7 +145,9 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	}
 	res := Result{ExitCode: st.ExitCode, Signal: st.SignalName()}
 
-	files, problems, err := collect(req, runDir, plan, st, launched, stdout)
+	octx, release := intr.outputPhase(ctx, st.Signal)
+	defer release()
+	files, problems, err := collect(octx, req, runDir, plan, st, launched, stdout, stderr)
 	res.Files = files
 	if errors.Is(err, errNoRecords) {
 		_ = os.RemoveAll(runDir)
@@ -257,8 +261,8 @@ func writePlan(path string, p contract.Plan) error {
 
 // collect reads every record file of the run and writes each process's output. It returns the files
 // written and what makes the measurements incomplete (processProblems; st is how the application
-// ended).
-func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, launched time.Time, stdout io.Writer) ([]string, []string, error) {
+// ended). A ctx cancelled on the way (an interrupt) ends it with its cause.
+func collect(ctx context.Context, req Request, runDir string, plan *counters.Plan, st launch.Status, launched time.Time, stdout, stderr io.Writer) ([]string, []string, error) {
 	// Scanned, not loaded: memory follows the kernels, not the number of dispatches.
 	run, err := records.ScanRun(runDir)
 	if err != nil {
@@ -277,14 +281,12 @@ func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, 
 		return nil, nil, errNoRecords
 	}
 	cs := plan
-	var files []string
+	files, err := writeOutputs(ctx, req, procs, plan, launched, stderr)
+	if err != nil {
+		return files, nil, err
+	}
 	problems := run.Unreadable
 	for _, p := range procs {
-		written, err := writeProcess(req, p, plan, cs, launched)
-		files = append(files, written...)
-		if err != nil {
-			return files, nil, err
-		}
 		problems = append(problems, processProblems(req.Mode, st, p)...)
 	}
 	if !req.Quiet {
@@ -292,7 +294,7 @@ func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, 
 			return files, nil, fmt.Errorf("writing the summary: %w", err)
 		}
 	}
-	return files, problems, nil
+	return files, problems, context.Cause(ctx)
 }
 
 // errNoRecords: no process of the run wrote a record file. The tool library starts with the GPU
@@ -312,28 +314,6 @@ func noRecords(req Request, sess *Session, st launch.Status) error {
 		return fmt.Errorf("%s (%s)", msg, why)
 	}
 	return errors.New(msg)
-}
-
-func writeProcess(req Request, p *records.Process, plan *counters.Plan, cs output.Counters, launched time.Time) ([]string, error) {
-	cwd, _ := os.Getwd()
-	vars := output.PathVars{Hostname: p.Header.Hostname, PID: p.Header.PID, PPID: p.Header.PPID, CWD: cwd, Launch: launched, Args: p.Header.Cmdline}
-	vars.FromEnv(os.Getenv)
-	dir, err := output.ExpandPath(req.OutputDir, vars)
-	if err != nil {
-		return nil, fmt.Errorf("output directory %q: %w", req.OutputDir, err)
-	}
-	file, err := output.ExpandPath(req.OutputFile, vars)
-	if err != nil {
-		return nil, fmt.Errorf("output file %q: %w", req.OutputFile, err)
-	}
-	files, err := output.Write(output.Options{
-		Dir: dir, File: file, Formats: req.Formats, KernelTrace: req.KernelTrace,
-		Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
-	}, p, cs)
-	if err != nil {
-		return files, fmt.Errorf("writing the output of process %d: %w", p.Header.PID, err)
-	}
-	return files, nil
 }
 
 // plural is "1 <one>" or "n <many>".

@@ -3,7 +3,6 @@
 #include "ptx_load.hpp"
 
 #include <cstdint>
-#include <cstring>
 
 namespace gorocprof::cuda {
 namespace {
@@ -64,14 +63,6 @@ $END:
 constexpr unsigned kBlocks = 1024, kThreads = 256;
 
 }  // namespace
-
-CacheControl parse_cache_control(const char* value, std::string* problem) {
-    problem->clear();
-    if (!value || !*value || std::strcmp(value, "all") == 0) return CacheControl::All;
-    if (std::strcmp(value, "none") == 0) return CacheControl::None;
-    *problem = std::string("GOROCPROF_CACHE_CONTROL=") + value + ": expected all or none; caches are flushed (all)";
-    return CacheControl::All;
-}
 
 PortStatus CacheFlush::prepare(int ordinal) {
     if (ready()) return PortStatus::success();

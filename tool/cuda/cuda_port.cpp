@@ -1,6 +1,7 @@
 #include "cuda_port.hpp"
 
 #include "phase_stats.hpp"
+#include "options.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -91,10 +92,7 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
 }
 
 void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs, bool managed) {
-    static const bool everything = [] {
-        const char* v = std::getenv("GOROCPROF_CUDA_RESTORE");
-        return v && std::string(v) == "all";
-    }();
+    const bool everything = options().restore_all;
     ContextState& cs = *l.cs;
     // Managed memory is neither scanned nor restored, and may hold the only copy of an address.
     if (everything || managed || reach_off_.load(std::memory_order_relaxed) || !l.param_slots || allocs->empty()) return;
@@ -131,11 +129,7 @@ void CudaPort::arm_app_launch(Launch& l) {
 }
 
 void CudaPort::time_unprofiled(Launch& l) {
-    static const bool enabled = [] {
-        const char* v = std::getenv("GOROCPROF_CUDA_UNPROFILED_TIME");
-        return !(v && *v == '0');
-    }();
-    if (!enabled || !l.early_snapshot) return;
+    if (!options().unprofiled_time || !l.early_snapshot) return;
     ContextState& cs = *l.cs;
     PhaseTimer timer(Phase::Unprofiled);
     flush_caches(l);
@@ -170,13 +164,8 @@ void CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool m
 }
 
 size_t CudaPort::open_window(Launch& l, uint64_t pass) {
-    static const bool enabled = [] {
-        // On unless GOROCPROF_CUDA_WINDOW=0 (diagnostic: one Start/Stop per pass, as before windows).
-        const char* v = std::getenv("GOROCPROF_CUDA_WINDOW");
-        return !(v && *v == '0');
-    }();
     l.window = false;
-    if (!enabled || windows_off_.load(std::memory_order_relaxed)) return 1;
+    if (!options().windows || windows_off_.load(std::memory_order_relaxed)) return 1;
     // The passes from this one that share a configuration: all of the dispatch's when the union of its
     // groups fits one hardware pass or is measured in sessions, else a run of them
     // (RangeCounters::passes_held).

@@ -8,6 +8,7 @@
 #include "cuda_port.hpp"
 #include "device_info.hpp"
 #include "dispatch_path.hpp"
+#include "options.hpp"
 #include "phase_stats.hpp"
 #include "replay_service.hpp"
 
@@ -190,8 +191,7 @@ namespace {
 // Turns the Range Profiler on as soon as the context exists when the plan collects counters on its
 // device, so that it is on before the application loads any module.
 void on_context_created(CUcontext ctx) {
-    const char* eager = std::getenv("GOROCPROF_CUDA_EAGER_PROFILER");
-    if (eager && *eager == '0') return;
+    if (!options().eager_profiler) return;
     Guard g;
     if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) return;
     register_agents();
@@ -750,10 +750,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (b.initialized) return 1;
     b.initialized = true;
     if (!gorocprof::core::Core::initialize("cuda")) return 1;  // core said why; the app runs unprofiled
+    const Options& opts = options();  // the environment, read once
+    for (const std::string& problem : opts.problems) gorocprof::core::Core::instance().warn(problem);
     PhaseStats::instance();  // GOROCPROF_CUDA_TIMING=1: per-phase totals on stderr at exit
-    std::string problem;
-    b.port.set_cache_control(parse_cache_control(std::getenv("GOROCPROF_CACHE_CONTROL"), &problem));
-    if (!problem.empty()) gorocprof::core::Core::instance().warn(problem);
+    b.port.set_cache_control(opts.cache_control);
     PortStatus st = subscribe();
     if (!st.ok) {
         if (b.subscriber) cuptiUnsubscribe(b.subscriber);

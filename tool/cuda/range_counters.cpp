@@ -1,6 +1,7 @@
 #include "range_counters.hpp"
 
 #include "config_runs.hpp"
+#include "options.hpp"
 #include "phase_stats.hpp"
 
 #include <algorithm>
@@ -52,8 +53,7 @@ Group run_union(const std::vector<const Group*>& groups, size_t start, size_t le
 }  // namespace
 
 RangeCounters::RangeCounters(CUcontext ctx, std::string chip) : ctx_(ctx), chip_(std::move(chip)) {
-    const char* v = std::getenv("GOROCPROF_CUDA_UNION_SESSIONS");  // 0: diagnostic, configuration runs only
-    allow_union_sessions_ = !(v && *v == '0');
+    allow_union_sessions_ = options().union_sessions;
 }
 
 RangeCounters::~RangeCounters() { disable(); }
@@ -250,10 +250,7 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
 
 PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t passes) {
     const size_t ranges = passes * per_pass_;
-    static const bool keep_object = [] {
-        const char* v = std::getenv("GOROCPROF_CUDA_REENABLE_ON_SWITCH");
-        return v && *v == '0';
-    }();
+    const bool keep_object = !options().reenable_on_switch;
     PortStatus st;
     // A new object when the configuration changes, or when the last one was left inside an unfinished
     // sequence of hardware passes (discard()).

@@ -84,12 +84,14 @@ PortStatus CacheFlush::run(CUstream stream) const {
     return cu(cuLaunchKernel(fn_, kBlocks, 1, 1, kThreads, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel");
 }
 
-void CacheFlush::release() {
-    if (buffer_) cuMemFree(buffer_);
-    if (sink_) cuMemFree(sink_);
+PortStatus CacheFlush::release() {
+    PortStatus st;
+    if (buffer_) keep_first(&st, cu(cuMemFree(buffer_), "cuMemFree"));
+    if (sink_) keep_first(&st, cu(cuMemFree(sink_), "cuMemFree"));
     buffer_ = sink_ = 0;
     fn_ = nullptr;  // the module goes with its context
     module_ = nullptr;
+    return st;
 }
 
 }  // namespace gorocprof::cuda

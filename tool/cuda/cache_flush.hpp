@@ -23,7 +23,8 @@ public:
     PortStatus prepare(int ordinal);
     // Queues the flush on `stream`.
     PortStatus run(CUstream stream) const;
-    void release();
+    // Frees the buffers; the first failure, if any.
+    PortStatus release();
     bool ready() const { return fn_ != nullptr && buffer_ != 0; }
     size_t bytes() const { return bytes_; }
 

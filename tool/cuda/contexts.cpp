@@ -1,6 +1,7 @@
 // Agents and contexts: the devices registered once, each context's state made at its first profiled
 // launch (or at its creation, so the Range Profiler is on before any module loads) and released with it.
 #include "backend_state.hpp"
+#include "check.hpp"
 #include "core.hpp"
 #include "dispatch_path.hpp"
 #include "options.hpp"
@@ -90,8 +91,8 @@ ContextState* context_state(CUcontext ctx, PortStatus* st) {
     if (cs->ordinal < static_cast<int>(b.devices.size())) chip = b.devices[cs->ordinal].chip;
     cs->counters = std::make_unique<RangeCounters>(ctx, chip);
     // Under application replay this process runs one pass of the plan: its group alone decides the
-    // configuration (a run of groups would only make every Start dearer, 32 ms instead of 6-16 ms for L2/DRAM
-    // counters on the H200).
+    // configuration (a run of groups would only make every Start dearer: a Start's cost grows with what
+    // the configuration holds; docs/perf.md, "Measurements behind tool/cuda's choices").
     const core::Config& config = Core::instance().config();
     const bool one_pass = config.replay_mode == core::ReplayMode::Application && config.application_pass >= 0;
     cs->counters->plan_passes(Core::instance().passes_for_agent(cs->ordinal),
@@ -108,22 +109,25 @@ ContextState* context_state(CUcontext ctx, PortStatus* st) {
 void on_context_created(CUcontext ctx) {
     if (!options().eager_profiler) return;
     Guard g;
-    if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) return;
+    PortStatus st = cu(cuCtxPushCurrent(ctx), "cuCtxPushCurrent");
+    if (!st.ok) {
+        Core::instance().warn("context setup: " + st.message() + "; its Range Profiler starts at its first launch");
+        return;
+    }
     register_agents();
     CUdevice dev = 0;
     bool wanted = false;
-    if (cuCtxGetDevice(&dev) == CUDA_SUCCESS)
+    if ((st = cu(cuCtxGetDevice(&dev), "cuCtxGetDevice")).ok)
         for (const auto& pass : Core::instance().passes_for_agent(static_cast<int>(dev)))
             if (!pass.counters.empty()) wanted = true;
     if (wanted) {
-        PortStatus st;
         ContextState* cs = context_state(ctx, &st);
         if (!cs) Core::instance().warn("context setup: " + st.message());
         else if (cs->counters && backend().port.counters_usable() && !(st = cs->counters->enable_now()).ok)
             backend().port.report_counter_problem(st);
     }
     CUcontext popped = nullptr;
-    cuCtxPopCurrent(&popped);
+    if (!(st = cu(cuCtxPopCurrent(&popped), "cuCtxPopCurrent")).ok) Core::instance().warn("context setup: " + st.message());
 }
 
 void on_context_destroy(CUcontext ctx) {
@@ -143,14 +147,16 @@ void on_context_destroy(CUcontext ctx) {
     if (!cs) return;
     Guard g;
     forget_graph_context(ctx);
-    cs->flush.release();
+    // Everything is released whatever fails; the first failure is told (the context goes anyway).
+    PortStatus st = cs->flush.release();
     if (cs->counters) cs->counters->disable();
-    if (cs->device_backup) cuMemFree(cs->device_backup);
-    cs->reach.release();
-    if (cs->host_backup) cuMemFreeHost(cs->host_backup);
-    if (cs->ev_start) cuEventDestroy(cs->ev_start);
-    if (cs->ev_end) cuEventDestroy(cs->ev_end);
-    if (cs->copy_stream) cuStreamDestroy(cs->copy_stream);
+    if (cs->device_backup) keep_first(&st, cu(cuMemFree(cs->device_backup), "cuMemFree"));
+    keep_first(&st, cs->reach.release());
+    if (cs->host_backup) keep_first(&st, cu(cuMemFreeHost(cs->host_backup), "cuMemFreeHost"));
+    if (cs->ev_start) keep_first(&st, cu(cuEventDestroy(cs->ev_start), "cuEventDestroy"));
+    if (cs->ev_end) keep_first(&st, cu(cuEventDestroy(cs->ev_end), "cuEventDestroy"));
+    if (cs->copy_stream) keep_first(&st, cu(cuStreamDestroy(cs->copy_stream), "cuStreamDestroy"));
+    if (!st.ok) Core::instance().warn("releasing a destroyed context's profiling state: " + st.message());
 }
 
 }  // namespace gorocprof::cuda

@@ -37,7 +37,8 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     PortStatus st;
     if (total > cs.device_backup_size) {
         if (cs.device_backup) {
-            cu(cuMemFree(cs.device_backup), "cuMemFree");
+            const PortStatus freed = cu(cuMemFree(cs.device_backup), "cuMemFree");
+            if (!freed.ok) report_note("a context's smaller device backup was not freed: " + freed.message());
             cs.device_backup = 0;
             cs.device_backup_size = 0;
         }
@@ -53,7 +54,10 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
         if (total > cs.device_backup_size) {
             snap->on_device = false;
             if (total > cs.host_backup_size) {
-                if (cs.host_backup) cuMemFreeHost(cs.host_backup);
+                if (cs.host_backup) {
+                    const PortStatus freed = cu(cuMemFreeHost(cs.host_backup), "cuMemFreeHost");
+                    if (!freed.ok) report_note("a context's smaller host backup was not freed: " + freed.message());
+                }
                 cs.host_backup = nullptr;
                 cs.host_backup_size = 0;
                 st = cu(cuMemHostAlloc(&cs.host_backup, total, 0), "cuMemHostAlloc");
@@ -65,8 +69,8 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
             }
         }
     }
-    // One driver call per range, on purpose: cuMemcpyBatchAsync was no faster (H200, 879 ranges: 4.7 ms
-    // either way), and inside a counter window its copies showed up as ranges (docs/perf.md, attempt 4).
+    // One driver call per range, on purpose: cuMemcpyBatchAsync is no faster, and inside a counter window its
+    // copies show up as ranges (docs/perf.md, "Measurements behind tool/cuda's choices").
     timer.bytes(total);
     timer.items(snap->saved.size());
     for (const SavedRange& s : snap->saved) {
@@ -75,6 +79,7 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
                  : cu(cuMemcpyDtoHAsync(static_cast<char*>(cs.host_backup) + s.offset, s.base, s.size, cs.copy_stream),
                       "cuMemcpyDtoHAsync");
         if (!st.ok) {
+            // Not through cu(): the failed copy is what is reported; this only waits for the copies before it.
             cuStreamSynchronize(cs.copy_stream);
             st.reason += " (saving " + gib(s.size) + " at 0x" + [&] {
                 char b[32];
@@ -118,13 +123,18 @@ void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs, bool man
     timer.items(kept);
 }
 
+void CudaPort::record_start(ContextState& cs, CUstream stream) {
+    const PortStatus st = cu(cuEventRecord(cs.ev_start, stream), "cuEventRecord");
+    if (!st.ok) report_note("a pass's start is not recorded on the GPU (its duration is not right): " + st.message());
+}
+
 void CudaPort::arm_app_launch(Launch& l) {
     const Group* group = core::Core::instance().counters_for_current_pass(l.agent_index);
     // Pass 0 is the application's own launch: a window can open here only when the snapshot was taken
     // before it (the dispatch will be replayed).
     if (group && !group->empty()) arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
     flush_caches(l);
-    cuEventRecord(l.cs->ev_start, l.stream);
+    record_start(*l.cs, l.stream);
     l.app_issue_ns = core::now_ns();
 }
 
@@ -254,6 +264,7 @@ replay::PortStatus CudaPort::restore(const replay::Dispatch& d, replay::Snapshot
                  : cu(cuMemcpyHtoDAsync(v.base, static_cast<char*>(cs.host_backup) + v.offset, v.size, cs.copy_stream),
                       "cuMemcpyHtoDAsync");
         if (!st.ok) {
+            // Not through cu(): the failed copy is what is reported; this only waits for the copies before it.
             cuStreamSynchronize(cs.copy_stream);
             return st;
         }
@@ -329,7 +340,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
             if (group) arm_counters(l, group, pass, true);
         }
         flush_caches(l);
-        cuEventRecord(cs.ev_start, l.stream);
+        record_start(cs, l.stream);
         rec.start_ns = core::now_ns();
         PhaseTimer timer(Phase::Relaunch);
         st = relaunch(l);
@@ -346,7 +357,11 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         return st;
     }
     float ms = 0;
-    if (cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end) != CUDA_SUCCESS) ms = 0;
+    const PortStatus timed = cu(cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end), "cuEventElapsedTime");
+    if (!timed.ok) {
+        ms = 0;
+        report_note("a pass's duration is not known (0 is reported): " + timed.message());
+    }
     rec.end_ns = rec.start_ns + (l.kernel_ns >= 0 ? l.kernel_ns : static_cast<int64_t>(static_cast<double>(ms) * 1e6));
     if (l.window) {
         // Decoded with the window's other passes, before the next arm or when the dispatch completes.

@@ -119,7 +119,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     b.port.set_cache_control(opts.cache_control);
     PortStatus st = subscribe();
     if (!st.ok) {
-        if (b.subscriber) cuptiUnsubscribe(b.subscriber);
+        if (b.subscriber) {
+            const PortStatus undone = cupti(cuptiUnsubscribe(b.subscriber), "cuptiUnsubscribe");
+            if (!undone.ok) st.reason += "; " + undone.message();
+        }
         b.subscriber = nullptr;
         gorocprof::core::Core::instance().fatal(st.message());
     }

@@ -1,6 +1,7 @@
 // Kernels and module globals: the __device__ variables a loaded cubin names, resolved to addresses at
 // the first launch of one of its kernels, and each kernel described once (name, parameters, attributes).
 #include "backend_state.hpp"
+#include "check.hpp"
 #include "core.hpp"
 
 #include <mutex>
@@ -23,11 +24,11 @@ void on_module_loaded(const CUpti_ModuleResourceData* m) {
 }
 
 // The driver allocation that holds a module global (its base), 0 when the driver does not say: globals
-// of one allocation are saved as one range (PyTorch: about 870 variables, each a copy call of ~5 us).
+// of one allocation are saved as one range (PyTorch has hundreds, and every range is a driver copy call).
 CUdeviceptr driver_extent(CUdeviceptr p) {
     CUdeviceptr base = 0;
     size_t size = 0;
-    return cuMemGetAddressRange(&base, &size, p) == CUDA_SUCCESS && size ? base : 0;
+    return cu(cuMemGetAddressRange(&base, &size, p), "cuMemGetAddressRange").ok && size ? base : 0;
 }
 
 namespace {
@@ -51,11 +52,11 @@ void resolve_module_globals(CUcontext ctx, CUmodule mod, const std::string& symb
         for (const CubinGlobal& g : cubin) {
             CUdeviceptr ptr = 0;
             size_t bytes = 0;
-            if (cuModuleGetGlobal(&ptr, &bytes, mod, g.name.c_str()) == CUDA_SUCCESS && ptr && bytes)
+            // A symbol the module does not define (another module's, of the same cubin name) is skipped.
+            if (cu(cuModuleGetGlobal(&ptr, &bytes, mod, g.name.c_str()), "cuModuleGetGlobal").ok && ptr && bytes)
                 found.push_back({&g, ptr, bytes});
         }
-        // A module section saved as one range instead of one per variable (PyTorch: about 870 ranges
-        // per snapshot before, each a driver copy call of about 5 us).
+        // A module section saved as one range instead of one per variable: every range is a driver copy call.
         for (const auto& [base, size] : global_spans(std::move(found)))
             b.tracker.add(ctx, base, size, AllocKind::Global, driver_extent(base), mod);
     }
@@ -78,20 +79,21 @@ const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symb
         desc.mangled_name = symbol_name;
     } else {
         const char* n = nullptr;
-        desc.mangled_name = (cuFuncGetName(&n, f) == CUDA_SUCCESS && n) ? n : "unknown_kernel";
+        desc.mangled_name = (cu(cuFuncGetName(&n, f), "cuFuncGetName").ok && n) ? n : "unknown_kernel";
     }
     desc.agent_id = cs.agent_id;
     // The runtime may pass a context-independent CUkernel where a CUfunction is expected; the
     // attribute and module queries need the context's function.
     int regs = 0;
-    if (cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f) != CUDA_SUCCESS) {
+    if (!cu(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f), "cuFuncGetAttribute").ok) {
         CUfunction real = nullptr;
-        if (cuKernelGetFunction(&real, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && real) f = real;
+        if (cu(cuKernelGetFunction(&real, reinterpret_cast<CUkernel>(f)), "cuKernelGetFunction").ok && real) f = real;
     }
     KernelEntry e;
     size_t end = 0;
     for (size_t i = 0;; ++i) {
         size_t off = 0, sz = 0;
+        // Not through cu(): which error it returns is the answer (the end of the list or an unknown list).
         const CUresult r = cuFuncGetParamInfo(f, i, &off, &sz);
         if (r != CUDA_SUCCESS) {
             // An index past the last parameter is an invalid value; anything else (an old driver) means
@@ -104,12 +106,14 @@ const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symb
     }
     desc.kernarg_size = static_cast<int64_t>(end);
     int v = 0;
-    if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS) e.static_shared = v;
-    if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f) == CUDA_SUCCESS) e.local_bytes = v;
+    // An attribute the driver does not give stays 0 in the kernel's record.
+    if (cu(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f), "cuFuncGetAttribute").ok) e.static_shared = v;
+    if (cu(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f), "cuFuncGetAttribute").ok) e.local_bytes = v;
     desc.group_segment_size = e.static_shared;
     desc.private_segment_size = e.local_bytes;
-    if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS) desc.vgpr = v;
-    if (cuFuncGetModule(&e.module, f) != CUDA_SUCCESS) e.module = nullptr;
+    if (cu(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f), "cuFuncGetAttribute").ok) desc.vgpr = v;
+    // No module known: its globals count as reached (reach.hpp).
+    if (!cu(cuFuncGetModule(&e.module, f), "cuFuncGetModule").ok) e.module = nullptr;
     resolve_module_globals(cs.ctx, e.module, desc.mangled_name);
     e.ref = Core::instance().register_kernel(desc);
     std::lock_guard<std::mutex> lock(b.mu);

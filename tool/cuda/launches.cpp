@@ -2,6 +2,7 @@
 // armed), its EXIT runs the replay service's passes. Graph kernel nodes take the same path
 // (graph_launch.cpp, through dispatch_path.hpp).
 #include "backend_state.hpp"
+#include "check.hpp"
 #include "core.hpp"
 #include "dispatch_path.hpp"
 #include "phase_stats.hpp"
@@ -107,7 +108,8 @@ Launch& current_launch() { return t_launch; }
 
 bool capturing(CUstream stream) {
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-    return cuStreamIsCapturing(stream, &capture) == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE;
+    // A stream the driver cannot ask about is not capturing (the launch on it then fails on its own).
+    return cu(cuStreamIsCapturing(stream, &capture), "cuStreamIsCapturing").ok && capture != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
@@ -134,8 +136,10 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
     f.info.size = sizeof(f.info);
     f.info.agent_id.handle = cs->agent_id;
     uint32_t stream_id = 0;
-    cuptiGetStreamIdEx(ctx, l.stream == CU_STREAM_PER_THREAD ? nullptr : l.stream,
-                       l.stream == CU_STREAM_PER_THREAD ? 1 : 0, &stream_id);
+    st = cupti(cuptiGetStreamIdEx(ctx, l.stream == CU_STREAM_PER_THREAD ? nullptr : l.stream,
+                                  l.stream == CU_STREAM_PER_THREAD ? 1 : 0, &stream_id),
+               "cuptiGetStreamIdEx");
+    if (!st.ok) b.port.report_note("a dispatch's stream id is not known (0 is reported): " + st.message());
     f.info.queue_id.handle = stream_id;
     f.info.kernel_id = k->ref.kernel_id;
     f.info.dispatch_id = id;
@@ -216,7 +220,8 @@ void on_launch_exit(const CUpti_CallbackData* cb) {
         end_window();
         return;
     }
-    cuEventRecord(l.cs->ev_end, l.stream);
+    const PortStatus ended = cu(cuEventRecord(l.cs->ev_end, l.stream), "cuEventRecord");
+    if (!ended.ok) b.port.report_note("an application launch's end is not recorded on the GPU (pass 0's duration is not right): " + ended.message());
     close_dispatch(cb->correlationId);
 }
 

@@ -2,6 +2,7 @@
 // snapshot can copy), module and library unloads forgotten, and other threads' memory calls held back by
 // a replay window (window_lock.hpp).
 #include "backend_state.hpp"
+#include "check.hpp"
 #include "core.hpp"
 #include "dispatch_path.hpp"
 
@@ -127,7 +128,8 @@ void on_allocation_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
         auto* a = static_cast<const cuLibraryGetGlobal_params*>(p);
         // The library's module in this context is what its kernels' cuFuncGetModule names.
         CUmodule owner = nullptr;
-        if (cuLibraryGetModule(&owner, a->library) != CUDA_SUCCESS) owner = nullptr;
+        // No module known: a launch counts the global as reached.
+        if (!cu(cuLibraryGetModule(&owner, a->library), "cuLibraryGetModule").ok) owner = nullptr;
         if (a->dptr && a->bytes)
             t.add(ctx, *a->dptr, *a->bytes, AllocKind::Global, driver_extent(*a->dptr), owner);
         break;
@@ -140,7 +142,8 @@ void on_allocation_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
 
 void on_library_unload_enter(const CUpti_CallbackData* cb) {
     auto* a = static_cast<const cuLibraryUnload_params*>(cb->functionParams);
-    if (cuLibraryGetModule(&t_unloading, a->library) != CUDA_SUCCESS) t_unloading = nullptr;
+    // No module known: nothing to forget (the library's globals stay tracked until their context goes).
+    if (!cu(cuLibraryGetModule(&t_unloading, a->library), "cuLibraryGetModule").ok) t_unloading = nullptr;
 }
 
 namespace {
@@ -157,7 +160,7 @@ void on_memory_call_enter(const CUpti_CallbackData* cb) {
     {
         Guard g;
         CUdevice dev = 0;
-        if (cuCtxGetDevice(&dev) == CUDA_SUCCESS) ordinal = static_cast<int>(dev);
+        if (cu(cuCtxGetDevice(&dev), "cuCtxGetDevice").ok) ordinal = static_cast<int>(dev);  // else: no device to wait for
     }
     t_memory_call.enter(b.windows, ordinal);
 }

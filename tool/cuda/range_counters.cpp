@@ -62,6 +62,8 @@ void RangeCounters::disable() {
     if (!profiler_) return;
     CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = profiler_;
+    // Not through cupti(): the object is dropped either way, and the next arm enables a new one, whose own
+    // failure is reported there.
     cuptiRangeProfilerDisable(&p);
     profiler_ = nullptr;
     counter_data_group_ = nullptr;
@@ -186,9 +188,9 @@ const Group* RangeCounters::config_for(const Group* group) {
     const bool held =
         last_group_ && (last_group_ == group || (last_passes_ == 1 && holds_all(*last_group_, *group)));
     if (pass == n) return held ? last_group_ : group;  // not one of the planned groups
-    // Keeping it saves a change of configuration (a re-created profiler object and its first Start, 150-190 ms
-    // on the H200), but its window ends at the first pass it does not hold: keep it only when the rest of the
-    // dispatch then needs no more windows than a run taken here would.
+    // Keeping it saves a change of configuration (a re-created profiler object and its first Start, the
+    // dearest step of all), but its window ends at the first pass it does not hold: keep it only when the
+    // rest of the dispatch then needs no more windows than a run taken here would.
     if (held) {
         const size_t kept = last_passes_ == 1 ? held_from(*last_group_, pass, n) : 1;
         if (1 + windows_from(pass + kept) <= windows_from(pass)) return last_group_;
@@ -202,9 +204,9 @@ size_t RangeCounters::config_passes(const Group* config) {
 }
 
 // Whether a window measures the union as one configuration of several hardware passes, one Start/Stop
-// session per hardware pass on the same profiler object: on the H200 a change of configuration costs
-// about 150-190 ms (11 ms to re-create the object, 140-180 ms for its first Start), a further session's
-// Start 1.4-32 ms and each kernel run its own time (docs/perf.md, attempt 11).
+// session per hardware pass on the same profiler object: a further session's Start and a rerun of each
+// kernel cost far less than a change of configuration, which re-creates the object and pays its first
+// Start (docs/perf.md, "Measurements behind tool/cuda's choices").
 size_t RangeCounters::union_sessions() {
     if (!allow_union_sessions_ || union_refused_ || pass_groups_.size() < 2) return 0;
     const size_t h = union_passes();
@@ -431,8 +433,8 @@ PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups
     out->clear();
     if (!armed_) return PortStatus::success();
     if (sessions_incomplete()) {
-        // Decoding now would read the missing hardware passes' metrics as 0 (H200): nothing of the window
-        // is reported rather than wrong values.
+        // Decoding now would read the missing hardware passes' metrics as 0: nothing of the window is
+        // reported rather than wrong values.
         discard();
         return PortStatus::failure("cuptiRangeProfilerStop",
                                    "a window ended before every hardware pass of its configuration ran (the replay "

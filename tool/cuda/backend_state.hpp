@@ -80,7 +80,8 @@ extern const CUpti_CallbackId kAllocIds[];
 extern const size_t kAllocIdCount;
 void on_allocation_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb);
 void on_library_unload_enter(const CUpti_CallbackData* cb);
-// ENTER: waits for the device's open window and holds it; EXIT: lets it go (after on_allocation_exit).
+// ENTER: waits for the device's open window and holds it; EXIT: lets it go (after on_allocation_exit). Also
+// taken by a kernel launch that is no dispatch (launches.cpp), from its ENTER to its EXIT.
 void on_memory_call_enter(const CUpti_CallbackData* cb);
 void on_memory_call_exit();
 

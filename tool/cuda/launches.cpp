@@ -200,11 +200,16 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     if (!decode_launch(cbid, cb->functionParams, &l)) return;
     Guard g;
     if (capturing(l.stream)) return;  // recorded into a graph, not executed now: the graph's launch runs it
-    open_dispatch(cb->context, cb->symbolName, cb->correlationId);
+    // A launch that is no dispatch (the filters leave it out) is still another thread's work on the device:
+    // like a memory call it is queued only when no window is open (held until its EXIT).
+    if (!open_dispatch(cb->context, cb->symbolName, cb->correlationId)) on_memory_call_enter(cb);
 }
 
 void on_launch_exit(const CUpti_CallbackData* cb) {
-    if (!t_launch_active) return;
+    if (!t_launch_active) {
+        on_memory_call_exit();  // the hold of a launch that is no dispatch, if it took one
+        return;
+    }
     Backend& b = backend();
     Launch& l = t_launch;
     Guard g;

@@ -114,3 +114,5 @@ TEST_CASE(memory_calls_before_the_agents_are_known_do_not_wait) {
     CHECK(!call.holding());
     call.exit();
 }
+
+int main(int argc, char** argv) { return check::run(argc, argv, check::Options{}); }

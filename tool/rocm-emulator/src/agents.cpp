@@ -386,7 +386,7 @@ rocprofiler_status_t rocprofiler_destroy_counter_config(rocprofiler_counter_conf
     if (config_id.handle == 0 || config_id.handle > s.configs.size() || !s.configs[config_id.handle - 1])
         return ROCPROFILER_STATUS_ERROR_CONFIG_NOT_FOUND;
     // Kept alive: a dispatch in flight may still read it; the handle is dead from now on.
-    s.configs[config_id.handle - 1].release();
+    s.retired_configs.push_back(std::move(s.configs[config_id.handle - 1]));
     return ROCPROFILER_STATUS_SUCCESS;
 }
 

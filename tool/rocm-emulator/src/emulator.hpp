@@ -87,6 +87,7 @@ struct State {
     std::vector<std::unique_ptr<Agent>> agents;
     std::vector<const void*> agent_ptrs;
     std::vector<std::unique_ptr<CounterConfig>> configs;  // handle = index + 1; destroyed ones stay null
+    std::vector<std::unique_ptr<CounterConfig>> retired_configs;  // destroyed, still readable
     Context contexts[kMaxContexts];  // handle = index + 1
     std::atomic<bool> locked{false};  // services can no longer be configured
     std::atomic<int> initialized{0};  // rocprofiler_is_initialized's encoding

@@ -363,3 +363,31 @@ TEST_CASE(e2e_records_match_the_sim_backend) {
     check_same_as_sim({SIM_DEMO}, 60);
     check_same_as_sim({SIM_MANY, "10"}, 20);  // two work-groups: most shader engines read 0
 }
+
+TEST_CASE(e2e_front_end_environment_with_preloaded_sdk) {
+    // What tool/rocm/README.md tells the front end to set: the SDK preloaded too.
+    AppRun r = run_demo(three_and_two(), {std::string("LD_PRELOAD=") + ROCM_EMULATOR, "ROCPROFILER_LIBRARY_CTOR=1"});
+    CHECK(demo_passed(r));
+    CHECK_EQ(num(*of_type(r, "end").front(), "replayed"), int64_t{30});
+    CHECK_EQ(logical(r).size(), size_t{30});
+}
+
+TEST_CASE(e2e_many_threads_kernel_replay) {
+    std::vector<std::string> env{std::string("GOROCPROF_SIM_INJECTION_PATH=") + ROCM_EMULATOR,
+                                 std::string("ROCP_TOOL_LIBRARIES=") + ROCM_TOOL};
+    AppRun r = check::run_app(make_plan(three_and_two()), {SIM_MANY, "200", "--threads", "4"}, env);
+    CHECK(check::exited_ok(r) && r.out.find("sim-many: PASS") != std::string::npos);
+    std::set<int64_t> ids;
+    for (const auto& passes : logical(r)) {
+        CHECK(ids.insert(num(*passes.front(), "dispatch_id")).second);
+        size_t want = num(*passes.front(), "agent_id") == 1 ? 3 : 2;
+        CHECK_EQ(passes.size(), want);
+        for (size_t p = 0; p < passes.size(); ++p) {
+            CHECK_EQ(num(*passes[p], "pass"), static_cast<int64_t>(p));
+            CHECK_EQ(counter_names(*passes[p]), std::string(kGroupNames[p]));
+            CHECK_EQ(num(*passes[p], "thread_id"), num(*passes.front(), "thread_id"));
+        }
+    }
+    CHECK_EQ(ids.size(), size_t{200});
+    CHECK(!ids.empty() && *ids.begin() == 1 && *ids.rbegin() == 200);
+}

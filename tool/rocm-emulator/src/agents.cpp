@@ -170,7 +170,6 @@ bool add_gpu(State& s, int index, int gpu_slot, std::string* error) {
 }
 
 bool build_locked(State& s, std::string* error) {
-    s.options = read_options();
     if (!load_definitions(s.options.share_dir, error)) return false;
     int count = 0;
     if (simToolAgentCount(&count) != simSuccess) {
@@ -193,7 +192,11 @@ bool build_locked(State& s, std::string* error) {
 }  // namespace
 
 State& state() {
-    static State* s = new State;  // never freed, see emulator.hpp
+    static State* s = [] {
+        auto* created = new State;  // never freed, see emulator.hpp
+        created->options = read_options();
+        return created;
+    }();
     return *s;
 }
 

@@ -4,6 +4,7 @@
 #include "app_run.hpp"
 #include "check.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -366,7 +367,12 @@ TEST_CASE(e2e_records_match_the_sim_backend) {
 
 TEST_CASE(e2e_front_end_environment_with_preloaded_sdk) {
     // What tool/rocm/README.md tells the front end to set: the SDK preloaded too.
-    AppRun r = run_demo(three_and_two(), {std::string("LD_PRELOAD=") + ROCM_EMULATOR, "ROCPROFILER_LIBRARY_CTOR=1"});
+    // Under AddressSanitizer a preloaded instrumented library comes before the sanitizer's runtime.
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    std::string asan_options = std::string("ASAN_OPTIONS=") + (asan != nullptr ? std::string(asan) + ":" : "") +
+                               "verify_asan_link_order=0";
+    AppRun r = run_demo(three_and_two(),
+                        {std::string("LD_PRELOAD=") + ROCM_EMULATOR, "ROCPROFILER_LIBRARY_CTOR=1", asan_options});
     CHECK(demo_passed(r));
     CHECK_EQ(num(*of_type(r, "end").front(), "replayed"), int64_t{30});
     CHECK_EQ(logical(r).size(), size_t{30});

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <string>
 
 namespace gorocprof::rocm {
@@ -138,10 +139,11 @@ Collect choose_collection(const core::Config& c) {
 int tool_init(rocprofiler_client_finalize_t, void*) {
     try {
         if (!core::Core::initialize("rocm")) return 0;  // core said why; the app runs unprofiled
-        auto* t = new Tool;  // never freed, see tool.hpp
-        t->clock_offset_ns = measure_clock_offset();
-        if (!prepare(*t)) return 0;
-        t->collect = choose_collection(core::Core::instance().config());
+        std::unique_ptr<Tool> made(new Tool);
+        made->clock_offset_ns = measure_clock_offset();
+        if (!prepare(*made)) return 0;
+        made->collect = choose_collection(core::Core::instance().config());
+        Tool* t = made.release();  // never freed from here on, see tool.hpp
         set_tool(t);
         std::string error;
         if (!start_services(*t, &error)) core::Core::instance().fatal(error + "; the application runs unprofiled");

@@ -183,8 +183,6 @@ rocprofiler_status_t rocprofiler_configure_callback_tracing_service(rocprofiler_
             replay_domain_callback, reinterpret_cast<void*>(context_id.handle));
         if (st == GOROCPROF_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
         if (st != GOROCPROF_STATUS_SUCCESS) return ROCPROFILER_STATUS_ERROR;
-        std::lock_guard<std::mutex> lock(s.mu);
-        s.replay_owner = static_cast<int>(context_id.handle - 1);
     } else if (k != ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT) {
         return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;  // the emulator traces code objects and replay only
     }

@@ -92,7 +92,6 @@ struct State {
     std::atomic<bool> locked{false};  // services can no longer be configured
     std::atomic<int> initialized{0};  // rocprofiler_is_initialized's encoding
     std::atomic<int> finalized{0};
-    int replay_owner = -1;  // context index configured for the replay domain
 };
 
 State& state();

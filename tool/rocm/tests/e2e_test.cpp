@@ -397,3 +397,17 @@ TEST_CASE(e2e_many_threads_kernel_replay) {
     CHECK_EQ(ids.size(), size_t{200});
     CHECK(!ids.empty() && *ids.begin() == 1 && *ids.rbegin() == 200);
 }
+
+TEST_CASE(e2e_plan_of_another_backend_runs_unprofiled) {
+    std::string plan = check::replace_all(make_plan(three_and_two()), "\"backend\":\"rocm\"", "\"backend\":\"sim\"");
+    AppRun r = check::run_app(plan, {SIM_DEMO},
+                              {std::string("GOROCPROF_SIM_INJECTION_PATH=") + ROCM_EMULATOR,
+                               std::string("ROCP_TOOL_LIBRARIES=") + ROCM_TOOL});
+    CHECK(demo_passed(r));
+    std::vector<const Value*> fatals = of_type(r, "fatal");
+    CHECK_EQ(fatals.size(), size_t{1});
+    if (!fatals.empty())
+        CHECK(fatals[0]->find("message")->as_string().find("backend \"sim\", but this is the rocm tool library") !=
+              std::string::npos);
+    CHECK(of_type(r, "dispatch").empty());
+}

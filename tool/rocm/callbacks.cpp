@@ -6,6 +6,8 @@
 //   record callback (on whatever thread the SDK uses) writes the dispatch.
 #include "tool.hpp"
 
+#include "replay_service.hpp"
+
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -288,12 +290,16 @@ void record_callback(rocprofiler_dispatch_counting_service_data_t data, rocprofi
         }
         core.begin_dispatch(facts_of(*tl, *a, info, data.correlation_id.internal, unpack_tid(user_data.value)));
         core.record_pass(rec);
-        core.end_dispatch();
-        if (t.asked_passes_for == info.dispatch_id) {
-            t.asked_passes_for = 0;
-            core.record_decline(info.dispatch_id, "the SDK ran the dispatch once instead of replaying it " +
-                                                      std::to_string(a->passes.size()) + " times");
-        }
+        if (t.asked_passes_for != info.dispatch_id) return core.end_dispatch();
+        // replay_pass_count asked for passes and none came: the SDK declined; said in the same write.
+        t.asked_passes_for = 0;
+        replay::Outcome declined;
+        declined.dispatch_id = info.dispatch_id;
+        declined.passes_run = 1;
+        declined.declined = true;
+        declined.decline_reason =
+            "the SDK ran the dispatch once instead of replaying it " + std::to_string(a->passes.size()) + " times";
+        core.end_dispatch(declined);
     } catch (const std::exception& e) {
         core::Core::instance().fatal(std::string("record callback: ") + e.what());
     }

@@ -188,6 +188,13 @@ TEST_CASE(e2e_filtered_out_dispatch_is_not_replayed) {
     std::vector<const Value*> declines = of_type(r, "decline");
     CHECK_EQ(declines.size(), recorded.size());
     for (const Value* d : declines) CHECK(recorded.count(num(*d, "dispatch_id")) == 1);
+    // Each decline is written with its dispatch: the line right after it.
+    for (size_t i = 1; i < r.records.size(); ++i) {
+        if (check::type_of(r.records[i]) != "decline") continue;
+        CHECK_EQ(check::type_of(r.records[i - 1]), std::string("dispatch"));
+        CHECK_EQ(num(r.records[i - 1], "dispatch_id"), num(r.records[i], "dispatch_id"));
+    }
+    CHECK_EQ(num(*of_type(r, "end").front(), "declined"), static_cast<int64_t>(recorded.size()));
     CHECK(ds.size() < 30);
 }
 

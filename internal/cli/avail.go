@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/olekukonko/tablewriter"
@@ -67,7 +68,7 @@ func runAvail(ctx context.Context, f *Factory, o *AvailOptions) error {
 	if f.AvailData == nil {
 		return errors.New("internal error: no agent catalog source wired into the command line")
 	}
-	agents, err := f.AvailData(ctx, o.Backend)
+	agents, err := f.AvailData(ctx, backend.Choice{Name: o.Backend})
 	if err != nil {
 		return fmt.Errorf("listing agents of backend %s: %w", o.Backend, err)
 	}

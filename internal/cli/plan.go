@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
@@ -62,7 +63,7 @@ func runPlan(ctx context.Context, f *Factory, o *PlanOptions) error {
 	if f.PlanData == nil {
 		return errors.New("internal error: no planner wired into the command line")
 	}
-	plans, err := f.PlanData(ctx, o.Backend, groups)
+	plans, err := f.PlanData(ctx, backend.Choice{Name: o.Backend}, groups)
 	if err != nil {
 		return fmt.Errorf("planning on backend %s: %w", o.Backend, err)
 	}

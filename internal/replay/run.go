@@ -36,7 +36,7 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	sess, plan := req.prepared.sess, req.prepared.plan
 	printNotes(stderr, plan)
 	req.Mode = effectiveMode(stderr, req.Mode, plan)
-	req.Mode = replayableMode(stderr, req.Mode, sess.Backend)
+	req.Mode = replayableMode(stderr, req.Mode, sess.Backend, plan)
 	if req.DryRun {
 		return Result{}, PrintPlan(stdout, plan)
 	}
@@ -233,16 +233,21 @@ func effectiveMode(stderr io.Writer, mode string, plan *counters.Plan) string {
 }
 
 // replayableMode is application replay when kernel replay was asked for on a backend that cannot
-// replay (an SDK without the replay domain), said once before launch.
-func replayableMode(stderr io.Writer, mode string, b backend.Backend) string {
+// replay (an SDK without the replay domain), said once before launch; a plan of one pass per agent
+// needs no replay at all.
+func replayableMode(stderr io.Writer, mode string, b backend.Backend, plan *counters.Plan) string {
 	if mode != contract.ModeKernel {
 		return mode
 	}
-	if err := b.KernelReplay(); err != nil {
-		fmt.Fprintf(stderr, "gorocprof: note: backend %s: %v: the application runs once per pass (application replay)\n", b.Name(), err)
-		return contract.ModeApplication
+	err := b.KernelReplay()
+	if err == nil {
+		return mode
 	}
-	return mode
+	if !slices.ContainsFunc(plan.Agents, func(a contract.PlanAgent) bool { return len(a.Passes) > 1 }) {
+		return contract.ModeNone
+	}
+	fmt.Fprintf(stderr, "gorocprof: note: backend %s: %v: the application runs once per pass (application replay)\n", b.Name(), err)
+	return contract.ModeApplication
 }
 
 func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan {

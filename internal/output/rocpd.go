@@ -2,20 +2,26 @@ package output
 
 import (
 	"encoding/json"
+	"path/filepath"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/rocpd"
 )
 
-// rocpdSink feeds one process's passes to a rocpd database (-f rocpd): the rows the database needs
-// before the dispatches (process, agents, counters, kernels) when it is opened, then every pass with
+// rocpdSink feeds the processes of one prefix to a rocpd database (-f rocpd): for each, the rows the
+// database needs before the dispatches (process, agents, counters, kernels), then every pass with
 // the counters results.json and the CSV files get, under the same agent ids as the CSV files.
 type rocpdSink struct {
 	w    *rocpd.Writer
 	vals []rocpd.CounterValues
 }
 
-func (v *view) openRocpd(path string) (*rocpdSink, error) {
+// rocpdProcess adds v's process to the database: the first process creates it, under the temporary
+// name the other files of the prefix have too, so that it is renamed into place with them; the
+// processes after it join it (rocpd.Writer.Process). SQLite opens the file by its path: the
+// directories of that path passed the checks of openLocation (ours, or root's and sticky), so no
+// other user can make the name lead elsewhere.
+func (s *streams) rocpdProcess(v *view) error {
 	h := v.proc.Header
 	var fini int64
 	if v.proc.End != nil {
@@ -23,19 +29,28 @@ func (v *view) openRocpd(path string) (*rocpdSink, error) {
 	}
 	md, err := json.Marshal(v.metadata())
 	if err != nil {
-		return nil, err
+		return err
 	}
-	w, err := rocpd.Create(path, rocpd.Process{PID: h.PID, PPID: h.PPID, Hostname: h.Hostname, Init: h.InitTime,
-		Fini: fini, Command: v.command, Extdata: md})
+	p := rocpd.Process{PID: h.PID, PPID: h.PPID, Hostname: h.Hostname, Init: h.InitTime,
+		Fini: fini, Command: v.command, Extdata: md}
+	if s.db != nil {
+		if err := s.db.w.Process(p); err != nil {
+			return err
+		}
+		return s.db.head(v)
+	}
+	const suffix = "_results.db"
+	f, tmp, err := s.loc.createTemp(s.base + suffix)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s := &rocpdSink{w: w}
-	if err := s.head(v); err != nil {
-		w.Abort()
-		return nil, err
+	s.files = append(s.files, &outFile{final: s.base + suffix, tmp: tmp, f: f})
+	w, err := rocpd.CreateInto(filepath.Join(s.loc.path, tmp), filepath.Join(s.loc.path, s.base+suffix), p)
+	if err != nil {
+		return err
 	}
-	return s, nil
+	s.db = &rocpdSink{w: w}
+	return s.db.head(v)
 }
 
 // head writes the agents (with their results.json object as extdata), counters and kernel symbols.

@@ -2,8 +2,11 @@ package output
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,5 +70,39 @@ func TestRocpdGolden(t *testing.T) {
 		if !bytes.Equal(b, first) {
 			t.Errorf("the database streamed differs from the one written from memory (%d and %d bytes)", len(b), len(first))
 		}
+	}
+}
+
+// TestRocpdSeveralProcesses: processes that share a prefix share one database, each process with
+// its own rows, and it is renamed into place with the other files (nothing else is left).
+func TestRocpdSeveralProcesses(t *testing.T) {
+	dir := t.TempDir()
+	procs := []*records.Process{scanFixture(t, "4242.ndjson"), scanFixture(t, "4300.ndjson")}
+	paths, err := WriteProcesses(context.Background(), Options{Dir: dir, File: "p", Formats: []string{"rocpd", "csv"},
+		KernelTrace: true}, procs, fakeCounters{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "p_results.db")
+	if !slices.Contains(paths, db) {
+		t.Fatalf("paths = %v, want %s among them", paths, db)
+	}
+	if got := keys(dirFiles(t, dir)); len(got) != len(paths) {
+		t.Errorf("the directory holds %v, want the files written alone %v", got, paths)
+	}
+	rows, err := rocpd.Query(db, `SELECT pid, (SELECT count(*) FROM kernels K WHERE K.pid = P.pid) FROM processes P ORDER BY pid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][]string
+	for _, p := range procs {
+		n := 0
+		if err := p.EachLogical(func(l records.Logical) error { n += len(l.Passes); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, []string{strconv.Itoa(int(p.Header.PID)), strconv.Itoa(n)})
+	}
+	if !slices.EqualFunc(rows, want, slices.Equal) {
+		t.Errorf("processes and their dispatch rows = %v, want %v", rows, want)
 	}
 }

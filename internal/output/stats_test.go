@@ -1,8 +1,11 @@
 package output
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/records"
@@ -27,5 +30,30 @@ func TestStatsGolden(t *testing.T) {
 			}
 			compareGolden(t, "stats/"+name, b)
 		}
+	}
+}
+
+// TestStatsOverSeveralProcesses: processes that share a prefix share the statistics: the domain
+// line counts the dispatches of all of them.
+func TestStatsOverSeveralProcesses(t *testing.T) {
+	dir := t.TempDir()
+	procs := []*records.Process{scanFixture(t, "4242.ndjson"), scanFixture(t, "4300.ndjson")}
+	if _, err := WriteProcesses(context.Background(), Options{Dir: dir, File: "p", Formats: []string{"csv"}, KernelTrace: true, Stats: true},
+		procs, fakeCounters{}); err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, p := range procs {
+		if err := p.EachLogical(func(records.Logical) error { want++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "p_domain_stats.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[1], fmt.Sprintf(`"KERNEL_DISPATCH",%d,`, want)) {
+		t.Errorf("domain_stats.csv =\n%s\nwant one KERNEL_DISPATCH line of %d calls", b, want)
 	}
 }

@@ -36,6 +36,7 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	sess, plan := req.prepared.sess, req.prepared.plan
 	printNotes(stderr, plan)
 	req.Mode = effectiveMode(stderr, req.Mode, plan)
+	req.Mode = replayableMode(stderr, req.Mode, sess.Backend, plan)
 	if req.DryRun {
 		return Result{}, PrintPlan(stdout, plan)
 	}
@@ -97,18 +98,19 @@ func Prepare(ctx context.Context, req Request) (Request, error) {
 // requests it prepares, on the backends choose returns: the jobs of a sweep are all planned before
 // the first one is launched, at the cost of planning one.
 func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request, error) {
-	sessions := map[[2]string]*Session{}
+	sessions := map[[2]any]*Session{}
 	return func(ctx context.Context, req Request) (Request, error) {
 		if req.App != "" {
 			if _, err := launch.Resolve(req.App); err != nil {
 				return req, err
 			}
 		}
-		key := [2]string{req.Backend, req.App}
+		choice := backend.Choice{Name: req.Backend, ROCmRoot: req.ROCmRoot}
+		key := [2]any{choice, req.App}
 		sess := sessions[key]
 		if sess == nil {
 			var err error
-			if sess, err = OpenSession(ctx, choose, req.Backend, req.App); err != nil {
+			if sess, err = OpenSession(ctx, choose, choice, req.App); err != nil {
 				return req, err
 			}
 			sessions[key] = sess
@@ -135,6 +137,8 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	if err != nil {
 		return Result{}, err
 	}
+	intr := catchInterrupts()
+	defer intr.stop()
 	launched := time.Now()
 	st, err := launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
 	if err != nil {
@@ -143,7 +147,9 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	}
 	res := Result{ExitCode: st.ExitCode, Signal: st.SignalName()}
 
-	files, problems, err := collect(req, runDir, plan, st, launched, stdout)
+	octx, release := intr.outputPhase(ctx, st.Signal)
+	defer release()
+	files, problems, err := collect(octx, req, runDir, plan, st, launched, stdout, stderr)
 	res.Files = files
 	if errors.Is(err, errNoRecords) {
 		_ = os.RemoveAll(runDir)
@@ -194,9 +200,14 @@ var contractVars = []string{contract.EnvContract, contract.EnvRunDir, contract.E
 
 // childEnv is the application's environment: gorocprof's own, the contract variables of this run
 // and what the backend injects its tool library with (found by Prepare), replacing any the parent
-// had under those names.
+// had under those names (a backend that extends a parent's list, such as LD_PRELOAD, includes it).
 func childEnv(req Request, runDir, planPath string) []string {
-	return launch.Environ(os.Environ(), append(slices.Clone(contractVars), backend.InjectionVars...), append([]string{
+	drop := append(slices.Clone(contractVars), backend.InjectionVars...)
+	for _, kv := range req.prepared.inject {
+		name, _, _ := strings.Cut(kv, "=")
+		drop = append(drop, name)
+	}
+	return launch.Environ(os.Environ(), drop, append([]string{
 		fmt.Sprintf("%s=%d", contract.EnvContract, contract.Version),
 		contract.EnvRunDir + "=" + runDir,
 		contract.EnvPlan + "=" + planPath,
@@ -219,6 +230,24 @@ func effectiveMode(stderr io.Writer, mode string, plan *counters.Plan) string {
 		}
 	}
 	return contract.ModeNone
+}
+
+// replayableMode is application replay when kernel replay was asked for on a backend that cannot
+// replay (an SDK without the replay domain), said once before launch; a plan of one pass per agent
+// needs no replay at all.
+func replayableMode(stderr io.Writer, mode string, b backend.Backend, plan *counters.Plan) string {
+	if mode != contract.ModeKernel {
+		return mode
+	}
+	err := b.KernelReplay()
+	if err == nil {
+		return mode
+	}
+	if !slices.ContainsFunc(plan.Agents, func(a contract.PlanAgent) bool { return len(a.Passes) > 1 }) {
+		return contract.ModeNone
+	}
+	fmt.Fprintf(stderr, "gorocprof: note: backend %s: %v: the application runs once per pass (application replay)\n", b.Name(), err)
+	return contract.ModeApplication
 }
 
 func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan {
@@ -257,8 +286,8 @@ func writePlan(path string, p contract.Plan) error {
 
 // collect reads every record file of the run and writes each process's output. It returns the files
 // written and what makes the measurements incomplete (processProblems; st is how the application
-// ended).
-func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, launched time.Time, stdout io.Writer) ([]string, []string, error) {
+// ended). A ctx cancelled on the way (an interrupt) ends it with its cause.
+func collect(ctx context.Context, req Request, runDir string, plan *counters.Plan, st launch.Status, launched time.Time, stdout, stderr io.Writer) ([]string, []string, error) {
 	// Scanned, not loaded: memory follows the kernels, not the number of dispatches.
 	run, err := records.ScanRun(runDir)
 	if err != nil {
@@ -277,14 +306,12 @@ func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, 
 		return nil, nil, errNoRecords
 	}
 	cs := plan
-	var files []string
+	files, err := writeOutputs(ctx, req, procs, plan, launched, stderr)
+	if err != nil {
+		return files, nil, err
+	}
 	problems := run.Unreadable
 	for _, p := range procs {
-		written, err := writeProcess(req, p, plan, cs, launched)
-		files = append(files, written...)
-		if err != nil {
-			return files, nil, err
-		}
 		problems = append(problems, processProblems(req.Mode, st, p)...)
 	}
 	if !req.Quiet {
@@ -292,7 +319,7 @@ func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, 
 			return files, nil, fmt.Errorf("writing the summary: %w", err)
 		}
 	}
-	return files, problems, nil
+	return files, problems, context.Cause(ctx)
 }
 
 // errNoRecords: no process of the run wrote a record file. The tool library starts with the GPU
@@ -312,28 +339,6 @@ func noRecords(req Request, sess *Session, st launch.Status) error {
 		return fmt.Errorf("%s (%s)", msg, why)
 	}
 	return errors.New(msg)
-}
-
-func writeProcess(req Request, p *records.Process, plan *counters.Plan, cs output.Counters, launched time.Time) ([]string, error) {
-	cwd, _ := os.Getwd()
-	vars := output.PathVars{Hostname: p.Header.Hostname, PID: p.Header.PID, PPID: p.Header.PPID, CWD: cwd, Launch: launched, Args: p.Header.Cmdline}
-	vars.FromEnv(os.Getenv)
-	dir, err := output.ExpandPath(req.OutputDir, vars)
-	if err != nil {
-		return nil, fmt.Errorf("output directory %q: %w", req.OutputDir, err)
-	}
-	file, err := output.ExpandPath(req.OutputFile, vars)
-	if err != nil {
-		return nil, fmt.Errorf("output file %q: %w", req.OutputFile, err)
-	}
-	files, err := output.Write(output.Options{
-		Dir: dir, File: file, Formats: req.Formats, KernelTrace: req.KernelTrace, Stats: req.Stats,
-		Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
-	}, p, cs)
-	if err != nil {
-		return files, fmt.Errorf("writing the output of process %d: %w", p.Header.PID, err)
-	}
-	return files, nil
 }
 
 // plural is "1 <one>" or "n <many>".

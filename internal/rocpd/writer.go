@@ -124,32 +124,48 @@ type Writer struct {
 	catEvent  int64 // string id of KERNEL_DISPATCH
 	empty     int64 // string id of ""
 	done      bool  // Close moved the file to its name
+	inPlace   bool  // CreateInto: the caller owns tmp and moves it
 	ext       []byte
 }
 
 // Create starts the database of one process at path (an existing file there is replaced when Close
 // succeeds, as rocprofv3 replaces its own).
 func Create(path string, p Process) (*Writer, error) {
-	w := &Writer{path: path, tmp: path + ".tmp", strings: map[string]int64{}, threads: map[uint64]bool{},
-		queues: map[int64]bool{}, streams: map[int64]bool{}, nodes: map[int64]bool{}, procs: map[int64]bool{},
-		rows: map[rowKey]int64{}, maxRow: map[string]int64{}}
+	return create(&Writer{path: path, tmp: path + ".tmp"}, p)
+}
+
+// CreateInto starts the database of one process in tmp, an empty file the caller created and will
+// move to path (the name errors give) together with other files: Close leaves the database in tmp,
+// and Abort leaves removing tmp to the caller.
+func CreateInto(tmp, path string, p Process) (*Writer, error) {
+	return create(&Writer{path: path, tmp: tmp, inPlace: true}, p)
+}
+
+func create(w *Writer, p Process) (*Writer, error) {
+	w.strings, w.threads = map[string]int64{}, map[uint64]bool{}
+	w.queues, w.streams, w.nodes, w.procs = map[int64]bool{}, map[int64]bool{}, map[int64]bool{}, map[int64]bool{}
+	w.rows, w.maxRow = map[rowKey]int64{}, map[string]int64{}
 	if err := w.open(); err != nil {
 		w.Abort()
-		return nil, fmt.Errorf("rocpd database %s: %w", path, err)
+		return nil, fmt.Errorf("rocpd database %s: %w", w.path, err)
 	}
 	if err := w.begin(p); err != nil {
 		w.Abort()
-		return nil, fmt.Errorf("rocpd database %s: %w", path, err)
+		return nil, fmt.Errorf("rocpd database %s: %w", w.path, err)
 	}
 	return w, nil
 }
 
 func (w *Writer) open() error {
-	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+	// CreateInto's tmp is the caller's new empty file, which SQLite takes for an empty database.
+	if !w.inPlace {
+		if err := os.Remove(w.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
 	}
-	// No journal and no syncs: the file is private until Close renames it, so a crash can only
-	// leave a .tmp file, never a damaged database under the real name.
+	// No journal and no syncs: the file is private until it is renamed (by Close, or by CreateInto's
+	// caller after its own sync), so a crash can only leave the temporary file, never a damaged
+	// database under the real name.
 	// A bounded page cache (64 MiB) keeps memory flat however many dispatches there are.
 	c, err := openConn("file:" + w.tmp + "?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)" +
 		"&_pragma=cache_size(-65536)&_pragma=locking_mode(EXCLUSIVE)")
@@ -400,10 +416,10 @@ func (w *Writer) seen(d Dispatch) error {
 	return nil
 }
 
-// Close commits the database and moves it to its name.
+// Close commits the database and moves it to its name (CreateInto: leaves it where it is).
 func (w *Writer) Close() error {
 	err := w.finish()
-	if err == nil {
+	if err == nil && !w.inPlace {
 		err = os.Rename(w.tmp, w.path)
 	}
 	w.done = err == nil
@@ -476,7 +492,7 @@ func (w *Writer) Abort() {
 		}
 		_ = w.closeConn()
 	}
-	if !w.done {
+	if !w.done && !w.inPlace {
 		_ = os.Remove(w.tmp)
 	}
 }

@@ -303,3 +303,48 @@ func TestSeveralProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateIntoLeavesTheMoveToTheCaller: CreateInto writes into the caller's empty file and, closed
+// or aborted, neither moves nor removes it; errors name the final path.
+func TestCreateIntoLeavesTheMoveToTheCaller(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		close bool
+	}{
+		{"closed", true},
+		{"aborted", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tmp, path := filepath.Join(dir, ".p_results.db.tmp-1"), filepath.Join(dir, "p_results.db")
+			if err := os.WriteFile(tmp, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			w, err := CreateInto(tmp, path, Process{PID: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Kernel(Kernel{ID: 1, Name: "k"}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.close {
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				w.Abort()
+			}
+			if _, err := os.Stat(path); err == nil {
+				t.Errorf("%s exists: the writer moved its file", path)
+			}
+			if _, err := os.Stat(tmp); err != nil {
+				t.Fatalf("the caller's file is gone: %v", err)
+			}
+			if tc.close {
+				if rows, err := Query(tmp, `SELECT kernel_name FROM kernel_symbols`); err != nil || len(rows) != 1 {
+					t.Errorf("kernel_symbols = %v, %v; want the one kernel", rows, err)
+				}
+			}
+		})
+	}
+}

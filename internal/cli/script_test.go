@@ -124,7 +124,10 @@ func TestScriptE2E(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": exitsCmd,
+			"exits":    exitsCmd,
+			"waitfile": waitfileCmd,
+			"glob":     globCmd,
+			"gone":     gonePIDsCmd,
 		},
 	})
 }

@@ -14,6 +14,7 @@ func wire(f *Factory) {
 	f.Prepare = replay.NewPreparer()
 	f.Runner = replay.Run
 	f.Comparer = replay.Compare
+	f.Processor = replay.Process
 	f.AvailData = availFromSession
 	f.PlanData = planFromSession
 }

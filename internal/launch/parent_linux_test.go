@@ -2,7 +2,6 @@ package launch
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gorocprof/gorocprof/internal/e2etest"
 )
 
 // envHelper makes this test binary a stand-in for gorocprof: it launches the shell command named by
@@ -45,7 +46,7 @@ func TestAppDiesWithLauncher(t *testing.T) {
 	}
 	_ = launcher.Wait()
 	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) {
+	for e2etest.Running(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("the application (pid %d) outlived its launcher by 5 s", pid)
@@ -108,21 +109,4 @@ func waitPID(t *testing.T, file string) int {
 	}
 	t.Fatalf("the application never wrote %s", file)
 	return 0
-}
-
-// alive reports whether pid is a process that has not ended: a zombie (ended, not yet reaped by
-// whoever inherited it) counts as ended.
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
 }

@@ -123,11 +123,16 @@ func NewPreparer() func(context.Context, Request) (Request, error) {
 
 // runOnce profiles the application in one run: kernel replay, or no replay at all.
 func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Plan, stdout, stderr io.Writer) (Result, error) {
-	runDir, planPath, err := prepareRun(contractPlan(req, sess, plan))
+	launched := time.Now()
+	info, err := newRunInfo(req, sess, plan, launched, -1, 0)
 	if err != nil {
 		return Result{}, err
 	}
-	launched := time.Now()
+	runDir, planPath, err := prepareRun(contractPlan(req, sess, plan), info)
+	if err != nil {
+		return Result{}, err
+	}
+	announceRunDir(stderr, req.LogLevel, runDir)
 	st, err := launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
 	if err != nil {
 		_ = os.RemoveAll(runDir)
@@ -147,15 +152,16 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	}
 	res.Elapsed = time.Since(launched)
 	if err != nil {
-		fmt.Fprintf(stderr, "gorocprof: the records are kept in %s\n", runDir)
+		keptRecords(stderr, "the records are", runDir)
 		return res, err
 	}
 	_ = os.RemoveAll(runDir)
 	return res, incomplete(problems)
 }
 
-// prepareRun creates a run directory holding the plan and an empty records directory.
-func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
+// prepareRun creates a run directory holding the plan, the run's account (run.json) and an empty
+// records directory.
+func prepareRun(cp contract.Plan, info RunInfo) (runDir, planPath string, err error) {
 	runDir, err = os.MkdirTemp("", "gorocprof-run-")
 	if err != nil {
 		return "", "", fmt.Errorf("creating the run directory: %w", err)
@@ -165,11 +171,23 @@ func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
 		_ = os.RemoveAll(runDir)
 		return "", "", err
 	}
+	if err := writeRunInfo(runDir, info); err != nil {
+		_ = os.RemoveAll(runDir)
+		return "", "", err
+	}
 	if err := os.Mkdir(filepath.Join(runDir, contract.RecordsDir), 0o755); err != nil {
 		_ = os.RemoveAll(runDir)
 		return "", "", fmt.Errorf("creating %s: %w", filepath.Join(runDir, contract.RecordsDir), err)
 	}
 	return runDir, planPath, nil
+}
+
+// announceRunDir names the run directory at --log-level info and trace: should gorocprof be stopped
+// before it writes the outputs, the records stay there for `gorocprof process`.
+func announceRunDir(stderr io.Writer, level, runDir string) {
+	if level == "info" || level == "trace" {
+		fmt.Fprintf(stderr, "gorocprof: the records of this run go to %s\n", runDir)
+	}
 }
 
 // launchApp runs the application once with the tool library injected into runDir's plan.
@@ -288,13 +306,12 @@ func noRecords(req Request, sess *Session, st launch.Status) error {
 }
 
 func writeProcess(req Request, p *records.Process, plan *counters.Plan, cs output.Counters, launched time.Time) ([]string, error) {
-	cwd, _ := os.Getwd()
-	vars := output.PathVars{Hostname: p.Header.Hostname, PID: p.Header.PID, PPID: p.Header.PPID, CWD: cwd, Launch: launched, Args: p.Header.Cmdline}
-	vars.FromEnv(os.Getenv)
+	vars := req.pathVars(p, launched)
 	dir, err := output.ExpandPath(req.OutputDir, vars)
 	if err != nil {
 		return nil, fmt.Errorf("output directory %q: %w", req.OutputDir, err)
 	}
+	dir = req.outputDir(dir)
 	file, err := output.ExpandPath(req.OutputFile, vars)
 	if err != nil {
 		return nil, fmt.Errorf("output file %q: %w", req.OutputFile, err)

@@ -50,6 +50,16 @@ func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 	}
 	tracePhase("backend and agents", began)
 	began = time.Now()
+	s, err := newSession(ctx, store, b, list)
+	if err != nil {
+		return nil, err
+	}
+	tracePhase("counter catalogs", began)
+	return s, nil
+}
+
+// newSession builds the counter catalog of each of the backend's agents.
+func newSession(ctx context.Context, store *querycache.Store, b launch.Backend, list []contract.Agent) (*Session, error) {
 	s := &Session{Backend: b, Agents: list}
 	cats := catalogs{store: store, byChip: map[string]*counters.Catalog{}}
 	for _, a := range list {
@@ -59,7 +69,6 @@ func OpenSession(ctx context.Context, backend, app string) (*Session, error) {
 		}
 		s.Targets = append(s.Targets, counters.Target{Index: a.Index, Name: a.Name, Catalog: cat, Consts: counters.ConstsFromProps(a.Props)})
 	}
-	tracePhase("counter catalogs", began)
 	return s, nil
 }
 

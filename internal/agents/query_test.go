@@ -46,6 +46,12 @@ func fakeHelper(mode string, args []string) int {
 	case "other-agent":
 		fmt.Println(`{"version":1,"agent":7,"chip":"GH100","metrics":[],"passes":1}`)
 		return 0
+	case "flood":
+		fmt.Println(`{"version":1,"backend":"sim","agents":[` + strings.Repeat(" ", 4096) + `]}`)
+		return 0
+	case "trailing":
+		fmt.Println(`{"version":1,"backend":"sim","agents":[]}{"version":1}`)
+		return 0
 	case "zero-passes":
 		fmt.Println(`{"version":1,"agent":0,"metrics":["a"],"passes":0}`)
 		return 0

@@ -38,3 +38,30 @@ func Reader(r io.Reader, limit int64) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// Buffer is an io.Writer that keeps what is written up to Limit bytes and fails the write that goes
+// beyond: given as a child's stdout, it ends the copy (and the child gets SIGPIPE) instead of
+// growing without end.
+type Buffer struct {
+	Limit int64
+	buf   []byte
+	err   error
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	if b.err == nil && int64(len(b.buf))+int64(len(p)) > b.Limit {
+		b.err = fmt.Errorf("%w of %d bytes", ErrTooLarge, b.Limit)
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+// Err is the error of the first write that went beyond the limit (the writer's error is not always
+// the one a caller sees: a child killed by SIGPIPE reports its signal), nil when all fitted.
+func (b *Buffer) Err() error { return b.err }
+
+// Bytes returns what was written.
+func (b *Buffer) Bytes() []byte { return b.buf }

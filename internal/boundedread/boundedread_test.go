@@ -40,3 +40,16 @@ func TestFile(t *testing.T) {
 		t.Errorf("missing file: %v, want ErrNotExist", err)
 	}
 }
+
+func TestBuffer(t *testing.T) {
+	b := &Buffer{Limit: 5}
+	if n, err := b.Write([]byte("123")); n != 3 || err != nil {
+		t.Fatalf("first write: %d, %v", n, err)
+	}
+	if _, err := b.Write([]byte("456")); !errors.Is(err, ErrTooLarge) || !errors.Is(b.Err(), ErrTooLarge) {
+		t.Fatalf("write past the limit: %v (Err %v), want ErrTooLarge", err, b.Err())
+	}
+	if string(b.Bytes()) != "123" {
+		t.Fatalf("kept %q, want what fitted", b.Bytes())
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 )
 
 // driverVersionFile names the loaded NVIDIA kernel driver; a driver update changes what CUPTI
@@ -47,11 +49,14 @@ func hashHelper(w io.Writer, helperPath string) error {
 	for _, lib := range libs {
 		fmt.Fprintf(w, "lib %s\n", lib)
 	}
-	if data, err := os.ReadFile(driverVersionFile); err == nil {
+	if data, err := boundedread.File(driverVersionFile, procFileLimit); err == nil {
 		fmt.Fprintf(w, "driver %s\n", data)
 	}
 	return nil
 }
+
+// procFileLimit bounds what is read of a driver file under /proc: a line or a few.
+const procFileLimit = 64 << 10
 
 func hashFile(w io.Writer, path string) error {
 	f, err := os.Open(path)

@@ -11,7 +11,7 @@ import (
 // ProcessOptions is the process command: the outputs of a run directory that gorocprof kept or was
 // stopped before turning into output.
 type ProcessOptions struct {
-	RunDir     string
+	RunDirs    []string
 	OutputDir  string
 	OutputFile string
 	Formats    []string
@@ -20,20 +20,21 @@ type ProcessOptions struct {
 func newProcessCmd(f *Factory) *cobra.Command {
 	opts := &ProcessOptions{}
 	cmd := &cobra.Command{
-		Use:   "process RUN_DIR [-d DIR] [-o NAME] [-f FORMATS]",
+		Use:   "process RUN_DIR... [-d DIR] [-o NAME] [-f FORMATS]",
 		Short: "Write the outputs of a kept run directory (gorocprof stopped, or the outputs could not be written)",
 		Long: `process writes the output files and the summary that the run of a run directory would have
 written from its records: gorocprof keeps the directory (/tmp/gorocprof-run-*) and names it when
 it cannot write the outputs, and leaves it when it is killed. The run's own -d, -o and -f are used
-unless given here.`,
+unless given here. Several directories are the pass directories of one application replay:
+each pass's output is written, then their merged result.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErrorf("%s takes one run directory, got %d arguments", cmd.CommandPath(), len(args))
+			if len(args) == 0 {
+				return usageErrorf("%s needs a run directory (gorocprof names it when it keeps one)", cmd.CommandPath())
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.RunDir = args[0]
+			opts.RunDirs = args
 			return runProcess(cmd.Context(), f, opts)
 		},
 	}
@@ -57,7 +58,7 @@ func runProcess(ctx context.Context, f *Factory, o *ProcessOptions) error {
 		return errors.New("internal error: no processor wired into the command line")
 	}
 	_, err := f.Processor(ctx, replay.ProcessRequest{
-		RunDir: o.RunDir, OutputDir: o.OutputDir, OutputFile: o.OutputFile, Formats: formats,
+		RunDirs: o.RunDirs, OutputDir: o.OutputDir, OutputFile: o.OutputFile, Formats: formats,
 		Stdout: f.IO.Out, Stderr: f.IO.ErrOut,
 	})
 	return err

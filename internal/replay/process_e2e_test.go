@@ -71,7 +71,7 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 			var processedOut bytes.Buffer
 			for _, dir := range runDirsInOrder(t, dirs) {
 				stderr.Reset()
-				if _, err := Process(context.Background(), ProcessRequest{RunDir: dir, Stdout: &processedOut, Stderr: &stderr}); err != nil {
+				if _, err := Process(context.Background(), ProcessRequest{RunDirs: []string{dir}, Stdout: &processedOut, Stderr: &stderr}); err != nil {
 					t.Fatalf("process %s: %v\n%s", dir, err, stderr.String())
 				}
 			}
@@ -79,6 +79,22 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 			summary := withoutAppLines(ranOut.String())
 			if processedOut.String() != summary {
 				t.Errorf("the summary differs:\nrun:\n%s\nprocess:\n%s", summary, processedOut.String())
+			}
+			if tc.mode != contract.ModeApplication {
+				return
+			}
+			// The passes alone, together, merge again into the same result.
+			if err := os.RemoveAll(filepath.Join(work, "out")); err != nil {
+				t.Fatal(err)
+			}
+			ordered := runDirsInOrder(t, dirs)
+			processedOut.Reset()
+			if _, err := Process(context.Background(), ProcessRequest{RunDirs: ordered[:len(ordered)-1], Stdout: &processedOut, Stderr: &stderr}); err != nil {
+				t.Fatalf("process the passes together: %v\n%s", err, stderr.String())
+			}
+			sameTree(t, filepath.Join(work, "ran"), filepath.Join(work, "out"))
+			if processedOut.String() != summary {
+				t.Errorf("the summary of the passes merged differs:\nrun:\n%s\nprocess:\n%s", summary, processedOut.String())
 			}
 		})
 	}

@@ -23,7 +23,7 @@ func newProcessCmd(f *Factory) *cobra.Command {
 		Use:   "process RUN_DIR... [-d DIR] [-o NAME] [-f FORMATS]",
 		Short: "Write the outputs of a kept run directory (gorocprof stopped, or the outputs could not be written)",
 		Long: `process writes the output files and the summary that the run of a run directory would have
-written from its records: gorocprof keeps the directory (/tmp/gorocprof-run-*) and names it when
+written from its records: gorocprof keeps the directory ($TMPDIR/gorocprof-run-*) and names it when
 it cannot write the outputs, and leaves it when it is killed. The run's own -d, -o and -f are used
 unless given here. Several directories are the pass directories of one application replay:
 each pass's output is written, then their merged result.`,

@@ -44,8 +44,8 @@ func globCmd(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], matches[0])
 }
 
-// gonePIDsCmd: `gone GLOB` takes the process ids that name the record files matching GLOB
-// (records/<pid>.ndjson) and waits up to 5 s for each process to end.
+// gonePIDsCmd: `gone GLOB` takes the process ids that begin the names of the record files matching
+// GLOB (records/<pid>.ndjson) and waits up to 5 s for each process to end.
 func gonePIDsCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: gone GLOB")
@@ -55,7 +55,13 @@ func gonePIDsCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("no record file matches %s", args[0])
 	}
 	for _, m := range matches {
-		pid, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(m), filepath.Ext(m)))
+		// records/<pid>.ndjson, or <pid> and more after a separator.
+		base := filepath.Base(m)
+		digits := strings.IndexFunc(base, func(r rune) bool { return r < '0' || r > '9' })
+		if digits < 0 {
+			digits = len(base)
+		}
+		pid, err := strconv.Atoi(base[:digits])
 		if err != nil {
 			ts.Fatalf("record file %s is not named by a process id", m)
 		}

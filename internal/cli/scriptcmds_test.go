@@ -14,22 +14,24 @@ import (
 
 // Commands of the end-to-end scripts that watch a run from outside while it goes on.
 
-// waitfileCmd: `waitfile GLOB` waits (up to 30 s) until a non-empty file matches GLOB.
+// waitfileCmd: `waitfile GLOB [TEXT]` waits (up to 30 s) until a file matching GLOB is non-empty, or
+// holds TEXT.
 func waitfileCmd(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitfile GLOB")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile GLOB [TEXT]")
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		matches, _ := filepath.Glob(ts.MkAbs(args[0]))
 		for _, m := range matches {
-			if info, err := os.Stat(m); err == nil && info.Size() > 0 {
+			data, err := os.ReadFile(m)
+			if err == nil && len(data) > 0 && (len(args) == 1 || strings.Contains(string(data), args[1])) {
 				return
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	ts.Fatalf("no non-empty file matches %s after 30 s", args[0])
+	ts.Fatalf("no file matching %s holds what was waited for after 30 s", args[0])
 }
 
 // globCmd: `glob VAR GLOB` sets VAR to the one path GLOB matches.

@@ -92,11 +92,8 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		return res, err
 	}
 	if len(rep.Divergences) > 0 && !req.ownDivergences {
-		fmt.Fprintf(stderr, "gorocprof: %s: the application replay runs dispatched different kernels; the merged result holds the dispatches of pass 1 with the passes that match them:\n", req.App)
-		PrintDivergences(stderr, "gorocprof:   ", rep.Divergences)
-		if !req.AllowDivergence {
-			return res, fmt.Errorf("%w: %d difference(s) between the runs (listed above); --allow-divergence accepts the merged result",
-				ErrDivergence, len(rep.Divergences))
+		if err := reportDivergences(stderr, req.App, rep.Divergences, req.AllowDivergence); err != nil {
+			return res, err
 		}
 	}
 	// The merged records repeat what the passes lacked (their declines, fatal records and early
@@ -105,6 +102,17 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		problems = merged
 	}
 	return res, incomplete(problems)
+}
+
+// reportDivergences lists where the runs of an application replay disagreed; the error is the run's
+// unless divergence is allowed.
+func reportDivergences(stderr io.Writer, app string, ds []Divergence, allow bool) error {
+	fmt.Fprintf(stderr, "gorocprof: %s: the application replay runs dispatched different kernels; the merged result holds the dispatches of pass 1 with the passes that match them:\n", app)
+	PrintDivergences(stderr, "gorocprof:   ", ds)
+	if allow {
+		return nil
+	}
+	return fmt.Errorf("%w: %d difference(s) between the runs (listed above); --allow-divergence accepts the merged result", ErrDivergence, len(ds))
 }
 
 // passRun is one run of an application replay.

@@ -117,11 +117,7 @@ func processReplay(ctx context.Context, pr ProcessRequest, infos []RunInfo) (Res
 	merged, err := processRecords(req, plan, mergeDir, first, pr)
 	res.Files = append(res.Files, merged.Files...)
 	if err == nil && len(rep.Divergences) > 0 {
-		fmt.Fprintf(pr.Stderr, "gorocprof: %s: the application replay runs dispatched different kernels; the merged result holds the dispatches of pass 1 with the passes that match them:\n", first.App)
-		PrintDivergences(pr.Stderr, "gorocprof:   ", rep.Divergences)
-		if !first.AllowDivergence {
-			err = fmt.Errorf("%w: %d difference(s) between the runs (listed above); the run did not allow divergence", ErrDivergence, len(rep.Divergences))
-		}
+		err = reportDivergences(pr.Stderr, first.App, rep.Divergences, first.AllowDivergence)
 	}
 	return res, err
 }

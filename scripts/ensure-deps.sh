@@ -31,7 +31,17 @@ esac
 case "${1:-all}" in
   tool|all)
     command -v cmake >/dev/null 2>&1 || need_pkgs+=(cmake)
-    command -v c++ >/dev/null 2>&1 || need_pkgs+=(g++) ;;
+    command -v c++ >/dev/null 2>&1 || need_pkgs+=(g++)
+    # RE2, the tool's kernel-name filter. A prefix given to CMake (make CMAKE_ARGS=-DRE2_ROOT=DIR, or
+    # RE2_ROOT=DIR in the environment) also serves, on a machine without a package manager.
+    re2_root=$(printf '%s\n' "${CMAKE_ARGS:-}" | sed -n 's/.*-DRE2_ROOT=\([^ ]*\).*/\1/p')
+    re2_root=${re2_root:-${RE2_ROOT:-}}
+    if [ -n "$re2_root" ]; then
+      [ -e "$re2_root/usr/include/re2/re2.h" ] || [ -e "$re2_root/include/re2/re2.h" ] ||
+        missing+=("RE2 under RE2_ROOT=$re2_root (no include/re2/re2.h there: dpkg -x libre2-dev and libre2-9 into it)")
+    elif ! { [ -e /usr/include/re2/re2.h ] || pkg-config --exists re2 2>/dev/null; }; then
+      need_pkgs+=(libre2-dev)
+    fi ;;
 esac
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then

@@ -3,7 +3,8 @@
 # machine: builds the tool library there, records the device's catalog, then runs each CUDA test app
 # unprofiled, under gorocprof's kernel replay (3 counter groups) and under Nsight Compute, checks
 # the records (passes 0..P-1 once per dispatch, identical deterministic values across passes, equal
-# to ncu's), compares a PyTorch training step bit for bit, and prints a results table last.
+# to ncu's), compares a PyTorch training step and a PyTorch CUDA graph's replays bit for bit, checks the
+# records' durations against gpu__time_duration.sum, and prints a results table last.
 #
 # Uses bin/gorocprof (cross-built beforehand) when present; the record-level checks drive the tool
 # library directly (plan.json + environment, docs/record-format.md) so they run without it too.
@@ -14,12 +15,17 @@ ROOT=$(pwd)
 OUT=${OUT:-$ROOT/out/gpu-test}
 WORK=${GPU_TEST_WORK:-/tmp/gorocprof-gpu-test}
 JOBS=${JOBS:-$(nproc)}
-APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload"}
+APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload graphs timing"}
 # What to run: apps (record-level checks, ncu, front end), torch (bitwise PyTorch check), compare
 # (gorocprof compare: kernel replay against application replay on CUDA test apps).
 # switch (ten single-metric groups whose union needs two hardware passes: measured in union sessions, or
 # with configurations changing between passes under GOROCPROF_CUDA_UNION_SESSIONS=0).
-SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare switch"}
+# timing (the records' durations against gpu__time_duration.sum, kernels of 10 us and up); cache (DRAM and L2
+# reads against ncu's under --cache-control all and none, within 5%).
+SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare switch timing cache"}
+# inplace is not among them: none of its kernels runs 10 us, the shortest compared.
+TIMING_APPS=${GPU_TEST_TIMING_APPS:-"timing"}
+CACHE_APPS=${GPU_TEST_CACHE_APPS:-"inplace saxpy"}
 SWITCH_APPS=${GPU_TEST_SWITCH_APPS:-"saxpy device_counter"}
 COMPARE_APPS=${GPU_TEST_COMPARE_APPS:-"saxpy many_launches"}
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -40,11 +46,13 @@ QUERY=$ROOT/lib/gorocprof/gorocprof-query-cuda
 say() { echo "== $*" | tee -a "$LOG"; }
 # query_passes GROUP: the hardware passes gorocprof-query-cuda says GROUP (comma-separated metrics) needs.
 query_passes() { "$QUERY" passes --agent 0 "$1" 2>>"$LOG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])'; }
-# ncu_csv METRICS CSV CMD...: CMD under ncu's kernel replay, raw values of METRICS written to CSV.
+# ncu_csv METRICS CSV CMD...: CMD under ncu's kernel replay, raw values of METRICS written to CSV
+# ($NCU_CACHE, when set, is its --cache-control).
 ncu_csv() {
     local metrics=$1 csv=$2
     shift 2
-    ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics "$metrics" --log-file "$csv" "$@"
+    ncu --csv --page raw --clock-control none ${NCU_CACHE:+--cache-control $NCU_CACHE} --print-kernel-base mangled \
+        --metrics "$metrics" --log-file "$csv" "$@"
 }
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
@@ -116,8 +124,10 @@ for g in $G0 $G1 $G2 $ALL; do
 done
 say "passes per group:$PASSES_Q"
 
-plan() { # plan.json for kernel replay of the three groups on agent 0
-    python3 - "$1" "$AGENT_NAME" "$G0" "$G1" "$G2" <<'PY'
+plan() { # plan PATH [GROUP...]: plan.json for kernel replay of the groups (default the three) on agent 0
+    local path=$1; shift
+    [ $# -gt 0 ] || set -- "$G0" "$G1" "$G2"
+    python3 - "$path" "$AGENT_NAME" "$@" <<'PY'
 import json, sys
 path, agent = sys.argv[1], sys.argv[2]
 passes = [{"group": i, "counters": [{"name": m, "block": "", "event": 0} for m in g.split(",")]}
@@ -129,9 +139,9 @@ json.dump({"version": 1, "backend": "cuda", "replay_mode": "kernel", "applicatio
 PY
 }
 
-run_replay() { # run_replay DIR CMD... : the command under the tool library, kernel replay
+run_replay() { # run_replay DIR CMD... : the command under the tool library, kernel replay (groups: $REPLAY_GROUPS or the three)
     local dir=$1; shift
-    mkdir -p "$dir/records" && plan "$dir/plan.json"
+    mkdir -p "$dir/records" && plan "$dir/plan.json" ${REPLAY_GROUPS:-}
     env GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$dir" GOROCPROF_PLAN="$dir/plan.json" GOROCPROF_LOG_LEVEL=warning \
         CUDA_INJECTION64_PATH="$TOOL" "$@"
 }
@@ -209,27 +219,33 @@ print("%d | %d | %s | %d/%d | %s" % (d["dispatches"], d["pass_lines"], "yes" if 
 done
 
 # ---- PyTorch ---------------------------------------------------------------------------------
-if want torch; then
-say "pytorch workload"
-W=tool/cuda/tests/torch_workload.py
-t=$(date +%s%N); python3 $W "$WORK/torch-plain.pt" >"$WORK/torch.plain.txt" 2>&1; rc_p=$?; t_p=$(ms_since $t)
-t=$(date +%s%N); run_replay "$WORK/torch" python3 $W "$WORK/torch-replay.pt" >"$WORK/torch.replay.txt" 2>&1; rc_r=$?; t_r=$(ms_since $t)
-t=$(date +%s%N)
-ncu_csv "$ALL" "$WORK/torch.ncu.csv" python3 $W "$WORK/torch-ncu.pt" >"$WORK/torch.ncu.txt" 2>&1
-rc_n=$?; t_n=$(ms_since $t)
-cmp_txt=$(python3 $W compare "$WORK/torch-plain.pt" "$WORK/torch-replay.pt" 2>&1 | tail -1); rc_cmp=$?
-python3 tool/cuda/tests/check_records.py "$WORK/torch" --passes $PASSES --ncu "$WORK/torch.ncu.csv" --app torch \
-    >"$WORK/torch.check.json" 2>&1
-rc_c=$?
-cat "$WORK/torch.check.json" >>"$LOG"; tail -5 "$WORK/torch.replay.txt" >>"$LOG"
-summary=$(python3 -c 'import json,sys
+# torch_row NAME SCRIPT LABEL: the script unprofiled, under kernel replay and under ncu; its saved tensors must be
+# bitwise equal, and no graph may have been launched as it is (torch_graphs.py's CUDA graph is profiled per node).
+torch_row() {
+    local n=$1 W=tool/cuda/tests/$2.py label=$3
+    say "$label"
+    t=$(date +%s%N); python3 $W "$WORK/$n-plain.pt" >"$WORK/$n.plain.txt" 2>&1; rc_p=$?; t_p=$(ms_since $t)
+    t=$(date +%s%N); run_replay "$WORK/$n" python3 $W "$WORK/$n-replay.pt" >"$WORK/$n.replay.txt" 2>&1; rc_r=$?; t_r=$(ms_since $t)
+    t=$(date +%s%N)
+    ncu_csv "$ALL" "$WORK/$n.ncu.csv" python3 $W "$WORK/$n-ncu.pt" >"$WORK/$n.ncu.txt" 2>&1
+    rc_n=$?; t_n=$(ms_since $t)
+    cmp_txt=$(python3 $W compare "$WORK/$n-plain.pt" "$WORK/$n-replay.pt" 2>&1 | tail -1)
+    python3 tool/cuda/tests/check_records.py "$WORK/$n" --passes $PASSES --ncu "$WORK/$n.ncu.csv" --app $n \
+        >"$WORK/$n.check.json" 2>&1
+    cat "$WORK/$n.check.json" >>"$LOG"; tail -5 "$WORK/$n.replay.txt" >>"$LOG"
+    summary=$(python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
 print("%d | %d | %s | %d/%d | %s" % (d["dispatches"], d["pass_lines"], "yes" if not any("differs" in p for p in d["problems"]) else "NO",
-      d["ncu_compared"]-d["ncu_mismatch"], d["ncu_compared"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/torch.check.json" 2>/dev/null || echo "? | ? | ? | ? | checker failed")
-ok=PASS
-case "$cmp_txt" in IDENTICAL*) ;; *) ok=FAIL; FAILED=1 ;; esac
-if [ $rc_p -ne 0 ] || [ $rc_r -ne 0 ]; then ok=FAIL; FAILED=1; fi
-row "| pytorch ($cmp_txt) | $ok | $rc_p / $t_p ms | $rc_r / $t_r ms | $rc_n / $t_n ms | $summary | - |"
+      d["ncu_compared"]-d["ncu_mismatch"], d["ncu_compared"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/$n.check.json" 2>/dev/null || echo "? | ? | ? | ? | checker failed")
+    ok=PASS
+    case "$cmp_txt" in IDENTICAL*) ;; *) ok=FAIL; FAILED=1 ;; esac
+    if grep -q "is launched as it is" "$WORK/$n.replay.txt"; then ok=FAIL; FAILED=1; fi
+    if [ $rc_p -ne 0 ] || [ $rc_r -ne 0 ]; then ok=FAIL; FAILED=1; fi
+    row "| $label ($cmp_txt) | $ok | $rc_p / $t_p ms | $rc_r / $t_r ms | $rc_n / $t_n ms | $summary | - |"
+}
+if want torch; then
+    torch_row torch torch_workload pytorch
+    torch_row torch-graphs torch_graphs "pytorch CUDA graph"
 fi
 
 # ---- compare: kernel replay against application replay ----------------------------------------
@@ -293,13 +309,60 @@ if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
         echo "(from \`scripts/gpu-test.sh\`, $(date -u +%Y-%m-%dT%H:%MZ)); all ten together need $S10_UNION hardware passes (union"
         echo "sessions, tool/cuda/README.md \"Counters\"). ncu gets the ten names in one --metrics; instruction and warp counts compared"
         echo "exactly, the L2 and L1 counts (which vary from run to run) only for being nonzero where ncu's are; DRAM counts"
-        echo "are not compared (ncu flushes the caches before every pass, gorocprof does not: see scripts/s10.sh)."
+        echo "are not compared (scripts/s10.sh; gorocprof now flushes the L2 before every pass as ncu does, --cache-control all, but that is not yet checked against ncu)."
         echo
         echo "| app | verdict | gorocprof rc / wall | ncu rc / wall | configuration changes; cuptiRangeProfilerStart calls at arm (a further session's restart is not counted), their time |"
         echo "| --- | --- | --- | --- | --- |"
         for r in "${SROWS[@]}"; do echo "$r"; done
     } >"$OUT/gpu-switch.md"
     cat "$OUT/gpu-switch.md"
+fi
+
+# ---- timing: the kernel's own time in the records -----------------------------------------------------
+# Two groups, the duration counter first: each dispatch is replayed, so its passes report the run the tool
+# makes with no counters armed, which must be within 10% of gpu__time_duration.sum for kernels of 10 us and up.
+if want timing; then
+    for app in $TIMING_APPS; do
+        say "timing $app"
+        REPLAY_GROUPS="gpu__time_duration.sum sm__inst_executed.sum" run_replay "$WORK/$app-timing" "$ROOT/bin/cuda-$app" \
+            >"$WORK/$app.timing.txt" 2>&1
+        rc=$?
+        python3 tool/cuda/tests/check_records.py "$WORK/$app-timing" --passes 2 --durations gpu__time_duration.sum \
+            --app "$app-timing" >"$WORK/$app.timing.json" 2>&1
+        rc_c=$?
+        cat "$WORK/$app.timing.json" >>"$LOG"
+        summary=$(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print("%s passes compared | %s" % (d["durations_compared"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/$app.timing.json" 2>/dev/null ||
+            echo "? | checker failed")
+        ok=PASS
+        if [ $rc -ne 0 ] || [ $rc_c -ne 0 ]; then ok=FAIL; FAILED=1; fi
+        say "timing $app: $ok | rc $rc | $summary"
+    done
+fi
+
+# ---- cache: cache-sensitive counters against ncu under each --cache-control ----------------------------
+if want cache; then
+    CM=dram__bytes_read.sum,lts__t_sectors_op_read.sum
+    for app in $CACHE_APPS; do
+        for cc in all none; do
+            say "cache $app --cache-control $cc"
+            d=$WORK/$app-cache-$cc
+            GOROCPROF_CACHE_CONTROL=$cc REPLAY_GROUPS="${CM/,/ }" run_replay "$d" "$ROOT/bin/cuda-$app" >"$d.txt" 2>&1
+            rc=$?
+            NCU_CACHE=$cc ncu_csv "$CM" "$d.ncu.csv" "$ROOT/bin/cuda-$app" >"$d.ncu.txt" 2>&1
+            rc_n=$?
+            python3 tool/cuda/tests/check_records.py "$d" --passes 2 --ncu "$d.ncu.csv" --tolerance 0.05 \
+                --app "$app-cache-$cc" >"$d.json" 2>&1
+            rc_c=$?
+            cat "$d.json" >>"$LOG"
+            ok=PASS
+            if [ $rc -ne 0 ] || [ $rc_n -ne 0 ] || [ $rc_c -ne 0 ]; then ok=FAIL; FAILED=1; fi
+            say "cache $app $cc: $ok | rc $rc, ncu rc $rc_n | $(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); print("%d/%d medians within 5%% of ncu or of its range; values %s; %s" % (d["ncu_compared"]-d["ncu_mismatch"],
+    d["ncu_compared"], json.dumps(d["values"])[:300], "; ".join(d["problems"][:2]) or "-"))' "$d.json" 2>/dev/null || echo "checker failed")"
+        done
+    done
 fi
 
 # ---- results ---------------------------------------------------------------------------------

@@ -180,7 +180,7 @@ func TestAcceptedCommandLines(t *testing.T) {
 			}
 		}},
 		{"optional booleans", []string{"--pmc", "SQ_WAVES", "--kernel-trace", "off", "-T", "--mangled-kernels=yes", "--quiet", "--", "./app"}, func(t *testing.T, r replay.Request) {
-			if r.KernelTrace || !r.Truncate || !r.Mangled || !r.Quiet || r.Filters.NameKind != "truncated" {
+			if r.KernelTrace || !r.Truncate || !r.Mangled || !r.Quiet || r.Filters.NameKind != "mangled" {
 				t.Errorf("booleans: %+v", r)
 			}
 		}},

@@ -127,10 +127,7 @@ func validateCompare(o *CompareOptions) (replay.CompareRequest, error) {
 	if len(diags) > 0 {
 		return replay.CompareRequest{}, &ValidationError{Diagnostics: diags}
 	}
-	nameKind := "demangled"
-	if o.Truncate {
-		nameKind = "truncated"
-	}
+	nameKind := filterNameKind(o.Mangled, o.Truncate)
 	rtol := -1.0
 	if o.RTolSet {
 		rtol = o.RTol
@@ -179,7 +176,7 @@ func writeCompareJSON(path string, rep replay.CompareReport) error {
 	if err != nil {
 		return fmt.Errorf("encoding the compare report: %w", err)
 	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := output.WriteFile(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("writing the compare report: %w", err)
 	}
 	return nil

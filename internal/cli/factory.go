@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/replay"
@@ -22,6 +23,10 @@ type IOStreams struct {
 // error never touches a GPU, a query helper or the file system.
 type Factory struct {
 	IO IOStreams
+
+	// Backend turns a --backend value into the backend a command works on (backend.Choose in the
+	// real program); the data functions below and Prepare use it.
+	Backend backend.Chooser
 
 	// Prepare checks one validated request against what lies outside the command line, launching
 	// nothing: the application can be executed, the backend is usable, every counter exists on

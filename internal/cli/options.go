@@ -1,5 +1,7 @@
 package cli
 
+import "github.com/gorocprof/gorocprof/internal/backend"
+
 // ProfileOptions is one profiling run as the user asked for it, after flags, GOROCPROF_* environment,
 // the input-file job and the defaults have been layered (in that order of precedence). Validate turns
 // it into a replay.Request or into every diagnostic that stops it.
@@ -17,6 +19,7 @@ type ProfileOptions struct {
 	Truncate         bool
 	Mangled          bool
 	LogLevel         string
+	CacheControl     string // CUDA: all (flush caches before every pass, as ncu) or none
 	Backend          string
 	Quiet            bool
 	DryRun           bool
@@ -53,6 +56,7 @@ const (
 	optTruncate       = "truncate-kernels"
 	optMangled        = "mangled-kernels"
 	optLogLevel       = "log-level"
+	optCacheControl   = "cache-control"
 	optBackend        = "backend"
 	optQuiet          = "quiet"
 	optDryRun         = "dry-run"
@@ -73,7 +77,9 @@ const (
 	defaultOutputDir  = "."
 	defaultOutputFile = "%hostname%/%pid%"
 	defaultLogLevel   = "warning"
-	defaultBackend    = "auto"
+	defaultBackend    = backend.Auto
+	// ncu's default: caches flushed before every pass, so cache-sensitive counters match it.
+	defaultCacheControl = "all"
 )
 
 // defaultFormats: rocprofv3 defaults to rocpd, which gorocprof does not write yet.
@@ -82,7 +88,8 @@ var defaultFormats = []string{"json", "csv"}
 var (
 	replayModes   = []string{"kernel", "application"}
 	logLevels     = []string{"error", "warning", "info", "trace"}
-	backends      = []string{"auto", "sim", "cuda", "rocm"}
+	cacheControls = []string{"all", "none"}
+	backends      = backend.Names
 	knownFormats  = []string{"csv", "json", "pftrace", "otf2", "rocpd"}
 	writtenFormat = map[string]bool{"csv": true, "json": true}
 )

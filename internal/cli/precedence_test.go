@@ -57,6 +57,12 @@ func TestPrecedence(t *testing.T) {
 		{"backend flag", layers{flag: []string{"--backend", "cuda"}, env: map[string]string{"GOROCPROF_BACKEND": "sim"}},
 			func(r replay.Request) any { return r.Backend }, "cuda"},
 		{"log level job", layers{job: `"log_level": "trace"`}, func(r replay.Request) any { return r.LogLevel }, "trace"},
+		{"cache control default", layers{}, cacheControl, "all"},
+		{"cache control job", layers{job: `"cache_control": "none"`}, cacheControl, "none"},
+		{"cache control env over job", layers{env: map[string]string{"GOROCPROF_CACHE_CONTROL": "all"}, job: `"cache_control": "none"`},
+			cacheControl, "all"},
+		{"cache control flag over env", layers{flag: []string{"--cache-control", "none"}, env: map[string]string{"GOROCPROF_CACHE_CONTROL": "all"}},
+			cacheControl, "none"},
 		{"iteration range env", layers{env: map[string]string{"GOROCPROF_KERNEL_ITERATION_RANGE": "[2-3]"}, job: `"kernel_iteration_range": "[9]"`},
 			func(r replay.Request) any { return r.Filters.IterationRanges }, [][2]int64{{2, 3}}},
 		{"regex from job", layers{job: `"kernel_include_regex": "axpy"`}, func(r replay.Request) any { return r.Filters.IncludeRegex }, "axpy"},
@@ -92,6 +98,8 @@ func TestPrecedence(t *testing.T) {
 		})
 	}
 }
+
+func cacheControl(r replay.Request) any { return r.CacheControl }
 
 func pmcNames(r replay.Request) any {
 	var out [][]string

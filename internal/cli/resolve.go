@@ -33,6 +33,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	v.SetDefault(optOutputFormat, strings.Join(defaultFormats, " "))
 	v.SetDefault(optLogLevel, defaultLogLevel)
 	v.SetDefault(optBackend, defaultBackend)
+	v.SetDefault(optCacheControl, defaultCacheControl)
 	if err := v.MergeConfigMap(job.Values); err != nil {
 		return flagOpts, []string{fmt.Sprintf("%s: %v", job.Source, err)}
 	}
@@ -54,6 +55,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.boolean(optMangled, &o.Mangled)
 	r.str(optLogLevel, &o.LogLevel)
 	r.str(optBackend, &o.Backend)
+	r.str(optCacheControl, &o.CacheControl)
 	r.boolean(optQuiet, &o.Quiet)
 	r.boolean(optDryRun, &o.DryRun)
 	r.boolean(optAllowDiverge, &o.AllowDivergence)

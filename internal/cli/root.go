@@ -120,6 +120,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	optional(&o.Truncate, optTruncate, "T", "truncate kernel names (drop template and argument lists)")
 	optional(&o.Mangled, optMangled, "M", "keep kernel names mangled")
 	fs.Var(choiceValue{&o.LogLevel, logLevels}, optLogLevel, "what the tool prints: error, warning, info or trace (default \"warning\")")
+	fs.Var(choiceValue{&o.CacheControl, cacheControls}, optCacheControl, "CUDA: flush the L2 before every replay pass, as ncu does (all), or not (none) (default \"all\")")
 	fs.StringVarP(input, optInput, "i", "", "input file: .json or .yaml {\"jobs\": [...]}, or .txt with \"pmc:\" lines; each job is one run")
 	optional(&o.Quiet, optQuiet, "", "do not print the summary table")
 	optional(&o.DryRun, optDryRun, "", "plan and print the passes, launch nothing")
@@ -163,6 +164,9 @@ func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts 
 	if input != "" {
 		var err error
 		if jobs, err = readInputFile(input); err != nil {
+			if !flags.Changed(optInput) {
+				return fmt.Errorf("environment variable %s: %w", envName(optInput), err)
+			}
 			return err
 		}
 	}

@@ -120,7 +120,7 @@ func TestScriptE2E(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GOROCPROF_LIB_DIR", lib)
 			env.Setenv("BIN", bin)
-			env.Setenv("KFD_FIXTURES", filepath.Join(root, "internal", "agents", "testdata", "kfd"))
+			env.Setenv("KFD_FIXTURES", filepath.Join(root, "internal", "backend", "rocm", "testdata", "kfd"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -95,6 +95,9 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	if err := checkChoice(o.LogLevel, logLevels); err != nil {
 		add("--log-level: %v", err)
 	}
+	if err := checkChoice(o.CacheControl, cacheControls); err != nil {
+		add("--cache-control: %v", err)
+	}
 	if !slices.Contains(backends, o.Backend) {
 		add("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))
 	}
@@ -109,10 +112,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		return replay.Request{}, &ValidationError{Diagnostics: diags}
 	}
 
-	nameKind := "demangled"
-	if o.Truncate {
-		nameKind = "truncated"
-	}
+	nameKind := filterNameKind(o.Mangled, o.Truncate)
 	return replay.Request{
 		Backend:     o.Backend,
 		Groups:      groups,
@@ -131,6 +131,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		Truncate:        o.Truncate,
 		Quiet:           o.Quiet,
 		LogLevel:        o.LogLevel,
+		CacheControl:    o.CacheControl,
 		DryRun:          o.DryRun,
 		AllowDivergence: o.AllowDivergence,
 		App:             o.App,
@@ -222,4 +223,16 @@ func checkFormats(in []string) ([]string, []string) {
 		diags = append(diags, "--output-format: no format given (valid: csv, json)")
 	}
 	return out, diags
+}
+
+// filterNameKind is the name flavour the kernel filters see: the one output displays (-M wins over
+// -T, as output.KernelName has it), as rocprofv3 filters on the displayed name.
+func filterNameKind(mangled, truncate bool) string {
+	switch {
+	case mangled:
+		return "mangled"
+	case truncate:
+		return "truncated"
+	}
+	return "demangled"
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/replay"
@@ -11,18 +12,23 @@ import (
 // wire connects the command line to the packages that do the work. Everything here runs only when a
 // command calls the corresponding Factory function.
 func wire(f *Factory) {
-	f.Prepare = replay.NewPreparer()
+	f.Backend = backend.Choose
+	f.Prepare = replay.NewPreparer(f.Backend)
 	f.Runner = replay.Run
 	f.Comparer = replay.Compare
 	f.Processor = replay.Process
-	f.AvailData = availFromSession
-	f.PlanData = planFromSession
+	f.AvailData = func(ctx context.Context, name string) ([]AgentCounters, error) {
+		return availFromSession(ctx, f.Backend, name)
+	}
+	f.PlanData = func(ctx context.Context, name string, groups []counters.Group) ([]contract.PlanAgent, error) {
+		return planFromSession(ctx, f.Backend, name, groups)
+	}
 }
 
-// availFromSession asks the backend's query helper for its agents and lists each one's catalog with
-// that agent's dimension sizes.
-func availFromSession(ctx context.Context, backend string) ([]AgentCounters, error) {
-	sess, err := replay.OpenSession(ctx, backend, "")
+// availFromSession asks the backend for its agents and lists each one's catalog with that agent's
+// dimension sizes.
+func availFromSession(ctx context.Context, choose backend.Chooser, name string) ([]AgentCounters, error) {
+	sess, err := replay.OpenSession(ctx, choose, name, "")
 	if err != nil {
 		return nil, err
 	}
@@ -35,8 +41,8 @@ func availFromSession(ctx context.Context, backend string) ([]AgentCounters, err
 
 // planFromSession plans the groups on the backend's agents: the plan a run with these groups would
 // carry in results.json.
-func planFromSession(ctx context.Context, backend string, groups []counters.Group) ([]contract.PlanAgent, error) {
-	sess, err := replay.OpenSession(ctx, backend, "")
+func planFromSession(ctx context.Context, choose backend.Chooser, name string, groups []counters.Group) ([]contract.PlanAgent, error) {
+	sess, err := replay.OpenSession(ctx, choose, name, "")
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,8 @@ const (
 	EnvSimInjection  = "GOROCPROF_SIM_INJECTION_PATH"
 	EnvCUDAInjection = "CUDA_INJECTION64_PATH"
 	EnvSimAgents     = "GOROCPROF_SIM_AGENTS"
+	// EnvCacheControl: CUDA backend, "all" (flush the L2 before every pass, the default) or "none".
+	EnvCacheControl = "GOROCPROF_CACHE_CONTROL"
 )
 
 // File names inside the run directory.
@@ -34,7 +36,7 @@ const (
 type Filters struct {
 	IncludeRegex    string     `json:"include_regex"`
 	ExcludeRegex    string     `json:"exclude_regex"`
-	NameKind        string     `json:"name_kind"` // "demangled" or "truncated"
+	NameKind        string     `json:"name_kind"` // "demangled", "truncated" or "mangled": the name output displays
 	IterationRanges [][2]int64 `json:"iteration_ranges"`
 }
 
@@ -48,6 +50,7 @@ const (
 	RecWarning  = "warning"
 	RecFatal    = "fatal"
 	RecEnd      = "end"
+	RecStopped  = "stopped"
 )
 
 // Header is the first line of a record file.
@@ -134,6 +137,12 @@ type End struct {
 	Dispatches uint64 `json:"dispatches"`
 	Replayed   uint64 `json:"replayed"`
 	Declined   uint64 `json:"declined"`
+}
+
+// Stopped is the last line of a record file whose writes failed (disk full, file size limit): the
+// tool wrote nothing after it, the process ran on.
+type Stopped struct {
+	Reason string `json:"reason"`
 }
 
 // AgentsReply is what `gorocprof-query-<backend> agents` prints.

@@ -4,6 +4,7 @@ package golden
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -55,4 +56,16 @@ func Diff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// ReadJSON decodes the fixture at path (relative to the test's package) into v.
+func ReadJSON(tb testing.TB, path string, v any) {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
 }

@@ -1,4 +1,4 @@
-// Package launch starts the profiled application with the tool library injected, forwards the
+// Package launch starts the profiled application with the environment it is given, forwards the
 // signals a user sends to gorocprof, and reports how the application ended.
 package launch
 
@@ -10,8 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -195,25 +195,15 @@ func startLocked(cmd *exec.Cmd) (<-chan error, error) {
 // the scheduler may at any time, to show that its thread is not handed to anything else.
 var afterStart = func() {}
 
-// EnvLibDir names the directory holding the tool libraries and query helpers, overriding the default.
-const EnvLibDir = "GOROCPROF_LIB_DIR"
-
-// LibDir finds the tool library directory: $GOROCPROF_LIB_DIR, else ../lib/gorocprof next to the
-// gorocprof binary (the layout `make` installs).
-func LibDir() (string, error) {
-	if d := os.Getenv(EnvLibDir); d != "" {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return "", fmt.Errorf("%s=%s: %w", EnvLibDir, d, err)
+// Environ is base without the variables named in drop, followed by add: the child's environment, the
+// run's own variables replacing whatever the parent had under those names.
+func Environ(base, drop, add []string) []string {
+	env := make([]string, 0, len(base)+len(add))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(drop, k) {
+			env = append(env, kv)
 		}
-		return abs, nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("locating the gorocprof binary: %w", err)
-	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
-	}
-	return filepath.Join(filepath.Dir(filepath.Dir(exe)), "lib", "gorocprof"), nil
+	return append(env, add...)
 }

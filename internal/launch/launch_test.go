@@ -113,47 +113,18 @@ func TestRunForwardsSIGTERM(t *testing.T) {
 	}
 }
 
-func TestFindBackend(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := FindBackend("opencl", dir); err == nil || !strings.Contains(err.Error(), `unknown backend "opencl"`) {
-		t.Errorf("unknown backend: %v", err)
-	}
-	if _, err := FindBackend(BackendSim, dir); err == nil || !strings.Contains(err.Error(), "libgorocprof_tool_sim.so is missing") {
-		t.Errorf("missing tool library: %v", err)
-	}
-	if _, err := FindBackend(BackendROCm, dir); err == nil || !strings.Contains(err.Error(), "does not build") {
-		t.Errorf("rocm: %v", err)
-	}
-	for _, f := range []string{"libgorocprof_tool_sim.so", "gorocprof-query-sim"} {
-		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o755); err != nil {
-			t.Fatal(err)
+// The child gets the parent's environment without the variables the run sets, then the run's own.
+func TestEnviron(t *testing.T) {
+	for _, tc := range []struct {
+		base, drop, add, want []string
+	}{
+		{[]string{"PATH=/bin", "GOROCPROF_PLAN=stale", "HOME=/h"}, []string{"GOROCPROF_PLAN", "CUDA_INJECTION64_PATH"},
+			[]string{"GOROCPROF_PLAN=/run/plan.json"}, []string{"PATH=/bin", "HOME=/h", "GOROCPROF_PLAN=/run/plan.json"}},
+		{[]string{"A=1", "AB=2"}, []string{"A"}, nil, []string{"AB=2"}},
+		{nil, nil, []string{"X=1"}, []string{"X=1"}},
+	} {
+		if got := Environ(tc.base, tc.drop, tc.add); !slices.Equal(got, tc.want) {
+			t.Errorf("Environ(%q, %q, %q) = %q, want %q", tc.base, tc.drop, tc.add, got, tc.want)
 		}
-	}
-	b, err := FindBackend(BackendSim, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := b.InjectionEnv([]string{"PATH=/bin", "GOROCPROF_PLAN=stale"}, "/run", "/run/plan.json", "warning")
-	want := []string{"PATH=/bin", "GOROCPROF_CONTRACT=1", "GOROCPROF_RUN_DIR=/run", "GOROCPROF_PLAN=/run/plan.json",
-		"GOROCPROF_LOG_LEVEL=warning", "GOROCPROF_SIM_INJECTION_PATH=" + filepath.Join(dir, "libgorocprof_tool_sim.so")}
-	if !slices.Equal(env, want) {
-		t.Errorf("env\n got %q\nwant %q", env, want)
-	}
-}
-
-func TestLinksSimRuntime(t *testing.T) {
-	if LinksSimRuntime("/bin/sh") {
-		t.Error("/bin/sh does not link the sim runtime")
-	}
-	if LinksSimRuntime(filepath.Join(t.TempDir(), "nothing")) {
-		t.Error("a missing file links nothing")
-	}
-}
-
-func TestLibDirOverride(t *testing.T) {
-	t.Setenv(EnvLibDir, "/opt/gorocprof/lib")
-	d, err := LibDir()
-	if err != nil || d != "/opt/gorocprof/lib" {
-		t.Fatalf("LibDir = %q, %v", d, err)
 	}
 }

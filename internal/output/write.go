@@ -4,41 +4,58 @@ package output
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
-	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
 
 // Options says which files Write produces and how names look.
 type Options struct {
 	Dir          string   // output directory (-d)
-	File         string   // file prefix inside Dir, placeholders already expanded (-o)
+	File         string   // file prefix inside Dir, placeholders already expanded (-o); must stay below Dir
 	Formats      []string // "json" and/or "csv"
 	KernelTrace  bool     // also write kernel dispatch timing (--kernel-trace)
 	Mangled      bool     // kernel names as mangled symbols (-M)
 	Truncate     bool     // kernel names without template and argument lists (-T)
 	PlanMetadata any      // embedded in results.json metadata as "gorocprof_plan"
 	Command      []string // the profiled command line; the record header's when empty
+
+	// wrap, when set, stands between each output file and the formatting, so that tests can make a
+	// write fail part way (a full disk) or stop the run there (a signal).
+	wrap func(name string, w io.Writer) io.Writer
 }
 
 // Formats Write can produce.
 var Formats = []string{"csv", "json"}
 
-// Write writes one process's files under Dir and returns their paths. Counter values that could not
+// Write writes one process's files under Dir and returns their paths; see WriteProcesses.
+func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
+	return WriteProcesses(context.Background(), opts, []*records.Process{proc}, cs)
+}
+
+// WriteProcesses writes the files of one prefix for every process of procs, in order, and returns
+// their paths: results.json with one element per process (its schema's layout), the CSV files with
+// the rows of all of them (agent_info.csv a row per distinct agent). Counter values that could not
 // be computed (a derived counter whose base values are missing) are left out and reported in the
 // returned error after everything else has been written; cs may be nil when nothing was counted.
+//
+// Each file is written under a temporary name beside its own and the files are renamed into place
+// together once all are complete, so a write that fails (a full disk), or a ctx cancelled on the
+// way (SIGINT), leaves whatever had these names before untouched and no partial file; the error is
+// then context.Cause(ctx) or the write's.
 //
 // The dispatches go by once (proc.EachLogical) and every file is written as they do, so a process
 // from records.ScanProcess is written in memory bounded by its agents, kernels and counters, not
 // by its dispatches. The kernel_dispatch array of results.json, which follows the counter records,
-// waits in a compact temporary file next to the output meanwhile.
-func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
+// waits in a compact temporary file meanwhile.
+func WriteProcesses(ctx context.Context, opts Options, procs []*records.Process, cs Counters) ([]string, error) {
 	want := map[string]bool{}
 	for _, f := range opts.Formats {
 		switch f {
@@ -51,111 +68,76 @@ func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
 	if len(want) == 0 {
 		return nil, nil
 	}
-	prefix := filepath.Join(opts.Dir, opts.File)
-	if err := os.MkdirAll(filepath.Dir(prefix+"_"), 0o755); err != nil {
-		return nil, fmt.Errorf("creating output directory: %w", err)
+	if !filepath.IsLocal(opts.File) {
+		return nil, fmt.Errorf("the file name %q leaves the output directory %s: refusing to write there", opts.File, opts.Dir)
 	}
-	v := newView(opts, proc, cs)
-	s := &streams{}
+	file := filepath.Clean(opts.File)
+	loc, err := openLocation(opts.Dir, filepath.Dir(file), os.Geteuid())
+	if err != nil {
+		return nil, err
+	}
+	defer loc.close()
+	s := &streams{loc: loc, base: filepath.Base(file), wrap: opts.wrap, agentRows: map[string]bool{}}
 	defer s.abort()
-	var err error
-	if want["json"] {
-		if s.results, err = s.create(prefix + "_results.json"); err == nil {
-			err = v.writeResultsHead(s.results.w)
+	if err := s.open(want, opts.KernelTrace, cs != nil); err != nil {
+		return nil, err
+	}
+	var evalErrs []error
+	for i, proc := range procs {
+		v := newView(opts, proc, cs)
+		if err := v.write(ctx, s, i == 0); err != nil {
+			if cause := context.Cause(ctx); cause != nil {
+				return nil, cause // told as it is, not as what the reader was doing then
+			}
+			return nil, err
 		}
-		if err == nil && opts.KernelTrace {
-			s.trace, err = newTraceSpool(filepath.Dir(prefix + "_"))
+		if err := v.evalError(); err != nil {
+			evalErrs = append(evalErrs, err)
 		}
 	}
-	if err == nil && want["csv"] {
-		var agents *outFile
-		if agents, err = s.create(prefix + "_agent_info.csv"); err == nil {
-			err = v.writeAgentInfo(agents.w)
+	if err := s.finish(); err != nil {
+		return nil, err
+	}
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	paths, err := s.commit()
+	if err != nil {
+		return paths, err
+	}
+	return paths, errors.Join(evalErrs...)
+}
+
+// write adds one process to every open file; first says it is the first process of the files.
+func (v *view) write(ctx context.Context, s *streams, first bool) error {
+	var err error
+	if s.results != nil {
+		err = v.writeResultsHead(s.results.w, first)
+		if err == nil && v.opts.KernelTrace {
+			s.trace, err = newTraceSpool(s.loc, s.base)
 		}
-		if err == nil && cs != nil {
-			if s.counterCSV, err = s.create(prefix + "_counter_collection.csv"); err == nil {
-				writeHeader(s.counterCSV.w, counterCollectionColumns)
-			}
-		}
-		if err == nil && opts.KernelTrace {
-			if s.traceCSV, err = s.create(prefix + "_kernel_trace.csv"); err == nil {
-				writeHeader(s.traceCSV.w, kernelTraceColumns)
-			}
-		}
+	}
+	if err == nil && s.agentInfo != nil {
+		v.writeAgentInfo(s.agentInfo.w, s.agentRows)
 	}
 	// Without counters nor kernel trace, no file has a line per pass: the dispatches need not be read.
-	passes := cs != nil || opts.KernelTrace
+	passes := v.eval.cs != nil || v.opts.KernelTrace
 	if err == nil && passes {
-		err = proc.EachLogical(func(l records.Logical) error { return v.writeLogical(s, l) })
+		err = v.proc.EachLogical(func(l records.Logical) error {
+			if err := ctx.Err(); err != nil {
+				return context.Cause(ctx)
+			}
+			return v.writeLogical(s, l)
+		})
 	}
 	if err == nil && s.results != nil {
 		err = v.writeResultsTail(s.results.w, s.trace)
 	}
-	if err == nil {
-		err = s.close()
-	}
-	if err != nil {
-		return s.paths, err
-	}
-	return s.paths, v.evalError()
-}
-
-// outFile is one output file being written.
-type outFile struct {
-	path string
-	f    *os.File
-	bg   *bgwrite.Writer
-	w    *bufio.Writer // bg's buffer
-}
-
-// streams are the files one Write has open, in the order their paths are reported.
-type streams struct {
-	files      []*outFile
-	paths      []string
-	results    *outFile
-	counterCSV *outFile
-	traceCSV   *outFile
-	trace      *traceSpool
-}
-
-func (s *streams) create(path string) (*outFile, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("writing output: %w", err)
-	}
-	bg := bgwrite.New(f)
-	o := &outFile{path: path, f: f, bg: bg, w: bg.Writer}
-	s.files = append(s.files, o)
-	s.paths = append(s.paths, path)
-	return o, nil
-}
-
-// close flushes and closes every file; the first failure names its file.
-func (s *streams) close() error {
-	var first error
-	for _, o := range s.files {
-		err := o.bg.Close()
-		if cerr := o.f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil && first == nil {
-			first = fmt.Errorf("writing %s: %w", o.path, err)
-		}
-	}
-	s.files = nil
-	return first
-}
-
-// abort closes what close did not (after a failure) and removes the spool.
-func (s *streams) abort() {
-	for _, o := range s.files {
-		_ = o.bg.Close()
-		_ = o.f.Close()
-	}
-	s.files = nil
 	if s.trace != nil {
-		s.trace.remove()
+		s.trace.close()
+		s.trace = nil
 	}
+	return err
 }
 
 // view is one process prepared for writing: its agents, counter catalog and kernel names, and

@@ -21,6 +21,10 @@ const MaxLineBytes = 64 << 20
 // incomplete line (the process died in the middle of a write). It is not part of the contract.
 const TypeTruncated = "truncated"
 
+// TypeSkipped is the Type of the pseudo record a decoder that skips bad lines (SkipBadLines) hands
+// over for a line it could not use; Err says why. It is not part of the contract.
+const TypeSkipped = "skipped"
+
 // Record is one decoded line. Exactly one payload pointer is set, chosen by Type; a record of a type
 // this reader does not know (a newer tool's optional addition) has none, and a TypeTruncated record
 // has none either.
@@ -34,6 +38,11 @@ type Record struct {
 	Decline  *contract.Decline
 	Message  *contract.Message // warning and fatal
 	End      *contract.End
+	Stopped  *contract.Stopped
+	Err      error // TypeSkipped: why the line was skipped
+	// Recovered is set on a record that began in the middle of a line whose start was cut short
+	// (a write torn by a full disk, followed by the next write): the torn start was dropped.
+	Recovered bool
 }
 
 // Decoder reads records one at a time so that a caller can merge very large files without holding
@@ -47,8 +56,15 @@ type Decoder struct {
 	done      bool
 	scanner   dispatchScanner
 	reuse     bool
+	skipBad   bool
 	disp      contract.Dispatch // the dispatch handed out last, when reuse is set
 }
+
+// SkipBadLines makes Next hand out a TypeSkipped record for a complete line it cannot use (not
+// JSON, a wrong field, a second header, too long) and go on, instead of failing: one damaged line
+// then costs that line only. A damaged line that holds the start of a later record (a torn write
+// followed by the next one) yields that record, marked Recovered. The header must still come first.
+func (d *Decoder) SkipBadLines() { d.skipBad = true }
 
 // ReuseDispatches makes Next hand out the same Dispatch (and counter storage) for every dispatch
 // record, overwritten by the next call: for readers that use a dispatch before asking for the
@@ -72,9 +88,13 @@ func (d *Decoder) Next() (Record, error) {
 		if errors.Is(err, io.EOF) {
 			d.done = true
 			if !d.sawHeader {
-				return Record{}, errors.New("missing header: the file has no complete header line")
+				return Record{}, fmt.Errorf("%w: the file has no complete header line", ErrNoHeader)
 			}
 			return Record{}, io.EOF
+		}
+		if errors.Is(err, errLineTooLong) && d.skipBad && d.sawHeader {
+			d.line++
+			return Record{Type: TypeSkipped, Line: d.line, Err: err}, nil
 		}
 		if err != nil {
 			return Record{}, fmt.Errorf("line %d: %w", d.line+1, err)
@@ -91,15 +111,39 @@ func (d *Decoder) Next() (Record, error) {
 			d.done = true
 			return Record{Type: TypeTruncated, Line: d.line}, nil
 		}
+		if perr == nil {
+			perr = d.checkOrder(rec)
+		}
+		if perr != nil && d.skipBad && d.sawHeader {
+			return d.recover(raw, perr), nil
+		}
 		if perr != nil {
 			return Record{}, fmt.Errorf("line %d: %w", d.line, perr)
 		}
 		rec.Line = d.line
-		if err := d.checkOrder(rec); err != nil {
-			return Record{}, fmt.Errorf("line %d: %w", d.line, err)
-		}
 		return rec, nil
 	}
+}
+
+// recover handles a complete line that failed with err. A write cut short leaves a line without
+// its newline, and the next write continues it: the line then ends in a whole record, which starts
+// at the last `{"t":"` (an unescaped quote cannot occur inside a JSON string, so that text only
+// begins a record). Everything before it is lost; the record itself is kept when it parses.
+func (d *Decoder) recover(raw []byte, err error) Record {
+	skipped := Record{Type: TypeSkipped, Line: d.line, Err: err}
+	at := bytes.LastIndex(raw, typePrefix)
+	if at <= 0 {
+		return skipped
+	}
+	rec, perr := d.parseLine(raw[at:])
+	if perr == nil {
+		perr = d.checkOrder(rec)
+	}
+	if perr != nil {
+		return skipped
+	}
+	rec.Line, rec.Recovered = d.line, true
+	return rec
 }
 
 func (d *Decoder) checkOrder(rec Record) error {
@@ -115,7 +159,7 @@ func (d *Decoder) checkOrder(rec Record) error {
 		return nil
 	}
 	if !d.sawHeader {
-		return fmt.Errorf("missing header: the first record is %q", rec.Type)
+		return fmt.Errorf("%w: the first record is %q", ErrNoHeader, rec.Type)
 	}
 	return nil
 }
@@ -127,7 +171,7 @@ func (d *Decoder) readLine() (line []byte, complete bool, err error) {
 	for {
 		chunk, err := d.br.ReadSlice('\n')
 		if len(d.buf)+len(chunk) > MaxLineBytes {
-			return nil, false, fmt.Errorf("line longer than %d bytes", MaxLineBytes)
+			return nil, false, d.discardLine(err)
 		}
 		switch {
 		case err == nil:
@@ -148,6 +192,28 @@ func (d *Decoder) readLine() (line []byte, complete bool, err error) {
 			return nil, false, err
 		}
 	}
+}
+
+// ErrNoHeader says a record file does not begin with a header line: an empty file belongs to a
+// process that was killed between creating it and writing the header.
+var ErrNoHeader = errors.New("missing header")
+
+var errLineTooLong = fmt.Errorf("line longer than %d bytes", MaxLineBytes)
+
+// discardLine skips the rest of an overlong line, whose last chunk ReadSlice returned with err, so
+// that reading can go on at the next line.
+func (d *Decoder) discardLine(err error) error {
+	d.buf = d.buf[:0]
+	for errors.Is(err, bufio.ErrBufferFull) {
+		_, err = d.br.ReadSlice('\n')
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	if errors.Is(err, io.EOF) {
+		d.done = true
+	}
+	return errLineTooLong
 }
 
 // Decode calls fn for every record of r in file order, including a final TypeTruncated record when
@@ -210,6 +276,9 @@ func parseLine(raw []byte) (Record, error) {
 	case contract.RecEnd:
 		rec.End = new(contract.End)
 		target = rec.End
+	case contract.RecStopped:
+		rec.Stopped = new(contract.Stopped)
+		target = rec.Stopped
 	default:
 		// Unknown types are optional additions of a newer tool; the line must still be valid JSON.
 		if !json.Valid(raw) {

@@ -1,8 +1,11 @@
 package records
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
@@ -18,18 +21,52 @@ type Process struct {
 	Warnings   []string
 	Fatals     []string
 	End        *contract.End // nil when the process did not exit normally
-	Truncated  bool          // the last line was incomplete and was ignored
-	Problems   []string      // inconsistencies found while reading; the data is kept
+	// Replaced says a later image of the same process id has its own record file: this image ended
+	// by exec(), which writes no end record, not by a crash.
+	Replaced bool
+	// Exited says the front end saw this process exit, not killed by a signal, although it wrote no
+	// end record: it ended with _exit() or exec'd a program the tool does not profile, and its
+	// records are complete (see Run.MarkExited).
+	Exited bool
+	// Stopped is the tool's reason for writing no more of this process's records (a write failed:
+	// disk full, file size limit); empty when it did not stop. The process ran on unrecorded.
+	Stopped   string
+	Truncated bool     // the last line was incomplete and was ignored
+	Problems  []string // inconsistencies found while reading; the data is kept
 	// Streamed says the dispatches were checked but not kept (ScanProcess): EachLogical reads them
 	// from Path.
 	Streamed   bool
 	passCounts map[uint64]int  // Streamed: the largest pass count per agent id
 	missing    []missingPasses // Streamed: dispatches lacking passes, declined ones included
 	window     int             // Streamed: see ReorderWindow
+	logicals   uint64          // Streamed: logical dispatches, for Totals
+	replayed   uint64          // Streamed: logical dispatches with several pass lines
 }
 
-// Ended reports whether the process wrote its end record, i.e. exited normally.
-func (p *Process) Ended() bool { return p.End != nil }
+// Ended reports whether the process image ended normally: it wrote its end record, exec() replaced
+// it by another image, or it exited without a signal (Exited).
+func (p *Process) Ended() bool { return p.End != nil || p.Replaced || p.Exited }
+
+// Totals returns the counts of the end record, or for a process without one, the same counts
+// taken from its records: the logical dispatches recorded, those with more than one pass line,
+// and the declines.
+func (p *Process) Totals() contract.End {
+	if p.End != nil {
+		return *p.End
+	}
+	if p.Streamed {
+		return contract.End{Dispatches: p.logicals, Replayed: p.replayed, Declined: uint64(len(p.Declines))}
+	}
+	var e contract.End
+	for _, l := range Group(p.Dispatches) {
+		e.Dispatches++
+		if len(l.Passes) > 1 {
+			e.Replayed++
+		}
+	}
+	e.Declined = uint64(len(p.Declines))
+	return e
+}
 
 // Agent returns the agent record with the given id.
 func (p *Process) Agent(id uint64) (contract.Agent, bool) {
@@ -43,18 +80,41 @@ func (p *Process) Agent(id uint64) (contract.Agent, bool) {
 
 // ReadProcess reads and checks one record file.
 func ReadProcess(path string) (*Process, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading records: %w", err)
-	}
-	defer f.Close()
 	p := &Process{Path: path, Kernels: map[uint64]contract.Kernel{}}
 	c := collector{p: p, agents: map[uint64]bool{}}
-	if err := Decode(f, c.add); err != nil {
-		return nil, fmt.Errorf("reading records %s: %w", path, err)
+	if err := c.readFile(false); err != nil {
+		return nil, err
 	}
 	p.Problems = append(p.Problems, CheckPasses(p.Dispatches)...)
 	return p, nil
+}
+
+// readFile feeds every record of the process's file to add, skipping damaged lines (add reports
+// them). It stops early when the stream checker finds the file cannot be streamed.
+func (c *collector) readFile(reuse bool) error {
+	f, err := os.Open(c.p.Path)
+	if err != nil {
+		return fmt.Errorf("reading records: %w", err)
+	}
+	defer f.Close()
+	d := NewDecoder(f)
+	if reuse {
+		d.ReuseDispatches()
+	}
+	d.SkipBadLines()
+	for {
+		rec, err := d.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading records %s: %w", c.p.Path, err)
+		}
+		c.add(rec)
+		if c.stream != nil && c.stream.readWhole {
+			return nil
+		}
+	}
 }
 
 // ReadRunDir reads every records/*.ndjson file of a run directory, ordered by process id.
@@ -72,12 +132,23 @@ func (c *collector) problem(line int, format string, args ...any) {
 	c.p.Problems = append(c.p.Problems, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, args...))
 }
 
-func (c *collector) add(rec Record) error {
+// fileLine names a line of the record file as the user finds it in a kept run directory.
+func (c *collector) fileLine(line int) string {
+	return fmt.Sprintf("%s line %d", filepath.Join(filepath.Base(filepath.Dir(c.p.Path)), filepath.Base(c.p.Path)), line)
+}
+
+func (c *collector) add(rec Record) {
 	p := c.p
-	if p.End != nil && rec.Type != TypeTruncated {
+	if p.End != nil && rec.Type != TypeTruncated && rec.Type != TypeSkipped {
 		c.problem(rec.Line, "%s record after the end record", rec.Type)
 	}
+	if rec.Recovered {
+		p.Problems = append(p.Problems, fmt.Sprintf(
+			"%s: the start of this line was cut short and is lost; the %s record after it is kept", c.fileLine(rec.Line), rec.Type))
+	}
 	switch rec.Type {
+	case TypeSkipped:
+		p.Problems = append(p.Problems, fmt.Sprintf("%s: damaged line skipped: %v", c.fileLine(rec.Line), rec.Err))
 	case contract.RecHeader:
 		p.Header = *rec.Header
 	case contract.RecAgent:
@@ -88,7 +159,7 @@ func (c *collector) add(rec Record) error {
 					p.Agents[i] = *rec.Agent
 				}
 			}
-			return nil
+			return
 		}
 		c.agents[rec.Agent.ID] = true
 		p.Agents = append(p.Agents, *rec.Agent)
@@ -103,7 +174,7 @@ func (c *collector) add(rec Record) error {
 		if c.stream != nil {
 			c.stream.add(rec.Dispatch)
 			p.passCounts[rec.Dispatch.AgentID] = max(p.passCounts[rec.Dispatch.AgentID], rec.Dispatch.Passes)
-			return nil
+			return
 		}
 		p.Dispatches = append(p.Dispatches, *rec.Dispatch)
 	case contract.RecDecline:
@@ -114,11 +185,13 @@ func (c *collector) add(rec Record) error {
 		p.Fatals = append(p.Fatals, rec.Message.Message)
 	case contract.RecEnd:
 		p.End = rec.End
+	case contract.RecStopped:
+		p.Stopped = rec.Stopped.Reason
+		p.Problems = append(p.Problems, fmt.Sprintf("%s: the tool stopped recording this process: %s", c.fileLine(rec.Line), p.Stopped))
 	case TypeTruncated:
 		p.Truncated = true
 		c.problem(rec.Line, "incomplete last line ignored (the process stopped in the middle of a write)")
 	}
-	return nil
 }
 
 // checkDispatch reports references the file never defined and values the hardware did not deliver.

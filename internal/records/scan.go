@@ -22,34 +22,19 @@ import (
 // than MaxReorderWindow dispatches from their place, or that splits the lines of a dispatch (which
 // the tool never does, and CheckPasses reports), is read whole like ReadProcess.
 func ScanProcess(path string) (*Process, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading records: %w", err)
-	}
-	defer f.Close()
 	p := &Process{Path: path, Kernels: map[uint64]contract.Kernel{}, Streamed: true, passCounts: map[uint64]int{}}
 	c := collector{p: p, agents: map[uint64]bool{}, stream: &passChecker{}}
-	d := NewDecoder(f)
-	d.ReuseDispatches()
-	for {
-		rec, err := d.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading records %s: %w", path, err)
-		}
-		if err := c.add(rec); err != nil {
-			return nil, err
-		}
-		if c.stream.readWhole {
-			return ReadProcess(path)
-		}
+	if err := c.readFile(true); err != nil {
+		return nil, err
+	}
+	if c.stream.readWhole {
+		return ReadProcess(path)
 	}
 	c.stream.finish()
 	p.Problems = append(p.Problems, c.stream.problems...)
 	p.missing = c.stream.missing
 	p.window = c.stream.window
+	p.logicals, p.replayed = c.stream.logicals, c.stream.replayed
 	return p, nil
 }
 
@@ -93,6 +78,7 @@ func (p *Process) EachLogical(fn func(Logical) error) error {
 	defer f.Close()
 	dec := NewDecoder(f)
 	dec.ReuseDispatches()
+	dec.SkipBadLines() // the scan reported them
 	r := reorderer{window: p.window, fn: fn}
 	for {
 		rec, err := dec.Next()
@@ -246,28 +232,95 @@ func (p *Process) streamedMissingPasses() []string {
 	return out
 }
 
+// Run is what the record files of a run directory hold.
+type Run struct {
+	Processes []*Process // by process id, the images of one process in the order they started
+	// Unreadable lists the record files that hold no process, each with why: an empty file belongs
+	// to a process killed between creating it and writing its header.
+	Unreadable []string
+}
+
+// ScanRun is ScanRunDir that reports a file without a header in Unreadable instead of failing.
+func ScanRun(runDir string) (Run, error) { return readRun(runDir, ScanProcess) }
+
+// ReadRun is ReadRunDir that reports a file without a header in Unreadable instead of failing.
+func ReadRun(runDir string) (Run, error) { return readRun(runDir, ReadProcess) }
+
 func readRunDir(runDir string, read func(string) (*Process, error)) ([]*Process, error) {
+	r, err := readRun(runDir, read)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Unreadable) > 0 {
+		return nil, fmt.Errorf("reading records: %s", r.Unreadable[0])
+	}
+	return r.Processes, nil
+}
+
+func readRun(runDir string, read func(string) (*Process, error)) (Run, error) {
 	dir := filepath.Join(runDir, contract.RecordsDir)
 	paths, err := filepath.Glob(filepath.Join(dir, "*.ndjson"))
 	if err != nil {
-		return nil, fmt.Errorf("listing records in %s: %w", dir, err)
+		return Run{}, fmt.Errorf("listing records in %s: %w", dir, err)
 	}
 	if _, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("listing records: %w", err)
+		return Run{}, fmt.Errorf("listing records: %w", err)
 	}
-	procs := make([]*Process, 0, len(paths))
+	var r Run
 	for _, path := range paths {
 		p, err := read(path)
+		if errors.Is(err, ErrNoHeader) {
+			r.Unreadable = append(r.Unreadable, unreadable(path, err))
+			continue
+		}
 		if err != nil {
-			return nil, err
+			return Run{}, err
 		}
-		procs = append(procs, p)
+		r.Processes = append(r.Processes, p)
 	}
-	sort.SliceStable(procs, func(i, j int) bool {
-		if procs[i].Header.PID != procs[j].Header.PID {
-			return procs[i].Header.PID < procs[j].Header.PID
+	sort.SliceStable(r.Processes, func(i, j int) bool {
+		a, b := r.Processes[i], r.Processes[j]
+		if a.Header.PID != b.Header.PID {
+			return a.Header.PID < b.Header.PID
 		}
-		return procs[i].Path < procs[j].Path
+		if a.Header.InitTime != b.Header.InitTime {
+			return a.Header.InitTime < b.Header.InitTime
+		}
+		return a.Path < b.Path
 	})
-	return procs, nil
+	markReplaced(r.Processes)
+	return r, nil
+}
+
+// MarkExited notes that the process pid exited rather than being killed by a signal, as the launcher
+// of the application saw it: its last image, when it wrote no end record, ended with _exit() or by
+// exec'ing a program the tool does not profile, and is not a crash.
+func (r Run) MarkExited(pid int64) {
+	var last *Process
+	for _, p := range r.Processes {
+		if p.Header.PID == pid {
+			last = p
+		}
+	}
+	if last != nil && last.End == nil && last.Stopped == "" {
+		last.Exited = true
+	}
+}
+
+// markReplaced marks every image of a process but its last one as ended: exec() replaced it by the
+// next one, whose stream shares its process id, and exec runs no exit handler that writes `end`.
+func markReplaced(procs []*Process) {
+	for i := 0; i+1 < len(procs); i++ {
+		if procs[i].Header.PID == procs[i+1].Header.PID && procs[i].End == nil {
+			procs[i].Replaced = true
+		}
+	}
+}
+
+func unreadable(path string, err error) string {
+	name := filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path))
+	if st, serr := os.Stat(path); serr == nil && st.Size() == 0 {
+		return fmt.Sprintf("%s is empty: its process ended between creating the file and writing the header, so nothing of it was recorded", name)
+	}
+	return fmt.Sprintf("%s holds no process: %v", name, errors.Unwrap(err))
 }

@@ -25,8 +25,10 @@ type passChecker struct {
 	problems  []string
 	missing   []missingPasses
 	ids       idRuns
-	window    int  // the most dispatches with a greater id that came before a dispatch's lines
-	readWhole bool // the file cannot be streamed
+	window    int // the most dispatches with a greater id that came before a dispatch's lines
+	logicals  uint64
+	replayed  uint64 // logical dispatches with more than one line
+	readWhole bool   // the file cannot be streamed
 }
 
 type missingPasses struct {
@@ -83,6 +85,10 @@ func (c *passChecker) add(d *contract.Dispatch) {
 func (c *passChecker) closeBlock() {
 	if !c.started {
 		return
+	}
+	c.logicals++
+	if len(c.seen) > 1 {
+		c.replayed++
 	}
 	want := c.lowestOf
 	var missing []string

@@ -40,9 +40,11 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		return res, err
 	}
 
+	intr := catchInterrupts()
+	defer intr.stop()
 	var firstLaunch time.Time
 	for i := 0; i < passes; i++ {
-		pr, err := runPass(ctx, req, sess, plan, applicationPlan(base, i, passes), passes, prog, stdout, stderr)
+		pr, err := runPass(ctx, req, sess, plan, applicationPlan(base, i, passes), passes, intr, prog, stdout, stderr)
 		if pr.dir != "" {
 			runDirs = append(runDirs, pr.dir)
 		}
@@ -61,6 +63,8 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	}
 	prog.finish()
 
+	octx, release := intr.outputPhase(ctx, 0)
+	defer release()
 	mergeDir, err := os.MkdirTemp("", "gorocprof-merge-")
 	if err != nil {
 		return fail(fmt.Errorf("creating the merge directory: %w", err))
@@ -80,7 +84,7 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		keptRecords(stderr, "the records of every pass are", runDirs[:passes]...)
 		return fail(err)
 	}
-	files, merged, err := collect(req, mergeDir, plan, launch.Status{}, firstLaunch, stdout)
+	files, merged, err := collect(octx, req, mergeDir, plan, launch.Status{}, firstLaunch, stdout, stderr)
 	res.Files = append(res.Files, files...)
 	if err == nil && req.inspect != nil {
 		err = req.inspect(mergeDir, plan)
@@ -128,7 +132,7 @@ type passRun struct {
 // runPass runs pass cp.ApplicationPass of the n of an application replay and writes its output. The error
 // is what stops the replay at this pass: the application failed, or its records could not be read or
 // written.
-func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Plan, cp contract.Plan, n int, prog progress, stdout, stderr io.Writer) (passRun, error) {
+func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Plan, cp contract.Plan, n int, intr *interrupts, prog progress, stdout, stderr io.Writer) (passRun, error) {
 	i := cp.ApplicationPass
 	pr := passRun{launched: time.Now()}
 	info, err := newRunInfo(req, sess, plan, pr.launched, i, n)
@@ -150,7 +154,9 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	passReq := req
 	passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
 	passReq.Quiet = true
-	pr.files, pr.problems, err = collect(passReq, runDir, plan, pr.st, pr.launched, stdout)
+	octx, release := intr.outputPhase(ctx, pr.st.Signal)
+	defer release()
+	pr.files, pr.problems, err = collect(octx, passReq, runDir, plan, pr.st, pr.launched, stdout, stderr)
 	if errors.Is(err, errNoRecords) {
 		err = noRecords(req, sess, pr.st)
 	} else if err != nil {

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/backend/cuda/querycache"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
-	"github.com/gorocprof/gorocprof/internal/querycache"
 )
 
 // h200ScaleMetrics is a catalog of the H200's size (150,179 metrics there): the recorded fixture's

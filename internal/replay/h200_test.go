@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/golden"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
@@ -40,13 +41,7 @@ func recordedOracle(t *testing.T) func([]string) (int, error) {
 
 func readJSON(tb testing.TB, path string, v any) {
 	tb.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		tb.Fatalf("%s: %v", path, err)
-	}
+	golden.ReadJSON(tb, path, v)
 }
 
 func h200Target(t *testing.T) counters.Target {

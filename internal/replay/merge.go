@@ -256,6 +256,8 @@ func (m *merger) base(bs *runStream, rec records.Record) error {
 		m.end, m.ended = rec.End, true
 	case records.TypeTruncated:
 		return m.w.write(contract.RecWarning, passTruncated(1))
+	case records.TypeSkipped:
+		return m.w.write(contract.RecWarning, bs.skipped(rec))
 	}
 	return nil
 }
@@ -351,12 +353,20 @@ func openRunStream(run int, path string, sink *lineWriter, names map[string]stri
 	if err != nil {
 		return nil, fmt.Errorf("reading records of pass %d: %w", run+1, err)
 	}
-	return &runStream{run: run, path: path, f: f, dec: records.NewDecoder(f), sink: sink, names: names,
+	dec := records.NewDecoder(f)
+	dec.SkipBadLines()
+	return &runStream{run: run, path: path, f: f, dec: dec, sink: sink, names: names,
 		agents: map[uint64]int{}, kernels: map[uint64]kernelKey{}, ordinals: map[kernelKey]uint64{},
 		queues: map[kernelKey]*dispatchQueue{}}, nil
 }
 
 func (s *runStream) close() { _ = s.f.Close() }
+
+// skipped words a damaged line the reader skipped: what it held is missing from the merge.
+func (s *runStream) skipped(rec records.Record) contract.Message {
+	return contract.Message{Message: fmt.Sprintf("application replay pass %d: %s line %d: damaged line skipped: %v",
+		s.run+1, filepath.Join(contract.RecordsDir, filepath.Base(s.path)), rec.Line, rec.Err)}
+}
 
 func (s *runStream) keyOf(d *contract.Dispatch) kernelKey {
 	if k, ok := s.kernels[d.KernelID]; ok {
@@ -429,6 +439,8 @@ func (s *runStream) next() (*contract.Dispatch, error) {
 		s.end = rec.End
 	case records.TypeTruncated:
 		s.truncated = true
+	case records.TypeSkipped:
+		return nil, s.sink.write(contract.RecWarning, s.skipped(rec))
 	}
 	return nil, nil
 }

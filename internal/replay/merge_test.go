@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -320,5 +321,42 @@ func TestDivergenceSentences(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("divergences\n got %q\nwant %q", got, want)
+	}
+}
+
+// A damaged line in one run's record file costs that line: the merge goes on and says where it was.
+func TestMergeSkipsDamagedLines(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for pass := 0; pass < 2; pass++ {
+		dir := filepath.Join(root, fmt.Sprint(pass))
+		writeFixtureRun(t, dir, pass, 2, fxProc{pid: 5, init: 1, dispatches: seq("_Z1av", 64, "_Z1bv", 64)})
+		dirs = append(dirs, dir)
+	}
+	path := filepath.Join(dirs[1], contract.RecordsDir, "5.ndjson")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	damaged := strings.Join(lines[:5], "") + "garbage\n" + strings.Join(lines[5:], "")
+	if err := os.WriteFile(path, []byte(damaged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	rep, err := MergeRuns(dirs, out)
+	if err != nil {
+		t.Fatalf("MergeRuns: %v, want the damaged line skipped", err)
+	}
+	if rep.Complete != 2 {
+		t.Errorf("%d complete dispatches, want 2", rep.Complete)
+	}
+	procs, err := records.ReadRunDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "application replay pass 2: records/5.ndjson line 6: damaged line skipped: invalid character"
+	if len(procs) != 1 || len(procs[0].Warnings) != 1 || !strings.HasPrefix(procs[0].Warnings[0], want) {
+		t.Fatalf("warnings of the merge: %v, want one starting %q", procs, want)
 	}
 }

@@ -10,36 +10,37 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/backend/backendtest"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
-	"github.com/gorocprof/gorocprof/internal/querycache"
 )
 
 // Under --backend auto the application is looked up before the backend is chosen: a missing one is
 // named, and no query helper is asked anything.
 func TestPrepareLooksUpTheApplicationFirst(t *testing.T) {
-	log := fakeCUDAMachine(t)
+	f := backendtest.New("fake", 1, fakeMetrics...)
+	prepare := NewPreparer(f.Chooser())
 	dir := t.TempDir()
 	for _, tc := range []struct{ app, want string }{
 		{filepath.Join(dir, "nope"), "not found"},
 		{dir, "is a directory"},
 	} {
-		_, err := Prepare(context.Background(), Request{Backend: launch.BackendAuto, App: tc.app, Groups: mustGroups(t, "sm__inst_executed.sum")})
+		_, err := prepare(context.Background(), Request{Backend: "auto", App: tc.app, Groups: mustGroups(t, "sm__inst_executed.sum")})
 		if !errors.Is(err, launch.ErrApp) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Prepare(app %s) = %v, want an application error saying %q", tc.app, err, tc.want)
 		}
 	}
-	if got := helperCalls(t, log); len(got) != 0 {
-		t.Errorf("the query helper was asked %q before the application was found", got)
+	if got := f.Calls(); len(got) != 0 {
+		t.Errorf("the backend was asked %q before the application was found", got)
 	}
 }
 
 // One preparer plans every job of a sweep against one session: the agents and the catalog are read
 // once, an unknown counter is found without launching anything, and Run reuses the plan.
 func TestPreparerPlansEveryJobOnOneSession(t *testing.T) {
-	log := fakeCUDAMachine(t)
-	prepare := NewPreparer()
-	base := Request{Backend: launch.BackendCUDA, App: "sh"}
+	f := backendtest.New("fake", 1, fakeMetrics...)
+	prepare := NewPreparer(f.Chooser())
+	base := Request{Backend: "fake", App: "sh"}
 	for _, names := range [][]string{{"sm__inst_executed.sum"}, {"sm__warps_launched.sum"}} {
 		req := base
 		req.Groups = mustGroups(t, names...)
@@ -53,21 +54,11 @@ func TestPreparerPlansEveryJobOnOneSession(t *testing.T) {
 	if _, err := prepare(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "no__such_metric.sum") {
 		t.Errorf("an unknown metric: %v, want an error naming it", err)
 	}
-	calls := helperCalls(t, log)
-	if n := strings.Count(strings.Join(calls, "\n"), "agents"); n != 1 || !reflect.DeepEqual(calls[:2], []string{"agents", "metrics --agent 0"}) {
-		t.Errorf("three jobs asked the helper %q, want the agents and the metrics once", calls)
+	calls := f.Calls()
+	if n := strings.Count(strings.Join(calls, "\n"), "agents"); n != 1 || !reflect.DeepEqual(calls[:2], []string{"agents", "catalog 0"}) ||
+		strings.Count(strings.Join(calls, "\n"), "catalog") != 1 {
+		t.Errorf("three jobs asked the backend %q, want the agents and the catalog once", calls)
 	}
-}
-
-// fakeCUDAMachine is a machine with one H200 answered by the fake query helper, no query cache; it
-// returns the helper's log.
-func fakeCUDAMachine(t *testing.T) string {
-	t.Helper()
-	lib, log := fakeCUDALib(t, 1)
-	t.Setenv(launch.EnvLibDir, lib)
-	t.Setenv(querycache.EnvCache, "off")
-	fakeNVIDIAProc(t, true)
-	return log
 }
 
 func mustGroups(t *testing.T, names ...string) []counters.Group {
@@ -80,35 +71,44 @@ func mustGroups(t *testing.T, names ...string) []counters.Group {
 }
 
 // A run whose processes wrote no record measured nothing because the application never touched
-// the GPU; the message says so, with what the backend needs.
+// the GPU; the message says so, with what the backend says it needs.
 func TestNoRecordsSaysTheGPUWasNotTouched(t *testing.T) {
 	exited := launch.Status{ExitCode: 0}
 	killed := launch.Status{ExitCode: 137, Signal: syscall.SIGKILL}
-	sim, cuda := &Session{Backend: launch.Backend{Name: launch.BackendSim}}, &Session{Backend: launch.Backend{Name: launch.BackendCUDA}}
-	simApp, err := filepath.Abs("../../bin/sim-demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(simApp); err != nil {
-		simApp = "" // the build is not there: only the other cases run
-	}
+	silent, telling := backendtest.New("fake", 1), backendtest.New("fake", 1)
+	telling.Reason = "it never started the fake runtime"
 	tests := []struct {
-		app  string
-		sess *Session
+		b    *backendtest.Fake
 		st   launch.Status
 		want string
 	}{
-		{"sh", sim, exited, "nothing was measured: sh exited before it touched the GPU (it does not link libgorocprof_sim.so"},
-		{"sh", cuda, killed, "nothing was measured: sh ended before it touched the GPU (it never initialised CUDA"},
-		{simApp, sim, exited, "exited before it touched the GPU (it made no call to the simulated agents' runtime)"},
+		{silent, exited, "nothing was measured: sh exited before it touched the GPU"},
+		{telling, exited, "nothing was measured: sh exited before it touched the GPU (it never started the fake runtime)"},
+		{telling, killed, "nothing was measured: sh ended before it touched the GPU (it never started the fake runtime)"},
 	}
 	for _, tc := range tests {
-		if tc.app == "" {
-			continue
+		err := noRecords(Request{App: "sh"}, &Session{Backend: tc.b}, tc.st)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("noRecords(%q, %v) = %v, want %q", tc.b.Reason, tc.st, err, tc.want)
 		}
-		err := noRecords(Request{App: tc.app}, tc.sess, tc.st)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "is it a") {
-			t.Errorf("noRecords(%s, %s, %v) = %v, want %q", tc.app, tc.sess.Backend.Name, tc.st, err, tc.want)
-		}
+	}
+}
+
+// A backend without a tool library to inject is refused before launch, naming itself; with nothing
+// to launch (avail, plan) it plans.
+func TestPrepareRefusesABackendWithoutATool(t *testing.T) {
+	f := backendtest.New("fake", 1, fakeMetrics...)
+	f.NoTool = true
+	marker := filepath.Join(t.TempDir(), "ran")
+	req := Request{Backend: "fake", App: "sh", Args: []string{"-c", "touch " + marker}, Groups: mustGroups(t, "sm__inst_executed.sum"), Quiet: true}
+	if _, err := NewPreparer(f.Chooser())(context.Background(), req); err == nil || err.Error() != "backend fake: a fake backend without a tool launches nothing" {
+		t.Errorf("prepare = %v, want the backend's refusal", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the application ran")
+	}
+	req.App = ""
+	if got, err := NewPreparer(f.Chooser())(context.Background(), req); err != nil || got.prepared == nil {
+		t.Errorf("prepare without an application = %v", err)
 	}
 }

@@ -62,7 +62,7 @@ func processProblems(mode string, st launch.Status, p *records.Process) []string
 		}
 	}
 	switch {
-	case p.Ended():
+	case p.Ended(), p.Stopped != "": // a stopped stream is among p.Problems, with its reason
 	case st.Signaled() && int64(st.PID) == p.Header.PID:
 		out = append(out, fmt.Sprintf("%s: its output holds every dispatch completed before the signal", who))
 	default:

@@ -12,10 +12,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
-	"github.com/gorocprof/gorocprof/internal/querycache"
 )
 
 // ProcessRequest asks for the outputs of kept run directories (`gorocprof process`): one run
@@ -66,12 +66,12 @@ func processRun(ctx context.Context, pr ProcessRequest, dir string, info RunInfo
 		req.OutputDir = filepath.Join(req.OutputDir, PassDir(info.ApplicationPass))
 		req.Quiet = true
 	}
-	return processRecords(req, plan, dir, info, pr)
+	return processRecords(ctx, req, plan, dir, info, pr)
 }
 
 // processRecords writes the outputs of the records in dir.
-func processRecords(req Request, plan *counters.Plan, dir string, info RunInfo, pr ProcessRequest) (Result, error) {
-	files, problems, err := collect(req, dir, plan, launch.Status{}, info.Launched, pr.Stdout)
+func processRecords(ctx context.Context, req Request, plan *counters.Plan, dir string, info RunInfo, pr ProcessRequest) (Result, error) {
+	files, problems, err := collect(ctx, req, dir, plan, launch.Status{}, info.Launched, pr.Stdout, pr.Stderr)
 	res := Result{Files: files}
 	for _, f := range files {
 		fmt.Fprintf(pr.Stderr, "gorocprof: wrote %s\n", f)
@@ -114,7 +114,7 @@ func processReplay(ctx context.Context, pr ProcessRequest, infos []RunInfo) (Res
 	if err != nil {
 		return res, err
 	}
-	merged, err := processRecords(req, plan, mergeDir, first, pr)
+	merged, err := processRecords(ctx, req, plan, mergeDir, first, pr)
 	res.Files = append(res.Files, merged.Files...)
 	if err == nil && len(rep.Divergences) > 0 {
 		err = reportDivergences(pr.Stderr, first.App, rep.Divergences, first.AllowDivergence)
@@ -182,18 +182,13 @@ func (info RunInfo) replan(ctx context.Context) (Request, *counters.Plan, error)
 	if err != nil {
 		return Request{}, nil, fmt.Errorf("%s: %w", RunInfoFile, err)
 	}
-	b := launch.Backend{Name: info.Backend}
-	if info.Backend == launch.BackendCUDA {
-		// NVIDIA catalogs come from the query helper (or the query cache).
-		libDir, err := launch.LibDir()
-		if err != nil {
-			return Request{}, nil, err
-		}
-		if b, err = launch.FindBackend(info.Backend, libDir); err != nil {
-			return Request{}, nil, err
-		}
+	// The saved agents are planned on, not the ones this machine has: their catalogs come from the
+	// backend (the sim's own, NVIDIA's from the query helper or its cache).
+	b, err := backend.Choose(ctx, info.Backend, "")
+	if err != nil {
+		return Request{}, nil, err
 	}
-	sess, err := newSession(ctx, querycache.Open(), b, info.Agents)
+	sess, err := newSession(ctx, b, info.Agents)
 	if err != nil {
 		return Request{}, nil, err
 	}

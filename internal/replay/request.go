@@ -24,7 +24,9 @@ type Request struct {
 	Truncate    bool
 	Quiet       bool
 	LogLevel    string
-	DryRun      bool // plan and print, launch nothing
+	// CacheControl: CUDA, "all" (the default when empty) or "none" (contract.EnvCacheControl).
+	CacheControl string
+	DryRun       bool // plan and print, launch nothing
 	// AllowDivergence keeps an application replay whose runs dispatched different kernels from
 	// failing: what matched is merged either way, and the divergences are reported.
 	AllowDivergence bool

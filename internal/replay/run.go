@@ -7,9 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
@@ -76,8 +79,9 @@ func reportFiles(stderr io.Writer, level string, files []string) {
 
 // prepared is what Prepare found for a request.
 type prepared struct {
-	sess *Session
-	plan *counters.Plan
+	sess   *Session
+	plan   *counters.Plan
+	inject []string // the backend's variables that inject its tool library
 }
 
 // Prepare checks a request against everything outside the command line, launching nothing: the
@@ -86,13 +90,13 @@ type prepared struct {
 // counter of every group is planned onto the agents. The request it returns carries the session
 // and the plan, so that Run finds neither again.
 func Prepare(ctx context.Context, req Request) (Request, error) {
-	return NewPreparer()(ctx, req)
+	return NewPreparer(backend.Choose)(ctx, req)
 }
 
 // NewPreparer returns a Prepare that opens one session per backend and application however many
-// requests it prepares: the jobs of a sweep are all planned before the first one is launched, at
-// the cost of planning one.
-func NewPreparer() func(context.Context, Request) (Request, error) {
+// requests it prepares, on the backends choose returns: the jobs of a sweep are all planned before
+// the first one is launched, at the cost of planning one.
+func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request, error) {
 	sessions := map[[2]string]*Session{}
 	return func(ctx context.Context, req Request) (Request, error) {
 		if req.App != "" {
@@ -104,10 +108,14 @@ func NewPreparer() func(context.Context, Request) (Request, error) {
 		sess := sessions[key]
 		if sess == nil {
 			var err error
-			if sess, err = OpenSession(ctx, req.Backend, req.App); err != nil {
+			if sess, err = OpenSession(ctx, choose, req.Backend, req.App); err != nil {
 				return req, err
 			}
 			sessions[key] = sess
+		}
+		_, inject, err := sess.Backend.Tool()
+		if err != nil && req.App != "" {
+			return req, fmt.Errorf("%w %s: %w", backend.ErrBackend, sess.Backend.Name(), err)
 		}
 		planned := time.Now()
 		plan, err := sess.Plan(req.Groups)
@@ -116,7 +124,7 @@ func NewPreparer() func(context.Context, Request) (Request, error) {
 		}
 		tracePhase("passes", planned)
 		tracePhase("process start to plan ready", processStart)
-		req.prepared = &prepared{sess: sess, plan: plan}
+		req.prepared = &prepared{sess: sess, plan: plan, inject: inject}
 		return req, nil
 	}
 }
@@ -133,6 +141,8 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 		return Result{}, err
 	}
 	announceRunDir(stderr, req.LogLevel, runDir)
+	intr := catchInterrupts()
+	defer intr.stop()
 	st, err := launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
 	if err != nil {
 		_ = os.RemoveAll(runDir)
@@ -140,7 +150,9 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	}
 	res := Result{ExitCode: st.ExitCode, Signal: st.SignalName()}
 
-	files, problems, err := collect(req, runDir, plan, st, launched, stdout)
+	octx, release := intr.outputPhase(ctx, st.Signal)
+	defer release()
+	files, problems, err := collect(octx, req, runDir, plan, st, launched, stdout, stderr)
 	res.Files = files
 	if errors.Is(err, errNoRecords) {
 		_ = os.RemoveAll(runDir)
@@ -194,9 +206,25 @@ func announceRunDir(stderr io.Writer, level, runDir string) {
 func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath string, stdout, stderr io.Writer) (launch.Status, error) {
 	return launch.Run(ctx, launch.Spec{
 		App: req.App, Args: req.Args,
-		Env:   sess.Backend.InjectionEnv(os.Environ(), runDir, planPath, logLevel(req.LogLevel)),
+		Env:   childEnv(req, runDir, planPath),
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
 	})
+}
+
+// contractVars are the variables of the contract a run sets in the child, replacing the parent's.
+var contractVars = []string{contract.EnvContract, contract.EnvRunDir, contract.EnvPlan, contract.EnvLogLevel, contract.EnvCacheControl}
+
+// childEnv is the application's environment: gorocprof's own, the contract variables of this run
+// and what the backend injects its tool library with (found by Prepare), replacing any the parent
+// had under those names.
+func childEnv(req Request, runDir, planPath string) []string {
+	return launch.Environ(os.Environ(), append(slices.Clone(contractVars), backend.InjectionVars...), append([]string{
+		fmt.Sprintf("%s=%d", contract.EnvContract, contract.Version),
+		contract.EnvRunDir + "=" + runDir,
+		contract.EnvPlan + "=" + planPath,
+		contract.EnvLogLevel + "=" + logLevel(req.LogLevel),
+		contract.EnvCacheControl + "=" + cacheControl(req.CacheControl),
+	}, req.prepared.inject...))
 }
 
 // effectiveMode is the mode the plan needs: a plan with several passes on some agent and no kernel
@@ -229,7 +257,7 @@ func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan
 	}
 	return contract.Plan{
 		Version:         contract.Version,
-		Backend:         sess.Backend.Name,
+		Backend:         sess.Backend.Name(),
 		ReplayMode:      mode,
 		ApplicationPass: -1,
 		KernelTrace:     req.KernelTrace,
@@ -251,24 +279,32 @@ func writePlan(path string, p contract.Plan) error {
 
 // collect reads every record file of the run and writes each process's output. It returns the files
 // written and what makes the measurements incomplete (processProblems; st is how the application
-// ended).
-func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, launched time.Time, stdout io.Writer) ([]string, []string, error) {
+// ended). A ctx cancelled on the way (an interrupt) ends it with its cause.
+func collect(ctx context.Context, req Request, runDir string, plan *counters.Plan, st launch.Status, launched time.Time, stdout, stderr io.Writer) ([]string, []string, error) {
 	// Scanned, not loaded: memory follows the kernels, not the number of dispatches.
-	procs, err := records.ScanRunDir(runDir)
+	run, err := records.ScanRun(runDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the records of %s: %w", req.App, err)
+	}
+	if st.PID != 0 && !st.Signaled() {
+		// The launched process exited (maybe with _exit, or by exec of a program the tool never
+		// entered): its record file lacking an end record is not a crash.
+		run.MarkExited(int64(st.PID))
+	}
+	procs := run.Processes
+	if len(procs) == 0 && len(run.Unreadable) > 0 {
+		return nil, nil, fmt.Errorf("reading the records of %s: %s", req.App, strings.Join(run.Unreadable, "; "))
 	}
 	if len(procs) == 0 {
 		return nil, nil, errNoRecords
 	}
 	cs := plan
-	var files, problems []string
+	files, err := writeOutputs(ctx, req, procs, plan, launched, stderr)
+	if err != nil {
+		return files, nil, err
+	}
+	problems := run.Unreadable
 	for _, p := range procs {
-		written, err := writeProcess(req, p, plan, cs, launched)
-		files = append(files, written...)
-		if err != nil {
-			return files, nil, err
-		}
 		problems = append(problems, processProblems(req.Mode, st, p)...)
 	}
 	if !req.Quiet {
@@ -276,7 +312,7 @@ func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, 
 			return files, nil, fmt.Errorf("writing the summary: %w", err)
 		}
 	}
-	return files, problems, nil
+	return files, problems, context.Cause(ctx)
 }
 
 // errNoRecords: no process of the run wrote a record file. The tool library starts with the GPU
@@ -292,38 +328,10 @@ func noRecords(req Request, sess *Session, st launch.Status) error {
 		ended = "ended"
 	}
 	msg := fmt.Sprintf("nothing was measured: %s %s before it touched the GPU", req.App, ended)
-	switch sess.Backend.Name {
-	case launch.BackendSim:
-		if path, err := launch.Resolve(req.App); err == nil && !launch.LinksSimRuntime(path) {
-			return fmt.Errorf("%s (it does not link %s, the runtime of the simulated agents: is it one of their applications, or does it start one?)",
-				msg, launch.SimRuntimeSoname)
-		}
-		return fmt.Errorf("%s (it made no call to the simulated agents' runtime)", msg)
-	case launch.BackendCUDA:
-		return fmt.Errorf("%s (it never initialised CUDA, which loads the tool library)", msg)
+	if why := sess.Backend.NoRecords(req.App); why != "" {
+		return fmt.Errorf("%s (%s)", msg, why)
 	}
 	return errors.New(msg)
-}
-
-func writeProcess(req Request, p *records.Process, plan *counters.Plan, cs output.Counters, launched time.Time) ([]string, error) {
-	vars := req.pathVars(p, launched)
-	dir, err := output.ExpandPath(req.OutputDir, vars)
-	if err != nil {
-		return nil, fmt.Errorf("output directory %q: %w", req.OutputDir, err)
-	}
-	dir = req.outputDir(dir)
-	file, err := output.ExpandPath(req.OutputFile, vars)
-	if err != nil {
-		return nil, fmt.Errorf("output file %q: %w", req.OutputFile, err)
-	}
-	files, err := output.Write(output.Options{
-		Dir: dir, File: file, Formats: req.Formats, KernelTrace: req.KernelTrace,
-		Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
-	}, p, cs)
-	if err != nil {
-		return files, fmt.Errorf("writing the output of process %d: %w", p.Header.PID, err)
-	}
-	return files, nil
 }
 
 // plural is "1 <one>" or "n <many>".
@@ -339,6 +347,14 @@ func writerOr(w, def io.Writer) io.Writer {
 		return w
 	}
 	return def
+}
+
+// cacheControl is the --cache-control the tool gets: ncu's default, all, when the request names none.
+func cacheControl(c string) string {
+	if c == "" {
+		return "all"
+	}
+	return c
 }
 
 func logLevel(l string) string {

@@ -93,7 +93,7 @@ func newRunInfo(req Request, sess *Session, plan *counters.Plan, launched time.T
 		_, _ = output.ExpandPath(pattern, vars) // validated before launch; only the names asked matter
 	}
 	return RunInfo{
-		Version: RunInfoVersion, Backend: sess.Backend.Name, App: req.App, Args: nonNil(req.Args),
+		Version: RunInfoVersion, Backend: sess.Backend.Name(), App: req.App, Args: nonNil(req.Args),
 		CWD: cwd, Launched: launched, PMC: pmc, Mode: modeOrNone(req.Mode),
 		ApplicationPass: pass, ApplicationPasses: passes, KernelTrace: req.KernelTrace, Filters: req.Filters,
 		OutputDir: req.OutputDir, OutputFile: req.OutputFile, Formats: nonNil(req.Formats),

@@ -1,101 +1,27 @@
 package replay
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/gorocprof/gorocprof/internal/agents"
+	"github.com/gorocprof/gorocprof/internal/backend/backendtest"
+	"github.com/gorocprof/gorocprof/internal/backend/helper"
 	"github.com/gorocprof/gorocprof/internal/counters"
-	"github.com/gorocprof/gorocprof/internal/launch"
-	"github.com/gorocprof/gorocprof/internal/querycache"
 )
 
-// fakeCUDALib makes a library directory whose CUDA query helper is a shell script answering from the
-// H200 recordings in testdata/cuda (agents repeated `agents` times, all of chip GH100) and writing
-// each command line it gets to the returned log. Every metric set fits one pass.
-func fakeCUDALib(t *testing.T, agents int) (libDir, log string) {
-	t.Helper()
-	dir := t.TempDir()
-	log = filepath.Join(dir, "calls.log")
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
-	var one struct {
-		Agents []map[string]any `json:"agents"`
-	}
-	readJSON(t, "../../testdata/cuda/h200-agents.json", &one)
-	var list []map[string]any
-	for i := 0; i < agents; i++ {
-		a := map[string]any{}
-		for k, v := range one.Agents[0] {
-			a[k] = v
-		}
-		a["index"], a["id"] = i, i+1
-		list = append(list, a)
-	}
-	reply, err := json.Marshal(map[string]any{"version": 1, "backend": "cuda", "agents": list})
-	if err != nil {
-		t.Fatal(err)
-	}
-	agentsFile := filepath.Join(dir, "agents.json")
-	if err := os.WriteFile(agentsFile, reply, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	script := `#!/bin/sh
-echo "$*" >> '` + log + `'
-case "$1" in
-agents) cat '` + agentsFile + `' ;;
-metrics) cat '` + abs("../../testdata/cuda/h200-metrics.json") + `' ;;
-passes) echo '{"version":1,"agent":'"$3"',"metrics":[],"passes":1}' ;;
-*) echo "gorocprof-query: $1: unknown" >&2; exit 1 ;;
-esac
-`
-	if err := os.WriteFile(filepath.Join(dir, "gorocprof-query-cuda"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "libgorocprof_tool_cuda.so"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir, log
-}
+// fakeMetrics are the fake backend's catalog in these tests.
+var fakeMetrics = []string{"sm__inst_executed.sum", "sm__warps_launched.sum", "smsp__inst_executed_op_global_ld.sum"}
 
-func helperCalls(t *testing.T, log string) []string {
-	t.Helper()
-	data, err := os.ReadFile(log)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = os.Remove(log)
-	return strings.Split(strings.TrimSpace(string(data)), "\n")
-}
-
-func planCUDA(t *testing.T, pmc ...string) *counters.Plan {
-	t.Helper()
-	_, plan := sessionCUDA(t, pmc...)
-	return plan
-}
-
-func sessionCUDA(t *testing.T, pmc ...string) (*Session, *counters.Plan) {
+func sessionOn(t *testing.T, f *backendtest.Fake, pmc ...string) (*Session, *counters.Plan) {
 	t.Helper()
 	groups, err := counters.ParseGroups(pmc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := OpenSession(context.Background(), launch.BackendCUDA, "")
+	sess, err := OpenSession(context.Background(), f.Chooser(), f.Name(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,163 +32,50 @@ func sessionCUDA(t *testing.T, pmc ...string) (*Session, *counters.Plan) {
 	return sess, plan
 }
 
-// fakeNVIDIAProc points the query cache at a driver /proc tree listing one GPU (present) or none, and
-// clears the visibility variables, so that tests see the same machine wherever they run.
-func fakeNVIDIAProc(t *testing.T, present bool) {
-	t.Helper()
-	root := filepath.Join(t.TempDir(), "nvidia")
-	if present {
-		gpu := filepath.Join(root, "gpus", "0000:00:06.0")
-		if err := os.MkdirAll(gpu, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		info := "Model: \t\t NVIDIA H200\nGPU UUID: \t GPU-269e8af9-a18a-0391-bb41-6134e5a1ef2d\nBus Location: \t 0000:00:06.0\n"
-		if err := os.WriteFile(filepath.Join(gpu, "information"), []byte(info), 0o644); err != nil {
-			t.Fatal(err)
+// A session asks its backend for the agents once and for each agent's catalog once; the planner's
+// pass questions go to the catalog.
+func TestOpenSessionAsksTheBackend(t *testing.T) {
+	f := backendtest.New("fake", 2, fakeMetrics...)
+	f.SlotsPerPass, f.Slots["sm__warps_launched.sum"] = 2, 2
+	sess, plan := sessionOn(t, f, "sm__inst_executed.sum sm__warps_launched.sum")
+	if len(sess.Agents) != 2 || len(sess.Targets) != 2 || sess.Backend.Name() != "fake" {
+		t.Fatalf("session %+v", sess)
+	}
+	for _, a := range plan.Agents {
+		if len(a.Passes) != 2 {
+			t.Errorf("agent %d: %d passes, want the group split in 2", a.Index, len(a.Passes))
 		}
 	}
-	old := querycache.NVIDIAProcDir
-	querycache.NVIDIAProcDir = root
-	t.Cleanup(func() { querycache.NVIDIAProcDir = old })
-	for _, name := range []string{"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES"} {
-		t.Setenv(name, "")
-		if err := os.Unsetenv(name); err != nil {
-			t.Fatal(err)
-		}
+	calls := f.Calls()
+	if calls[0] != "agents" || calls[1] != "catalog 0" || calls[2] != "catalog 1" {
+		t.Errorf("the session asked %q, want the agents, then each catalog", calls)
 	}
 }
 
-// The second planning of the same groups on an NVIDIA machine starts no helper at all: the agents,
-// the catalog and the pass counts come from the query cache, and the plan is the same. Where the
-// driver lists no GPU (CI) the agents are asked every time.
-func TestSessionQueryCache(t *testing.T) {
-	groups := []string{"sm__inst_executed.sum sm__warps_launched.sum", "smsp__inst_executed_op_global_ld.sum"}
-	cold := []string{"agents", "metrics --agent 0",
-		"passes --agent 0 sm__inst_executed.sum,sm__warps_launched.sum",
-		"passes --agent 0 smsp__inst_executed_op_global_ld.sum"}
-	for _, tc := range []struct {
-		name string
-		gpus bool
-		warm []string // what the second planning asks
-	}{
-		{"nvidia machine", true, nil},
-		{"no nvidia gpu listed", false, []string{"agents"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			lib, log := fakeCUDALib(t, 1)
-			t.Setenv(launch.EnvLibDir, lib)
-			t.Setenv(querycache.EnvCache, t.TempDir())
-			fakeNVIDIAProc(t, tc.gpus)
-
-			firstSession, first := sessionCUDA(t, groups...)
-			if got := helperCalls(t, log); !reflect.DeepEqual(got, cold) {
-				t.Fatalf("first planning asked the helper\n%q\nwant\n%q", got, cold)
-			}
-			secondSession, second := sessionCUDA(t, groups...)
-			if got := helperCalls(t, log); !reflect.DeepEqual(got, tc.warm) {
-				t.Errorf("second planning asked the helper %q, want %q", got, tc.warm)
-			}
-			if !reflect.DeepEqual(firstSession.Agents, secondSession.Agents) {
-				t.Errorf("the agents from the cache differ:\n%+v\n%+v", firstSession.Agents, secondSession.Agents)
-			}
-			if !reflect.DeepEqual(first.Agents, second.Agents) {
-				t.Errorf("the plan from the cache differs:\n%+v\n%+v", first.Agents, second.Agents)
-			}
-
-			// Other visible GPUs may be other agents: they are asked for again, once; the catalog
-			// and pass counts of the chip stay.
-			for _, v := range []string{"0", ""} {
-				t.Setenv("CUDA_VISIBLE_DEVICES", v)
-				planCUDA(t, groups...)
-				if got := helperCalls(t, log); !reflect.DeepEqual(got, []string{"agents"}) {
-					t.Errorf("CUDA_VISIBLE_DEVICES=%q: the helper was asked %q, want only the agents", v, got)
-				}
-				planCUDA(t, groups...)
-				if got := helperCalls(t, log); !reflect.DeepEqual(got, tc.warm) {
-					t.Errorf("CUDA_VISIBLE_DEVICES=%q, again: the helper was asked %q, want %q", v, got, tc.warm)
-				}
-			}
-
-			// A rebuilt helper is another identity: everything is asked again.
-			script := filepath.Join(lib, "gorocprof-query-cuda")
-			data, err := os.ReadFile(script)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(script, append(data, []byte("# rebuilt\n")...), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			planCUDA(t, groups...)
-			if got := helperCalls(t, log); !reflect.DeepEqual(got, cold) {
-				t.Errorf("after the helper changed the helper was asked %q, want all 4 questions again", got)
-			}
-		})
-	}
-}
-
-// Agents of one chip share one catalog: the metric list is read once, however many GPUs there are.
-func TestSessionOneCatalogPerChip(t *testing.T) {
-	lib, log := fakeCUDALib(t, 4)
-	t.Setenv(launch.EnvLibDir, lib)
-	t.Setenv(querycache.EnvCache, "off")
-	fakeNVIDIAProc(t, true)
-	planCUDA(t, "sm__inst_executed.sum")
-	got := helperCalls(t, log)
-	want := []string{"agents", "metrics --agent 0", "passes --agent 0 sm__inst_executed.sum"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("4 agents of one chip asked the helper\n%q\nwant\n%q", got, want)
-	}
-	planCUDA(t, "sm__inst_executed.sum")
-	if got := helperCalls(t, log); !reflect.DeepEqual(got, want) {
-		t.Errorf("with the cache off the second planning asked %q, want %q again", got, want)
-	}
-}
-
-// A cache that cannot be written warns and the run goes on with the helper's answers.
-func TestSessionUnwritableCache(t *testing.T) {
-	lib, log := fakeCUDALib(t, 1)
-	blocker := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(launch.EnvLibDir, lib)
-	t.Setenv(querycache.EnvCache, filepath.Join(blocker, "cache")) // a directory under a file
-	// The agent list cannot be filed either.
-	fakeNVIDIAProc(t, true)
-	var warned bytes.Buffer
-	cacheWarnings = &warned
-	t.Cleanup(func() { cacheWarnings = os.Stderr })
-	plan := planCUDA(t, "sm__inst_executed.sum")
-	if len(plan.Agents) != 1 || len(plan.Agents[0].Passes) != 1 {
-		t.Fatalf("plan %+v", plan)
-	}
-	// One warning for each answer that could not be filed: the agents, the catalog, the pass count.
-	if n := strings.Count(warned.String(), "gorocprof: warning: query cache"); n != 3 {
-		t.Errorf("%d warnings about the cache, want 3: %q", n, warned.String())
-	}
-	if got := helperCalls(t, log); len(got) != 3 {
-		t.Errorf("helper asked %q, want agents, metrics and one pass count", got)
+// A backend that lists no agent is named.
+func TestOpenSessionNoAgents(t *testing.T) {
+	f := backendtest.New("fake", 0)
+	_, err := OpenSession(context.Background(), f.Chooser(), "fake", "")
+	if err == nil || err.Error() != "backend fake reports no agents" {
+		t.Errorf("OpenSession on no agents: %v", err)
 	}
 }
 
 // GOROCPROF_QUERY_TRACE=1 shows where planning's time goes, phase by phase; unset, it prints nothing.
 func TestSessionTracesPlanningPhases(t *testing.T) {
-	lib, _ := fakeCUDALib(t, 1)
-	t.Setenv(launch.EnvLibDir, lib)
-	t.Setenv(querycache.EnvCache, "off")
-	fakeNVIDIAProc(t, true)
+	f := backendtest.New("fake", 1, fakeMetrics...)
 	var buf strings.Builder
 	old := traceOut
 	traceOut = &buf
 	t.Cleanup(func() { traceOut = old })
 
-	t.Setenv(agents.EnvTrace, "")
-	sessionCUDA(t, "sm__inst_executed.sum")
+	t.Setenv(helper.EnvTrace, "")
+	sessionOn(t, f, "sm__inst_executed.sum")
 	if buf.Len() != 0 {
-		t.Fatalf("traced without %s=1:\n%s", agents.EnvTrace, buf.String())
+		t.Fatalf("traced without %s=1:\n%s", helper.EnvTrace, buf.String())
 	}
-	t.Setenv(agents.EnvTrace, "1")
-	sessionCUDA(t, "sm__inst_executed.sum")
+	t.Setenv(helper.EnvTrace, "1")
+	sessionOn(t, f, "sm__inst_executed.sum")
 	re := regexp.MustCompile(`^gorocprof: planning: (backend and agents|counter catalogs): \d+ ms$`)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 2 {
@@ -272,5 +85,8 @@ func TestSessionTracesPlanningPhases(t *testing.T) {
 		if !re.MatchString(l) {
 			t.Errorf("unexpected trace line %q", l)
 		}
+	}
+	if got := f.Calls(); !reflect.DeepEqual(got[:2], []string{"agents", "catalog 0"}) {
+		t.Errorf("calls %q", got)
 	}
 }

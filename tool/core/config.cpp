@@ -75,9 +75,10 @@ bool read_filters(const Value& f, PlanReader& r, Config* out) {
     if (const Value* v = f.find("name_kind")) {
         std::string kind;
         if (!r.string(v, "filters.name_kind", &kind)) return false;
-        if (kind == "truncated") out->filter_on_truncated = true;
-        else if (kind == "demangled" || kind.empty()) out->filter_on_truncated = false;
-        else return r.fail("filters.name_kind", "\"" + kind + "\" is neither \"demangled\" nor \"truncated\"");
+        if (kind == "truncated") out->filter_name = KernelNameKind::Truncated;
+        else if (kind == "mangled") out->filter_name = KernelNameKind::Mangled;
+        else if (kind == "demangled" || kind.empty()) out->filter_name = KernelNameKind::Demangled;
+        else return r.fail("filters.name_kind", "\"" + kind + "\" is not \"demangled\", \"truncated\" or \"mangled\"");
     }
     if (const Value* v = f.find("iteration_ranges"); v != nullptr && !v->is_null()) {
         if (!r.expect(v, Value::Kind::Array, "filters.iteration_ranges")) return false;

@@ -63,6 +63,22 @@ bool open_records(State& s) {
     return true;
 }
 
+// A forked child's first line: its own file, with the header and the parent's agent and kernel lines
+// it may refer to. False when it cannot be opened (profiling of the child then stops).
+bool open_child_records(State& s) {
+    std::lock_guard<std::mutex> lock(s.open_mu);
+    if (!s.open_pending.load()) return s.file.is_open();
+    s.open_pending.store(false);
+    if (!open_records(s)) {
+        s.active = false;
+        return false;
+    }
+    std::string inherited;
+    inherited.swap(s.inherited);
+    write_lines(s, inherited);
+    return true;
+}
+
 std::string status_text(gorocprof_status_t st) {
     const char* text = gorocprof_get_status_string(st);
     return text != nullptr ? text : "status " + std::to_string(static_cast<int>(st));
@@ -91,33 +107,39 @@ bool start_contexts(State& s, std::string* error) {
 // inherits a half-built preamble.
 void before_fork() {
     State* s = g_state.load();
-    if (s != nullptr) s->registry_mu.lock();
+    if (s == nullptr) return;
+    s->registry_mu.lock();
+    s->open_mu.lock();
+    s->file.lock();
 }
 
 void after_fork_parent() {
     State* s = g_state.load();
-    if (s != nullptr) s->registry_mu.unlock();
+    if (s == nullptr) return;
+    s->file.unlock();
+    s->open_mu.unlock();
+    s->registry_mu.unlock();
 }
 
 void after_fork_child() {
     State* s = g_state.load();
     if (s == nullptr) return;
-    s->registry_mu.unlock();
+    s->file.unlock();
+    s->open_mu.unlock();
     // Writers that were in flight in the parent do not exist here.
     s->writers = 0;
-    if (!s->file.is_open()) return;
-    s->file.close();
-    s->pid = ::getpid();
-    s->finished = false;
-    s->dispatches = 0;
-    s->replayed = 0;
-    s->declined = 0;
-    if (!open_records(*s)) {
-        s->active = false;
-        return;
+    if (s->file.is_open() || s->open_pending.load()) {
+        s->file.close();
+        s->pid = ::getpid();
+        s->finished = false;
+        s->dispatches = 0;
+        s->replayed = 0;
+        s->declined = 0;
+        s->write_failed = false;
+        s->inherited = s->preamble;
+        s->open_pending = true;
     }
-    std::lock_guard<std::mutex> lock(s->registry_mu);
-    write_lines(*s, s->preamble);
+    s->registry_mu.unlock();
 }
 
 void finish_at_exit() { Core::instance().finish(); }
@@ -191,11 +213,12 @@ const AgentSlot* agent_by_index(const State& s, int index) {
 
 void write_lines(State& s, const std::string& lines) {
     if (lines.empty()) return;
+    if (s.open_pending.load(std::memory_order_acquire) && !open_child_records(s)) return;
     s.writers.fetch_add(1);
     if (!s.finished.load()) {
         std::string error;
         if (!s.file.write_all(lines, &error) && !s.write_failed.exchange(true))
-            log(LogLevel::Error, "error: " + error + "; records of this process are incomplete");
+            log(LogLevel::Error, "error: " + error + "; records of this process are incomplete, the application runs on");
     }
     s.writers.fetch_sub(1);
 }
@@ -299,7 +322,8 @@ void Core::finish() {
     e.declined = s->declined.load();
     std::string line, error;
     records::append_end(line, e);
-    if (!s->file.write_all(line, &error)) log(LogLevel::Error, "error: " + error);
+    // A stream that stopped says so in its own last line; its failure was reported when it stopped.
+    if (!s->file.write_all(line, &error) && !s->write_failed.exchange(true)) log(LogLevel::Error, "error: " + error);
 }
 
 }  // namespace gorocprof::core

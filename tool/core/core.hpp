@@ -33,6 +33,7 @@ constexpr uint64_t kNotReplayed = UINT64_MAX;
 
 enum class ReplayMode { None, Kernel, Application };
 enum class LogLevel { Error = 0, Warning = 1, Info = 2, Trace = 3 };
+enum class KernelNameKind { Demangled, Truncated, Mangled };
 
 struct PlanCounter {
     std::string name;
@@ -62,7 +63,9 @@ struct Config {
     bool kernel_trace = false;
     std::string include_regex;
     std::string exclude_regex;
-    bool filter_on_truncated = false;
+    // The name the filters see: the name output displays (mangled under -M, truncated under -T,
+    // demangled otherwise), as rocprofv3 filters.
+    KernelNameKind filter_name = KernelNameKind::Demangled;
     std::vector<std::pair<int64_t, int64_t>> iteration_ranges;
     std::vector<PlanAgent> agents;
 };
@@ -102,8 +105,18 @@ struct KernelDesc {
 // A kernel known to core: its id and the names the filters and output use.
 struct KernelRef {
     uint64_t kernel_id = 0;
+    std::string mangled;
     std::string demangled;
     std::string truncated;
+
+    const std::string& name(KernelNameKind kind) const {
+        switch (kind) {
+            case KernelNameKind::Mangled: return mangled;
+            case KernelNameKind::Truncated: return truncated;
+            case KernelNameKind::Demangled: break;
+        }
+        return demangled;
+    }
 };
 
 // One counter's values on one pass (one element per hardware instance; NaN = not delivered).

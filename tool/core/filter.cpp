@@ -1,5 +1,7 @@
 #include "filter.hpp"
 
+#include <re2/re2.h>
+
 namespace gorocprof::core {
 
 KernelFilter::KernelFilter() : chunks_(new std::atomic<Slot*>[kMaxChunks]) {
@@ -12,19 +14,21 @@ KernelFilter::~KernelFilter() {
 
 bool KernelFilter::configure(const std::string& include_regex, const std::string& exclude_regex,
                              std::vector<std::pair<int64_t, int64_t>> iteration_ranges, std::string* error) {
-    auto compile = [&](const std::string& pattern, const char* field, std::regex* out, bool* has) {
-        *has = !pattern.empty();
-        if (!*has) return true;
-        try {
-            *out = std::regex(pattern, std::regex::ECMAScript);
-        } catch (const std::regex_error& e) {
-            if (error) *error = std::string("filters.") + field + " \"" + pattern + "\": " + e.what();
+    auto compile = [&](const std::string& pattern, const char* field, std::unique_ptr<re2::RE2>* out) {
+        out->reset();
+        if (pattern.empty()) return true;
+        re2::RE2::Options opts;
+        opts.set_log_errors(false);
+        auto re = std::make_unique<re2::RE2>(pattern, opts);
+        if (!re->ok()) {
+            if (error) *error = std::string("filters.") + field + " \"" + pattern + "\": " + re->error();
             return false;
         }
+        *out = std::move(re);
         return true;
     };
-    if (!compile(include_regex, "include_regex", &include_, &has_include_)) return false;
-    if (!compile(exclude_regex, "exclude_regex", &exclude_, &has_exclude_)) return false;
+    if (!compile(include_regex, "include_regex", &include_)) return false;
+    if (!compile(exclude_regex, "exclude_regex", &exclude_)) return false;
     for (const auto& r : iteration_ranges) {
         if (r.first < 1 || r.second < r.first) {
             if (error)
@@ -38,14 +42,8 @@ bool KernelFilter::configure(const std::string& include_regex, const std::string
 }
 
 bool KernelFilter::name_matches(const std::string& name) const {
-    // libstdc++'s regex executor recurses per character; a pathological pattern may throw
-    // (error_complexity / error_stack). Excluding the kernel is the safe answer then.
-    try {
-        if (has_include_ && !std::regex_search(name, include_)) return false;
-        if (has_exclude_ && std::regex_search(name, exclude_)) return false;
-    } catch (const std::regex_error&) {
-        return false;
-    }
+    if (include_ && !re2::RE2::PartialMatch(name, *include_)) return false;
+    if (exclude_ && re2::RE2::PartialMatch(name, *exclude_)) return false;
     return true;
 }
 
@@ -63,7 +61,6 @@ void KernelFilter::add_kernel(uint64_t kernel_id, const std::string& name) {
     uint64_t index = kernel_id - 1;
     uint64_t chunk = index / kChunkSize;
     if (chunk >= kMaxChunks) return;  // select() then evaluates by name, without an iteration count
-    bool matches = name_matches(name);
     std::lock_guard<std::mutex> lock(mu_);
     Slot* c = chunks_[chunk].load(std::memory_order_relaxed);
     if (c == nullptr) {
@@ -71,10 +68,18 @@ void KernelFilter::add_kernel(uint64_t kernel_id, const std::string& name) {
         chunks_[chunk].store(c, std::memory_order_release);
     }
     Slot& s = c[index % kChunkSize];
-    auto& count = counts_by_name_[name];
-    if (!count) count.reset(new std::atomic<uint64_t>(0));
-    s.iterations = count.get();
-    s.verdict.store(matches ? 1 : 2, std::memory_order_release);
+    auto& n = names_[name];
+    if (!n) {
+        n = std::make_unique<Name>();
+        n->matches = name_matches(name);
+    }
+    s.iterations = &n->iterations;
+    s.verdict.store(n->matches ? 1 : 2, std::memory_order_release);
+}
+
+size_t KernelFilter::names_evaluated() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return names_.size();
 }
 
 bool KernelFilter::in_ranges(uint64_t iteration) const {

@@ -1,16 +1,22 @@
 // The kernel filter: include/exclude regexes on a kernel's name, then the per-kernel-name iteration
-// ranges. Applied once per logical dispatch (Core::select), never per replay pass.
+// ranges. Applied once per logical dispatch (Core::select), never per replay pass. The regexes are
+// RE2, the dialect of Go's regexp with which the front end validates them, and RE2 matches in time
+// linear in the name without recursing on its length: a pattern the user types cannot hang or
+// overflow the stack of the profiled app.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <regex>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+namespace re2 {
+class RE2;
+}
 
 namespace gorocprof::core {
 
@@ -21,12 +27,12 @@ public:
     KernelFilter(const KernelFilter&) = delete;
     KernelFilter& operator=(const KernelFilter&) = delete;
 
-    // Compiles the regexes (ECMAScript). Returns false with *error naming the field and the reason.
+    // Compiles the regexes (RE2 syntax). Returns false with *error naming the field and the reason.
     bool configure(const std::string& include_regex, const std::string& exclude_regex,
                    std::vector<std::pair<int64_t, int64_t>> iteration_ranges, std::string* error);
 
-    // Evaluates the regexes for a kernel once; `name` is the flavour the plan filters on. Kernels that
-    // share a name share one iteration count. Thread-safe; kernel_id >= 1.
+    // Evaluates the regexes once per distinct name; `name` is the flavour the plan filters on. Kernels
+    // that share a name share its verdict and one iteration count. Thread-safe; kernel_id >= 1.
     void add_kernel(uint64_t kernel_id, const std::string& name);
 
     // Decides one logical dispatch of a registered kernel: a table lookup and, when the regexes pass,
@@ -35,6 +41,9 @@ public:
 
     // The regex verdict alone (no iteration counted), for kernels the table does not know.
     bool name_matches(const std::string& name) const;
+
+    // How many distinct names add_kernel has matched the regexes against.
+    size_t names_evaluated();
 
 private:
     struct Slot {
@@ -47,12 +56,16 @@ private:
     bool in_ranges(uint64_t iteration) const;
     Slot* slot(uint64_t kernel_id) const;
 
-    std::regex include_, exclude_;
-    bool has_include_ = false, has_exclude_ = false;
+    struct Name {
+        bool matches = false;
+        std::atomic<uint64_t> iterations{0};
+    };
+
+    std::unique_ptr<re2::RE2> include_, exclude_;  // nullptr: no such regex
     std::vector<std::pair<int64_t, int64_t>> ranges_;
 
     std::mutex mu_;  // add_kernel
-    std::unordered_map<std::string, std::unique_ptr<std::atomic<uint64_t>>> counts_by_name_;
+    std::unordered_map<std::string, std::unique_ptr<Name>> names_;
     // Chunks are published once and never moved, so select() reads them without a lock.
     std::unique_ptr<std::atomic<Slot*>[]> chunks_;
 };

@@ -3,6 +3,9 @@
 #include "json.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -183,14 +186,63 @@ void append_end(std::string& out, const End& e) {
     out.append("}\n");
 }
 
+void append_stopped(std::string& out, const std::string& reason) {
+    begin(out, "stopped");
+    kvs(out, "reason", reason);
+    out.append("}\n");
+}
+
+namespace {
+
+// Blocks SIGXFSZ in this thread for its lifetime and takes back one that the tool's write raised, so
+// that the write fails with EFBIG instead; the app's own disposition and mask are left as they were.
+class XfszBlocked {
+public:
+    XfszBlocked() {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGXFSZ);
+        blocked_ = pthread_sigmask(SIG_BLOCK, &set, &old_) == 0;
+    }
+    ~XfszBlocked() {
+        if (!blocked_) return;
+        if (!sigismember(&old_, SIGXFSZ)) {
+            sigset_t set;
+            sigemptyset(&set);
+            sigaddset(&set, SIGXFSZ);
+            sigset_t pending;
+            // Only a thread-directed SIGXFSZ can be ours: the write that raised it ran on this thread.
+            while (sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
+                timespec zero{};
+                if (sigtimedwait(&set, nullptr, &zero) < 0) break;
+            }
+        }
+        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+    XfszBlocked(const XfszBlocked&) = delete;
+    XfszBlocked& operator=(const XfszBlocked&) = delete;
+
+private:
+    sigset_t old_{};
+    bool blocked_ = false;
+};
+
+}  // namespace
+
 bool File::open(const std::string& run_dir, int64_t pid, std::string* error) {
     std::string dir = run_dir + "/records";
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
         *error = "mkdir " + dir + ": " + std::strerror(errno);
         return false;
     }
-    std::string path = dir + "/" + std::to_string(pid) + ".ndjson";
-    int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    std::string base = dir + "/" + std::to_string(pid);
+    std::string path;
+    int fd = -1;
+    for (int image = 0; fd < 0 && image < 10000; ++image) {
+        path = base + (image == 0 ? "" : "-" + std::to_string(image)) + ".ndjson";
+        fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
     if (fd < 0) {
         *error = "open " + path + ": " + std::strerror(errno);
         return false;
@@ -198,31 +250,31 @@ bool File::open(const std::string& run_dir, int64_t pid, std::string* error) {
     fd_ = fd;
     write_ = ::write;
     path_ = path;
+    size_ = 0;
+    first_end_ = last_start_ = 0;
+    rlimit lim{};
+    size_limit_ = (::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) ? lim.rlim_cur : 0;
+    stopped_.store(false);
     return true;
 }
 
 void File::attach(int fd, WriteFn fn) {
+    std::lock_guard<std::mutex> lock(mu_);
     fd_ = fd;
     write_ = fn;
     path_ = "fd " + std::to_string(fd);
+    struct stat st {};
+    size_ = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+    first_end_ = last_start_ = size_;
+    size_limit_ = 0;
 }
 
-bool File::write_all(const std::string& data, std::string* error) {
-    if (fd_ < 0) {
-        if (error) *error = "write: record file is not open";
-        return false;
-    }
-    const char* p = data.data();
-    size_t left = data.size();
+bool File::write_locked(const char* p, size_t left, int* err) {
     while (left > 0) {
         ssize_t n = write_(fd_, p, left);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            if (error) *error = "write " + path_ + ": " + std::strerror(errno);
-            return false;
-        }
-        if (n == 0) {
-            if (error) *error = "write " + path_ + ": wrote 0 bytes";
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            *err = n < 0 ? errno : 0;
             return false;
         }
         p += n;
@@ -231,7 +283,64 @@ bool File::write_all(const std::string& data, std::string* error) {
     return true;
 }
 
+// Cuts the file back to its whole lines and ends it with a `stopped` line. When that line does not
+// fit (the limit was lowered after open, the disk is full), the last write, one whole dispatch or
+// message, makes room for it: the reader must learn why the records end.
+void File::stop_locked(const std::string& reason) {
+    stop_reason_ = reason;
+    stopped_.store(true, std::memory_order_release);
+    rlimit lim{};
+    if (::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) size_limit_ = lim.rlim_cur;
+    for (bool dropped : {false, true}) {
+        if (dropped) {
+            if (last_start_ < first_end_ || last_start_ >= size_) return;
+            size_ = last_start_;
+        }
+        if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) return;
+        std::string line;
+        append_stopped(line, dropped ? reason + " (the last record before this line was dropped to make room for it)" : reason);
+        int err = 0;
+        if (size_limit_ != 0 && size_ + line.size() > size_limit_) continue;
+        if (write_locked(line.data(), line.size(), &err)) {
+            size_ += line.size();
+            return;
+        }
+    }
+    if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) return;
+}
+
+bool File::write_all(const std::string& data, std::string* error) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fd_ < 0) {
+        if (error) *error = "write: record file is not open";
+        return false;
+    }
+    if (stopped_.load(std::memory_order_relaxed)) {
+        if (error) *error = "write " + path_ + ": the record file stopped earlier: " + stop_reason_;
+        return false;
+    }
+    if (size_limit_ != 0 && size_ + data.size() + kStopReserve > size_limit_) {
+        stop_locked("the file size limit (ulimit -f) of " + std::to_string(size_limit_) +
+                    " bytes is reached; later records of this process are not written");
+        if (error) *error = "write " + path_ + ": " + stop_reason_;
+        return false;
+    }
+    XfszBlocked blocked;
+    int err = 0;
+    if (!write_locked(data.data(), data.size(), &err)) {
+        std::string why = err != 0 ? std::strerror(err) : "wrote 0 bytes";
+        stop_locked("write: " + why + "; later records of this process are not written");
+        if (error) *error = "write " + path_ + ": " + why;
+        return false;
+    }
+    if (size_ == 0) first_end_ = data.size();
+    last_start_ = size_;
+    size_ += data.size();
+    return true;
+}
+
 void File::close() {
+    std::lock_guard<std::mutex> lock(mu_);
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
 }

@@ -6,7 +6,9 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -38,13 +40,23 @@ void append_decline(std::string& out, uint64_t dispatch_id, const std::string& r
 void append_message(std::string& out, const char* type, const std::string& message);
 void append_end(std::string& out, const End& e);
 
-// The process's record file: one write(2) per call, so that lines of different threads (O_APPEND)
-// never interleave and a crash loses at most what was never handed to write().
+// type "stopped": the stream ends here because a write failed; nothing follows it.
+void append_stopped(std::string& out, const std::string& reason);
+
+// One process image's record file. Each write_all is one write(2) under a lock, so lines of
+// different threads never interleave and a crash loses at most what was never handed to write().
+// A write that fails or falls short never leaves a partial line to be continued: the file is cut
+// back to its last whole line, a `stopped` line says why (when it still fits) and nothing more is
+// written. The file size limit (ulimit -f) is checked before each write, so that the `stopped`
+// line fits under it; SIGXFSZ is blocked around the tool's own writes, so the limit never kills
+// the app.
 class File {
 public:
     using WriteFn = ssize_t (*)(int fd, const void* buf, size_t n);
 
-    // Creates <run_dir>/records/ if needed and opens <run_dir>/records/<pid>.ndjson for appending.
+    // Creates <run_dir>/records/ if needed and creates a new file there, never an existing one
+    // (O_EXCL): <pid>.ndjson, or for a later image of the same process (exec) or a reused pid
+    // <pid>-1.ndjson, <pid>-2.ndjson, ...
     bool open(const std::string& run_dir, int64_t pid, std::string* error);
     // Tests: write to an existing descriptor, through `fn` instead of ::write.
     void attach(int fd, WriteFn fn);
@@ -52,16 +64,34 @@ public:
     int fd() const { return fd_; }
     const std::string& path() const { return path_; }
 
-    // Retries on EINTR and partial writes (the rest goes in further calls only then). False with
-    // *error on failure.
+    // Writes data whole (retrying on EINTR and partial writes). False with *error on failure, and
+    // from then on for every call: the stream has stopped.
     bool write_all(const std::string& data, std::string* error);
+    bool stopped() const { return stopped_.load(std::memory_order_acquire); }
 
     void close();
 
+    // Held across fork(), so that the child never inherits the lock taken by another thread.
+    void lock() { mu_.lock(); }
+    void unlock() { mu_.unlock(); }
+
+    // Room kept below the file size limit for the `stopped` line.
+    static constexpr uint64_t kStopReserve = 512;
+
 private:
+    bool write_locked(const char* p, size_t n, int* err);
+    void stop_locked(const std::string& reason);
+
     int fd_ = -1;
     WriteFn write_ = nullptr;
     std::string path_;
+    std::mutex mu_;              // one writer at a time: a failed write is cut back to size_
+    uint64_t size_ = 0;          // bytes of whole lines in the file
+    uint64_t first_end_ = 0;     // where the header's write ended: never dropped
+    uint64_t last_start_ = 0;    // where the last whole write began
+    uint64_t size_limit_ = 0;    // RLIMIT_FSIZE when open() ran; 0: none
+    std::atomic<bool> stopped_{false};
+    std::string stop_reason_;
 };
 
 }  // namespace gorocprof::core::records

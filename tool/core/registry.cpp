@@ -69,6 +69,7 @@ KernelRef Core::register_kernel(const KernelDesc& desc) {
     KernelRef ref;
     State* s = detail::state();
     if (s == nullptr || !s->active) {
+        ref.mangled = desc.mangled_name;
         ref.demangled = demangle(desc.mangled_name);
         ref.truncated = truncate_name(ref.demangled);
         return ref;
@@ -78,9 +79,10 @@ KernelRef Core::register_kernel(const KernelDesc& desc) {
     auto it = s->kernels.find(key);
     if (it != s->kernels.end()) return it->second;
     ref.kernel_id = s->next_kernel_id++;
+    ref.mangled = desc.mangled_name;
     ref.demangled = demangle(desc.mangled_name);
     ref.truncated = truncate_name(ref.demangled);
-    s->filter.add_kernel(ref.kernel_id, s->config.filter_on_truncated ? ref.truncated : ref.demangled);
+    s->filter.add_kernel(ref.kernel_id, ref.name(s->config.filter_name));
     s->kernels.emplace(std::move(key), ref);
     // Written before the id is handed out, so the kernel line precedes every dispatch of the kernel.
     std::string line;
@@ -95,7 +97,7 @@ bool Core::select(const KernelRef& kernel) {
     if (s == nullptr || !s->active) return false;
     if (kernel.kernel_id != 0) return s->filter.select(kernel.kernel_id);
     // Not registered with core: the regexes alone decide (no iteration count to keep).
-    return s->filter.name_matches(s->config.filter_on_truncated ? kernel.truncated : kernel.demangled);
+    return s->filter.name_matches(kernel.name(s->config.filter_name));
 }
 
 const std::vector<PlanPass>& Core::passes_for_agent(int agent_index) const {

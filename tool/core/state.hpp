@@ -38,6 +38,13 @@ struct State {
 
     // Agent and kernel lines already written, so that a forked child's own file starts complete.
     std::string preamble;
+    // A forked child opens its own file at its first line (write_lines), so that a child that
+    // records nothing (it execs another program, or ends with _exit) leaves no file behind that
+    // would read as a crash. Until then `open_pending` is set and `inherited` holds the parent's
+    // preamble at the fork. Lock order: registry_mu, open_mu, the file's own lock.
+    std::atomic<bool> open_pending{false};
+    std::mutex open_mu;
+    std::string inherited;
 
     AgentSlot agents[kMaxAgents];
     std::atomic<int> agent_count{0};  // slots [0, agent_count) are published

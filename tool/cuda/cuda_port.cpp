@@ -125,8 +125,36 @@ void CudaPort::arm_app_launch(Launch& l) {
     // Pass 0 is the application's own launch: a window can open here only when the snapshot was taken
     // before it (the dispatch will be replayed).
     if (group && !group->empty()) arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
+    flush_caches(l);
     cuEventRecord(l.cs->ev_start, l.stream);
     l.app_issue_ns = core::now_ns();
+}
+
+void CudaPort::time_unprofiled(Launch& l) {
+    static const bool enabled = [] {
+        const char* v = std::getenv("GOROCPROF_CUDA_UNPROFILED_TIME");
+        return !(v && *v == '0');
+    }();
+    if (!enabled || !l.early_snapshot) return;
+    ContextState& cs = *l.cs;
+    PhaseTimer timer(Phase::Unprofiled);
+    flush_caches(l);
+    PortStatus st = cu(cuEventRecord(cs.ev_start, l.stream), "cuEventRecord");
+    if (st.ok) st = relaunch(l);
+    if (st.ok) st = cu(cuEventRecord(cs.ev_end, l.stream), "cuEventRecord");
+    if (st.ok) st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
+    float ms = 0;
+    if (st.ok) st = cu(cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end), "cuEventElapsedTime");
+    if (st.ok) l.kernel_ns = static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+    // The run changed what the kernel can reach: back to the snapshot before the passes, whatever happened.
+    const PortStatus back = restore(replay::Dispatch{}, *l.early_snapshot);
+    if (!back.ok) {
+        l.kernel_ns = -1;
+        core::Core::instance().fatal("the timing run of a dispatch could not be undone (" + back.message() +
+                                     "): its passes start from memory the kernel already changed once");
+    } else if (!st.ok) {
+        report_note("the kernel's own time is not measured, passes report their event time: " + st.message());
+    }
 }
 
 void CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window) {
@@ -266,6 +294,15 @@ PortStatus CudaPort::relaunch(const Launch& l) {
     return PortStatus::failure("relaunch", "unknown launch API");
 }
 
+void CudaPort::flush_caches(const Launch& l) {
+    if (!l.cs->flush.ready()) return;
+    PhaseTimer timer(Phase::Flush);
+    timer.bytes(l.cs->flush.bytes());
+    const PortStatus st = l.cs->flush.run(l.stream);
+    // The pass's counters then come from the flush's range: the window's count check reports them empty.
+    if (!st.ok) report_counter_problem(st);
+}
+
 void CudaPort::collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out) {
     if (!cs.counters || !cs.counters->armed()) return;
     const Group* armed = cs.counters->armed();
@@ -302,6 +339,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
             if (l.window) flush_window(l);  // the window's passes are done: decode them before a new arm
             if (group) arm_counters(l, group, pass, true);
         }
+        flush_caches(l);
         cuEventRecord(cs.ev_start, l.stream);
         rec.start_ns = core::now_ns();
         PhaseTimer timer(Phase::Relaunch);
@@ -320,7 +358,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     }
     float ms = 0;
     if (cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end) != CUDA_SUCCESS) ms = 0;
-    rec.end_ns = rec.start_ns + static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+    rec.end_ns = rec.start_ns + (l.kernel_ns >= 0 ? l.kernel_ns : static_cast<int64_t>(static_cast<double>(ms) * 1e6));
     if (l.window) {
         // Decoded with the window's other passes, before the next arm or when the dispatch completes.
         PendingPass& p = cs.pending.emplace_back();
@@ -366,6 +404,7 @@ void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size
             PortStatus rs;
             for (size_t r = 0; rs.ok && r < runs; ++r) {
                 rs = restore(d, *l.active_snapshot);
+                if (rs.ok) flush_caches(l);
                 if (rs.ok) rs = relaunch(l);
                 if (rs.ok) rs = cu(cuCtxSynchronize(), "cuCtxSynchronize");
             }

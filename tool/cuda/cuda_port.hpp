@@ -5,6 +5,7 @@
 
 #include "allocations.hpp"
 #include "backup_plan.hpp"
+#include "cache_flush.hpp"
 #include "check.hpp"
 #include "core.hpp"
 #include "range_counters.hpp"
@@ -52,6 +53,8 @@ struct ContextState {
     size_t host_backup_size = 0;
     bool backup_in_use = false;
     std::unique_ptr<RangeCounters> counters;
+    // --cache-control all: prepared when the plan has counters on the device (README.md, "Cache control").
+    CacheFlush flush;
     // What a snapshot copies: the allocations the launch can reach (reach.hpp), kept for capacity.
     ReachScanner reach;
     std::vector<char> reached;
@@ -90,6 +93,9 @@ struct Launch {
     replay::Snapshot* early_snapshot = nullptr;
     PortStatus early_snapshot_status = PortStatus::success();
     bool snapshot_planned = false;
+    // The kernel's own time (ns) from the run with no counters armed (time_unprofiled), reported for every
+    // pass; -1 when there was none (each pass then reports its own event time).
+    int64_t kernel_ns = -1;
     // The snapshot the service holds for this dispatch (set when snapshot() hands it over): extra
     // hardware passes of a counter configuration restore from it before running the kernel again.
     replay::Snapshot* active_snapshot = nullptr;
@@ -116,15 +122,26 @@ public:
     PortStatus take_snapshot(Launch& l, replay::Snapshot** out);
     // Arms pass 0's counters and timing around the app's own launch.
     void arm_app_launch(Launch& l);
+    // With the snapshot taken at ENTER: runs the kernel once with no counters armed (the cache flushed
+    // first under --cache-control all), timed by events, and restores the snapshot, so that the passes
+    // report the kernel's own time instead of one that includes the Range Profiler's work around a range.
+    // GOROCPROF_CUDA_UNPROFILED_TIME=0 turns it off.
+    void time_unprofiled(Launch& l);
 
     // Shows a counter problem once (by call and reason); a permission error turns counters off for
     // the rest of the process and is fatal for its results.
     void report_counter_problem(const PortStatus& st);
     void report_note(const std::string& note);
     bool counters_usable() const { return !counters_off_; }
+    // GOROCPROF_CACHE_CONTROL, read once at start-up.
+    void set_cache_control(CacheControl c) { cache_control_ = c; }
+    CacheControl cache_control() const { return cache_control_; }
 
 private:
     PortStatus relaunch(const Launch& l);
+    // Empties the L2 on the launch's stream when the context flushes (after the pass's counters are armed,
+    // before its start event): the next kernel is the pass's.
+    void flush_caches(const Launch& l);
     // Runs the kernel again (restoring first) while CUPTI says the configuration has hardware passes
     // left, `runs` times per hardware pass (a window's passes); then the counters can be decoded.
     void finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs = 1);
@@ -144,6 +161,7 @@ private:
 
     AllocationTracker& tracker_;
     std::atomic<bool> counters_off_{false};
+    CacheControl cache_control_ = CacheControl::All;
     std::atomic<bool> windows_off_{false};  // a window decoded other than expected: one range per pass from then on
     std::atomic<bool> reach_off_{false};    // a reach scan failed: snapshots copy every tracked allocation
     std::mutex notes_mu_;

@@ -7,6 +7,7 @@
 #include "core.hpp"
 #include "cuda_port.hpp"
 #include "device_info.hpp"
+#include "dispatch_path.hpp"
 #include "phase_stats.hpp"
 #include "replay_service.hpp"
 
@@ -26,18 +27,13 @@
 #include <vector>
 
 namespace gorocprof::cuda {
+
+thread_local int t_guard = 0;
+
 namespace {
 
 using core::Core;
 using replay::ReplayService;
-
-// Non-zero while this thread runs the tool's own driver calls (relaunches, copies, lookups): the
-// callbacks they trigger are ours, not the application's.
-thread_local int t_guard = 0;
-struct Guard {
-    Guard() { ++t_guard; }
-    ~Guard() { --t_guard; }
-};
 
 struct KernelEntry {
     core::KernelRef ref;
@@ -70,7 +66,6 @@ struct Backend {
     std::vector<CubinRecord> cubins;
     std::unordered_map<std::string, std::vector<size_t>> cubins_by_function;
     std::set<CUmodule> modules_resolved;
-    std::set<CUgraphExec> graphs_warned;
     bool managed_warned = false;
 };
 
@@ -97,6 +92,8 @@ void warn_once_managed(size_t bytes) {
 }
 
 // ---- agents and contexts ---------------------------------------------------------------------
+
+}  // namespace
 
 void register_agents() {
     Backend& b = backend();
@@ -130,6 +127,30 @@ void register_agents() {
     });
 }
 
+namespace {
+
+// --cache-control all on a device the plan collects counters on: the flush kernel runs before every pass,
+// inside its counter configuration, so the counters skip one range per pass. Without the flush (it could
+// not be set up) the context's counters are taken as they come, and the user hears why.
+void prepare_cache_flush(ContextState& cs) {
+    if (backend().port.cache_control() != CacheControl::All) return;
+    bool counters = false;
+    for (const auto& pass : Core::instance().passes_for_agent(cs.ordinal))
+        if (!pass.counters.empty()) counters = true;
+    if (!counters) return;
+    const PortStatus st = cs.flush.prepare(cs.ordinal);
+    if (st.ok) {
+        cs.counters->set_kernels_per_pass(2);
+        return;
+    }
+    cs.flush.release();
+    backend().port.report_note("--cache-control all: the L2 is not flushed before passes on device " +
+                               std::to_string(cs.ordinal) + " (" + st.message() +
+                               "); cache-sensitive counters may differ from ncu's");
+}
+
+}  // namespace
+
 // The state of `ctx`, created on its first profiled launch (the calling thread has it current).
 ContextState* context_state(CUcontext ctx, PortStatus* st) {
     Backend& b = backend();
@@ -157,11 +178,14 @@ ContextState* context_state(CUcontext ctx, PortStatus* st) {
     const bool one_pass = config.replay_mode == core::ReplayMode::Application && config.application_pass >= 0;
     cs->counters->plan_passes(Core::instance().passes_for_agent(cs->ordinal),
                               one_pass ? static_cast<size_t>(config.application_pass) : RangeCounters::kAllPasses);
+    prepare_cache_flush(*cs);
     std::lock_guard<std::mutex> lock(b.mu);
     auto& slot = b.contexts[ctx];
     if (!slot) slot = std::move(cs);
     return slot.get();
 }
+
+namespace {
 
 // Turns the Range Profiler on as soon as the context exists when the plan collects counters on its
 // device, so that it is on before the application loads any module.
@@ -203,6 +227,8 @@ void on_context_destroy(CUcontext ctx) {
     b.tracker.remove_context(ctx);
     if (!cs) return;
     Guard g;
+    forget_graph_context(ctx);
+    cs->flush.release();
     if (cs->counters) cs->counters->disable();
     if (cs->device_backup) cuMemFree(cs->device_backup);
     cs->reach.release();
@@ -392,37 +418,40 @@ void end_window() {
     t_window = std::unique_lock<std::mutex>();
 }
 
-void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+}  // namespace
+
+Launch& current_launch() { return t_launch; }
+
+bool capturing(CUstream stream) {
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    return cuStreamIsCapturing(stream, &capture) == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
     Backend& b = backend();
     Core& core = Core::instance();
     Launch& l = t_launch;
-    l = Launch{};
-    if (!decode_launch(cbid, cb->functionParams, &l)) return;
-    Guard g;
     register_agents();
-    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (cuStreamIsCapturing(l.stream, &capture) == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE)
-        return;  // recorded into a graph, not executed now: the graph launch is reported instead
     PortStatus st;
-    ContextState* cs = context_state(cb->context, &st);
+    ContextState* cs = context_state(ctx, &st);
     if (!cs) {
-        core.warn("launch of " + std::string(cb->symbolName ? cb->symbolName : "?") + " not profiled: " + st.message());
-        return;
+        core.warn("launch of " + std::string(symbol ? symbol : "?") + " not profiled: " + st.message());
+        return false;
     }
     l.cs = cs;
     l.agent_index = cs->ordinal;
-    const KernelEntry* k = kernel_entry(*cs, l.f, cb->symbolName);
+    const KernelEntry* k = kernel_entry(*cs, l.f, symbol);
     l.param_slots = k->params_known ? &k->params : nullptr;
     l.module = k->module;
     uint64_t id = ReplayService::instance().reserve_dispatch_id();
-    if (!core.select(k->ref)) return;
+    if (!core.select(k->ref)) return false;
 
     core::DispatchFacts& f = t_facts;
     f = core::DispatchFacts{};
     f.info.size = sizeof(f.info);
     f.info.agent_id.handle = cs->agent_id;
     uint32_t stream_id = 0;
-    cuptiGetStreamIdEx(cb->context, l.stream == CU_STREAM_PER_THREAD ? nullptr : l.stream,
+    cuptiGetStreamIdEx(ctx, l.stream == CU_STREAM_PER_THREAD ? nullptr : l.stream,
                        l.stream == CU_STREAM_PER_THREAD ? 1 : 0, &stream_id);
     f.info.queue_id.handle = stream_id;
     f.info.kernel_id = k->ref.kernel_id;
@@ -432,7 +461,7 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     f.info.workgroup_size = {l.block[0], l.block[1], l.block[2]};
     // Grid in work-items, as rocprofv3 counts it: blocks times threads per block.
     f.info.grid_size = {l.grid[0] * l.block[0], l.grid[1] * l.block[1], l.grid[2] * l.block[2]};
-    f.correlation_id = cb->correlationId;
+    f.correlation_id = correlation;
     f.stream_id = stream_id;
     f.thread_id = gettid_u64();
     f.agent_index = cs->ordinal;
@@ -456,14 +485,43 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
         l.snapshot_planned = false;
     } else if (l.snapshot_planned) {
         l.early_snapshot_status = b.port.take_snapshot(l, &l.early_snapshot);
+        b.port.time_unprofiled(l);
     }
-    b.port.arm_app_launch(l);
+    // The application's own launch is pass 0; a graph's kernel node has none (every pass is the tool's).
+    if (l.app_launch_pending) b.port.arm_app_launch(l);
+    return true;
+}
+
+void close_dispatch(uint32_t correlation) {
+    Backend& b = backend();
+    Core& core = Core::instance();
+    Launch& l = t_launch;
+    replay::Dispatch d;
+    d.info = t_facts.info;
+    d.correlation.internal = correlation;
+    d.backend_dispatch = &l;
+    core.begin_dispatch(t_facts);
+    replay::Outcome outcome = ReplayService::instance().execute(b.port, d);
+    core.end_dispatch(outcome);
+    if (l.early_snapshot) b.port.release(l.early_snapshot);  // the service did not replay
+    l.early_snapshot = nullptr;
+    end_window();
+}
+
+namespace {
+
+void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+    Launch& l = t_launch;
+    l = Launch{};
+    if (!decode_launch(cbid, cb->functionParams, &l)) return;
+    Guard g;
+    if (capturing(l.stream)) return;  // recorded into a graph, not executed now: the graph's launch runs it
+    open_dispatch(cb->context, cb->symbolName, cb->correlationId);
 }
 
 void on_launch_exit(const CUpti_CallbackData* cb) {
     if (!t_launch_active) return;
     Backend& b = backend();
-    Core& core = Core::instance();
     Launch& l = t_launch;
     Guard g;
     CUresult launched = *static_cast<const CUresult*>(cb->functionReturnValue);
@@ -479,28 +537,7 @@ void on_launch_exit(const CUpti_CallbackData* cb) {
         return;
     }
     cuEventRecord(l.cs->ev_end, l.stream);
-    replay::Dispatch d;
-    d.info = t_facts.info;
-    d.correlation.internal = cb->correlationId;
-    d.backend_dispatch = &l;
-    core.begin_dispatch(t_facts);
-    replay::Outcome outcome = ReplayService::instance().execute(b.port, d);
-    core.end_dispatch(outcome);
-    if (l.early_snapshot) b.port.release(l.early_snapshot);  // the service did not replay
-    l.early_snapshot = nullptr;
-    end_window();
-}
-
-void on_graph_launch(const CUpti_CallbackData* cb) {
-    auto* p = static_cast<const cuGraphLaunch_params*>(cb->functionParams);
-    Backend& b = backend();
-    {
-        std::lock_guard<std::mutex> lock(b.mu);
-        if (!b.graphs_warned.insert(p->hGraph).second) return;
-    }
-    Core::instance().warn("graph launch not replayed: the kernels of CUDA graph exec " +
-                          std::to_string(reinterpret_cast<uintptr_t>(p->hGraph)) +
-                          " run once, without counters or dispatch records");
+    close_dispatch(cb->correlationId);
 }
 
 // ---- allocations -----------------------------------------------------------------------------
@@ -618,7 +655,6 @@ const CUpti_CallbackId kLaunchIds[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
 };
-const CUpti_CallbackId kGraphIds[] = {CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
 const CUpti_CallbackId kAllocIds[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
     CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2,
@@ -658,15 +694,16 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
             on_context_created(rd->context);
         return;
     }
-    if (domain != CUPTI_CB_DOMAIN_DRIVER_API || t_guard > 0) return;
+    if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
     auto* cb = static_cast<const CUpti_CallbackData*>(data);
+    if (graph_probe_callback(cbid, cb) || t_guard > 0) return;
     if (contains(kLaunchIds, std::size(kLaunchIds), cbid)) {
         if (cb->callbackSite == CUPTI_API_ENTER)
             on_launch_enter(cbid, cb);
         else
             on_launch_exit(cb);
-    } else if (contains(kGraphIds, std::size(kGraphIds), cbid)) {
-        if (cb->callbackSite == CUPTI_API_ENTER) on_graph_launch(cb);
+    } else if (contains(kGraphIds, kGraphIdCount, cbid)) {
+        on_graph_callback(cbid, cb);
     } else if (cb->callbackSite == CUPTI_API_EXIT) {
         on_allocation_exit(cbid, cb);
     } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload) {
@@ -699,7 +736,7 @@ PortStatus subscribe() {
         return PortStatus::success();
     };
     if (!(st = enable_driver(kLaunchIds, std::size(kLaunchIds))).ok) return st;
-    if (!(st = enable_driver(kGraphIds, std::size(kGraphIds))).ok) return st;
+    if (!(st = enable_driver(kGraphIds, kGraphIdCount)).ok) return st;
     return enable_driver(kAllocIds, std::size(kAllocIds));
 }
 
@@ -714,6 +751,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     b.initialized = true;
     if (!gorocprof::core::Core::initialize("cuda")) return 1;  // core said why; the app runs unprofiled
     PhaseStats::instance();  // GOROCPROF_CUDA_TIMING=1: per-phase totals on stderr at exit
+    std::string problem;
+    b.port.set_cache_control(parse_cache_control(std::getenv("GOROCPROF_CACHE_CONTROL"), &problem));
+    if (!problem.empty()) gorocprof::core::Core::instance().warn(problem);
     PortStatus st = subscribe();
     if (!st.ok) {
         if (b.subscriber) cuptiUnsubscribe(b.subscriber);

@@ -12,7 +12,8 @@ namespace {
 const char* const kNames[] = {"enter sync", "reach scan", "snapshot", "arm counters",
                               "  switch: disable", "  switch: enable", "  counter data init",
                               "  set config", "  start", "wait app launch", "restore",
-                              "relaunch + wait", "stop (+extra runs)", "decode + evaluate", "record"};
+                              "relaunch + wait", "stop (+extra runs)", "decode + evaluate", "record",
+                              "cache flush (queued)", "unprofiled timing run"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<int>(Phase::kCount), "one name per phase");
 
 void print_at_exit() { PhaseStats::instance().print(); }

@@ -24,6 +24,8 @@ enum class Phase : int {
     StopExtra,     // cuptiRangeProfilerStop and any extra hardware-pass runs
     Collect,       // decode + evaluate
     Record,        // the pass record handed to the core
+    Flush,         // queuing the L2 flush kernel before a pass (--cache-control all)
+    Unprofiled,    // the kernel's run with no counters armed, timed, and the restore after it
     kCount
 };
 

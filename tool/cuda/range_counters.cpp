@@ -248,7 +248,8 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
     return arm_config(group, config, note, ranges);
 }
 
-PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t ranges) {
+PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t passes) {
+    const size_t ranges = passes * per_pass_;
     static const bool keep_object = [] {
         const char* v = std::getenv("GOROCPROF_CUDA_REENABLE_ON_SWITCH");
         return v && *v == '0';
@@ -415,14 +416,16 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     }
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
-    if (st.ok && ranges > 0) st = evaluate(0, armed_, out);
-    if (st.ok && ranges == 0) empty_samples(*armed_, out);  // every counter of the group is reported, empty
+    const bool found = ranges >= per_pass_;  // the pass's kernel is the last of its per_pass_ ranges
+    if (st.ok && found) st = evaluate(per_pass_ - 1, armed_, out);
+    if (st.ok && !found) empty_samples(*armed_, out);  // every counter of the group is reported, empty
     armed_ = nullptr;
     armed_state_ = nullptr;
     if (!st.ok) return st;
-    if (ranges == 0)
+    if (!found)
         return PortStatus::failure("cuptiRangeProfilerGetCounterDataInfo",
-                                   "the pass recorded no range: the kernel's counters are empty");
+                                   "the pass recorded " + std::to_string(ranges) + " range(s), its kernel's is " +
+                                       std::to_string(per_pass_) + ": the kernel's counters are empty");
     return PortStatus::success();
 }
 
@@ -440,9 +443,13 @@ PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups
     }
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
-    for (size_t r = 0; st.ok && r < ranges; ++r) {
+    // One entry per pass: the last of its per_pass_ ranges. A range count that is not a multiple (a kernel
+    // that is no pass's) rounds up, so the caller sees one entry too many.
+    const size_t entries = (ranges + per_pass_ - 1) / per_pass_;
+    for (size_t r = 0; st.ok && r < entries; ++r) {
+        const size_t range = r * per_pass_ + per_pass_ - 1;
         out->emplace_back();
-        st = evaluate(r, r < groups.size() ? groups[r] : nullptr, &out->back());
+        if (range < ranges) st = evaluate(range, r < groups.size() ? groups[r] : nullptr, &out->back());
     }
     armed_ = nullptr;
     armed_state_ = nullptr;

@@ -34,9 +34,9 @@ public:
     RangeCounters& operator=(const RangeCounters&) = delete;
     ~RangeCounters();
 
-    // Arms collection of `group` for the next kernel launched in the context (the next `ranges`
-    // kernels, one auto range each, when ranges > 1). `note` receives a message the user must see
-    // once (a group that needs more than one pass).
+    // Arms collection of `group` for the next pass launched in the context (the next `ranges` passes,
+    // one auto range per kernel, set_kernels_per_pass kernels each, when ranges > 1). `note` receives a
+    // message the user must see once (a group that needs more than one pass).
     PortStatus arm(const Group* group, std::string* note, size_t ranges = 1);
     // After the armed kernel finished: stops the range. *all_submitted is false when the
     // configuration needs the kernel once more (restart(), run it again, stop() again).
@@ -89,6 +89,11 @@ public:
     // Union sessions are on unless GOROCPROF_CUDA_UNION_SESSIONS=0 (read at construction); tests turn
     // them off to exercise configuration runs.
     void allow_union_sessions(bool on) { allow_union_sessions_ = on; }
+    // Kernels the port runs per pass inside an armed configuration, the pass's own last: 2 when a cache
+    // flush kernel precedes each (cache_flush.hpp). Every kernel is an auto range, so a window arms that
+    // many ranges per pass and pass r is range r * k + k - 1. Set before the first arm.
+    void set_kernels_per_pass(size_t k) { per_pass_ = k ? k : 1; }
+    size_t kernels_per_pass() const { return per_pass_; }
     static constexpr size_t kMaxUnionSessions = 4;
     // The passes planned for this context's device: when all their counters fit one hardware pass
     // together, every replay pass measures that union and reports its own group.
@@ -114,7 +119,7 @@ private:
         std::string note;  // for the user when the configuration needs several hardware passes
     };
     PortStatus enable();
-    PortStatus arm_config(const Group* group, const Group* config, std::string* note, size_t ranges);
+    PortStatus arm_config(const Group* group, const Group* config, std::string* note, size_t passes);
     // The host object and configuration image of `group` (names point into it).
     PortStatus build_state(const Group& group, GroupState* gs);
     PortStatus group_state(const Group* group, GroupState** out, std::string* note);
@@ -154,6 +159,7 @@ private:
     bool running_ = false;  // between Start and Stop
     bool all_submitted_ = true;  // the last Stop said every hardware pass of the configuration ran
     bool stale_ = false;         // the object must be re-created before the next arm (discard())
+    size_t per_pass_ = 1;        // kernels (auto ranges) per pass: set_kernels_per_pass
     const Group* last_group_ = nullptr;  // the configuration in use
     size_t last_passes_ = 0;              // and the hardware passes it needs
     // The counter data image belongs to the profiler object: rebuilt with it.

@@ -1,5 +1,7 @@
 #include "reach.hpp"
 
+#include "ptx_load.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -168,15 +170,7 @@ bool mark_arguments(const std::vector<Allocation>& allocs, void** params, void**
 
 PortStatus ReachScanner::load() {
     if (scan_) return PortStatus::success();
-    char log[4096] = {0};
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void* vals[] = {log, reinterpret_cast<void*>(static_cast<uintptr_t>(sizeof log))};
-    PortStatus st = cu(cuModuleLoadDataEx(&module_, kScanPtx, 2, opts, vals), "cuModuleLoadDataEx");
-    if (!st.ok) {
-        if (log[0]) st.reason += std::string(" (") + log + ")";
-        return st;
-    }
-    return cu(cuModuleGetFunction(&scan_, module_, "gorocprof_reach_scan"), "cuModuleGetFunction");
+    return load_ptx_kernel(kScanPtx, "gorocprof_reach_scan", &module_, &scan_);
 }
 
 PortStatus ReachScanner::close(const std::vector<Allocation>& allocs, std::vector<char>* reached, CUstream stream,

@@ -475,12 +475,15 @@ double value(const std::string& metric, size_t id) {
     return static_cast<double>(h % 100000) * 1000 + static_cast<double>(id);
 }
 
+// The id of the tool's cache flush kernel in the fake (its ranges read values no pass has).
+constexpr size_t kFlushKernel = 999999;
+
 // Drives RangeCounters as the CUDA port does for `dispatches` replayed dispatches: a window opens at a pass
 // that shares its configuration with the passes after it (passes_held, one spare range) and is decoded
 // before the next pass that needs its own arm; a pass alone arms one range, and runs its kernel again while
 // Stop says hardware passes are left (finish_hardware_passes). Every pass runs a kernel (id = dispatch * P
-// + pass) and must read, for each counter of its own group, that kernel's value. Notes from arm go to
-// `notes`. Returns the windows per dispatch as "first+passes" ("0+4 4+2 ...").
+// + pass) and must read, for each counter of its own group, that kernel's value; with two kernels per pass
+// the cache flush kernel runs before each (reruns included). Notes from arm go to `notes`. Returns the windows per dispatch as "first+passes" ("0+4 4+2 ...").
 std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t dispatches, int* wrong,
                   std::set<std::string>* notes = nullptr) {
     const size_t n = passes.size();
@@ -488,6 +491,10 @@ std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t
     std::vector<const std::vector<PlanCounter>*> pending;
     std::vector<size_t> pending_ids;
     std::vector<std::vector<CounterSample>> ranges;
+    auto run = [&](size_t id) {
+        if (rc.kernels_per_pass() == 2) fakecupti::kernel(kFlushKernel);
+        fakecupti::kernel(id);
+    };
     auto check = [&](const std::vector<PlanCounter>& group, const std::vector<CounterSample>& got, size_t id) {
         if (got.size() != group.size()) ++*wrong;
         for (size_t i = 0; i < got.size() && i < group.size(); ++i)
@@ -501,7 +508,7 @@ std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t
         size_t sessions = 0;
         CHECK(rc.finish_sessions(
                     [&] {
-                        for (size_t id : ids) fakecupti::kernel(id);
+                        for (size_t id : ids) run(id);
                         return PortStatus::success();
                     },
                     &sessions)
@@ -531,7 +538,7 @@ std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t
                 if (!notes) CHECK(note.empty());
             }
             const size_t id = d * n + p;
-            fakecupti::kernel(id);
+            run(id);
             if (p < window_end) {
                 pending.push_back(group);
                 pending_ids.push_back(id);
@@ -783,6 +790,32 @@ TEST_CASE(range_counters_give_a_multipass_group_its_own_runs) {
     // The user hears once that the group needs two hardware passes, on every arm that uses it.
     CHECK_EQ(notes.size(), size_t(1));
     CHECK(!notes.empty() && notes.begin()->find("counter group {x,y} needs 2 hardware passes") == 0);
+}
+
+TEST_CASE(range_counters_skip_the_cache_flush_kernel_before_each_pass) {
+    // --cache-control all: a flush kernel runs before every pass's kernel, inside the armed configuration.
+    // Each pass must still read its own kernel, in one window (the union), in union sessions and in runs.
+    struct Row {
+        const char* name;
+        std::vector<std::vector<std::string>> groups;
+        std::map<std::string, int> cost;
+        bool sessions;
+    } rows[] = {
+        {"the union in one window", {{"a", "b"}, {"a", "c"}, {"b", "c"}}, {}, true},
+        {"union sessions", counters::singles("g", 10), {{"g4", 2}, {"g5", 2}}, true},
+        {"configuration runs", counters::singles("g", 10), {{"g4", 2}, {"g5", 2}}, false},
+        {"passes alone (groups of several hardware passes)", {{"x", "y"}, {"x"}, {"y"}}, {{"x", 3}, {"y", 3}}, false},
+    };
+    for (const Row& r : rows) {
+        fakecupti::reset();
+        counters::Setup t(r.groups, r.cost);
+        t.rc.allow_union_sessions(r.sessions);
+        t.rc.set_kernels_per_pass(2);
+        int wrong = 0;
+        std::set<std::string> notes;
+        counters::drive(t.rc, t.passes, 2, &wrong, &notes);
+        if (wrong != 0) check::fail(__FILE__, __LINE__, std::string(r.name) + ": " + std::to_string(wrong) + " values wrong");
+    }
 }
 
 TEST_CASE(range_counters_reenabling_is_what_keeps_values_right) {

@@ -18,7 +18,7 @@ void reset() { state() = State{}; }
 }  // namespace fakecuda
 
 namespace {
-int module_token, function_token;
+int module_token, function_token, flush_module_token, flush_token;
 }
 
 extern "C" {
@@ -61,8 +61,17 @@ CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes, CUstream) {
 }
 
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count, CUstream) {
+    ++fakecuda::state().memsets;
     auto* p = reinterpret_cast<uint32_t*>(static_cast<uintptr_t>(dst));
     for (size_t i = 0; i < count; ++i) p[i] = value;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t count) { return cuMemsetD32Async(dst, value, count, nullptr); }
+
+CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice) {
+    if (attribute != CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE) return CUDA_ERROR_INVALID_VALUE;
+    *value = fakecuda::state().l2_bytes;
     return CUDA_SUCCESS;
 }
 
@@ -71,22 +80,47 @@ CUresult cuStreamSynchronize(CUstream) {
     return CUDA_SUCCESS;
 }
 
+// The tool's two PTX modules: the reach scan and the cache flush.
 CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, CUjit_option*, void**) {
-    if (fakecuda::state().load_fails || !image || !std::strstr(static_cast<const char*>(image), ".entry gorocprof_reach_scan"))
-        return CUDA_ERROR_INVALID_PTX;
-    *module = reinterpret_cast<CUmodule>(&module_token);
+    if (fakecuda::state().load_fails || !image) return CUDA_ERROR_INVALID_PTX;
+    const char* ptx = static_cast<const char*>(image);
+    if (std::strstr(ptx, ".entry gorocprof_reach_scan")) *module = reinterpret_cast<CUmodule>(&module_token);
+    else if (std::strstr(ptx, ".entry gorocprof_l2_flush")) *module = reinterpret_cast<CUmodule>(&flush_module_token);
+    else return CUDA_ERROR_INVALID_PTX;
     return CUDA_SUCCESS;
 }
 
 CUresult cuModuleGetFunction(CUfunction* f, CUmodule module, const char* name) {
-    if (module != reinterpret_cast<CUmodule>(&module_token) || std::strcmp(name, "gorocprof_reach_scan") != 0)
+    if (module == reinterpret_cast<CUmodule>(&module_token) && std::strcmp(name, "gorocprof_reach_scan") == 0)
+        *f = reinterpret_cast<CUfunction>(&function_token);
+    else if (module == reinterpret_cast<CUmodule>(&flush_module_token) && std::strcmp(name, "gorocprof_l2_flush") == 0)
+        *f = reinterpret_cast<CUfunction>(&flush_token);
+    else
         return CUDA_ERROR_NOT_FOUND;
-    *f = reinterpret_cast<CUfunction>(&function_token);
     return CUDA_SUCCESS;
 }
 
+namespace {
+// The flush kernel's parameters, in its PTX order: it reads n16 16-byte vectors from buf.
+CUresult run_flush(unsigned gx, unsigned bx, void** params) {
+    if (gx == 0 || bx == 0 || !params) return CUDA_ERROR_INVALID_VALUE;
+    const auto buf = *static_cast<uint64_t*>(params[0]);
+    const auto n16 = *static_cast<uint64_t*>(params[1]);
+    const auto sink = *static_cast<uint64_t*>(params[2]);
+    if (!buf || !sink || buf % 16 != 0) return CUDA_ERROR_INVALID_VALUE;
+    const auto* v = reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>(buf));
+    uint32_t acc = 0;
+    for (uint64_t i = 0; i < 4 * n16; ++i) acc ^= v[i];
+    if (acc == 0x9E3779B9u) *reinterpret_cast<uint32_t*>(static_cast<uintptr_t>(sink)) = acc;
+    ++fakecuda::state().flushes;
+    fakecuda::state().flush_bytes = 16 * n16;
+    return CUDA_SUCCESS;
+}
+}  // namespace
+
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned, unsigned,
                         CUstream, void** params, void**) {
+    if (f == reinterpret_cast<CUfunction>(&flush_token)) return run_flush(gx, bx, params);
     if (f != reinterpret_cast<CUfunction>(&function_token) || gx == 0 || bx == 0 || !params)
         return CUDA_ERROR_INVALID_VALUE;
     ++fakecuda::state().launches;

@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace fakecuda {
 
@@ -16,7 +18,18 @@ struct State {
     std::set<CUdeviceptr> unreadable;   // cuMemGetAccess says no access at these addresses
     size_t launches = 0;                // scan kernels run
     size_t syncs = 0;                   // cuStreamSynchronize calls (one per scan round)
+    size_t memsets = 0;                 // cuMemsetD*Async calls
+    int l2_bytes = 1 << 20;             // cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+    size_t flushes = 0;                 // cache flush kernels run
+    size_t flush_bytes = 0;             // what the last one read
+    size_t copies = 0;                  // cuMemcpy3DAsync calls
+    std::vector<std::string> stream_ops;  // what graph steps queued, in order ("record 0x..", "wait", "host")
 };
+
+// A graph node of a kind the tool does not run node by node (a memory allocation node).
+CUgraphNode add_alloc_node(CUgraph graph, const CUgraphNode* deps, size_t n);
+// Graphs still alive (created or cloned, not destroyed).
+size_t live_graphs();
 
 State& state();
 void reset();

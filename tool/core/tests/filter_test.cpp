@@ -2,7 +2,11 @@
 
 #include <filter.hpp>
 
+#include <pthread.h>
+
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <thread>
 
 using gorocprof::core::KernelFilter;
@@ -32,7 +36,7 @@ TEST_CASE(filter_include_exclude) {
     CHECK_EQ(pattern(f, 2, 3), std::string("111"));
     CHECK_EQ(pattern(f, 3, 3), std::string("000"));
     CHECK_EQ(pattern(f, 4, 3), std::string("000"));
-    // Search, not full match; ECMAScript syntax.
+    // Search, not full match.
     KernelFilter g;
     CHECK(g.configure("^ax", "", {}, &error));
     CHECK(g.name_matches("axpy(float*)"));
@@ -142,4 +146,92 @@ TEST_CASE(filter_threads_count_every_dispatch_once) {
     for (auto& t : threads) t.join();
     CHECK_EQ(selected.load(), 500);
     CHECK(!f.select(1));
+}
+
+TEST_CASE(filter_dialect_is_go_regexp) {
+    // The front end validates with Go's regexp (RE2 syntax); the tool must accept and mean the same.
+    struct Case {
+        const char* include;
+        const char* name;
+        bool matches;
+    };
+    const Case cases[] = {
+        {"(?i)SAXPY", "saxpy(float*)", true},
+        {"(?i)SAXPY", "scale(float*)", false},
+        {R"(\Qk<1>(\E)", "k<1>(int)", true},
+        {R"(\Q.+\E)", "ab", false},
+        {R"(\Q.+\E)", "x.+y", true},
+        {R"(^\pL+\d$)", "kernel7", true},
+        {R"([[:upper:]])", "lower", false},
+        {R"((?s)a.b)", "a\nb", true},
+        {R"(a.b)", "a\nb", false},
+    };
+    for (const Case& c : cases) {
+        KernelFilter f;
+        std::string error;
+        CHECK(f.configure(c.include, "", {}, &error));
+        CHECK_EQ(error, std::string());
+        if (f.name_matches(c.name) != c.matches)
+            check::fail(__FILE__, __LINE__, std::string(c.include) + " on \"" + c.name + "\": wrong verdict");
+    }
+    // Perl constructs Go's regexp refuses are refused here too, not matched some other way.
+    KernelFilter f;
+    std::string error;
+    CHECK(!f.configure(R"((?=a)b)", "", {}, &error));
+    CHECK(!f.configure(R"((a)\1)", "", {}, &error));
+}
+
+namespace {
+
+// Runs fn on a thread with a small stack, as an app's worker thread may have: a matcher that recursed
+// per character would overflow it.
+void on_small_stack(std::function<void()> fn) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 128 * 1024);
+    pthread_t t;
+    auto* heap_fn = new std::function<void()>(std::move(fn));
+    int rc = pthread_create(&t, &attr, [](void* p) -> void* {
+        auto* f = static_cast<std::function<void()>*>(p);
+        (*f)();
+        delete f;
+        return nullptr;
+    }, heap_fn);
+    pthread_attr_destroy(&attr);
+    CHECK_EQ(rc, 0);
+    if (rc == 0) pthread_join(t, nullptr);
+}
+
+}  // namespace
+
+TEST_CASE(filter_pathological_patterns_are_linear) {
+    on_small_stack([] {
+        std::string error;
+        // Backtracking engines take exponential time on this; the case's timeout would catch a hang.
+        KernelFilter nested;
+        CHECK(nested.configure("(.*.*)*z", "", {}, &error));
+        auto start = std::chrono::steady_clock::now();
+        CHECK(!nested.name_matches(std::string(5000, 'a')));
+        CHECK(nested.name_matches(std::string(5000, 'a') + "z"));
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+        // A recursing engine overflows the stack on a long name.
+        KernelFilter tail;
+        CHECK(tail.configure("[xy]+$", "", {}, &error));
+        CHECK(tail.name_matches(std::string(40000, 'x')));
+        CHECK(tail.name_matches("a" + std::string(40000, 'y')));
+        CHECK(!tail.name_matches(std::string(40000, 'x') + "a"));
+        KernelFilter exclude;
+        CHECK(exclude.configure("", "(x|xx)+$", {}, &error));
+        CHECK(!exclude.name_matches(std::string(1 << 20, 'x')));
+    });
+}
+
+TEST_CASE(filter_matches_each_name_once) {
+    KernelFilter f;
+    std::string error;
+    CHECK(f.configure("keep", "", {}, &error));
+    for (uint64_t id = 1; id <= 100; ++id) f.add_kernel(id, id % 2 ? "keep(int)" : "drop(int)");
+    CHECK_EQ(f.names_evaluated(), size_t{2});
+    CHECK(f.select(1));
+    CHECK(!f.select(2));
 }

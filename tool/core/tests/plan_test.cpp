@@ -66,7 +66,7 @@ TEST_CASE(plan_good) {
     CHECK_EQ(c.application_pass, -1);
     CHECK(c.kernel_trace);
     CHECK_EQ(c.include_regex, std::string("axpy"));
-    CHECK(c.filter_on_truncated);
+    CHECK(c.filter_name == KernelNameKind::Truncated);
     CHECK((c.iteration_ranges == std::vector<std::pair<int64_t, int64_t>>{{1, 3}, {5, 8}}));
     CHECK_EQ(c.agents.size(), size_t{2});
     CHECK_EQ(c.agents[0].name, std::string("gfx90a"));
@@ -84,7 +84,7 @@ TEST_CASE(plan_minimal_defaults) {
     CHECK(parse_plan(R"({"version":1,"backend":"cuda"})", "/x/plan.json", &c, &error));
     CHECK(c.replay_mode == ReplayMode::None);
     CHECK(!c.kernel_trace);
-    CHECK(!c.filter_on_truncated);
+    CHECK(c.filter_name == KernelNameKind::Demangled);
     CHECK(c.agents.empty());
     CHECK(c.iteration_ranges.empty());
 }
@@ -107,8 +107,8 @@ TEST_CASE(plan_errors_name_file_and_reason) {
               size_t{0});
     CHECK_EQ(plan_error(R"({"version": 1, "backend": "sim", "filters": {"iteration_ranges": [[3, 1]]}})"),
               std::string("plan /x/plan.json: filters.iteration_ranges[0][1]: 1 is out of range [3, 9223372036854775807]"));
-    CHECK_EQ(plan_error(R"({"version": 1, "backend": "sim", "filters": {"name_kind": "mangled"}})"),
-              std::string("plan /x/plan.json: filters.name_kind: \"mangled\" is neither \"demangled\" nor \"truncated\""));
+    CHECK_EQ(plan_error(R"({"version": 1, "backend": "sim", "filters": {"name_kind": "symbol"}})"),
+              std::string("plan /x/plan.json: filters.name_kind: \"symbol\" is not \"demangled\", \"truncated\" or \"mangled\""));
     CHECK_EQ(plan_error(R"({"version": 1, "backend": "sim", "agents": [{"index": 0, "name": "a",
                 "passes": [{"group": 0, "counters": [{"block": "SQ"}]}]}]})"),
               std::string("plan /x/plan.json: agents[0].passes[0].counters[0]: has no \"name\""));

@@ -1,0 +1,112 @@
+// Package backendtest is an in-memory backend for tests: a couple of agents of one NVIDIA-style chip
+// with a small catalog, whose every call is counted, so that tests of planning and sessions need
+// neither a GPU, a query helper nor a library directory.
+package backendtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gorocprof/gorocprof/internal/backend"
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/counters"
+)
+
+// Fake is a backend whose agents and catalog are given. Its zero value is not usable: see New.
+type Fake struct {
+	name    string
+	agents  []contract.Agent
+	metrics []contract.Metric
+	// SlotsPerPass and Slots model the hardware: a metric costs Slots[name] (1 when absent) and a
+	// set of metrics fits one pass when its slots add up to at most SlotsPerPass.
+	SlotsPerPass int
+	Slots        map[string]int
+	// Reason is what NoRecords says.
+	Reason string
+	// NoTool makes Tool fail, as a backend without a tool library does.
+	NoTool bool
+
+	mu    sync.Mutex
+	calls []string
+}
+
+var _ backend.Backend = (*Fake)(nil)
+
+// New returns a backend named name with n agents (indices 0..n-1) of chip "FAKE1" offering the
+// metrics given, every set of which fits one pass until SlotsPerPass says otherwise.
+func New(name string, n int, metrics ...string) *Fake {
+	f := &Fake{name: name, Slots: map[string]int{}}
+	for i := range n {
+		f.agents = append(f.agents, contract.Agent{Index: i, ID: uint64(i + 1), Name: "FAKE1", Strings: map[string]string{"chip": "FAKE1"}})
+	}
+	for _, m := range metrics {
+		f.metrics = append(f.metrics, contract.Metric{Name: m, Description: "fake metric " + m})
+	}
+	return f
+}
+
+// Chooser returns a chooser that hands out f for any name and application.
+func (f *Fake) Chooser() backend.Chooser {
+	return func(context.Context, string, string) (backend.Backend, error) { return f, nil }
+}
+
+// Calls returns the calls made so far ("agents", "catalog 0", "passes 0 a.sum,b.sum") and forgets them.
+func (f *Fake) Calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.calls
+	f.calls = nil
+	return c
+}
+
+func (f *Fake) record(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, fmt.Sprintf(format, args...))
+}
+
+// Name is the name New was given.
+func (f *Fake) Name() string { return f.name }
+
+// Serves is true for every application.
+func (f *Fake) Serves(string) bool { return true }
+
+// Agents are the agents New made.
+func (f *Fake) Agents(context.Context) ([]contract.Agent, error) {
+	f.record("agents")
+	return f.agents, nil
+}
+
+// Catalog is an NVIDIA-style catalog of the metrics, whose pass oracle counts slots.
+func (f *Fake) Catalog(_ context.Context, a contract.Agent) (*counters.Catalog, error) {
+	f.record("catalog %d", a.Index)
+	return counters.NewNVIDIA("FAKE1", f.metrics, func(set []string) (int, error) {
+		f.record("passes %d %v", a.Index, set)
+		slots := 0
+		for _, m := range set {
+			s, ok := f.Slots[m]
+			if !ok {
+				s = 1
+			}
+			slots += s
+		}
+		if f.SlotsPerPass <= 0 {
+			return 1, nil
+		}
+		return max(1, (slots+f.SlotsPerPass-1)/f.SlotsPerPass), nil
+	}), nil
+}
+
+// Tool injects nothing: an application launched on a fake backend runs without a tool library and
+// writes no record. With NoTool it fails.
+func (f *Fake) Tool() (string, []string, error) {
+	if f.NoTool {
+		return "", nil, errors.New("a fake backend without a tool launches nothing")
+	}
+	return "", nil, nil
+}
+
+// NoRecords is Reason.
+func (f *Fake) NoRecords(string) string { return f.Reason }

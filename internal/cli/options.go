@@ -21,6 +21,7 @@ type ProfileOptions struct {
 	LogLevel         string
 	CacheControl     string // CUDA: all (flush caches before every pass, as ncu) or none
 	Backend          string
+	ROCmRoot         string // rocm: the ROCm installation whose rocprofiler-sdk profiles
 	Quiet            bool
 	DryRun           bool
 	AllowDivergence  bool // application replay: keep a merged result whose runs diverged, exit 0
@@ -58,6 +59,7 @@ const (
 	optLogLevel       = "log-level"
 	optCacheControl   = "cache-control"
 	optBackend        = "backend"
+	optROCmRoot       = "rocm-root"
 	optQuiet          = "quiet"
 	optDryRun         = "dry-run"
 	optAllowDiverge   = "allow-divergence"

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/launch"
 	"github.com/gorocprof/gorocprof/internal/replay"
 	"github.com/spf13/cobra"
@@ -64,7 +65,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		SuggestionsMinimumDistance: 2,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listAvail {
-				return runAvail(cmd.Context(), f, &AvailOptions{Backend: backendSetting(cmd.Flags()), Agent: -1})
+				return runAvail(cmd.Context(), f, &AvailOptions{Backend: backendSetting(cmd.Flags()), ROCmRoot: rocmRootSetting(cmd.Flags()), Agent: -1})
 			}
 			if len(args) == 0 && cmd.Flags().NFlag() == 0 {
 				return cmd.Help()
@@ -142,6 +143,8 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 
 	// --backend is shared with avail and plan.
 	cmd.PersistentFlags().Var(choiceValue{&o.Backend, backends}, optBackend, "backend: auto, sim, cuda or rocm (default \"auto\")")
+	cmd.PersistentFlags().StringVar(&o.ROCmRoot, optROCmRoot, "", "rocm: the ROCm installation whose rocprofiler-sdk profiles (default $ROCM_PATH, else /opt/rocm)")
+	_ = cmd.MarkPersistentFlagDirname(optROCmRoot)
 
 	for name, words := range map[string][]string{
 		optBackend: backends, optReplayMode: replayModes, optLogLevel: logLevels, optOutputFormat: {"csv", "json"},
@@ -278,6 +281,17 @@ func failFastSetting(flags *pflag.FlagSet, flagValue bool) (bool, error) {
 		return false, &ValidationError{Diagnostics: []string{fmt.Sprintf("environment variable %s: %v", envName(optFailFast), err)}}
 	}
 	return v, nil
+}
+
+// rocmRootSetting: --rocm-root wins over GOROCPROF_ROCM_ROOT, then $ROCM_PATH, then /opt/rocm.
+func rocmRootSetting(flags *pflag.FlagSet) string {
+	if f := flags.Lookup(optROCmRoot); f != nil && f.Changed {
+		return f.Value.String()
+	}
+	if v := os.Getenv(envName(optROCmRoot)); v != "" {
+		return v
+	}
+	return backend.DefaultROCmRoot()
 }
 
 // backendSetting: --backend wins over GOROCPROF_BACKEND, then "auto".

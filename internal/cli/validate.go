@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
@@ -101,6 +102,9 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	if !slices.Contains(backends, o.Backend) {
 		add("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))
 	}
+	if o.ROCmRoot == "" {
+		add("--%s: empty: name the ROCm installation (default $%s, else /opt/rocm)", optROCmRoot, backend.EnvROCmPath)
+	}
 	diags = append(diags, checkOutputLocation(o)...)
 
 	if len(diags) > 0 {
@@ -115,6 +119,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	nameKind := filterNameKind(o.Mangled, o.Truncate)
 	return replay.Request{
 		Backend:     o.Backend,
+		ROCmRoot:    o.ROCmRoot,
 		Groups:      groups,
 		Mode:        replayMode(o, len(groups)),
 		KernelTrace: o.KernelTrace,

@@ -184,7 +184,7 @@ func (info RunInfo) replan(ctx context.Context) (Request, *counters.Plan, error)
 	}
 	// The saved agents are planned on, not the ones this machine has: their catalogs come from the
 	// backend (the sim's own, NVIDIA's from the query helper or its cache).
-	b, err := backend.Choose(ctx, info.Backend, "")
+	b, err := backend.Choose(ctx, backend.Choice{Name: info.Backend, ROCmRoot: info.ROCmRoot}, "")
 	if err != nil {
 		return Request{}, nil, err
 	}
@@ -205,7 +205,7 @@ func (info RunInfo) replan(ctx context.Context) (Request, *counters.Plan, error)
 		return Request{}, nil, fmt.Errorf("the counter catalogs of this gorocprof plan %q differently from the run (its %s holds another plan)", info.PMC, RunInfoFile)
 	}
 	req := Request{
-		Backend: info.Backend, Groups: groups, Mode: info.Mode, KernelTrace: info.KernelTrace, Filters: info.Filters,
+		Backend: info.Backend, ROCmRoot: info.ROCmRoot, Groups: groups, Mode: info.Mode, KernelTrace: info.KernelTrace, Filters: info.Filters,
 		OutputDir: info.OutputDir, OutputFile: info.OutputFile, Formats: info.Formats,
 		Mangled: info.Mangled, Truncate: info.Truncate, Quiet: info.Quiet, LogLevel: info.LogLevel,
 		AllowDivergence: info.AllowDivergence, App: info.App, Args: info.Args,

@@ -13,6 +13,7 @@ import (
 // Request is one validated profiling run, as the command line or an input-file job describes it.
 type Request struct {
 	Backend     string           // auto|sim|cuda|rocm
+	ROCmRoot    string           // --rocm-root: where rocprofiler-sdk is (rocm backend)
 	Groups      []counters.Group // --pmc groups, parsed
 	Mode        string           // contract.ModeKernel | ModeApplication | ModeNone
 	KernelTrace bool

@@ -36,6 +36,7 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	sess, plan := req.prepared.sess, req.prepared.plan
 	printNotes(stderr, plan)
 	req.Mode = effectiveMode(stderr, req.Mode, plan)
+	req.Mode = replayableMode(stderr, req.Mode, sess.Backend, plan)
 	if req.DryRun {
 		return Result{}, PrintPlan(stdout, plan)
 	}
@@ -97,18 +98,19 @@ func Prepare(ctx context.Context, req Request) (Request, error) {
 // requests it prepares, on the backends choose returns: the jobs of a sweep are all planned before
 // the first one is launched, at the cost of planning one.
 func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request, error) {
-	sessions := map[[2]string]*Session{}
+	sessions := map[[2]any]*Session{}
 	return func(ctx context.Context, req Request) (Request, error) {
 		if req.App != "" {
 			if _, err := launch.Resolve(req.App); err != nil {
 				return req, err
 			}
 		}
-		key := [2]string{req.Backend, req.App}
+		choice := backend.Choice{Name: req.Backend, ROCmRoot: req.ROCmRoot}
+		key := [2]any{choice, req.App}
 		sess := sessions[key]
 		if sess == nil {
 			var err error
-			if sess, err = OpenSession(ctx, choose, req.Backend, req.App); err != nil {
+			if sess, err = OpenSession(ctx, choose, choice, req.App); err != nil {
 				return req, err
 			}
 			sessions[key] = sess
@@ -216,9 +218,14 @@ var contractVars = []string{contract.EnvContract, contract.EnvRunDir, contract.E
 
 // childEnv is the application's environment: gorocprof's own, the contract variables of this run
 // and what the backend injects its tool library with (found by Prepare), replacing any the parent
-// had under those names.
+// had under those names (a backend that extends a parent's list, such as LD_PRELOAD, includes it).
 func childEnv(req Request, runDir, planPath string) []string {
-	return launch.Environ(os.Environ(), append(slices.Clone(contractVars), backend.InjectionVars...), append([]string{
+	drop := append(slices.Clone(contractVars), backend.InjectionVars...)
+	for _, kv := range req.prepared.inject {
+		name, _, _ := strings.Cut(kv, "=")
+		drop = append(drop, name)
+	}
+	return launch.Environ(os.Environ(), drop, append([]string{
 		fmt.Sprintf("%s=%d", contract.EnvContract, contract.Version),
 		contract.EnvRunDir + "=" + runDir,
 		contract.EnvPlan + "=" + planPath,
@@ -241,6 +248,24 @@ func effectiveMode(stderr io.Writer, mode string, plan *counters.Plan) string {
 		}
 	}
 	return contract.ModeNone
+}
+
+// replayableMode is application replay when kernel replay was asked for on a backend that cannot
+// replay (an SDK without the replay domain), said once before launch; a plan of one pass per agent
+// needs no replay at all.
+func replayableMode(stderr io.Writer, mode string, b backend.Backend, plan *counters.Plan) string {
+	if mode != contract.ModeKernel {
+		return mode
+	}
+	err := b.KernelReplay()
+	if err == nil {
+		return mode
+	}
+	if !slices.ContainsFunc(plan.Agents, func(a contract.PlanAgent) bool { return len(a.Passes) > 1 }) {
+		return contract.ModeNone
+	}
+	fmt.Fprintf(stderr, "gorocprof: note: backend %s: %v: the application runs once per pass (application replay)\n", b.Name(), err)
+	return contract.ModeApplication
 }
 
 func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan {

@@ -31,10 +31,12 @@ const runInfoLimit = 16 << 20
 
 // RunInfo is the content of run.json.
 type RunInfo struct {
-	Version int      `json:"version"`
-	Backend string   `json:"backend"`
-	App     string   `json:"app"`
-	Args    []string `json:"args"`
+	Version int    `json:"version"`
+	Backend string `json:"backend"`
+	// ROCmRoot is --rocm-root as given: the rocm backend's catalogs come from the SDK there.
+	ROCmRoot string   `json:"rocm_root"`
+	App      string   `json:"app"`
+	Args     []string `json:"args"`
 	// CWD is gorocprof's working directory at launch: a relative -d is under it, and %cwd% is it.
 	CWD      string    `json:"cwd"`
 	Launched time.Time `json:"launched"`
@@ -93,7 +95,7 @@ func newRunInfo(req Request, sess *Session, plan *counters.Plan, launched time.T
 		_, _ = output.ExpandPath(pattern, vars) // validated before launch; only the names asked matter
 	}
 	return RunInfo{
-		Version: RunInfoVersion, Backend: sess.Backend.Name(), App: req.App, Args: nonNil(req.Args),
+		Version: RunInfoVersion, Backend: sess.Backend.Name(), ROCmRoot: req.ROCmRoot, App: req.App, Args: nonNil(req.Args),
 		CWD: cwd, Launched: launched, PMC: pmc, Mode: modeOrNone(req.Mode),
 		ApplicationPass: pass, ApplicationPasses: passes, KernelTrace: req.KernelTrace, Filters: req.Filters,
 		OutputDir: req.OutputDir, OutputFile: req.OutputFile, Formats: nonNil(req.Formats),

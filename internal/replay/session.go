@@ -22,9 +22,9 @@ type Session struct {
 
 // OpenSession chooses the backend (resolving auto against the application, when one is given), asks
 // it for the agents and builds each agent's catalog.
-func OpenSession(ctx context.Context, choose backend.Chooser, name, app string) (*Session, error) {
+func OpenSession(ctx context.Context, choose backend.Chooser, c backend.Choice, app string) (*Session, error) {
 	began := time.Now()
-	b, err := choose(ctx, name, app)
+	b, err := choose(ctx, c, app)
 	if err != nil {
 		return nil, err
 	}

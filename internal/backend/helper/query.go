@@ -24,20 +24,26 @@ func Agents(ctx context.Context, helperPath string) ([]contract.Agent, error) {
 	if err := Ask(ctx, helperPath, &reply, "agents"); err != nil {
 		return nil, err
 	}
-	if err := CheckVersion(helperPath, "agents", reply.Version); err != nil {
+	return CheckAgents(helperPath, reply.Version, reply.Agents)
+}
+
+// CheckAgents checks an `agents` reply of contract version version: gorocprof's version, and no
+// index twice. A reply without agents is an empty list.
+func CheckAgents(helperPath string, version int, list []contract.Agent) ([]contract.Agent, error) {
+	if err := CheckVersion(helperPath, "agents", version); err != nil {
 		return nil, err
 	}
 	seen := map[int]bool{}
-	for _, a := range reply.Agents {
+	for _, a := range list {
 		if seen[a.Index] {
 			return nil, fmt.Errorf("%s agents: two agents with index %d", helperPath, a.Index)
 		}
 		seen[a.Index] = true
 	}
-	if reply.Agents == nil {
-		reply.Agents = []contract.Agent{}
+	if list == nil {
+		list = []contract.Agent{}
 	}
-	return reply.Agents, nil
+	return list, nil
 }
 
 // EnvTrace, set to 1, makes every query helper call print its arguments and wall time on stderr: how
@@ -50,8 +56,14 @@ var traceOut io.Writer = os.Stderr
 // Ask runs the helper with args and decodes its stdout into reply. A helper that fails is reported with its
 // exit status and what it printed on stderr, which by the contract names the failing call.
 func Ask(ctx context.Context, helperPath string, reply any, args ...string) error {
+	return AskEnv(ctx, helperPath, nil, reply, args...)
+}
+
+// AskEnv is Ask with the helper's environment given (nil: gorocprof's own).
+func AskEnv(ctx context.Context, helperPath string, env []string, reply any, args ...string) error {
 	call := helperPath + " " + strings.Join(args, " ")
 	cmd := exec.CommandContext(ctx, helperPath, args...)
+	cmd.Env = env
 	stdout, stderr := &boundedread.Buffer{Limit: replyLimit}, &boundedread.Buffer{Limit: messageLimit}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()

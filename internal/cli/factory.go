@@ -42,6 +42,10 @@ type Factory struct {
 	// the counters (replay.Compare in the real program), for `compare`.
 	Comparer func(ctx context.Context, req replay.CompareRequest) (replay.CompareReport, error)
 
+	// Processor writes the outputs of a kept run directory (replay.Process in the real program), for
+	// `process`.
+	Processor func(ctx context.Context, req replay.ProcessRequest) (replay.Result, error)
+
 	// AvailData lists the agents of a backend and the counters each offers, for `avail` and -L.
 	AvailData func(ctx context.Context, c backend.Choice) ([]AgentCounters, error)
 

@@ -127,6 +127,9 @@ func TestScriptE2E(t *testing.T) {
 		Condition: scriptCondition(lib),
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":             exitsCmd,
+			"waitfile":          waitfileCmd,
+			"glob":              globCmd,
+			"gone":              gonePIDsCmd,
 			"rocpd":             rocpdQueryCmd,
 			"rocpd-matches-csv": rocpdMatchesCSVCmd,
 			"samerecords":       sameRecordsCmd,

@@ -16,6 +16,7 @@ func wire(f *Factory) {
 	f.Prepare = replay.NewPreparer(f.Backend)
 	f.Runner = replay.Run
 	f.Comparer = replay.Compare
+	f.Processor = replay.Process
 	f.AvailData = func(ctx context.Context, c backend.Choice) ([]AgentCounters, error) {
 		return availFromSession(ctx, f.Backend, c)
 	}

@@ -69,12 +69,19 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	if err != nil {
 		return fail(fmt.Errorf("creating the merge directory: %w", err))
 	}
-	rep, err := MergeRuns(runDirs, mergeDir)
 	runDirs = append(runDirs, mergeDir)
+	info, err := newRunInfo(req, sess, plan, firstLaunch, -1, passes)
+	if err == nil {
+		err = writeRunInfo(mergeDir, info)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	rep, err := MergeRuns(runDirs[:passes], mergeDir)
 	res.Divergences = rep.Divergences
 	if err != nil {
 		keep = true
-		fmt.Fprintf(stderr, "gorocprof: the records of every pass are kept in %s\n", strings.Join(runDirs[:passes], " "))
+		keptRecords(stderr, "the records of every pass are", runDirs[:passes]...)
 		return fail(err)
 	}
 	files, merged, err := collect(octx, req, mergeDir, plan, launch.Status{}, firstLaunch, stdout, stderr)
@@ -85,15 +92,12 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	res.Elapsed = time.Since(started)
 	if err != nil {
 		keep = true
-		fmt.Fprintf(stderr, "gorocprof: the merged records are kept in %s\n", mergeDir)
+		keptRecords(stderr, "the merged records are", mergeDir)
 		return res, err
 	}
 	if len(rep.Divergences) > 0 && !req.ownDivergences {
-		fmt.Fprintf(stderr, "gorocprof: %s: the application replay runs dispatched different kernels; the merged result holds the dispatches of pass 1 with the passes that match them:\n", req.App)
-		PrintDivergences(stderr, "gorocprof:   ", rep.Divergences)
-		if !req.AllowDivergence {
-			return res, fmt.Errorf("%w: %d difference(s) between the runs (listed above); --allow-divergence accepts the merged result",
-				ErrDivergence, len(rep.Divergences))
+		if err := reportDivergences(stderr, req.App, rep.Divergences, req.AllowDivergence); err != nil {
+			return res, err
 		}
 	}
 	// The merged records repeat what the passes lacked (their declines, fatal records and early
@@ -102,6 +106,17 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		problems = merged
 	}
 	return res, incomplete(problems)
+}
+
+// reportDivergences lists where the runs of an application replay disagreed; the error is the run's
+// unless divergence is allowed.
+func reportDivergences(stderr io.Writer, app string, ds []Divergence, allow bool) error {
+	fmt.Fprintf(stderr, "gorocprof: %s: the application replay runs dispatched different kernels; the merged result holds the dispatches of pass 1 with the passes that match them:\n", app)
+	PrintDivergences(stderr, "gorocprof:   ", ds)
+	if allow {
+		return nil
+	}
+	return fmt.Errorf("%w: %d difference(s) between the runs (listed above); --allow-divergence accepts the merged result", ErrDivergence, len(ds))
 }
 
 // passRun is one run of an application replay.
@@ -119,12 +134,17 @@ type passRun struct {
 // written.
 func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Plan, cp contract.Plan, n int, intr *interrupts, prog progress, stdout, stderr io.Writer) (passRun, error) {
 	i := cp.ApplicationPass
-	var pr passRun
-	runDir, planPath, err := prepareRun(cp)
+	pr := passRun{launched: time.Now()}
+	info, err := newRunInfo(req, sess, plan, pr.launched, i, n)
 	if err != nil {
 		return pr, err
 	}
-	pr.dir, pr.launched = runDir, time.Now()
+	runDir, planPath, err := prepareRun(cp, info)
+	if err != nil {
+		return pr, err
+	}
+	pr.dir = runDir
+	announceRunDir(stderr, req.LogLevel, runDir)
 	prog.startPass(i, runDir)
 	pr.st, err = launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
 	prog.endPass(err == nil && pr.st.ExitCode == 0)
@@ -141,7 +161,7 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 		err = noRecords(req, sess, pr.st)
 	} else if err != nil {
 		pr.keep = true
-		fmt.Fprintf(stderr, "gorocprof: the records of pass %d are kept in %s\n", i+1, runDir)
+		keptRecords(stderr, fmt.Sprintf("the records of pass %d are", i+1), runDir)
 	}
 	if pr.st.ExitCode != 0 || pr.st.Signaled() {
 		// The caller tells how the application ended (AppEnding); this says what it means for the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,16 +25,15 @@ type target struct {
 // the same (a fixed -o, without %pid%): they share one set of files. Placeholder values of a
 // record header that could not be one file name are said on stderr, with what was written instead.
 func outputTargets(req Request, procs []*records.Process, launched time.Time, stderr io.Writer) ([]*target, error) {
-	cwd, _ := os.Getwd()
 	var targets []*target
 	byPath := map[string]*target{}
 	for _, p := range procs {
-		vars := output.PathVars{Hostname: p.Header.Hostname, PID: p.Header.PID, PPID: p.Header.PPID, CWD: cwd, Launch: launched, Args: p.Header.Cmdline}
-		vars.FromEnv(os.Getenv)
+		vars := req.pathVars(p, launched)
 		dir, err := output.ExpandPath(req.OutputDir, vars)
 		if err != nil {
 			return nil, fmt.Errorf("output directory %q: %w", req.OutputDir, err)
 		}
+		dir = req.outputDir(dir)
 		file, err := output.ExpandPath(req.OutputFile, vars)
 		if err != nil {
 			return nil, fmt.Errorf("output file %q: %w", req.OutputFile, err)

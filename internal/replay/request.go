@@ -47,6 +47,10 @@ type Request struct {
 	// ownDivergences says the caller reports an application replay's divergences itself (compare's
 	// report), so the run does not list them on stderr as well.
 	ownDivergences bool
+
+	// saved, when set, is the run directory's account of the launch (Process): path placeholders
+	// take their values from it instead of from this process.
+	saved *savedRun
 }
 
 // Result is how a run ended.

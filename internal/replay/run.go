@@ -133,13 +133,18 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 
 // runOnce profiles the application in one run: kernel replay, or no replay at all.
 func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Plan, stdout, stderr io.Writer) (Result, error) {
-	runDir, planPath, err := prepareRun(contractPlan(req, sess, plan))
+	launched := time.Now()
+	info, err := newRunInfo(req, sess, plan, launched, -1, 0)
 	if err != nil {
 		return Result{}, err
 	}
+	runDir, planPath, err := prepareRun(contractPlan(req, sess, plan), info)
+	if err != nil {
+		return Result{}, err
+	}
+	announceRunDir(stderr, req.LogLevel, runDir)
 	intr := catchInterrupts()
 	defer intr.stop()
-	launched := time.Now()
 	st, err := launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
 	if err != nil {
 		_ = os.RemoveAll(runDir)
@@ -161,15 +166,16 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	}
 	res.Elapsed = time.Since(launched)
 	if err != nil {
-		fmt.Fprintf(stderr, "gorocprof: the records are kept in %s\n", runDir)
+		keptRecords(stderr, "the records are", runDir)
 		return res, err
 	}
 	_ = os.RemoveAll(runDir)
 	return res, incomplete(problems)
 }
 
-// prepareRun creates a run directory holding the plan and an empty records directory.
-func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
+// prepareRun creates a run directory holding the plan, the run's account (run.json) and an empty
+// records directory.
+func prepareRun(cp contract.Plan, info RunInfo) (runDir, planPath string, err error) {
 	runDir, err = os.MkdirTemp("", "gorocprof-run-")
 	if err != nil {
 		return "", "", fmt.Errorf("creating the run directory: %w", err)
@@ -179,11 +185,23 @@ func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
 		_ = os.RemoveAll(runDir)
 		return "", "", err
 	}
+	if err := writeRunInfo(runDir, info); err != nil {
+		_ = os.RemoveAll(runDir)
+		return "", "", err
+	}
 	if err := os.Mkdir(filepath.Join(runDir, contract.RecordsDir), 0o755); err != nil {
 		_ = os.RemoveAll(runDir)
 		return "", "", fmt.Errorf("creating %s: %w", filepath.Join(runDir, contract.RecordsDir), err)
 	}
 	return runDir, planPath, nil
+}
+
+// announceRunDir names the run directory at --log-level info and trace: should gorocprof be stopped
+// before it writes the outputs, the records stay there for `gorocprof process`.
+func announceRunDir(stderr io.Writer, level, runDir string) {
+	if level == "info" || level == "trace" {
+		fmt.Fprintf(stderr, "gorocprof: the records of this run go to %s\n", runDir)
+	}
 }
 
 // launchApp runs the application once with the tool library injected into runDir's plan.

@@ -37,6 +37,16 @@ func OpenSession(ctx context.Context, choose backend.Chooser, c backend.Choice, 
 	}
 	tracePhase("backend and agents", began)
 	began = time.Now()
+	s, err := newSession(ctx, b, list)
+	if err != nil {
+		return nil, err
+	}
+	tracePhase("counter catalogs", began)
+	return s, nil
+}
+
+// newSession builds the counter catalog of each of the backend's agents.
+func newSession(ctx context.Context, b backend.Backend, list []contract.Agent) (*Session, error) {
 	s := &Session{Backend: b, Agents: list}
 	for _, a := range list {
 		cat, err := b.Catalog(ctx, a)
@@ -45,7 +55,6 @@ func OpenSession(ctx context.Context, choose backend.Chooser, c backend.Choice, 
 		}
 		s.Targets = append(s.Targets, counters.Target{Index: a.Index, Name: a.Name, Catalog: cat, Consts: counters.ConstsFromProps(a.Props)})
 	}
-	tracePhase("counter catalogs", began)
 	return s, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
@@ -63,15 +64,18 @@ func AskEnv(ctx context.Context, helperPath string, env []string, reply any, arg
 	call := helperPath + " " + strings.Join(args, " ")
 	cmd := exec.CommandContext(ctx, helperPath, args...)
 	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := &boundedread.Buffer{Limit: replyLimit}, &boundedread.Buffer{Limit: messageLimit}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
 	err := cmd.Run()
 	if os.Getenv(EnvTrace) == "1" {
 		fmt.Fprintf(traceOut, "gorocprof: query helper: %s: %d ms\n", strings.Join(args, " "), time.Since(start).Milliseconds())
 	}
+	if err := errors.Join(stdout.Err(), stderr.Err()); err != nil {
+		return fmt.Errorf("%s: its output is %w", call, err)
+	}
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.TrimSpace(string(stderr.Bytes()))
 		if msg == "" {
 			msg = "no message on stderr"
 		}
@@ -86,9 +90,25 @@ func AskEnv(ctx context.Context, helperPath string, env []string, reply any, arg
 		}
 		return fmt.Errorf("running %s: %w", call, err)
 	}
-	dec := json.NewDecoder(&stdout)
+	return decodeReply(call, stdout.Bytes(), reply)
+}
+
+// replyLimit and messageLimit bound what is read of a helper's stdout and stderr: the largest
+// reply, an NVIDIA catalog, is tens of megabytes.
+var (
+	replyLimit   int64 = 512 << 20
+	messageLimit int64 = 1 << 20
+)
+
+// decodeReply decodes one helper reply: one JSON document and nothing after it but white space. A
+// number that does not fit its field is an error.
+func decodeReply(call string, data []byte, reply any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(reply); err != nil {
 		return fmt.Errorf("%s: reading its reply: %w", call, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%s: reading its reply: text after the JSON document", call)
 	}
 	return nil
 }

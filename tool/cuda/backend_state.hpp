@@ -3,6 +3,7 @@
 #pragma once
 
 #include "allocations.hpp"
+#include "comm_kernels.hpp"
 #include "cuda_port.hpp"
 #include "device_info.hpp"
 #include "window_lock.hpp"
@@ -28,6 +29,9 @@ struct KernelEntry {
     std::vector<ParamSlot> params;
     bool params_known = false;  // the driver listed every parameter (cuFuncGetParamInfo)
     CUmodule module = nullptr;  // the kernel's module: its globals are reachable by name
+    std::string name;  // mangled
+    // Why the kernel is never replayed (a communication kernel, comm_kernels.hpp); empty for every other.
+    std::string communication;
 };
 
 struct CubinRecord {
@@ -41,6 +45,7 @@ struct Backend {
 
     AllocationTracker tracker;
     CudaPort port{tracker};
+    CommunicationKernels comm;  // NCCL's modules, flagged at their kernels' first launch
 
     std::once_flag agents_once;
     std::vector<DeviceInfo> devices;
@@ -67,7 +72,9 @@ void on_context_destroy(CUcontext ctx);
 void on_module_loaded(const CUpti_ModuleResourceData* m);
 // The driver allocation that holds a module global (its base), 0 when the driver does not say.
 CUdeviceptr driver_extent(CUdeviceptr p);
-const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symbol_name);
+// `app_launch`: the application's own launch is in flight on this thread (not a graph node the tool runs), so
+// the launching stack tells whether NCCL launched the kernel.
+const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symbol_name, bool app_launch);
 
 // launches.cpp: a kernel launch's ENTER (open the dispatch) and EXIT (replay it).
 extern const CUpti_CallbackId kLaunchIds[];

@@ -96,6 +96,22 @@ bool decode_launch(CUpti_CallbackId cbid, const void* params, Launch* l) {
     return l->f != nullptr;
 }
 
+// A dispatch that runs once and is never waited for: a communication kernel (replaying it alone would wait
+// for peers that do not run it again; waiting for it could wait for a peer this thread has yet to launch), or
+// any kernel of a context whose earlier run the timeout guard left unfinished. No drain, snapshot or counters;
+// the service declines its replay with the reason (a decline record per dispatch), the user hears it once.
+void open_unwatched(Launch& l, const KernelEntry& k) {
+    l.unwatched = !k.communication.empty()
+                      ? k.communication + ": it runs once and is not waited for (replaying it alone would wait for "
+                                          "peers that do not run it again)"
+                      : std::string(k.name) + " runs once and is not waited for: " + l.cs->unfinished +
+                            "'s run on this device, left by the timeout guard, has not completed";
+    l.snapshot_planned = false;
+    l.early_snapshot_status = PortStatus::failure("replay", l.unwatched);
+    backend().port.report_note(l.unwatched);
+    l.app_issue_ns = core::now_ns();
+}
+
 void end_window() {
     t_launch_active = false;
     if (t_window.owns_lock()) t_window.unlock();
@@ -125,9 +141,10 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
     }
     l.cs = cs;
     l.agent_index = cs->ordinal;
-    const KernelEntry* k = kernel_entry(*cs, l.f, symbol);
+    const KernelEntry* k = kernel_entry(*cs, l.f, symbol, l.app_launch_pending);
     l.param_slots = k->params_known ? &k->params : nullptr;
     l.module = k->module;
+    l.kernel_name = k->name.c_str();
     uint64_t id = ReplayService::instance().reserve_dispatch_id();
     if (!core.select(k->ref)) return false;
 
@@ -158,6 +175,10 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
     // (memory_calls.cpp) may land between the snapshot and the last pass.
     if (cs->ordinal < static_cast<int>(b.devices.size())) t_window = b.windows.hold(cs->ordinal);
     t_launch_active = true;
+    if (!k->communication.empty() || !b.port.recovered(*cs)) {
+        open_unwatched(l, *k);
+        return true;
+    }
 
     const auto& passes = core.passes_for_agent(cs->ordinal);
     l.snapshot_planned = core.config().replay_mode == core::ReplayMode::Kernel && passes.size() > 1 &&
@@ -174,7 +195,8 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
         b.port.time_unprofiled(l);
     }
     // The application's own launch is pass 0; a graph's kernel node has none (every pass is the tool's).
-    if (l.app_launch_pending) b.port.arm_app_launch(l);
+    if (l.app_launch_pending && l.unwatched.empty()) b.port.arm_app_launch(l);
+    else if (l.app_launch_pending) l.app_issue_ns = core::now_ns();  // its timing run timed out
     return true;
 }
 
@@ -216,7 +238,7 @@ void on_launch_exit(const CUpti_CallbackData* cb) {
     CUresult launched = *static_cast<const CUresult*>(cb->functionReturnValue);
     if (launched != CUDA_SUCCESS) {
         // Nothing ran: no pass to record. Stop the counters armed for it and let the app see its error.
-        if (l.cs->counters && l.cs->counters->armed()) {
+        if (l.unwatched.empty() && l.cs->counters && l.cs->counters->armed()) {
             std::vector<core::CounterSample> discard;
             l.cs->counters->collect(&discard);
         }

@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace gorocprof::cuda {
@@ -53,7 +54,9 @@ struct Backend {
 
     std::mutex mu;  // guards everything below
     std::map<CUcontext, std::unique_ptr<ContextState>> contexts;
-    std::unordered_map<CUfunction, KernelEntry> kernels;
+    // Per context and handle: the runtime may launch one context-independent CUkernel on several devices, and
+    // each device's kernel has its own module (globals), agent and kernel id.
+    std::map<std::pair<CUcontext, CUfunction>, KernelEntry> kernels;
     std::vector<CubinRecord> cubins;
     std::unordered_map<std::string, std::vector<size_t>> cubins_by_function;
     std::set<CUmodule> modules_resolved;

@@ -68,7 +68,7 @@ void resolve_module_globals(CUcontext ctx, CUmodule mod, const std::string& symb
 
 const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symbol_name, bool app_launch) {
     Backend& b = backend();
-    const CUfunction key = f;
+    const std::pair<CUcontext, CUfunction> key(cs.ctx, f);
     {
         std::lock_guard<std::mutex> lock(b.mu);
         auto it = b.kernels.find(key);

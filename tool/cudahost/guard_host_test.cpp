@@ -132,7 +132,7 @@ TEST_CASE(bounded_wait_gives_up_on_a_kernel_that_never_completes) {
     CHECK(timed_out);
     CHECK(waited >= bound);
     CHECK(waited < 20 * bound);  // it does stop
-    // Sleeps of 20 us doubling to 1 ms: about 55 queries in 50 ms. A spinning wait would make millions.
+    // Sleeps of 20 us doubling to 1 ms: about 50 queries in 50 ms. A spinning wait would make millions.
     if (fakecuda::state().event_queries > 200)
         check::fail(__FILE__, __LINE__, "the wait queried " + std::to_string(fakecuda::state().event_queries) +
                                             " times in 50 ms: it spins instead of sleeping");

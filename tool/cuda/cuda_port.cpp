@@ -188,6 +188,9 @@ void CudaPort::abandon_timing_run(Launch& l, const PortStatus& why) {
 
 PortStatus CudaPort::wait_for_run(Launch& l, uint64_t pass, bool timing) {
     ContextState& cs = *l.cs;
+    // The single run of a dispatch that is not replayed is the application's own launch and nothing more:
+    // waited for as without the tool (a communication kernel is not waited for at all: submit_unwatched).
+    if (pass == core::kNotReplayed && !timing) return cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
     const int64_t bound = replay_bound_ns(options().replay_timeout_ns, l.kernel_ns);
     bool timed_out = false;
     const PortStatus st = wait_bounded(cs.ev_end, bound, &timed_out);
@@ -203,9 +206,7 @@ PortStatus CudaPort::wait_for_run(Launch& l, uint64_t pass, bool timing) {
     l.window = false;
     cs.unfinished = l.kernel_name;
     const PortStatus marked = cu(cuEventRecord(cs.ev_unfinished, l.stream), "cuEventRecord");
-    const std::string run = timing ? "timing run (before pass 0)"
-                            : pass == core::kNotReplayed ? "single run"
-                                                         : "pass " + std::to_string(pass);
+    const std::string run = timing ? "timing run (before pass 0)" : "pass " + std::to_string(pass);
     std::string why = std::string(l.kernel_name) + ": its " + run + " did not complete within " +
                       describe_bound(bound) + " (timeout guard, GOROCPROF_CUDA_REPLAY_TIMEOUT; by default max(1 s, " +
                       "100 x the kernel's unprofiled time)); the tool stops replaying it and leaves the run queued, " +

@@ -10,6 +10,7 @@
 
 #include <cupti.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -50,7 +51,9 @@ struct Backend {
 
     std::once_flag agents_once;
     std::vector<DeviceInfo> devices;
-    DeviceWindows windows;  // per device: a replayed dispatch's ENTER to its last pass (window_lock.hpp)
+    DeviceWindows windows;
+    // Contexts on more than one device have been made: one process drives several GPUs (launches.cpp).
+    std::atomic<bool> several_devices{false};  // per device: a replayed dispatch's ENTER to its last pass (window_lock.hpp)
 
     std::mutex mu;  // guards everything below
     std::map<CUcontext, std::unique_ptr<ContextState>> contexts;

@@ -476,6 +476,12 @@ PortStatus CudaPort::submit_unwatched(Launch& l, const Group* group, core::PassR
         const PortStatus st = relaunch(l);
         if (!st.ok) return st;
     }
+    if (l.communication) {
+        const PortStatus marked = cu(cuEventRecord(l.cs->ev_comm, l.stream), "cuEventRecord");
+        if (marked.ok) l.cs->comm_pending = true;
+        else report_note("a communication kernel's end is not marked (later kernels of its device may wait for it): " +
+                         marked.message());
+    }
     // Its end is not waited for, so its duration is not known: 0 (README.md, "Communication kernels").
     rec.end_ns = rec.start_ns;
     if (group) empty_samples(*group, &rec.counters);

@@ -52,6 +52,10 @@ struct ContextState {
     // for (its dispatches run once, unwatched). `unfinished` names the kernel; empty when none is pending.
     CUevent ev_unfinished = nullptr;
     std::string unfinished;
+    // Recorded after each communication kernel's launch (comm_pending until it is seen complete): in a process
+    // driving several devices, no dispatch of this context is waited for while one is in flight.
+    CUevent ev_comm = nullptr;
+    bool comm_pending = false;
     CUdeviceptr device_backup = 0;
     size_t device_backup_size = 0;
     void* host_backup = nullptr;
@@ -95,6 +99,7 @@ struct Launch {
     // Why this dispatch runs once and is never waited for (a communication kernel, or a context with an
     // unfinished run): no drain, snapshot, counters or wait. Empty for every other dispatch.
     std::string unwatched;
+    bool communication = false;  // unwatched because it is a communication kernel
     // The timeout guard gave up on this dispatch's run: its counters are abandoned, not collected.
     bool timed_out = false;
 

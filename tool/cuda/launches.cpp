@@ -96,16 +96,38 @@ bool decode_launch(CUpti_CallbackId cbid, const void* params, Launch* l) {
     return l->f != nullptr;
 }
 
-// A dispatch that runs once and is never waited for: a communication kernel (replaying it alone would wait
-// for peers that do not run it again; waiting for it could wait for a peer this thread has yet to launch), or
-// any kernel of a context whose earlier run the timeout guard left unfinished. No drain, snapshot or counters;
-// the service declines its replay with the reason (a decline record per dispatch), the user hears it once.
-void open_unwatched(Launch& l, const KernelEntry& k) {
-    l.unwatched = !k.communication.empty()
-                      ? k.communication + ": it runs once and is not waited for (replaying it alone would wait for "
-                                          "peers that do not run it again)"
-                      : std::string(k.name) + " runs once and is not waited for: " + l.cs->unfinished +
-                            "'s run on this device, left by the timeout guard, has not completed";
+// Why this dispatch must run once and never be waited for, empty when it may be replayed:
+// - a communication kernel: replaying it alone would wait for peers that do not run it again, and waiting for
+//   it could wait for a peer this thread has yet to launch;
+// - any kernel of a context whose earlier run the timeout guard left unfinished;
+// - in a process driving several devices, any kernel of a context with a communication kernel in flight: its
+//   drain would wait for the collective, whose peer on another device this thread may launch only later.
+std::string unwatched_reason(ContextState& cs, const KernelEntry& k) {
+    Backend& b = backend();
+    if (!k.communication.empty())
+        return k.communication + ": it runs once and is not waited for (replaying it alone would wait for peers "
+                                 "that do not run it again)";
+    if (!b.port.recovered(cs))
+        return k.name + " runs once and is not waited for: " + cs.unfinished +
+               "'s run on this device, left by the timeout guard, has not completed";
+    if (b.several_devices.load(std::memory_order_relaxed) && cs.comm_pending) {
+        // Not through cu() first: "not ready" is the answer, not a failure.
+        const CUresult r = cuEventQuery(cs.ev_comm);
+        if (r == CUDA_ERROR_NOT_READY)
+            return k.name + " runs once and is not waited for: a communication kernel is in flight on device " +
+                   std::to_string(cs.ordinal) + ", and in a process driving several devices its peer may be launched "
+                   "only after this launch";
+        cs.comm_pending = false;
+        if (r != CUDA_SUCCESS) b.port.report_note("the end of a communication kernel is not known: " + cu(r, "cuEventQuery").message());
+    }
+    return {};
+}
+
+// A dispatch that runs once and is never waited for: no drain, snapshot or counters; the service declines its
+// replay with the reason (a decline record per dispatch), the user hears it once.
+void open_unwatched(Launch& l, std::string reason, bool communication) {
+    l.unwatched = std::move(reason);
+    l.communication = communication;
     l.snapshot_planned = false;
     l.early_snapshot_status = PortStatus::failure("replay", l.unwatched);
     backend().port.report_note(l.unwatched);
@@ -175,8 +197,8 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
     // (memory_calls.cpp) may land between the snapshot and the last pass.
     if (cs->ordinal < static_cast<int>(b.devices.size())) t_window = b.windows.hold(cs->ordinal);
     t_launch_active = true;
-    if (!k->communication.empty() || !b.port.recovered(*cs)) {
-        open_unwatched(l, *k);
+    if (std::string why = unwatched_reason(*cs, *k); !why.empty()) {
+        open_unwatched(l, std::move(why), !k->communication.empty());
         return true;
     }
 

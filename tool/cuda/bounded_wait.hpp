@@ -20,8 +20,9 @@ constexpr int64_t kUntimedBoundNs = 10000000000;  // 10 s: the timing run, befor
 constexpr int64_t kBoundFactor = 100;
 int64_t replay_bound_ns(int64_t configured_ns, int64_t kernel_ns);
 
-// Waits until `ev` completes or `bound_ns` passes: cuEventQuery, sleeping between queries (from 20 us,
-// doubling to 1 ms), so that a long kernel costs no core and a short one little latency. A driver error
+// Waits until `ev` completes or `bound_ns` passes: cuEventQuery, polled for the first 100 us (yielding), then
+// sleeping between queries (from 20 us, doubling to 1 ms), so that a long kernel costs no core and a short
+// one no sleep's latency. A driver error
 // other than "not ready" is returned; `*timed_out` says whether the bound passed first.
 PortStatus wait_bounded(CUevent ev, int64_t bound_ns, bool* timed_out);
 

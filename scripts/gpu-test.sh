@@ -24,8 +24,10 @@ APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc
 # reads against ncu's under --cache-control all and none, within 5%); threads (tests/threads.cu: other threads'
 # copies, memsets and frees during replay windows, results equal to an unprofiled run's); coldstart (a first
 # run with an empty query cache, split into the helper's calls, the app's CUDA start and the tool's);
-# cachecost (GOROCPROF_CUDA_TIMING=1 under --cache-control all and none: what the flush costs per pass).
-SECTIONS=${GPU_TEST_SECTIONS:-"coldstart apps threads torch compare switch timing cache cachecost"}
+# cachecost (GOROCPROF_CUDA_TIMING=1 under --cache-control all and none: what the flush costs per pass);
+# guards (tests/guards.cu: a kernel named like NCCL's runs once per launch, declined; a 300 ms kernel under
+# GOROCPROF_CUDA_REPLAY_TIMEOUT=0.05 is given up on, the app finishes with one run's results).
+SECTIONS=${GPU_TEST_SECTIONS:-"coldstart apps threads torch compare switch timing cache cachecost guards"}
 # inplace is not among them: none of its kernels runs 10 us, the shortest compared.
 TIMING_APPS=${GPU_TEST_TIMING_APPS:-"timing"}
 CACHE_APPS=${GPU_TEST_CACHE_APPS:-"inplace saxpy"}
@@ -440,6 +442,50 @@ if want cachecost; then
             sed -n '/^gorocprof-cuda timing/,$p' "$d.txt" | head -40 | tee -a "$LOG"
         done
     done
+fi
+
+# ---- guards: communication kernels and the timeout guard ------------------------------------------------
+# What it proves: recognition by NCCL's kernel names and the single unwatched run (the app counts the kernel's
+# GPU runs in mapped host memory, which no snapshot restores), and the timeout guard giving up on a timing run,
+# restoring behind it, running the next launch unwatched and replaying again once the device is idle. Not
+# proved here: a real collective, recognition by NCCL's library, two GPUs (issue 22 needs nvidia-h200-x2).
+if want guards; then
+    d=$WORK/guards
+    say "guards"
+    t=$(date +%s%N)
+    # A hang would be the failure: the app is bounded (it takes about a second).
+    GOROCPROF_CUDA_REPLAY_TIMEOUT=0.05 run_replay "$d" timeout 120 "$ROOT/bin/cuda-guards" >"$d.txt" 2>&1
+    rc=$?; t_g=$(ms_since $t)
+    verdict=$(python3 - "$d" <<'PY'
+import glob, json, os, sys, collections
+lines = [json.loads(l) for f in sorted(glob.glob(os.path.join(sys.argv[1], "records", "*.ndjson"))) for l in open(f)]
+names = {l["kernel_id"]: l["name"] for l in lines if l["t"] == "kernel"}
+passes, declines = collections.defaultdict(set), {}
+kernel_of = {}
+for l in lines:
+    if l["t"] == "dispatch":
+        passes[l["dispatch_id"]].add(l["pass"]); kernel_of[l["dispatch_id"]] = names.get(l["kernel_id"], "?")
+    elif l["t"] == "decline":
+        declines[l["dispatch_id"]] = l["reason"]
+by = collections.defaultdict(list)
+for i in sorted(kernel_of): by[kernel_of[i]].append(i)
+problems = []
+comm = by.get("ncclDevKernel_FakeAllReduce", [])
+if len(comm) != 3 or any("communication kernel" not in declines.get(i, "") for i in comm):
+    problems.append("NCCL-named: %d dispatches, declines %s" % (len(comm), [declines.get(i, "")[:60] for i in comm]))
+spin = [i for k, v in by.items() if "spin" in k for i in v]
+if len(spin) != 2 or "timeout guard" not in declines.get(spin[0], "") or "not waited for" not in declines.get(spin[-1], ""):
+    problems.append("spin: %d dispatches, declines %s" % (len(spin), [declines.get(i, "")[:80] for i in spin]))
+bump = [i for k, v in by.items() if "bump" in k for i in v]
+if len(bump) != 1 or bump[0] in declines or passes[bump[0]] != {0, 1, 2}:
+    problems.append("bump: %s, passes %s" % (bump, [sorted(passes[i]) for i in bump]))
+print("PASS" if not problems else "FAIL " + "; ".join(problems))
+PY
+)
+    ok=PASS
+    if [ $rc -ne 0 ] || [ "${verdict%% *}" != PASS ]; then ok=FAIL; FAILED=1; fi
+    say "guards: $ok | rc $rc | $t_g ms | $verdict"
+    grep -E "FAIL|timeout guard|communication kernel" "$d.txt" | head -6 | tee -a "$LOG"
 fi
 
 # ---- results ---------------------------------------------------------------------------------

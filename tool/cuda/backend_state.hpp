@@ -3,12 +3,14 @@
 #pragma once
 
 #include "allocations.hpp"
+#include "comm_kernels.hpp"
 #include "cuda_port.hpp"
 #include "device_info.hpp"
 #include "window_lock.hpp"
 
 #include <cupti.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -17,6 +19,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace gorocprof::cuda {
@@ -28,6 +31,9 @@ struct KernelEntry {
     std::vector<ParamSlot> params;
     bool params_known = false;  // the driver listed every parameter (cuFuncGetParamInfo)
     CUmodule module = nullptr;  // the kernel's module: its globals are reachable by name
+    std::string name;  // mangled
+    // Why the kernel is never replayed (a communication kernel, comm_kernels.hpp); empty for every other.
+    std::string communication;
 };
 
 struct CubinRecord {
@@ -41,14 +47,19 @@ struct Backend {
 
     AllocationTracker tracker;
     CudaPort port{tracker};
+    CommunicationKernels comm;  // NCCL's modules, flagged at their kernels' first launch
 
     std::once_flag agents_once;
     std::vector<DeviceInfo> devices;
-    DeviceWindows windows;  // per device: a replayed dispatch's ENTER to its last pass (window_lock.hpp)
+    DeviceWindows windows;
+    // Contexts on more than one device have been made: one process drives several GPUs (launches.cpp).
+    std::atomic<bool> several_devices{false};  // per device: a replayed dispatch's ENTER to its last pass (window_lock.hpp)
 
     std::mutex mu;  // guards everything below
     std::map<CUcontext, std::unique_ptr<ContextState>> contexts;
-    std::unordered_map<CUfunction, KernelEntry> kernels;
+    // Per context and handle: the runtime may launch one context-independent CUkernel on several devices, and
+    // each device's kernel has its own module (globals), agent and kernel id.
+    std::map<std::pair<CUcontext, CUfunction>, KernelEntry> kernels;
     std::vector<CubinRecord> cubins;
     std::unordered_map<std::string, std::vector<size_t>> cubins_by_function;
     std::set<CUmodule> modules_resolved;
@@ -67,7 +78,9 @@ void on_context_destroy(CUcontext ctx);
 void on_module_loaded(const CUpti_ModuleResourceData* m);
 // The driver allocation that holds a module global (its base), 0 when the driver does not say.
 CUdeviceptr driver_extent(CUdeviceptr p);
-const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symbol_name);
+// `app_launch`: the application's own launch is in flight on this thread (not a graph node the tool runs), so
+// the launching stack tells whether NCCL launched the kernel.
+const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symbol_name, bool app_launch);
 
 // launches.cpp: a kernel launch's ENTER (open the dispatch) and EXIT (replay it).
 extern const CUpti_CallbackId kLaunchIds[];

@@ -87,6 +87,9 @@ ContextState* context_state(CUcontext ctx, PortStatus* st) {
     if (!(*st = cu(cuStreamCreate(&cs->copy_stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate")).ok) return nullptr;
     if (!(*st = cu(cuEventCreate(&cs->ev_start, CU_EVENT_DEFAULT), "cuEventCreate")).ok) return nullptr;
     if (!(*st = cu(cuEventCreate(&cs->ev_end, CU_EVENT_DEFAULT), "cuEventCreate")).ok) return nullptr;
+    // Only ever queried (timeout guard): no timing.
+    if (!(*st = cu(cuEventCreate(&cs->ev_unfinished, CU_EVENT_DISABLE_TIMING), "cuEventCreate")).ok) return nullptr;
+    if (!(*st = cu(cuEventCreate(&cs->ev_comm, CU_EVENT_DISABLE_TIMING), "cuEventCreate")).ok) return nullptr;
     std::string chip;
     if (cs->ordinal < static_cast<int>(b.devices.size())) chip = b.devices[cs->ordinal].chip;
     cs->counters = std::make_unique<RangeCounters>(ctx, chip);
@@ -101,6 +104,8 @@ ContextState* context_state(CUcontext ctx, PortStatus* st) {
     std::lock_guard<std::mutex> lock(b.mu);
     auto& slot = b.contexts[ctx];
     if (!slot) slot = std::move(cs);
+    for (const auto& [other, state] : b.contexts)
+        if (state->ordinal != slot->ordinal) b.several_devices = true;
     return slot.get();
 }
 
@@ -155,6 +160,8 @@ void on_context_destroy(CUcontext ctx) {
     if (cs->host_backup) keep_first(&st, cu(cuMemFreeHost(cs->host_backup), "cuMemFreeHost"));
     if (cs->ev_start) keep_first(&st, cu(cuEventDestroy(cs->ev_start), "cuEventDestroy"));
     if (cs->ev_end) keep_first(&st, cu(cuEventDestroy(cs->ev_end), "cuEventDestroy"));
+    if (cs->ev_unfinished) keep_first(&st, cu(cuEventDestroy(cs->ev_unfinished), "cuEventDestroy"));
+    if (cs->ev_comm) keep_first(&st, cu(cuEventDestroy(cs->ev_comm), "cuEventDestroy"));
     if (cs->copy_stream) keep_first(&st, cu(cuStreamDestroy(cs->copy_stream), "cuStreamDestroy"));
     if (!st.ok) Core::instance().warn("releasing a destroyed context's profiling state: " + st.message());
 }

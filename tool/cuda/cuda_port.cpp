@@ -1,5 +1,6 @@
 #include "cuda_port.hpp"
 
+#include "bounded_wait.hpp"
 #include "phase_stats.hpp"
 #include "options.hpp"
 
@@ -146,7 +147,11 @@ void CudaPort::time_unprofiled(Launch& l) {
     PortStatus st = cu(cuEventRecord(cs.ev_start, l.stream), "cuEventRecord");
     if (st.ok) st = relaunch(l);
     if (st.ok) st = cu(cuEventRecord(cs.ev_end, l.stream), "cuEventRecord");
-    if (st.ok) st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
+    if (st.ok) st = wait_for_run(l, 0, /*timing=*/true);
+    if (l.timed_out) {
+        abandon_timing_run(l, st);
+        return;
+    }
     float ms = 0;
     if (st.ok) st = cu(cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end), "cuEventElapsedTime");
     if (st.ok) l.kernel_ns = static_cast<int64_t>(static_cast<double>(ms) * 1e6);
@@ -159,6 +164,69 @@ void CudaPort::time_unprofiled(Launch& l) {
     } else if (!st.ok) {
         report_note("the kernel's own time is not measured, passes report their event time: " + st.message());
     }
+}
+
+void CudaPort::abandon_timing_run(Launch& l, const PortStatus& why) {
+    ContextState& cs = *l.cs;
+    auto& snap = static_cast<CudaSnapshot&>(*l.early_snapshot);
+    // The restore is queued behind the unfinished run on the launch's stream, so the application's launch
+    // (queued next by the driver) still starts from the snapshot; the backup is not reused before it ran,
+    // because nothing of this context is snapshot again until ev_unfinished (recorded after it) completes.
+    PortStatus st = queue_restore(snap, l.stream);
+    if (st.ok) st = cu(cuEventRecord(cs.ev_unfinished, l.stream), "cuEventRecord");
+    release(l.early_snapshot);
+    l.early_snapshot = nullptr;
+    l.snapshot_planned = false;
+    l.early_snapshot_status = why;
+    l.unwatched = why.message();
+    report_note(l.unwatched);
+    if (!st.ok)
+        core::Core::instance().fatal(std::string(l.kernel_name) + ": the timing run that did not complete could not be "
+                                     "undone (" + st.message() + "): the application's launch runs on memory that "
+                                     "run changes");
+}
+
+PortStatus CudaPort::wait_for_run(Launch& l, uint64_t pass, bool timing) {
+    ContextState& cs = *l.cs;
+    // The single run of a dispatch that is not replayed is the application's own launch and nothing more:
+    // waited for as without the tool (a communication kernel is not waited for at all: submit_unwatched).
+    if (pass == core::kNotReplayed && !timing) return cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
+    const int64_t bound = replay_bound_ns(options().replay_timeout_ns, l.kernel_ns);
+    bool timed_out = false;
+    const PortStatus st = wait_bounded(cs.ev_end, bound, &timed_out);
+    if (!st.ok || !timed_out) return st;
+    l.timed_out = true;
+    // Decoding the window's passes would stop the Range Profiler, which waits for the unfinished run: they
+    // are recorded with empty counters instead, and the counters are discarded once the run completes.
+    for (PendingPass& p : cs.pending) {
+        if (p.group) empty_samples(*p.group, &p.rec.counters);
+        core::Core::instance().record_pass(std::move(p.rec));
+    }
+    cs.pending.clear();
+    l.window = false;
+    cs.unfinished = l.kernel_name;
+    const PortStatus marked = cu(cuEventRecord(cs.ev_unfinished, l.stream), "cuEventRecord");
+    const std::string run = timing ? "timing run (before pass 0)" : "pass " + std::to_string(pass);
+    std::string why = std::string(l.kernel_name) + ": its " + run + " did not complete within " +
+                      describe_bound(bound) + " (timeout guard, GOROCPROF_CUDA_REPLAY_TIMEOUT; by default max(1 s, " +
+                      "100 x the kernel's unprofiled time)); the tool stops replaying it and leaves the run queued, " +
+                      "and dispatches on device " + std::to_string(cs.ordinal) + " run once, unwatched, until it completes";
+    if (!marked.ok) why += " (its end could not be marked: " + marked.message() + ")";
+    return PortStatus::failure("timeout guard", why);
+}
+
+bool CudaPort::recovered(ContextState& cs) {
+    if (cs.unfinished.empty()) return true;
+    // Not through cu() first: "not ready" is the answer, not a failure.
+    const CUresult r = cuEventQuery(cs.ev_unfinished);
+    if (r == CUDA_ERROR_NOT_READY) return false;
+    if (r != CUDA_SUCCESS) report_note("the end of an unfinished run is not known, its device is watched again: " +
+                                       cu(r, "cuEventQuery").message());
+    if (cs.counters) cs.counters->discard();
+    report_note(cs.unfinished + ": the run the timeout guard left has completed; dispatches on device " +
+                std::to_string(cs.ordinal) + " are replayed again");
+    cs.unfinished.clear();
+    return true;
 }
 
 void CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window) {
@@ -233,6 +301,7 @@ void CudaPort::complete(const replay::Dispatch& d) {
 replay::PortStatus CudaPort::drain(const replay::Dispatch& d) {
     const Launch& l = *static_cast<const Launch*>(d.backend_dispatch);
     if (l.snapshot_planned) return PortStatus::success();  // drained at ENTER, before the app's launch
+    if (!l.unwatched.empty()) return PortStatus::success();  // waiting could wait for a peer, or forever
     return cu(cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
@@ -250,26 +319,33 @@ replay::PortStatus CudaPort::snapshot(const replay::Dispatch& d, replay::Snapsho
                                "for this agent at launch time)");
 }
 
-replay::PortStatus CudaPort::restore(const replay::Dispatch& d, replay::Snapshot& s) {
-    auto& snap = static_cast<CudaSnapshot&>(s);
+PortStatus CudaPort::queue_restore(CudaSnapshot& snap, CUstream stream) {
     ContextState& cs = *snap.cs;
-    PortStatus st;
     PhaseTimer timer(Phase::Restore);
     for (const SavedRange& v : snap.saved) {
         if (!tracker_.live(v.base, v.serial)) continue;  // freed, or freed and handed out again
         timer.bytes(v.size);
         timer.items(1);
-        st = snap.on_device
-                 ? cu(cuMemcpyDtoDAsync(v.base, cs.device_backup + v.offset, v.size, cs.copy_stream), "cuMemcpyDtoDAsync")
-                 : cu(cuMemcpyHtoDAsync(v.base, static_cast<char*>(cs.host_backup) + v.offset, v.size, cs.copy_stream),
-                      "cuMemcpyHtoDAsync");
-        if (!st.ok) {
-            // Not through cu(): the failed copy is what is reported; this only waits for the copies before it.
-            cuStreamSynchronize(cs.copy_stream);
-            return st;
-        }
+        const PortStatus st =
+            snap.on_device
+                ? cu(cuMemcpyDtoDAsync(v.base, cs.device_backup + v.offset, v.size, stream), "cuMemcpyDtoDAsync")
+                : cu(cuMemcpyHtoDAsync(v.base, static_cast<char*>(cs.host_backup) + v.offset, v.size, stream),
+                     "cuMemcpyHtoDAsync");
+        if (!st.ok) return st;
     }
-    return cu(cuStreamSynchronize(cs.copy_stream), "cuStreamSynchronize");
+    return PortStatus::success();
+}
+
+replay::PortStatus CudaPort::restore(const replay::Dispatch& d, replay::Snapshot& s) {
+    auto& snap = static_cast<CudaSnapshot&>(s);
+    CUstream copies = snap.cs->copy_stream;
+    const PortStatus st = queue_restore(snap, copies);
+    if (!st.ok) {
+        // Not through cu(): the failed copy is what is reported; this only waits for the copies before it.
+        cuStreamSynchronize(copies);
+        return st;
+    }
+    return cu(cuStreamSynchronize(copies), "cuStreamSynchronize");
 }
 
 void CudaPort::release(replay::Snapshot* s) {
@@ -324,6 +400,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     const uint64_t planned = core.passes_for_agent(l.agent_index).size();
     rec.pass = pass;  // core::kNotReplayed for the single run: core numbers it
     rec.passes = pass == core::kNotReplayed ? 1 : (planned > pass ? planned : pass + 1);
+    if (!l.unwatched.empty()) return submit_unwatched(l, group, std::move(rec));
 
     PortStatus st;
     if (l.app_launch_pending) {
@@ -331,7 +408,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         l.app_launch_pending = false;
         rec.start_ns = l.app_issue_ns;
         PhaseTimer timer(Phase::AppWait);
-        st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
+        st = wait_for_run(l, pass, /*timing=*/false);
     } else {
         // Inside an open window this pass is just the window's next range; otherwise it arms its own,
         // with a window for it and the passes after it that share its configuration.
@@ -345,9 +422,10 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         PhaseTimer timer(Phase::Relaunch);
         st = relaunch(l);
         if (st.ok) st = cu(cuEventRecord(cs.ev_end, l.stream), "cuEventRecord");
-        if (st.ok) st = cu(cuEventSynchronize(cs.ev_end), "cuEventSynchronize");
+        if (st.ok) st = wait_for_run(l, pass, /*timing=*/false);
     }
     if (!st.ok) {
+        if (l.timed_out) return st;  // the counters wait for the unfinished run: not touched until it completes
         if (l.window) {
             flush_window(l);  // the passes before this one keep their values
         } else {
@@ -386,6 +464,28 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     }
     PhaseTimer timer(Phase::Record);
     core.record_pass(std::move(rec));
+    return PortStatus::success();
+}
+
+PortStatus CudaPort::submit_unwatched(Launch& l, const Group* group, core::PassRecord&& rec) {
+    if (l.app_launch_pending) {
+        l.app_launch_pending = false;  // the driver issued it; it is not waited for
+        rec.start_ns = l.app_issue_ns;
+    } else {
+        rec.start_ns = core::now_ns();
+        const PortStatus st = relaunch(l);
+        if (!st.ok) return st;
+    }
+    if (l.communication) {
+        const PortStatus marked = cu(cuEventRecord(l.cs->ev_comm, l.stream), "cuEventRecord");
+        if (marked.ok) l.cs->comm_pending = true;
+        else report_note("a communication kernel's end is not marked (later kernels of its device may wait for it): " +
+                         marked.message());
+    }
+    // Its end is not waited for, so its duration is not known: 0 (README.md, "Communication kernels").
+    rec.end_ns = rec.start_ns;
+    if (group) empty_samples(*group, &rec.counters);
+    core::Core::instance().record_pass(std::move(rec));
     return PortStatus::success();
 }
 

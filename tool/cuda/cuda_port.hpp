@@ -47,6 +47,15 @@ struct ContextState {
     CUstream copy_stream = nullptr;
     CUevent ev_start = nullptr;
     CUevent ev_end = nullptr;
+    // The timeout guard (README.md, "Timeout guard"): a run that did not complete within its bound stays
+    // queued; ev_unfinished is recorded after it, and until it completes nothing of this context is waited
+    // for (its dispatches run once, unwatched). `unfinished` names the kernel; empty when none is pending.
+    CUevent ev_unfinished = nullptr;
+    std::string unfinished;
+    // Recorded after each communication kernel's launch (comm_pending until it is seen complete): in a process
+    // driving several devices, no dispatch of this context is waited for while one is in flight.
+    CUevent ev_comm = nullptr;
+    bool comm_pending = false;
     CUdeviceptr device_backup = 0;
     size_t device_backup_size = 0;
     void* host_backup = nullptr;
@@ -82,9 +91,17 @@ struct Launch {
     // every tracked allocation).
     const std::vector<ParamSlot>* param_slots = nullptr;
     CUmodule module = nullptr;  // the kernel's module, null when the driver did not say
+    const char* kernel_name = "";  // mangled, for the timeout guard's message
     const CUlaunchConfig* config = nullptr;
     ContextState* cs = nullptr;
     int agent_index = 0;
+
+    // Why this dispatch runs once and is never waited for (a communication kernel, or a context with an
+    // unfinished run): no drain, snapshot, counters or wait. Empty for every other dispatch.
+    std::string unwatched;
+    bool communication = false;  // unwatched because it is a communication kernel
+    // The timeout guard gave up on this dispatch's run: its counters are abandoned, not collected.
+    bool timed_out = false;
 
     // The application's own launch runs as the first pass; false once submit() consumed it.
     bool app_launch_pending = true;
@@ -128,6 +145,10 @@ public:
     // GOROCPROF_CUDA_UNPROFILED_TIME=0 turns it off.
     void time_unprofiled(Launch& l);
 
+    // A context whose unfinished run (timeout guard) has completed since: its counters are discarded and it
+    // is watched again. False while the run is still in flight.
+    bool recovered(ContextState& cs);
+
     // Shows a counter problem once (by call and reason); a permission error turns counters off for
     // the rest of the process and is fatal for its results.
     void report_counter_problem(const PortStatus& st);
@@ -142,6 +163,17 @@ public:
 
 private:
     PortStatus relaunch(const Launch& l);
+    // Waits for the pass (or timing run) that ends with cs.ev_end within the timeout guard's bound. On a
+    // timeout: the run is left queued, the context marked unfinished, the window's passes recorded with empty
+    // counters, and a failure naming the kernel and the bound returned.
+    PortStatus wait_for_run(Launch& l, uint64_t pass, bool timing);
+    // The timing run timed out: its restore is queued behind it, the dispatch runs once, unwatched.
+    void abandon_timing_run(Launch& l, const PortStatus& why);
+    // Queues the snapshot's copies back on `stream` (restore() waits for them on the copy stream).
+    PortStatus queue_restore(CudaSnapshot& snap, CUstream stream);
+    // The single run of an unwatched dispatch: the application's launch (or the graph node's one launch),
+    // recorded without waiting for it.
+    PortStatus submit_unwatched(Launch& l, const Group* group, core::PassRecord&& rec);
     // Empties the L2 on the launch's stream when the context flushes (after the pass's counters are armed,
     // before its start event): the next kernel is the pass's.
     void flush_caches(const Launch& l);

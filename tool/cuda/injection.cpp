@@ -117,6 +117,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     for (const std::string& problem : opts.problems) gorocprof::core::Core::instance().warn(problem);
     PhaseStats::instance();  // GOROCPROF_CUDA_TIMING=1: per-phase totals on stderr at exit
     b.port.set_cache_control(opts.cache_control);
+    // The first stack walk loads the unwinder (dlopen): here, not inside a launch callback of the driver.
+    launching_communication_library();
     PortStatus st = subscribe();
     if (!st.ok) {
         if (b.subscriber) {

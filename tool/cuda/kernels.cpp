@@ -66,9 +66,9 @@ void resolve_module_globals(CUcontext ctx, CUmodule mod, const std::string& symb
 
 }  // namespace
 
-const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symbol_name) {
+const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symbol_name, bool app_launch) {
     Backend& b = backend();
-    const CUfunction key = f;
+    const std::pair<CUcontext, CUfunction> key(cs.ctx, f);
     {
         std::lock_guard<std::mutex> lock(b.mu);
         auto it = b.kernels.find(key);
@@ -115,6 +115,9 @@ const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symb
     // No module known: its globals count as reached (reach.hpp).
     if (!cu(cuFuncGetModule(&e.module, f), "cuFuncGetModule").ok) e.module = nullptr;
     resolve_module_globals(cs.ctx, e.module, desc.mangled_name);
+    // Once per kernel: the stack walk costs microseconds, and a kernel's launcher does not change.
+    e.communication = b.comm.classify(desc.mangled_name, e.module, app_launch ? launching_communication_library() : "");
+    e.name = desc.mangled_name;
     e.ref = Core::instance().register_kernel(desc);
     std::lock_guard<std::mutex> lock(b.mu);
     return &b.kernels.emplace(key, std::move(e)).first->second;

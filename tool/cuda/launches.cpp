@@ -96,6 +96,44 @@ bool decode_launch(CUpti_CallbackId cbid, const void* params, Launch* l) {
     return l->f != nullptr;
 }
 
+// Why this dispatch must run once and never be waited for, empty when it may be replayed:
+// - a communication kernel: replaying it alone would wait for peers that do not run it again, and waiting for
+//   it could wait for a peer this thread has yet to launch;
+// - any kernel of a context whose earlier run the timeout guard left unfinished;
+// - in a process driving several devices, any kernel of a context with a communication kernel in flight: its
+//   drain would wait for the collective, whose peer on another device this thread may launch only later.
+std::string unwatched_reason(ContextState& cs, const KernelEntry& k) {
+    Backend& b = backend();
+    if (!k.communication.empty())
+        return k.communication + ": it runs once and is not waited for (replaying it alone would wait for peers "
+                                 "that do not run it again)";
+    if (!b.port.recovered(cs))
+        return k.name + " runs once and is not waited for: " + cs.unfinished +
+               "'s run on this device, left by the timeout guard, has not completed";
+    if (b.several_devices.load(std::memory_order_relaxed) && cs.comm_pending) {
+        // Not through cu() first: "not ready" is the answer, not a failure.
+        const CUresult r = cuEventQuery(cs.ev_comm);
+        if (r == CUDA_ERROR_NOT_READY)
+            return k.name + " runs once and is not waited for: a communication kernel is in flight on device " +
+                   std::to_string(cs.ordinal) + ", and in a process driving several devices its peer may be launched "
+                   "only after this launch";
+        cs.comm_pending = false;
+        if (r != CUDA_SUCCESS) b.port.report_note("the end of a communication kernel is not known: " + cu(r, "cuEventQuery").message());
+    }
+    return {};
+}
+
+// A dispatch that runs once and is never waited for: no drain, snapshot or counters; the service declines its
+// replay with the reason (a decline record per dispatch), the user hears it once.
+void open_unwatched(Launch& l, std::string reason, bool communication) {
+    l.unwatched = std::move(reason);
+    l.communication = communication;
+    l.snapshot_planned = false;
+    l.early_snapshot_status = PortStatus::failure("replay", l.unwatched);
+    backend().port.report_note(l.unwatched);
+    l.app_issue_ns = core::now_ns();
+}
+
 void end_window() {
     t_launch_active = false;
     if (t_window.owns_lock()) t_window.unlock();
@@ -125,9 +163,10 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
     }
     l.cs = cs;
     l.agent_index = cs->ordinal;
-    const KernelEntry* k = kernel_entry(*cs, l.f, symbol);
+    const KernelEntry* k = kernel_entry(*cs, l.f, symbol, l.app_launch_pending);
     l.param_slots = k->params_known ? &k->params : nullptr;
     l.module = k->module;
+    l.kernel_name = k->name.c_str();
     uint64_t id = ReplayService::instance().reserve_dispatch_id();
     if (!core.select(k->ref)) return false;
 
@@ -158,6 +197,10 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
     // (memory_calls.cpp) may land between the snapshot and the last pass.
     if (cs->ordinal < static_cast<int>(b.devices.size())) t_window = b.windows.hold(cs->ordinal);
     t_launch_active = true;
+    if (std::string why = unwatched_reason(*cs, *k); !why.empty()) {
+        open_unwatched(l, std::move(why), !k->communication.empty());
+        return true;
+    }
 
     const auto& passes = core.passes_for_agent(cs->ordinal);
     l.snapshot_planned = core.config().replay_mode == core::ReplayMode::Kernel && passes.size() > 1 &&
@@ -174,7 +217,8 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
         b.port.time_unprofiled(l);
     }
     // The application's own launch is pass 0; a graph's kernel node has none (every pass is the tool's).
-    if (l.app_launch_pending) b.port.arm_app_launch(l);
+    if (l.app_launch_pending && l.unwatched.empty()) b.port.arm_app_launch(l);
+    else if (l.app_launch_pending) l.app_issue_ns = core::now_ns();  // its timing run timed out
     return true;
 }
 
@@ -216,7 +260,7 @@ void on_launch_exit(const CUpti_CallbackData* cb) {
     CUresult launched = *static_cast<const CUresult*>(cb->functionReturnValue);
     if (launched != CUDA_SUCCESS) {
         // Nothing ran: no pass to record. Stop the counters armed for it and let the app see its error.
-        if (l.cs->counters && l.cs->counters->armed()) {
+        if (l.unwatched.empty() && l.cs->counters && l.cs->counters->armed()) {
             std::vector<core::CounterSample> discard;
             l.cs->counters->collect(&discard);
         }

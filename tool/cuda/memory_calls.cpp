@@ -35,6 +35,7 @@ void forget_module(CUmodule mod) {
     if (!mod) return;
     Backend& b = backend();
     b.tracker.remove_owner(mod);
+    b.comm.forget(mod);
     std::lock_guard<std::mutex> lock(b.mu);
     b.modules_resolved.erase(mod);
     // Its functions' handles may come back for another module's kernels: describe those afresh. (Only the

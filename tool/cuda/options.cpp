@@ -19,6 +19,18 @@ CacheControl parse_cache_control(const char* value, std::string* problem) {
     return CacheControl::All;
 }
 
+int64_t parse_replay_timeout(const char* value, std::string* problem) {
+    problem->clear();
+    if (!value || !*value) return 0;
+    char* end = nullptr;
+    const double seconds = std::strtod(value, &end);
+    // Up to a year: beyond that the bound is no guard, and nanoseconds would overflow far later anyway.
+    if (end && *end == '\0' && seconds > 0 && seconds <= 3.2e7) return static_cast<int64_t>(seconds * 1e9);
+    *problem = std::string("GOROCPROF_CUDA_REPLAY_TIMEOUT=") + value +
+               ": expected a positive number of seconds; the bound is derived from each kernel's unprofiled time";
+    return 0;
+}
+
 Options read_options(const std::function<const char*(const char*)>& env) {
     Options o;
     std::string problem;
@@ -31,6 +43,8 @@ Options read_options(const std::function<const char*(const char*)>& env) {
     o.eager_profiler = unless_zero(env("GOROCPROF_CUDA_EAGER_PROFILER"));
     o.union_sessions = unless_zero(env("GOROCPROF_CUDA_UNION_SESSIONS"));
     o.reenable_on_switch = unless_zero(env("GOROCPROF_CUDA_REENABLE_ON_SWITCH"));
+    o.replay_timeout_ns = parse_replay_timeout(env("GOROCPROF_CUDA_REPLAY_TIMEOUT"), &problem);
+    if (!problem.empty()) o.problems.push_back(problem);
     const char* timing = env("GOROCPROF_CUDA_TIMING");
     o.timing = timing && *timing && *timing != '0';
     return o;

@@ -5,6 +5,7 @@
 
 #include "cache_flush.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct Options {
     // GOROCPROF_CUDA_REENABLE_ON_SWITCH=0: keep one profiler object across configuration changes (shows
     // why the object is re-created: the other configuration's metrics then read 0).
     bool reenable_on_switch = true;
+    // GOROCPROF_CUDA_REPLAY_TIMEOUT=<seconds> (> 0): the timeout guard's bound for every replayed run; 0 (unset)
+    // derives it from the kernel's unprofiled time (bounded_wait.hpp).
+    int64_t replay_timeout_ns = 0;
     // GOROCPROF_CUDA_TIMING=1 (any value not empty and not starting with 0): time per phase on stderr at exit.
     bool timing = false;
     // A value the backend did not understand, one sentence each (the default was taken instead).
@@ -37,6 +41,10 @@ struct Options {
 // GOROCPROF_CACHE_CONTROL's value: empty or absent is `all`; anything but `all` or `none` is `all` too,
 // with `problem` saying so.
 CacheControl parse_cache_control(const char* value, std::string* problem);
+
+// GOROCPROF_CUDA_REPLAY_TIMEOUT's value in nanoseconds: empty or absent is 0 (derived); anything but a
+// positive number of seconds is 0 too, with `problem` saying so.
+int64_t parse_replay_timeout(const char* value, std::string* problem);
 
 // The options from `env` (getenv's shape: null when unset).
 Options read_options(const std::function<const char*(const char*)>& env);

@@ -586,6 +586,33 @@ TEST_CASE(range_counters_measure_the_union_in_one_window_per_dispatch) {
     CHECK_EQ(fakecupti::state().starts, size_t(3));   // one window per dispatch
 }
 
+TEST_CASE(range_counters_of_two_devices_measure_their_own_plans) {
+    // One process, two GPUs: each context's RangeCounters is planned with its own device's groups (as
+    // context_state does with passes_for_agent(ordinal)), and their dispatches interleave. Every pass must read
+    // its own group's values from its own context's profiler object.
+    fakecupti::reset();
+    const std::vector<gorocprof::core::PlanPass> dev0 = counters::plan({{"a", "b"}, {"c"}});
+    const std::vector<gorocprof::core::PlanPass> dev1 = counters::plan({{"x"}, {"y", "z"}, {"w"}});
+    const CUcontext ctx0 = reinterpret_cast<CUcontext>(0x10), ctx1 = reinterpret_cast<CUcontext>(0x20);
+    fakecupti::state().value = counters::value;
+    RangeCounters rc0(ctx0, "GH100"), rc1(ctx1, "GH100");
+    rc0.plan_passes(dev0);
+    rc1.plan_passes(dev1);
+    int wrong = 0;
+    std::string windows;
+    for (int d = 0; d < 3; ++d) {
+        fakecupti::set_context(ctx0);
+        windows += counters::drive(rc0, dev0, 1, &wrong);
+        fakecupti::set_context(ctx1);
+        windows += counters::drive(rc1, dev1, 1, &wrong);
+    }
+    CHECK_EQ(windows, std::string("0+2 | 0+3 | 0+2 | 0+3 | 0+2 | 0+3 | "));
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(fakecupti::state().enables, size_t(2));  // one object per context, each kept
+    rc0.disable();
+    rc1.disable();
+}
+
 TEST_CASE(range_counters_measure_a_union_of_two_passes_in_sessions) {
     // S10's shape (ten single-metric groups whose union needs two hardware passes: capacity 8, so
     // {g0..g5} (cost 8) and {g6..g9}): every dispatch is one window of the union, one session per hardware

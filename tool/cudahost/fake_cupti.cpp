@@ -29,13 +29,22 @@ using Range = std::map<std::string, double>;
 
 struct World {
     State state;
-    std::unique_ptr<CUpti_RangeProfiler_Object> object;  // at most one per context, one context here
+    // At most one per context; kernel() runs in `current` (set_context), as a launch runs in its context.
+    std::map<CUcontext, std::unique_ptr<CUpti_RangeProfiler_Object>> objects;
+    CUcontext current = nullptr;
     std::map<const uint8_t*, std::vector<Range>> images;  // counter data: the ranges recorded into each
 };
 
 World& world() {
     static World w;
     return w;
+}
+
+// An object some context enabled (and did not disable).
+bool known(const CUpti_RangeProfiler_Object* o) {
+    for (const auto& [ctx, obj] : world().objects)
+        if (obj.get() == o) return o != nullptr;
+    return false;
 }
 
 std::string encode(const std::vector<std::string>& metrics) {
@@ -85,13 +94,19 @@ State& state() { return world().state; }
 void reset() {
     World& w = world();
     w.state = State{};
-    w.object.reset();
+    w.objects.clear();
+    w.current = nullptr;
     w.images.clear();
 }
 
+void set_context(CUcontext ctx) { world().current = ctx; }
+
 void kernel(size_t id) {
     World& w = world();
-    CUpti_RangeProfiler_Object* o = w.object.get();
+    if (w.objects.empty()) return;
+    // A test that never names a context runs its kernels in the one context it enabled.
+    auto it = w.objects.size() == 1 && !w.current ? w.objects.begin() : w.objects.find(w.current);
+    CUpti_RangeProfiler_Object* o = it == w.objects.end() ? nullptr : it->second.get();
     if (!o || !o->running || !o->image) return;
     if (o->cursor >= o->max_ranges) return;  // past maxRangesPerPass: not recorded
     std::vector<Range>& ranges = w.images[o->image];
@@ -171,16 +186,21 @@ CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToG
 }
 
 CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params* p) {
-    if (world().object) return CUPTI_ERROR_INVALID_OPERATION;  // one object per context
-    world().object = std::make_unique<CUpti_RangeProfiler_Object>();
-    p->pRangeProfilerObject = world().object.get();
+    auto& slot = world().objects[p->ctx];
+    if (slot) return CUPTI_ERROR_INVALID_OPERATION;  // one object per context
+    slot = std::make_unique<CUpti_RangeProfiler_Object>();
+    p->pRangeProfilerObject = slot.get();
     ++world().state.enables;
     return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params* p) {
-    if (p->pRangeProfilerObject != world().object.get()) return CUPTI_ERROR_INVALID_PARAMETER;
-    world().object.reset();
+    if (!fakecupti::known(p->pRangeProfilerObject)) return CUPTI_ERROR_INVALID_PARAMETER;
+    for (auto it = world().objects.begin(); it != world().objects.end(); ++it)
+        if (it->second.get() == p->pRangeProfilerObject) {
+            world().objects.erase(it);
+            break;
+        }
     ++world().state.disables;
     return CUPTI_SUCCESS;
 }
@@ -191,14 +211,14 @@ CUptiResult cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterD
 }
 
 CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params* p) {
-    if (p->pRangeProfilerObject != world().object.get()) return CUPTI_ERROR_INVALID_PARAMETER;
+    if (!fakecupti::known(p->pRangeProfilerObject)) return CUPTI_ERROR_INVALID_PARAMETER;
     world().images[p->pCounterData].clear();
     return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* p) {
     CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
-    if (o != world().object.get() || o->running) return CUPTI_ERROR_INVALID_OPERATION;
+    if (!fakecupti::known(o) || o->running) return CUPTI_ERROR_INVALID_OPERATION;
     world().state.last_config = fakecupti::decode(p->pConfig, p->configSize);
     if (world().state.reject_config && world().state.reject_config(world().state.last_config))
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -211,7 +231,7 @@ CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* p)
 
 CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* p) {
     CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
-    if (o != world().object.get() || o->running || !o->image) return CUPTI_ERROR_INVALID_OPERATION;
+    if (!fakecupti::known(o) || o->running || !o->image) return CUPTI_ERROR_INVALID_OPERATION;
     o->running = true;
     o->cursor = 0;
     ++world().state.starts;
@@ -220,7 +240,7 @@ CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* p) {
 
 CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) {
     CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
-    if (o != world().object.get() || !o->running) return CUPTI_ERROR_INVALID_OPERATION;
+    if (!fakecupti::known(o) || !o->running) return CUPTI_ERROR_INVALID_OPERATION;
     o->running = false;
     // The configuration's hardware passes in turn: Stop says whether the last one was submitted.
     o->hw_pass = o->hw_pass + 1 < o->measured.size() ? o->hw_pass + 1 : 0;
@@ -229,7 +249,7 @@ CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) {
 }
 
 CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* p) {
-    if (p->pRangeProfilerObject != world().object.get() || p->pRangeProfilerObject->running)
+    if (!fakecupti::known(p->pRangeProfilerObject) || p->pRangeProfilerObject->running)
         return CUPTI_ERROR_INVALID_OPERATION;
     p->numOfRangeDropped = 0;
     return CUPTI_SUCCESS;

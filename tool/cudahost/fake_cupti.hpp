@@ -8,6 +8,8 @@
 // into the same ranges).
 #pragma once
 
+#include <cuda.h>
+
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -28,7 +30,10 @@ struct State {
 
 State& state();
 void reset();
-// A kernel `id` runs in the current context: a range for a started profiler object (one object here).
+// A kernel `id` runs in the current context: a range for that context's started profiler object.
 void kernel(size_t id);
+// The context the next kernels run in (as a launch runs in its own context); a test with one context need
+// not name it.
+void set_context(CUcontext ctx);
 
 }  // namespace fakecupti

@@ -75,6 +75,15 @@ CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice
     return CUDA_SUCCESS;
 }
 
+CUresult cuEventQuery(CUevent ev) {
+    auto& st = fakecuda::state();
+    ++st.event_queries;
+    auto it = st.queries_until_ready.find(ev);
+    if (it == st.queries_until_ready.end() || it->second == 0) return CUDA_SUCCESS;
+    if (it->second != fakecuda::kNever) --it->second;
+    return CUDA_ERROR_NOT_READY;
+}
+
 CUresult cuStreamSynchronize(CUstream) {
     ++fakecuda::state().syncs;
     return CUDA_SUCCESS;

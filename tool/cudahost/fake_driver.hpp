@@ -7,11 +7,14 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace fakecuda {
+
+constexpr size_t kNever = static_cast<size_t>(-1);
 
 struct State {
     bool load_fails = false;            // cuModuleLoadDataEx answers CUDA_ERROR_INVALID_PTX
@@ -23,6 +26,10 @@ struct State {
     size_t flushes = 0;                 // cache flush kernels run
     size_t flush_bytes = 0;             // what the last one read
     size_t copies = 0;                  // cuMemcpy3DAsync calls
+    // cuEventQuery: an event not listed has completed; a listed one answers CUDA_ERROR_NOT_READY that many
+    // more times (kNever: a kernel that never completes), then completes.
+    std::map<CUevent, size_t> queries_until_ready;
+    size_t event_queries = 0;
     std::vector<std::string> stream_ops;  // what graph steps queued, in order ("record 0x..", "wait", "host")
 };
 

@@ -31,7 +31,8 @@ typedef enum cudaError_enum {
     CUDA_ERROR_INVALID_VALUE = 1,
     CUDA_ERROR_OUT_OF_MEMORY = 2,
     CUDA_ERROR_INVALID_PTX = 218,
-    CUDA_ERROR_NOT_FOUND = 500
+    CUDA_ERROR_NOT_FOUND = 500,
+    CUDA_ERROR_NOT_READY = 600
 } CUresult;
 
 typedef enum CUgraphNodeType_enum {
@@ -142,6 +143,7 @@ CUresult cuMemsetD2D16Async(CUdeviceptr dst, size_t pitch, unsigned short value,
 CUresult cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned int value, size_t w, size_t h, CUstream stream);
 CUresult cuMemcpy3DAsync(const CUDA_MEMCPY3D* copy, CUstream stream);
 CUresult cuEventRecord(CUevent event, CUstream stream);
+CUresult cuEventQuery(CUevent event);
 CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags);
 CUresult cuLaunchHostFunc(CUstream stream, CUhostFn fn, void* userData);
 

@@ -33,31 +33,54 @@ var Formats = []string{"csv", "json"}
 // Write writes one process's files under Dir and returns their paths. Counter values that could not
 // be computed (a derived counter whose base values are missing) are left out and reported in the
 // returned error after everything else has been written; cs may be nil when nothing was counted.
-//
-// The dispatches go by once (proc.EachLogical) and every file is written as they do, so a process
-// from records.ScanProcess is written in memory bounded by its agents, kernels and counters, not
-// by its dispatches. The kernel_dispatch array of results.json, which follows the counter records,
-// waits in a compact temporary file next to the output meanwhile.
+// It is Stream with the one sink NewFiles(opts).
 func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
+	f := NewFiles(opts)
+	err := Stream(proc, cs, f)
+	return f.Paths(), err
+}
+
+// Files is the sink of the -f formats: results.json, agent_info.csv, counter_collection.csv and
+// kernel_trace.csv of each process, written as its dispatches go by, so that a process is written
+// in memory bounded by its agents, kernels and counters, not by its dispatches. The kernel_dispatch
+// array of results.json, which follows the counter records, waits in a compact temporary file next
+// to the output meanwhile.
+type Files struct {
+	opts  Options
+	v     *view
+	s     *streams
+	paths []string
+}
+
+// NewFiles returns the sink that writes opts.Formats under opts.Dir.
+func NewFiles(opts Options) *Files { return &Files{opts: opts} }
+
+// Paths returns the files written so far, in the order they were created.
+func (f *Files) Paths() []string { return f.paths }
+
+// Begin creates the process's files and writes what comes before the dispatches.
+func (f *Files) Begin(p *Process) error {
 	want := map[string]bool{}
-	for _, f := range opts.Formats {
-		switch f {
+	for _, format := range f.opts.Formats {
+		switch format {
 		case "json", "csv":
-			want[f] = true
+			want[format] = true
 		default:
-			return nil, fmt.Errorf("output format %q: this writer produces %v", f, Formats)
+			return fmt.Errorf("output format %q: this writer produces %v", format, Formats)
 		}
 	}
+	f.v, f.s = nil, nil
 	if len(want) == 0 {
-		return nil, nil
+		return nil
 	}
+	opts := f.opts
 	prefix := filepath.Join(opts.Dir, opts.File)
 	if err := os.MkdirAll(filepath.Dir(prefix+"_"), 0o755); err != nil {
-		return nil, fmt.Errorf("creating output directory: %w", err)
+		return fmt.Errorf("creating output directory: %w", err)
 	}
-	v := newView(opts, proc, cs)
+	v := newView(opts, p)
 	s := &streams{}
-	defer s.abort()
+	f.v, f.s = v, s
 	var err error
 	if want["json"] {
 		if s.results, err = s.create(prefix + "_results.json"); err == nil {
@@ -72,7 +95,7 @@ func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
 		if agents, err = s.create(prefix + "_agent_info.csv"); err == nil {
 			err = v.writeAgentInfo(agents.w)
 		}
-		if err == nil && cs != nil {
+		if err == nil && p.Counters != nil {
 			if s.counterCSV, err = s.create(prefix + "_counter_collection.csv"); err == nil {
 				writeHeader(s.counterCSV.w, counterCollectionColumns)
 			}
@@ -83,21 +106,41 @@ func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
 			}
 		}
 	}
-	// Without counters nor kernel trace, no file has a line per pass: the dispatches need not be read.
-	passes := cs != nil || opts.KernelTrace
-	if err == nil && passes {
-		err = proc.EachLogical(func(l records.Logical) error { return v.writeLogical(s, l) })
+	f.paths = append(f.paths, s.paths...)
+	return err
+}
+
+// Dispatch writes every pass of one logical dispatch to every open file.
+func (f *Files) Dispatch(d *Dispatch) error {
+	if f.v == nil {
+		return nil
 	}
-	if err == nil && s.results != nil {
+	return f.v.writeLogical(f.s, d)
+}
+
+// End finishes the files: the kernel dispatch records after the counter records, then the
+// evaluation failures of the whole process, once everything else is written.
+func (f *Files) End(failed error) error {
+	if f.v == nil {
+		return failed
+	}
+	v, s := f.v, f.s
+	f.v, f.s = nil, nil
+	defer s.abort()
+	if failed != nil {
+		return failed
+	}
+	var err error
+	if s.results != nil {
 		err = v.writeResultsTail(s.results.w, s.trace)
 	}
 	if err == nil {
 		err = s.close()
 	}
 	if err != nil {
-		return s.paths, err
+		return err
 	}
-	return s.paths, v.evalError()
+	return v.evalError()
 }
 
 // outFile is one output file being written.
@@ -163,10 +206,8 @@ func (s *streams) abort() {
 type view struct {
 	opts     Options
 	proc     *records.Process
-	agents   map[uint64]contract.Agent
 	nodeIDs  map[uint64]uint64 // Agent_Id of the CSV rows, by agent handle
 	cat      *catalog
-	eval     evaluator
 	errs     []error // the first maxShownErrors evaluation failures
 	nErrs    int
 	command  []string
@@ -191,11 +232,10 @@ type idValues struct {
 
 const maxShownErrors = 10
 
-func newView(opts Options, proc *records.Process, cs Counters) *view {
-	v := &view{opts: opts, proc: proc, agents: map[uint64]contract.Agent{}, nodeIDs: map[uint64]uint64{},
-		cat: buildCatalog(proc, cs), eval: evaluator{cs: cs}, names: map[uint64]kernelText{}}
+func newView(opts Options, p *Process) *view {
+	proc := p.Process
+	v := &view{opts: opts, proc: proc, nodeIDs: map[uint64]uint64{}, cat: p.catalog, names: map[uint64]kernelText{}}
 	for _, a := range proc.Agents {
-		v.agents[a.ID] = a
 		v.nodeIDs[a.ID] = agentNodeID(a)
 	}
 	v.command = opts.Command
@@ -217,34 +257,31 @@ func (v *view) kernel(id uint64) kernelText {
 	return t
 }
 
-// passCounters computes one pass's counters and keeps those the catalog has an id for, so that
-// JSON and CSV always agree. The result is valid until the next call.
-func (v *view) passCounters(d *contract.Dispatch) []idValues {
+// passCounters keeps the pass's counters the catalog has an id for, so that JSON and CSV always
+// agree, and notes its evaluation failures. The result is valid until the next call.
+func (v *view) passCounters(p *Pass) []idValues {
 	v.counters = v.counters[:0]
-	a, ok := v.agents[d.AgentID]
-	if !ok {
-		return nil
-	}
-	cvs, errs := v.eval.pass(a.Index, d)
-	for _, err := range errs {
+	for _, err := range p.Errs {
 		if len(v.errs) < maxShownErrors {
 			v.errs = append(v.errs, err)
 		}
 		v.nErrs++
 	}
-	for _, c := range cvs {
-		if id, ok := v.cat.ids[catalogKey{d.AgentID, c.Name}]; ok {
-			v.counters = append(v.counters, idValues{id, c})
+	for _, c := range p.Counters {
+		if c.ID != 0 {
+			v.counters = append(v.counters, idValues{c.ID, counterValues{c.Name, c.Values}})
 		}
 	}
 	return v.counters
 }
 
 // writeLogical writes every pass of one logical dispatch to every open file.
-func (v *view) writeLogical(s *streams, l records.Logical) error {
-	for _, d := range l.Passes {
+func (v *view) writeLogical(s *streams, l *Dispatch) error {
+	for i := range l.Passes {
+		p := &l.Passes[i]
+		d := p.Record
 		k := v.kernel(d.KernelID)
-		counters := v.passCounters(d)
+		counters := v.passCounters(p)
 		if s.results != nil && len(counters) > 0 {
 			v.line = appendCounterRecord(append(v.line[:0], ",\n"...), d, k.k, counters)
 			if err := v.element(s.results.w, &v.wroteCounter); err != nil {

@@ -75,9 +75,6 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	}
 	files, merged, err := collect(req, mergeDir, plan, launch.Status{}, firstLaunch, stdout)
 	res.Files = append(res.Files, files...)
-	if err == nil && req.inspect != nil {
-		err = req.inspect(mergeDir, plan)
-	}
 	res.Elapsed = time.Since(started)
 	if err != nil {
 		keep = true
@@ -130,6 +127,7 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	passReq := req
 	passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
 	passReq.Quiet = true
+	passReq.sinks = nil // the caller's sinks see the merged result, not each pass
 	pr.files, pr.problems, err = collect(passReq, runDir, plan, pr.st, pr.launched, stdout)
 	if errors.Is(err, errNoRecords) {
 		err = noRecords(req, sess, pr.st)

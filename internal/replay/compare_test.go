@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/output"
+	"github.com/gorocprof/gorocprof/internal/records"
 )
 
 func statsOf(calls int, derived map[string]bool, means map[string]float64) *modeStats {
@@ -98,8 +99,14 @@ func TestModeStatsOfMergedRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newModeStats()
-	if err := s.addRunDir(out, fixtureCounters{}, false, false); err != nil {
+	procs, err := records.ScanRunDir(out)
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, p := range procs {
+		if err := output.Stream(p, fixtureCounters{}, s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if s.dispatches != 3 || s.calls[kernelAgent{"a()", 0}] != 2 || s.calls[kernelAgent{"b()", 0}] != 1 {
 		t.Fatalf("dispatches %d calls %v", s.dispatches, s.calls)

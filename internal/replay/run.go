@@ -150,9 +150,6 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 		res.Elapsed = time.Since(launched)
 		return res, noRecords(req, sess, st)
 	}
-	if err == nil && req.inspect != nil {
-		err = req.inspect(runDir, plan)
-	}
 	res.Elapsed = time.Since(launched)
 	if err != nil {
 		fmt.Fprintf(stderr, "gorocprof: the records are kept in %s\n", runDir)
@@ -277,18 +274,22 @@ func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, 
 		return nil, nil, errNoRecords
 	}
 	cs := plan
+	var summary *output.SummarySink
+	if !req.Quiet {
+		summary = output.NewSummary(output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate})
+	}
 	var files []string
 	problems := run.Unreadable
 	for _, p := range procs {
-		written, err := writeProcess(req, p, plan, cs, launched)
+		written, err := streamProcess(req, p, plan, cs, launched, summary)
 		files = append(files, written...)
 		if err != nil {
 			return files, nil, err
 		}
 		problems = append(problems, processProblems(req.Mode, st, p)...)
 	}
-	if !req.Quiet {
-		if err := output.Summary(stdout, procs, cs, output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate}); err != nil {
+	if summary != nil {
+		if err := summary.Print(stdout); err != nil {
 			return files, nil, fmt.Errorf("writing the summary: %w", err)
 		}
 	}
@@ -314,26 +315,52 @@ func noRecords(req Request, sess *Session, st launch.Status) error {
 	return errors.New(msg)
 }
 
-func writeProcess(req Request, p *records.Process, plan *counters.Plan, cs output.Counters, launched time.Time) ([]string, error) {
+// streamProcess streams one process through the request's sinks: its files when -f names a
+// format, the summary (nil under --quiet) and the caller's own (compare's statistics).
+func streamProcess(req Request, p *records.Process, plan *counters.Plan, cs output.Counters, launched time.Time, summary *output.SummarySink) ([]string, error) {
+	var sinks []output.Sink
+	var files *output.Files
+	if len(req.Formats) > 0 {
+		opts, err := fileOptions(req, p, plan, launched)
+		if err != nil {
+			return nil, err
+		}
+		files = output.NewFiles(opts)
+		sinks = append(sinks, files)
+	}
+	if summary != nil {
+		sinks = append(sinks, summary)
+	}
+	sinks = append(sinks, req.sinks...)
+	err := output.Stream(p, cs, sinks...)
+	var written []string
+	if files != nil {
+		written = files.Paths()
+	}
+	if err != nil {
+		return written, fmt.Errorf("writing the output of process %d: %w", p.Header.PID, err)
+	}
+	return written, nil
+}
+
+// fileOptions is where and how the files of one process are written: -d and -o expanded with the
+// process's own values.
+func fileOptions(req Request, p *records.Process, plan *counters.Plan, launched time.Time) (output.Options, error) {
 	cwd, _ := os.Getwd()
 	vars := output.PathVars{Hostname: p.Header.Hostname, PID: p.Header.PID, PPID: p.Header.PPID, CWD: cwd, Launch: launched, Args: p.Header.Cmdline}
 	vars.FromEnv(os.Getenv)
 	dir, err := output.ExpandPath(req.OutputDir, vars)
 	if err != nil {
-		return nil, fmt.Errorf("output directory %q: %w", req.OutputDir, err)
+		return output.Options{}, fmt.Errorf("output directory %q: %w", req.OutputDir, err)
 	}
 	file, err := output.ExpandPath(req.OutputFile, vars)
 	if err != nil {
-		return nil, fmt.Errorf("output file %q: %w", req.OutputFile, err)
+		return output.Options{}, fmt.Errorf("output file %q: %w", req.OutputFile, err)
 	}
-	files, err := output.Write(output.Options{
+	return output.Options{
 		Dir: dir, File: file, Formats: req.Formats, KernelTrace: req.KernelTrace,
 		Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
-	}, p, cs)
-	if err != nil {
-		return files, fmt.Errorf("writing the output of process %d: %w", p.Header.PID, err)
-	}
-	return files, nil
+	}, nil
 }
 
 // plural is "1 <one>" or "n <many>".

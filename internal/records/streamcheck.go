@@ -2,56 +2,61 @@ package records
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
-// passChecker is CheckPasses and MissingPasses over a stream whose dispatches may come a bounded
-// distance out of (dispatch id, pass) order, as threads that finish their replays in another order
-// than they launched write them. The tool writes all passes of a dispatch in one write(2), so each
-// dispatch is one block of consecutive lines, which CheckPasses judges on its own and which alone
-// says what passes the dispatch lacks; only the current block is kept. Of the dispatches before it,
-// only the greatest MaxReorderWindow+1 ids are kept, as runs, to measure the window EachLogical
-// needs. A line that lies further back than MaxReorderWindow dispatches, or a dispatch whose lines
-// are not consecutive (which CheckPasses reports as a problem), makes the caller read the file whole.
+// passChecker checks the pass rules of one record file as its dispatch lines go by, in file order:
+// the passes of a dispatch are consecutive lines, each pass index appears once and lies in
+// [0, passes), and all passes agree on the pass count, kernel and agent. It does not ask for every
+// pass to be present (an application-replay run holds one pass per dispatch); logicalFacts notes
+// what each logical dispatch lacks, for kernel replay (MissingPasses).
+//
+// The tool writes all passes of a dispatch in one write(2), so each dispatch is one block of
+// consecutive lines: only the current block is kept. To tell a dispatch that comes back after
+// others (its passes not consecutive) and to measure how far lines lie from their place
+// (ReorderWindow), the greatest bound ids are kept as runs. A line further back than that cannot be
+// judged with that memory: finish then checks the spooled lines again with every id kept, as a file
+// that far out of order needs.
 type passChecker struct {
-	first     contract.Dispatch // the current block's first line, without counters
-	started   bool
-	seen      []int // pass indexes of the current block
-	lowest    int   // the lowest pass index of the current block, and the pass count that line states
-	lowestOf  int
-	problems  []string
-	missing   []missingPasses
-	ids       idRuns
-	window    int // the most dispatches with a greater id that came before a dispatch's lines
-	logicals  uint64
-	replayed  uint64 // logical dispatches with more than one line
-	readWhole bool   // the file cannot be streamed
+	bound    int
+	first    contract.Dispatch // the current block's first line, without counters
+	started  bool
+	seen     []int // pass indexes of the current block
+	lowest   int   // the lowest pass index of the current block, and the pass count that line states
+	lowestOf int
+	problems []string
+	facts    logicalFacts
+	ids      idRuns
+	window   int  // the most dispatches with a greater id that came before a dispatch's lines
+	split    bool // a dispatch's lines are not consecutive: its blocks are not its logical dispatch
+	overflow bool // a line lay more than bound dispatches back
 }
 
-type missingPasses struct {
-	id   uint64
-	text string
-}
+func newPassChecker(bound int) *passChecker { return &passChecker{bound: bound} }
 
 func (c *passChecker) add(d *contract.Dispatch) {
 	if !c.started || d.DispatchID != c.first.DispatchID {
-		greater, seen := c.ids.add(d.DispatchID, MaxReorderWindow+1)
-		if seen || greater > MaxReorderWindow {
-			c.readWhole = true
-			return
+		greater, seen := c.ids.add(d.DispatchID, c.bound)
+		if greater >= c.bound {
+			c.overflow = true
 		}
 		c.window = max(c.window, greater)
 		c.closeBlock()
+		if seen {
+			c.split = true
+			c.problems = append(c.problems, fmt.Sprintf(
+				"dispatch %d: passes are not consecutive (pass %d appears after other dispatches)", d.DispatchID, d.Pass))
+		}
 		c.first, c.started = *d, true
 		c.first.Counters = nil
 		c.seen = c.seen[:0]
 	}
 	if len(c.seen) == 0 || d.Pass < c.lowest {
-		// Group orders a dispatch's lines by pass index, equal ones in file order: its first line is
-		// the earliest of the lowest index.
+		// A logical dispatch's first line is the earliest of its lowest pass index.
 		c.lowest, c.lowestOf = d.Pass, d.Passes
 	}
 	first := &c.first
@@ -81,20 +86,77 @@ func (c *passChecker) add(d *contract.Dispatch) {
 	}
 }
 
-// closeBlock notes the passes the current dispatch lacks, as MissingPasses words them.
+// closeBlock ends the current block: while every dispatch is one block, a block is its logical
+// dispatch.
 func (c *passChecker) closeBlock() {
-	if !c.started {
-		return
+	if c.started {
+		c.facts.add(c.first.DispatchID, c.seen, c.lowestOf)
 	}
-	c.logicals++
-	if len(c.seen) > 1 {
-		c.replayed++
+}
+
+// finish ends the file and leaves the process its window and the facts of its logical dispatches.
+// A file with a line beyond the bound is checked again from the spool with every id kept; one whose
+// dispatches are split over several blocks has its logical dispatches grouped from the spool.
+func (c *passChecker) finish(p *Process) error {
+	if c.overflow {
+		again := newPassChecker(math.MaxInt)
+		r := p.spool.reader()
+		for {
+			d, _, err := r.next()
+			if err != nil {
+				if !isEOF(err) {
+					return err
+				}
+				break
+			}
+			again.add(d)
+		}
+		*c = *again
 	}
-	want := c.lowestOf
+	c.closeBlock()
+	p.window = c.window
+	if !c.split {
+		c.facts.sortMissing()
+		p.facts = c.facts
+		return nil
+	}
+	var facts logicalFacts
+	var passes []int
+	err := p.EachLogical(func(l Logical) error {
+		passes = passes[:0]
+		for _, d := range l.Passes {
+			passes = append(passes, d.Pass)
+		}
+		facts.add(l.ID, passes, l.Passes[0].Passes)
+		return nil
+	})
+	p.facts = facts
+	return err
+}
+
+// logicalFacts is what the logical dispatches of a process say as a whole: how many there are, how
+// many have several pass lines, and which lack some pass index below the pass count of their first
+// line (as a kernel-replay run must have them all).
+type logicalFacts struct {
+	logicals uint64
+	replayed uint64
+	missing  []missingPasses
+}
+
+type missingPasses struct {
+	id   uint64
+	text string
+}
+
+func (f *logicalFacts) add(id uint64, passes []int, want int) {
+	f.logicals++
+	if len(passes) > 1 {
+		f.replayed++
+	}
 	var missing []string
 	for i := 0; i < want; i++ {
 		have := false
-		for _, s := range c.seen {
+		for _, s := range passes {
 			have = have || s == i
 		}
 		if !have {
@@ -102,13 +164,12 @@ func (c *passChecker) closeBlock() {
 		}
 	}
 	if len(missing) > 0 {
-		c.missing = append(c.missing, missingPasses{c.first.DispatchID, fmt.Sprintf("dispatch %d: pass %s of %d missing",
-			c.first.DispatchID, strings.Join(missing, ", "), want)})
+		f.missing = append(f.missing, missingPasses{id, fmt.Sprintf("dispatch %d: pass %s of %d missing",
+			id, strings.Join(missing, ", "), want)})
 	}
 }
 
-// finish closes the last block and puts the notes in MissingPasses's order, by dispatch id.
-func (c *passChecker) finish() {
-	c.closeBlock()
-	sort.SliceStable(c.missing, func(i, j int) bool { return c.missing[i].id < c.missing[j].id })
+// sortMissing puts the notes in logical dispatch order, by dispatch id.
+func (f *logicalFacts) sortMissing() {
+	sort.SliceStable(f.missing, func(i, j int) bool { return f.missing[i].id < f.missing[j].id })
 }

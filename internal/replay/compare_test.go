@@ -99,7 +99,7 @@ func TestModeStatsOfMergedRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newModeStats()
-	procs, err := records.ScanRunDir(out)
+	procs, err := records.ReadRunDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}

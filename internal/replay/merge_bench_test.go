@@ -193,7 +193,7 @@ func BenchmarkMerge(b *testing.B) {
 
 // BenchmarkMergeWrite merges the runs and writes results.json and the CSV files of the merged
 // process, the whole tail of an application replay, as the front end does: the merged file is
-// scanned (records.ScanRunDir) and then streamed through output.Write. MB/s is over the runs'
+// read (records.ReadRunDir) and then streamed through output.Write. MB/s is over the runs'
 // record files; out-MiB is what was written (merged records and output files).
 func BenchmarkMergeWrite(b *testing.B) {
 	dirs := benchRuns(b)
@@ -209,8 +209,8 @@ func BenchmarkMergeWrite(b *testing.B) {
 			if _, err := MergeRuns(dirs, out); err != nil {
 				b.Fatal(err)
 			}
-			procs, err := records.ScanRunDir(out)
-			if err != nil || len(procs) != 1 || !procs[0].Streamed {
+			procs, err := records.ReadRunDir(out)
+			if err != nil || len(procs) != 1 {
 				b.Fatalf("reading the merged records: %v", err)
 			}
 			files, err := output.Write(output.Options{Dir: filepath.Join(out, "results"), File: "merged", Formats: []string{"json", "csv"}, KernelTrace: true},

@@ -217,7 +217,7 @@ func TestMergeRuns(t *testing.T) {
 				return
 			}
 			var lines []mergedLine
-			for _, d := range procs[0].Dispatches {
+			for _, d := range fileDispatches(t, procs[0].Path) {
 				if d.Passes != len(tc.runs) {
 					t.Errorf("dispatch %d pass %d says %d passes, want %d", d.DispatchID, d.Pass, d.Passes, len(tc.runs))
 				}
@@ -285,7 +285,7 @@ func TestFixtureRunReads(t *testing.T) {
 	dir := t.TempDir()
 	writeFixtureRun(t, dir, 0, 1, fxProc{pid: 3, dispatches: seq(fxKernels[0], 1)})
 	procs, err := records.ReadRunDir(dir)
-	if err != nil || len(procs) != 1 || len(procs[0].Problems) != 0 || len(procs[0].Dispatches) != 1 {
+	if err != nil || len(procs) != 1 || len(procs[0].Problems) != 0 || len(fileDispatches(t, procs[0].Path)) != 1 {
 		t.Fatalf("fixture does not read back: %v %+v", err, procs)
 	}
 	f, _ := os.Open(procs[0].Path)
@@ -359,4 +359,25 @@ func TestMergeSkipsDamagedLines(t *testing.T) {
 	if len(procs) != 1 || len(procs[0].Warnings) != 1 || !strings.HasPrefix(procs[0].Warnings[0], want) {
 		t.Fatalf("warnings of the merge: %v, want one starting %q", procs, want)
 	}
+}
+
+// fileDispatches decodes the dispatch lines of a record file in file order.
+func fileDispatches(t *testing.T, path string) []contract.Dispatch {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []contract.Dispatch
+	err = records.Decode(f, func(r records.Record) error {
+		if r.Type == contract.RecDispatch {
+			out = append(out, *r.Dispatch)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -256,11 +256,13 @@ func writePlan(path string, p contract.Plan) error {
 // written and what makes the measurements incomplete (processProblems; st is how the application
 // ended).
 func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, launched time.Time, stdout io.Writer) ([]string, []string, error) {
-	// Scanned, not loaded: memory follows the kernels, not the number of dispatches.
-	run, err := records.ScanRun(runDir)
+	// Each file decoded once, its dispatches spooled: memory follows the kernels, not the number
+	// of dispatches.
+	run, err := records.ReadRun(runDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the records of %s: %w", req.App, err)
 	}
+	defer run.Close()
 	if st.PID != 0 && !st.Signaled() {
 		// The launched process exited (maybe with _exit, or by exec of a program the tool never
 		// entered): its record file lacking an end record is not a crash.

@@ -1,0 +1,236 @@
+package records
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+)
+
+// spool keeps a process's dispatch lines, in file order, between the one decode of its record file
+// and the sinks that read them: varints in an unlinked temporary file, about a quarter of the
+// line's JSON, so that memory does not grow with the dispatches and the file is decoded once
+// however often the dispatches are read.
+type spool struct {
+	f     *os.File
+	w     *bufio.Writer
+	size  int64
+	names []string       // counter names by index
+	index map[string]int // counter name -> index
+	buf   []byte
+	err   error
+}
+
+func newSpool() *spool { return &spool{index: map[string]int{}} }
+
+// add appends one dispatch line and its line number in the record file.
+func (s *spool) add(line int, d *contract.Dispatch) {
+	if s.err != nil {
+		return
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp("", ".gorocprof-spool-*")
+		if err != nil {
+			s.err = fmt.Errorf("spooling dispatches: %w", err)
+			return
+		}
+		// Unlinked at once: the open file lives as long as the process needs it, and nothing stays
+		// behind whatever ends the front end.
+		_ = os.Remove(f.Name())
+		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
+		runtime.AddCleanup(s, func(f *os.File) { _ = f.Close() }, f)
+	}
+	b := binary.AppendUvarint(s.buf[:0], uint64(line))
+	for _, x := range [...]uint64{d.DispatchID, d.CorrelationID, d.ExternalID, d.AgentID, d.QueueID, d.StreamID,
+		d.ThreadID, d.KernelID, uint64(d.Grid[0]), uint64(d.Grid[1]), uint64(d.Grid[2]),
+		uint64(d.Workgroup[0]), uint64(d.Workgroup[1]), uint64(d.Workgroup[2])} {
+		b = binary.AppendUvarint(b, x)
+	}
+	for _, x := range [...]int64{int64(d.Pass), int64(d.Passes), d.LDS, d.Scratch, d.Start, d.End} {
+		b = binary.AppendVarint(b, x)
+	}
+	if d.Counters == nil {
+		b = binary.AppendUvarint(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(d.Counters))+1)
+	}
+	for _, c := range d.Counters {
+		i, ok := s.index[c.Name]
+		if !ok {
+			i = len(s.names)
+			s.index[c.Name] = i
+			s.names = append(s.names, c.Name)
+		}
+		b = binary.AppendUvarint(b, uint64(i))
+		b = binary.AppendUvarint(b, uint64(len(c.Values)))
+		for _, v := range c.Values {
+			b = appendSpoolValue(b, v)
+		}
+	}
+	s.buf = b
+	n, err := s.w.Write(b)
+	s.size += int64(n)
+	if err != nil {
+		s.err = fmt.Errorf("spooling dispatches: %w", err)
+	}
+}
+
+// A value is 0 when the hardware did not deliver it, 1 and its 8 bytes for a float, 2+n for a whole
+// number n (counts, nearly every value): one or two bytes where JSON took several.
+func appendSpoolValue(b []byte, v *float64) []byte {
+	switch {
+	case v == nil:
+		return append(b, 0)
+	case *v >= 0 && *v < 1<<53 && *v == math.Trunc(*v) && !math.Signbit(*v):
+		return binary.AppendUvarint(b, uint64(*v)+2)
+	}
+	b = append(b, 1)
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(*v))
+}
+
+// finish flushes what was spooled; the spool is read from then on.
+func (s *spool) finish() error {
+	if s.err == nil && s.w != nil {
+		if err := s.w.Flush(); err != nil {
+			s.err = fmt.Errorf("spooling dispatches: %w", err)
+		}
+	}
+	return s.err
+}
+
+// close releases the temporary file.
+func (s *spool) close() {
+	if s.f != nil {
+		_ = s.f.Close()
+		s.f = nil
+	}
+}
+
+// spoolReader hands out the spooled dispatch lines in order, each into the same storage.
+type spoolReader struct {
+	s      *spool
+	r      *bufio.Reader
+	d      contract.Dispatch
+	cvs    []contract.CounterValue
+	ptrs   []*float64
+	vals   []float64
+	counts []int
+}
+
+func (s *spool) reader() *spoolReader {
+	sr := &spoolReader{s: s}
+	if s.f != nil {
+		sr.r = bufio.NewReaderSize(io.NewSectionReader(s.f, 0, s.size), 1<<20)
+	}
+	return sr
+}
+
+// next returns the next dispatch and its line number, or io.EOF after the last one. The dispatch
+// is overwritten by the next call.
+func (sr *spoolReader) next() (*contract.Dispatch, int, error) {
+	if sr.r == nil {
+		return nil, 0, io.EOF
+	}
+	line, err := binary.ReadUvarint(sr.r)
+	if errors.Is(err, io.EOF) {
+		return nil, 0, io.EOF
+	}
+	var u [14]uint64
+	var i [6]int64
+	for k := range u {
+		if err == nil {
+			u[k], err = binary.ReadUvarint(sr.r)
+		}
+	}
+	for k := range i {
+		if err == nil {
+			i[k], err = binary.ReadVarint(sr.r)
+		}
+	}
+	var n uint64
+	if err == nil {
+		n, err = binary.ReadUvarint(sr.r)
+	}
+	if err != nil {
+		return nil, 0, sr.fail(err)
+	}
+	d := &sr.d
+	*d = contract.Dispatch{DispatchID: u[0], CorrelationID: u[1], ExternalID: u[2], AgentID: u[3], QueueID: u[4],
+		StreamID: u[5], ThreadID: u[6], KernelID: u[7], Grid: [3]uint32{uint32(u[8]), uint32(u[9]), uint32(u[10])},
+		Workgroup: [3]uint32{uint32(u[11]), uint32(u[12]), uint32(u[13])},
+		Pass:      int(i[0]), Passes: int(i[1]), LDS: i[2], Scratch: i[3], Start: i[4], End: i[5]}
+	if n == 0 {
+		return d, int(line), nil
+	}
+	if err := sr.counters(int(n - 1)); err != nil {
+		return nil, 0, sr.fail(err)
+	}
+	d.Counters = sr.cvs
+	return d, int(line), nil
+}
+
+// counters reads n counters into the reader's storage: values first, pointers once they stopped
+// moving.
+func (sr *spoolReader) counters(n int) error {
+	sr.cvs, sr.vals, sr.ptrs, sr.counts = sr.cvs[:0], sr.vals[:0], sr.ptrs[:0], sr.counts[:0]
+	for k := 0; k < n; k++ {
+		name, err := binary.ReadUvarint(sr.r)
+		if err != nil {
+			return err
+		}
+		if name >= uint64(len(sr.s.names)) {
+			return fmt.Errorf("counter name %d of %d", name, len(sr.s.names))
+		}
+		nv, err := binary.ReadUvarint(sr.r)
+		if err != nil {
+			return err
+		}
+		for j := uint64(0); j < nv; j++ {
+			tag, err := binary.ReadUvarint(sr.r)
+			switch {
+			case err != nil:
+				return err
+			case tag == 0:
+				sr.ptrs = append(sr.ptrs, nil)
+				sr.vals = append(sr.vals, 0)
+				continue
+			case tag == 1:
+				var raw [8]byte
+				if _, err := io.ReadFull(sr.r, raw[:]); err != nil {
+					return err
+				}
+				sr.vals = append(sr.vals, math.Float64frombits(binary.LittleEndian.Uint64(raw[:])))
+			default:
+				sr.vals = append(sr.vals, float64(tag-2))
+			}
+			sr.ptrs = append(sr.ptrs, &sr.vals[0]) // a placeholder: not nil
+		}
+		sr.cvs = append(sr.cvs, contract.CounterValue{Name: sr.s.names[name]})
+		sr.counts = append(sr.counts, int(nv))
+	}
+	at := 0
+	for k, nv := range sr.counts {
+		vs := sr.ptrs[at : at+nv : at+nv]
+		for j := range vs {
+			if vs[j] != nil {
+				vs[j] = &sr.vals[at+j]
+			}
+		}
+		sr.cvs[k].Values = vs
+		at += nv
+	}
+	return nil
+}
+
+func (sr *spoolReader) fail(err error) error {
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("reading the dispatch spool: %w", err)
+}

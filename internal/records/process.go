@@ -34,6 +34,7 @@ type Process struct {
 	Truncated bool     // the last line was incomplete and was ignored
 	Problems  []string // inconsistencies found while reading; the data is kept
 
+	kept       []Record       // every record but the dispatches, in file order (Records)
 	passCounts map[uint64]int // the largest pass count per agent id
 	facts      logicalFacts   // per logical dispatch: missing passes, counts for Totals
 	window     int            // see ReorderWindow
@@ -71,22 +72,12 @@ func (p *Process) Agent(id uint64) (contract.Agent, bool) {
 // kept, each dispatch line is checked against the pass rules as it goes by (passChecker) and kept in
 // the process's spool, so that memory does not grow with the number of dispatches.
 func ReadProcess(path string) (*Process, error) {
-	p := &Process{Path: path, Kernels: map[uint64]contract.Kernel{}, passCounts: map[uint64]int{}, spool: newSpool()}
-	c := collector{p: p, agents: map[uint64]bool{}, check: newPassChecker(MaxReorderWindow + 1)}
-	if err := c.readFile(); err != nil {
-		p.Close()
+	b := NewBuilder(path)
+	if err := b.c.readFile(); err != nil {
+		b.c.p.Close()
 		return nil, err
 	}
-	if err := p.spool.finish(); err != nil {
-		p.Close()
-		return nil, fmt.Errorf("reading records %s: %w", path, err)
-	}
-	if err := c.check.finish(p); err != nil {
-		p.Close()
-		return nil, fmt.Errorf("reading records %s: %w", path, err)
-	}
-	p.Problems = append(p.Problems, c.check.problems...)
-	return p, nil
+	return b.finish("reading")
 }
 
 // readFile feeds every record of the process's file to add, skipping damaged lines (add reports
@@ -141,6 +132,9 @@ func (c *collector) add(rec Record) {
 		p.Problems = append(p.Problems, fmt.Sprintf(
 			"%s: the start of this line was cut short and is lost; the %s record after it is kept", c.fileLine(rec.Line), rec.Type))
 	}
+	if rec.Type != contract.RecDispatch {
+		p.kept = append(p.kept, rec)
+	}
 	switch rec.Type {
 	case TypeSkipped:
 		p.Problems = append(p.Problems, fmt.Sprintf("%s: damaged line skipped: %v", c.fileLine(rec.Line), rec.Err))
@@ -168,7 +162,7 @@ func (c *collector) add(rec Record) {
 		c.checkDispatch(rec.Line, rec.Dispatch)
 		c.check.add(rec.Dispatch)
 		p.passCounts[rec.Dispatch.AgentID] = max(p.passCounts[rec.Dispatch.AgentID], rec.Dispatch.Passes)
-		p.spool.add(rec.Line, rec.Dispatch)
+		p.spool.add(rec.Line, rec.Recovered, rec.Dispatch)
 	case contract.RecDecline:
 		p.Declines = append(p.Declines, *rec.Decline)
 	case contract.RecWarning:

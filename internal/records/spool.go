@@ -29,8 +29,9 @@ type spool struct {
 
 func newSpool() *spool { return &spool{index: map[string]int{}} }
 
-// add appends one dispatch line and its line number in the record file.
-func (s *spool) add(line int, d *contract.Dispatch) {
+// add appends one dispatch line, its line number in the record file and whether its line was
+// recovered from a torn write (Record.Recovered).
+func (s *spool) add(line int, recovered bool, d *contract.Dispatch) {
 	if s.err != nil {
 		return
 	}
@@ -46,7 +47,11 @@ func (s *spool) add(line int, d *contract.Dispatch) {
 		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
 		runtime.AddCleanup(s, func(f *os.File) { _ = f.Close() }, f)
 	}
-	b := binary.AppendUvarint(s.buf[:0], uint64(line))
+	tag := uint64(line) << 1
+	if recovered {
+		tag |= 1
+	}
+	b := binary.AppendUvarint(s.buf[:0], tag)
 	for _, x := range [...]uint64{d.DispatchID, d.CorrelationID, d.ExternalID, d.AgentID, d.QueueID, d.StreamID,
 		d.ThreadID, d.KernelID, uint64(d.Grid[0]), uint64(d.Grid[1]), uint64(d.Grid[2]),
 		uint64(d.Workgroup[0]), uint64(d.Workgroup[1]), uint64(d.Workgroup[2])} {
@@ -114,13 +119,14 @@ func (s *spool) close() {
 
 // spoolReader hands out the spooled dispatch lines in order, each into the same storage.
 type spoolReader struct {
-	s      *spool
-	r      *bufio.Reader
-	d      contract.Dispatch
-	cvs    []contract.CounterValue
-	ptrs   []*float64
-	vals   []float64
-	counts []int
+	s         *spool
+	r         *bufio.Reader
+	d         contract.Dispatch
+	cvs       []contract.CounterValue
+	ptrs      []*float64
+	vals      []float64
+	counts    []int
+	recovered bool // the last line handed out was recovered from a torn write
 }
 
 func (s *spool) reader() *spoolReader {
@@ -132,15 +138,16 @@ func (s *spool) reader() *spoolReader {
 }
 
 // next returns the next dispatch and its line number, or io.EOF after the last one. The dispatch
-// is overwritten by the next call.
-func (sr *spoolReader) next() (*contract.Dispatch, int, error) {
+// is overwritten by the next call; recovered says whether the line was.
+func (sr *spoolReader) next() (d *contract.Dispatch, line int, err error) {
 	if sr.r == nil {
 		return nil, 0, io.EOF
 	}
-	line, err := binary.ReadUvarint(sr.r)
+	tag, err := binary.ReadUvarint(sr.r)
 	if errors.Is(err, io.EOF) {
 		return nil, 0, io.EOF
 	}
+	line, sr.recovered = int(tag>>1), tag&1 == 1
 	var u [14]uint64
 	var i [6]int64
 	for k := range u {
@@ -160,19 +167,19 @@ func (sr *spoolReader) next() (*contract.Dispatch, int, error) {
 	if err != nil {
 		return nil, 0, sr.fail(err)
 	}
-	d := &sr.d
+	d = &sr.d
 	*d = contract.Dispatch{DispatchID: u[0], CorrelationID: u[1], ExternalID: u[2], AgentID: u[3], QueueID: u[4],
 		StreamID: u[5], ThreadID: u[6], KernelID: u[7], Grid: [3]uint32{uint32(u[8]), uint32(u[9]), uint32(u[10])},
 		Workgroup: [3]uint32{uint32(u[11]), uint32(u[12]), uint32(u[13])},
 		Pass:      int(i[0]), Passes: int(i[1]), LDS: i[2], Scratch: i[3], Start: i[4], End: i[5]}
 	if n == 0 {
-		return d, int(line), nil
+		return d, line, nil
 	}
 	if err := sr.counters(int(n - 1)); err != nil {
 		return nil, 0, sr.fail(err)
 	}
 	d.Counters = sr.cvs
-	return d, int(line), nil
+	return d, line, nil
 }
 
 // counters reads n counters into the reader's storage: values first, pointers once they stopped

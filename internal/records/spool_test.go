@@ -1,8 +1,11 @@
 package records
 
 import (
+	"errors"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -26,7 +29,7 @@ func TestSpoolRoundTrip(t *testing.T) {
 	s := newSpool()
 	defer s.close()
 	for i := range ds {
-		s.add(10+i, &ds[i])
+		s.add(10+i, i == 1, &ds[i])
 	}
 	if err := s.finish(); err != nil {
 		t.Fatal(err)
@@ -37,8 +40,8 @@ func TestSpoolRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if line != 10+i {
-			t.Errorf("dispatch %d: line %d, want %d", i, line, 10+i)
+		if line != 10+i || r.recovered != (i == 1) {
+			t.Errorf("dispatch %d: line %d recovered %v, want %d %v", i, line, r.recovered, 10+i, i == 1)
 		}
 		g := *got
 		g.Counters = deepCounters(got.Counters)
@@ -67,5 +70,71 @@ func TestSpoolRoundTrip(t *testing.T) {
 	}
 	if _, _, err := r.next(); err != io.EOF {
 		t.Errorf("after the last dispatch: %v, want io.EOF", err)
+	}
+}
+
+// TestRecordsReplayTheFile: Records hands out what the decoder read from the file, record for
+// record and line for line, damaged files included, without decoding again.
+func TestRecordsReplayTheFile(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*/records/*.ndjson")
+	more, _ := filepath.Glob("../output/testdata/records/*.ndjson")
+	for _, path := range append(files, more...) {
+		t.Run(path, func(t *testing.T) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			dec := NewDecoder(f)
+			dec.SkipBadLines()
+			var want []Record
+			for {
+				rec, err := dec.Next()
+				if err != nil {
+					if !errors.Is(err, io.EOF) {
+						t.Skipf("not a process: %v", err)
+					}
+					break
+				}
+				want = append(want, rec)
+			}
+			p, err := ReadProcess(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := Decoded()
+			r := p.Records()
+			var got []Record
+			for {
+				rec, err := r.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, rec)
+			}
+			if n := Decoded() - before; n != 0 {
+				t.Errorf("Records decoded %d lines", n)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d records, want %d", len(got), len(want))
+			}
+			for i := range want {
+				g, w := got[i], want[i]
+				if g.Dispatch != nil {
+					d := *g.Dispatch
+					d.Counters = deepCounters(d.Counters)
+					g.Dispatch = &d
+					wd := *w.Dispatch
+					wd.Counters = deepCounters(wd.Counters)
+					w.Dispatch = &wd
+				}
+				if !reflect.DeepEqual(g, w) {
+					t.Errorf("record %d:\n got %+v\nwant %+v", i, g, w)
+				}
+			}
+		})
 	}
 }

@@ -227,6 +227,7 @@ func readRun(runDir string, read func(string) (*Process, error)) (Run, error) {
 			continue
 		}
 		if err != nil {
+			r.Close()
 			return Run{}, err
 		}
 		r.Processes = append(r.Processes, p)

@@ -13,6 +13,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
+	"github.com/gorocprof/gorocprof/internal/records"
 )
 
 // runApplication profiles by application replay: the application runs once per pass index, each
@@ -26,8 +27,12 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	started := time.Now()
 	var res Result
 	var runDirs, problems []string
+	var runs [][]*records.Process // each pass's processes, read once for its own output and the merge
 	keep := false
 	defer func() {
+		for _, ps := range runs {
+			records.Run{Processes: ps}.Close()
+		}
 		if !keep {
 			for _, d := range runDirs {
 				_ = os.RemoveAll(d)
@@ -46,6 +51,7 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		if pr.dir != "" {
 			runDirs = append(runDirs, pr.dir)
 		}
+		runs = append(runs, pr.run.Processes)
 		res.Files = append(res.Files, pr.files...)
 		res.ExitCode, res.Signal = pr.st.ExitCode, pr.st.SignalName()
 		keep = keep || pr.keep
@@ -61,24 +67,20 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	}
 	prog.finish()
 
-	mergeDir, err := os.MkdirTemp("", "gorocprof-merge-")
-	if err != nil {
-		return fail(fmt.Errorf("creating the merge directory: %w", err))
-	}
-	rep, err := MergeRuns(runDirs, mergeDir)
-	runDirs = append(runDirs, mergeDir)
+	merged, rep, err := MergeRuns(runs)
 	res.Divergences = rep.Divergences
 	if err != nil {
 		keep = true
-		fmt.Fprintf(stderr, "gorocprof: the records of every pass are kept in %s\n", strings.Join(runDirs[:passes], " "))
+		fmt.Fprintf(stderr, "gorocprof: the records of every pass are kept in %s\n", strings.Join(runDirs, " "))
 		return fail(err)
 	}
-	files, merged, err := collect(req, mergeDir, plan, launch.Status{}, firstLaunch, stdout)
+	defer records.Run{Processes: merged}.Close()
+	files, mergedProblems, err := collect(req, records.Run{Processes: merged}, plan, launch.Status{}, firstLaunch, stdout)
 	res.Files = append(res.Files, files...)
 	res.Elapsed = time.Since(started)
 	if err != nil {
 		keep = true
-		fmt.Fprintf(stderr, "gorocprof: the merged records are kept in %s\n", mergeDir)
+		fmt.Fprintf(stderr, "gorocprof: the records of every pass are kept in %s\n", strings.Join(runDirs, " "))
 		return res, err
 	}
 	if len(rep.Divergences) > 0 && !req.ownDivergences {
@@ -92,7 +94,7 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	// The merged records repeat what the passes lacked (their declines, fatal records and early
 	// ends), so they speak only when no pass did.
 	if len(problems) == 0 {
-		problems = merged
+		problems = mergedProblems
 	}
 	return res, incomplete(problems)
 }
@@ -102,9 +104,10 @@ type passRun struct {
 	dir      string // its run directory
 	launched time.Time
 	st       launch.Status
-	files    []string // the output written under <dir>/pass_<i+1>/
-	problems []string // what its records lack (processProblems)
-	keep     bool     // its records stay for a look: they could not be turned into output
+	run      records.Run // its processes, for the merge; the caller closes them
+	files    []string    // the output written under <dir>/pass_<i+1>/
+	problems []string    // what its records lack (processProblems)
+	keep     bool        // its records stay for a look: they could not be turned into output
 }
 
 // runPass runs pass cp.ApplicationPass of the n of an application replay and writes its output. The error
@@ -128,7 +131,10 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
 	passReq.Quiet = true
 	passReq.sinks = nil // the caller's sinks see the merged result, not each pass
-	pr.files, pr.problems, err = collect(passReq, runDir, plan, pr.st, pr.launched, stdout)
+	pr.run, err = readRecords(passReq, runDir, pr.st)
+	if err == nil {
+		pr.files, pr.problems, err = collect(passReq, pr.run, plan, pr.st, pr.launched, stdout)
+	}
 	if errors.Is(err, errNoRecords) {
 		err = noRecords(req, sess, pr.st)
 	} else if err != nil {

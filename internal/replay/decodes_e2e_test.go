@@ -3,6 +3,8 @@ package replay
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -62,5 +64,50 @@ func TestEachRecordDecodedOnce(t *testing.T) {
 	if decoded != count.lines {
 		t.Errorf("decoded %d record lines for %d lines in the record files (%d logical dispatches of 3 passes): want each once",
 			decoded, count.lines, count.dispatches)
+	}
+}
+
+// TestMergeDecodesNothing counts the decodes of an application replay's tail: each pass run's record
+// file is decoded once when it is read (for its own pass's output), and merging the runs and
+// writing every file and the summary of the merged process decode nothing more.
+func TestMergeDecodesNothing(t *testing.T) {
+	a, b := fxKernels[0], fxKernels[1]
+	var dirs []string
+	lines := uint64(0)
+	for pass := 0; pass < 3; pass++ {
+		dir := t.TempDir()
+		writeFixtureRun(t, dir, pass, 3, fxProc{pid: int64(10 + pass), dispatches: seq(a, 1, b, 1, a, 1, b, 2)},
+			fxProc{pid: int64(20 + pass), init: 5, dispatches: seq(b, 4)})
+		dirs = append(dirs, dir)
+		paths, _ := filepath.Glob(filepath.Join(dir, contract.RecordsDir, "*.ndjson"))
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines += uint64(bytes.Count(data, []byte("\n")))
+		}
+	}
+	before := records.Decoded()
+	merged, _, err := mergeDirs(t, dirs)
+	if err != nil || len(merged) != 2 {
+		t.Fatalf("merge: %v, %d processes", err, len(merged))
+	}
+	if n := records.Decoded() - before; n != lines {
+		t.Errorf("reading and merging the runs decoded %d lines of their %d", n, lines)
+	}
+	before = records.Decoded()
+	summary := output.NewSummary(output.SummaryNames{})
+	for _, p := range merged {
+		files := output.NewFiles(output.Options{Dir: t.TempDir(), File: "m", Formats: []string{"json", "csv"}, KernelTrace: true})
+		if err := output.Stream(p, fixtureCounters{}, files, summary); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := summary.Print(io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if n := records.Decoded() - before; n != 0 {
+		t.Errorf("writing the merged processes decoded %d lines, want none", n)
 	}
 }

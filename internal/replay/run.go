@@ -143,7 +143,12 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	}
 	res := Result{ExitCode: st.ExitCode, Signal: st.SignalName()}
 
-	files, problems, err := collect(req, runDir, plan, st, launched, stdout)
+	run, err := readRecords(req, runDir, st)
+	defer run.Close()
+	var files, problems []string
+	if err == nil {
+		files, problems, err = collect(req, run, plan, st, launched, stdout)
+	}
 	res.Files = files
 	if errors.Is(err, errNoRecords) {
 		_ = os.RemoveAll(runDir)
@@ -252,29 +257,31 @@ func writePlan(path string, p contract.Plan) error {
 	return nil
 }
 
-// collect reads every record file of the run and writes each process's output. It returns the files
-// written and what makes the measurements incomplete (processProblems; st is how the application
-// ended).
-func collect(req Request, runDir string, plan *counters.Plan, st launch.Status, launched time.Time, stdout io.Writer) ([]string, []string, error) {
-	// Each file decoded once, its dispatches spooled: memory follows the kernels, not the number
-	// of dispatches.
+// readRecords reads every record file of the run once. st is how the launched application ended.
+func readRecords(req Request, runDir string, st launch.Status) (records.Run, error) {
 	run, err := records.ReadRun(runDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading the records of %s: %w", req.App, err)
+		return run, fmt.Errorf("reading the records of %s: %w", req.App, err)
 	}
-	defer run.Close()
 	if st.PID != 0 && !st.Signaled() {
 		// The launched process exited (maybe with _exit, or by exec of a program the tool never
 		// entered): its record file lacking an end record is not a crash.
 		run.MarkExited(int64(st.PID))
 	}
+	if len(run.Processes) == 0 && len(run.Unreadable) > 0 {
+		return run, fmt.Errorf("reading the records of %s: %s", req.App, strings.Join(run.Unreadable, "; "))
+	}
+	if len(run.Processes) == 0 {
+		return run, errNoRecords
+	}
+	return run, nil
+}
+
+// collect streams each process of the run through the request's sinks (streamProcess). It returns the
+// files written and what makes the measurements incomplete (processProblems; st is how the
+// application ended).
+func collect(req Request, run records.Run, plan *counters.Plan, st launch.Status, launched time.Time, stdout io.Writer) ([]string, []string, error) {
 	procs := run.Processes
-	if len(procs) == 0 && len(run.Unreadable) > 0 {
-		return nil, nil, fmt.Errorf("reading the records of %s: %s", req.App, strings.Join(run.Unreadable, "; "))
-	}
-	if len(procs) == 0 {
-		return nil, nil, errNoRecords
-	}
 	cs := plan
 	var summary *output.SummarySink
 	if !req.Quiet {

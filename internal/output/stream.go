@@ -130,3 +130,20 @@ func (st *streamer) evaluate(l records.Logical) *Dispatch {
 	}
 	return &st.d
 }
+
+// CatalogCounter is one counter of a process's catalog: the id results.json gives it (and every
+// PassCounter of it carries), its agent and what the catalog says of it.
+type CatalogCounter struct {
+	ID      uint64
+	AgentID uint64
+	Info    CounterInfo
+}
+
+// Catalog lists the process's requested counters, by agent id and then name, numbered from 1.
+func (p *Process) Catalog() []CatalogCounter {
+	out := make([]CatalogCounter, 0, len(p.catalog.entries))
+	for _, e := range p.catalog.entries {
+		out = append(out, CatalogCounter{ID: e.id, AgentID: e.agentID, Info: e.info})
+	}
+	return out
+}

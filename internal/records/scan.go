@@ -166,17 +166,34 @@ func (s *dispatchSlot) copyOf(src *contract.Dispatch) *contract.Dispatch {
 }
 
 // MissingPasses lists the dispatches that lack some pass index in 0..passes-1, as a kernel-replay
-// run must have them all. Declined dispatches ran once on purpose and are not listed.
+// run must have them all, in dispatch id order. Declined dispatches ran once on purpose and are not
+// listed. The reader counted them; their words come from the spool, read again only when some
+// dispatch lacks a pass.
 func (p *Process) MissingPasses() []string {
+	if p.facts.missing == 0 {
+		return nil
+	}
 	declined := map[uint64]bool{}
 	for _, d := range p.Declines {
 		declined[d.DispatchID] = true
 	}
 	var out []string
-	for _, m := range p.facts.missing {
-		if !declined[m.id] {
-			out = append(out, m.text)
+	var passes []int
+	err := p.EachLogical(func(l Logical) error {
+		if declined[l.ID] {
+			return nil
 		}
+		passes = passes[:0]
+		for _, d := range l.Passes {
+			passes = append(passes, d.Pass)
+		}
+		if text, ok := missingPasses(l.ID, passes, l.Passes[0].Passes); ok {
+			out = append(out, text)
+		}
+		return nil
+	})
+	if err != nil {
+		out = append(out, fmt.Sprintf("the missing passes could not be listed: %v", err))
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 )
 
 // spool keeps a process's dispatch lines, in file order, between the one decode of its record file
@@ -19,7 +20,7 @@ import (
 // however often the dispatches are read.
 type spool struct {
 	f     *os.File
-	w     *bufio.Writer
+	w     *bgwrite.Writer // the kernel's copy overlaps with the decoding of the next lines
 	size  int64
 	names []string       // counter names by index
 	index map[string]int // counter name -> index
@@ -44,7 +45,7 @@ func (s *spool) add(line int, recovered bool, d *contract.Dispatch) {
 		// Unlinked at once: the open file lives as long as the process needs it, and nothing stays
 		// behind whatever ends the front end.
 		_ = os.Remove(f.Name())
-		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
+		s.f, s.w = f, bgwrite.New(f)
 		runtime.AddCleanup(s, func(f *os.File) { _ = f.Close() }, f)
 	}
 	tag := uint64(line) << 1
@@ -101,8 +102,8 @@ func appendSpoolValue(b []byte, v *float64) []byte {
 
 // finish flushes what was spooled; the spool is read from then on.
 func (s *spool) finish() error {
-	if s.err == nil && s.w != nil {
-		if err := s.w.Flush(); err != nil {
+	if s.w != nil {
+		if err := s.w.Close(); err != nil && s.err == nil {
 			s.err = fmt.Errorf("spooling dispatches: %w", err)
 		}
 	}
@@ -111,6 +112,9 @@ func (s *spool) finish() error {
 
 // close releases the temporary file.
 func (s *spool) close() {
+	if s.w != nil {
+		_ = s.w.Close()
+	}
 	if s.f != nil {
 		_ = s.f.Close()
 		s.f = nil

@@ -3,7 +3,8 @@ package records
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -116,7 +117,6 @@ func (c *passChecker) finish(p *Process) error {
 	c.closeBlock()
 	p.window = c.window
 	if !c.split {
-		c.facts.sortMissing()
 		p.facts = c.facts
 		return nil
 	}
@@ -135,17 +135,14 @@ func (c *passChecker) finish(p *Process) error {
 }
 
 // logicalFacts is what the logical dispatches of a process say as a whole: how many there are, how
-// many have several pass lines, and which lack some pass index below the pass count of their first
-// line (as a kernel-replay run must have them all).
+// many have several pass lines, and how many lack some pass index below the pass count of their
+// first line (as a kernel-replay run must have them all). Only the count is kept: every dispatch of
+// an application-replay run lacks the other runs' passes, and MissingPasses words them from the
+// spool when asked.
 type logicalFacts struct {
 	logicals uint64
 	replayed uint64
-	missing  []missingPasses
-}
-
-type missingPasses struct {
-	id   uint64
-	text string
+	missing  uint64
 }
 
 func (f *logicalFacts) add(id uint64, passes []int, want int) {
@@ -153,23 +150,21 @@ func (f *logicalFacts) add(id uint64, passes []int, want int) {
 	if len(passes) > 1 {
 		f.replayed++
 	}
-	var missing []string
-	for i := 0; i < want; i++ {
-		have := false
-		for _, s := range passes {
-			have = have || s == i
-		}
-		if !have {
-			missing = append(missing, fmt.Sprint(i))
-		}
-	}
-	if len(missing) > 0 {
-		f.missing = append(f.missing, missingPasses{id, fmt.Sprintf("dispatch %d: pass %s of %d missing",
-			id, strings.Join(missing, ", "), want)})
+	if _, ok := missingPasses(id, passes, want); ok {
+		f.missing++
 	}
 }
 
-// sortMissing puts the notes in logical dispatch order, by dispatch id.
-func (f *logicalFacts) sortMissing() {
-	sort.SliceStable(f.missing, func(i, j int) bool { return f.missing[i].id < f.missing[j].id })
+// missingPasses words the pass indexes below want that passes lacks; false when none is.
+func missingPasses(id uint64, passes []int, want int) (string, bool) {
+	var missing []string
+	for i := 0; i < want; i++ {
+		if !slices.Contains(passes, i) {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if len(missing) == 0 {
+		return "", false
+	}
+	return fmt.Sprintf("dispatch %d: pass %s of %d missing", id, strings.Join(missing, ", "), want), true
 }

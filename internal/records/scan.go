@@ -178,7 +178,7 @@ func (p *Process) MissingPasses() []string {
 		declined[d.DispatchID] = true
 	}
 	var out []string
-	var passes []int
+	var passes, missing []int
 	err := p.EachLogical(func(l Logical) error {
 		if declined[l.ID] {
 			return nil
@@ -187,8 +187,9 @@ func (p *Process) MissingPasses() []string {
 		for _, d := range l.Passes {
 			passes = append(passes, d.Pass)
 		}
-		if text, ok := missingPasses(l.ID, passes, l.Passes[0].Passes); ok {
-			out = append(out, text)
+		want := l.Passes[0].Passes
+		if missing = missingPasses(missing[:0], passes, want); len(missing) > 0 {
+			out = append(out, missingText(l.ID, missing, want))
 		}
 		return nil
 	})

@@ -91,7 +91,7 @@ func (c *passChecker) add(d *contract.Dispatch) {
 // dispatch.
 func (c *passChecker) closeBlock() {
 	if c.started {
-		c.facts.add(c.first.DispatchID, c.seen, c.lowestOf)
+		c.facts.add(c.seen, c.lowestOf)
 	}
 }
 
@@ -127,7 +127,7 @@ func (c *passChecker) finish(p *Process) error {
 		for _, d := range l.Passes {
 			passes = append(passes, d.Pass)
 		}
-		facts.add(l.ID, passes, l.Passes[0].Passes)
+		facts.add(passes, l.Passes[0].Passes)
 		return nil
 	})
 	p.facts = facts
@@ -143,28 +143,34 @@ type logicalFacts struct {
 	logicals uint64
 	replayed uint64
 	missing  uint64
+	lacking  []int // missingPasses's storage
 }
 
-func (f *logicalFacts) add(id uint64, passes []int, want int) {
+func (f *logicalFacts) add(passes []int, want int) {
 	f.logicals++
 	if len(passes) > 1 {
 		f.replayed++
 	}
-	if _, ok := missingPasses(id, passes, want); ok {
+	if f.lacking = missingPasses(f.lacking[:0], passes, want); len(f.lacking) > 0 {
 		f.missing++
 	}
 }
 
-// missingPasses words the pass indexes below want that passes lacks; false when none is.
-func missingPasses(id uint64, passes []int, want int) (string, bool) {
-	var missing []string
+// missingPasses appends to dst the pass indexes below want that passes lacks.
+func missingPasses(dst, passes []int, want int) []int {
 	for i := 0; i < want; i++ {
 		if !slices.Contains(passes, i) {
-			missing = append(missing, strconv.Itoa(i))
+			dst = append(dst, i)
 		}
 	}
-	if len(missing) == 0 {
-		return "", false
+	return dst
+}
+
+// missingText words missingPasses's answer for dispatch id.
+func missingText(id uint64, missing []int, want int) string {
+	words := make([]string, len(missing))
+	for i, m := range missing {
+		words[i] = strconv.Itoa(m)
 	}
-	return fmt.Sprintf("dispatch %d: pass %s of %d missing", id, strings.Join(missing, ", "), want), true
+	return fmt.Sprintf("dispatch %d: pass %s of %d missing", id, strings.Join(words, ", "), want)
 }

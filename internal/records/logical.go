@@ -50,7 +50,7 @@ func (p *Process) EachLogical(fn func(Logical) error) error {
 
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
 
-// reorderer restores Group's order from a stream whose lines lie at most window logical dispatches
+// reorderer restores EachLogical's order (by dispatch id, then pass) from a stream whose lines lie at most window logical dispatches
 // from their place: it holds the open dispatches, at most window+1, and passes on the smallest once
 // a new dispatch would exceed that. Copies live in slots taken back after each call, so a long file
 // allocates nothing per line.
@@ -101,7 +101,7 @@ func (r *reorderer) add(d *contract.Dispatch) error {
 }
 
 // emit passes on the smallest open dispatch, its passes ordered by pass index and, for equal
-// indexes, by file order, as Group's stable sort leaves them.
+// indexes, by file order (a stable sort by pass).
 func (r *reorderer) emit() error {
 	id, o := r.open.popMin()
 	ps := o.passes

@@ -50,9 +50,9 @@ func (p *Process) EachLogical(fn func(Logical) error) error {
 
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
 
-// reorderer restores EachLogical's order (by dispatch id, then pass) from a stream whose lines lie at most window logical dispatches
-// from their place: it holds the open dispatches, at most window+1, and passes on the smallest once
-// a new dispatch would exceed that. Copies live in slots taken back after each call, so a long file
+// reorderer restores EachLogical's order (by dispatch id, then pass) from a stream whose lines lie
+// at most window logical dispatches from their place: it holds the open dispatches, at most
+// window+1, and passes on the smallest once a new dispatch would exceed that. Copies live in slots taken back after each call, so a long file
 // allocates nothing per line.
 type reorderer struct {
 	window  int

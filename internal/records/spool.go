@@ -25,6 +25,7 @@ type spool struct {
 	names []string       // counter names by index
 	index map[string]int // counter name -> index
 	buf   []byte
+	head  []byte // an entry's length
 	err   error
 }
 
@@ -52,6 +53,7 @@ func (s *spool) add(line int, recovered bool, d *contract.Dispatch) {
 	if recovered {
 		tag |= 1
 	}
+	// Each entry is its length and then its fields, so that the reader takes it in one piece.
 	b := binary.AppendUvarint(s.buf[:0], tag)
 	for _, x := range [...]uint64{d.DispatchID, d.CorrelationID, d.ExternalID, d.AgentID, d.QueueID, d.StreamID,
 		d.ThreadID, d.KernelID, uint64(d.Grid[0]), uint64(d.Grid[1]), uint64(d.Grid[2]),
@@ -80,7 +82,13 @@ func (s *spool) add(line int, recovered bool, d *contract.Dispatch) {
 		}
 	}
 	s.buf = b
-	n, err := s.w.Write(b)
+	s.head = binary.AppendUvarint(s.head[:0], uint64(len(b)))
+	n, err := s.w.Write(s.head)
+	if err == nil {
+		var m int
+		m, err = s.w.Write(b)
+		n += m
+	}
 	s.size += int64(n)
 	if err != nil {
 		s.err = fmt.Errorf("spooling dispatches: %w", err)
@@ -125,6 +133,9 @@ func (s *spool) close() {
 type spoolReader struct {
 	s         *spool
 	r         *bufio.Reader
+	entry     []byte // the entry being read
+	at        int    // how far into entry
+	bad       bool   // entry ended early
 	d         contract.Dispatch
 	cvs       []contract.CounterValue
 	ptrs      []*float64
@@ -147,83 +158,99 @@ func (sr *spoolReader) next() (d *contract.Dispatch, line int, err error) {
 	if sr.r == nil {
 		return nil, 0, io.EOF
 	}
-	tag, err := binary.ReadUvarint(sr.r)
+	n, err := binary.ReadUvarint(sr.r)
 	if errors.Is(err, io.EOF) {
 		return nil, 0, io.EOF
 	}
-	line, sr.recovered = int(tag>>1), tag&1 == 1
-	var u [14]uint64
-	var i [6]int64
-	for k := range u {
-		if err == nil {
-			u[k], err = binary.ReadUvarint(sr.r)
-		}
-	}
-	for k := range i {
-		if err == nil {
-			i[k], err = binary.ReadVarint(sr.r)
-		}
-	}
-	var n uint64
-	if err == nil {
-		n, err = binary.ReadUvarint(sr.r)
-	}
 	if err != nil {
 		return nil, 0, sr.fail(err)
+	}
+	if uint64(cap(sr.entry)) < n {
+		sr.entry = make([]byte, n)
+	}
+	sr.entry, sr.at, sr.bad = sr.entry[:n], 0, false
+	if _, err := io.ReadFull(sr.r, sr.entry); err != nil {
+		return nil, 0, sr.fail(err)
+	}
+	tag := sr.uvarint()
+	line, sr.recovered = int(tag>>1), tag&1 == 1
+	var u [14]uint64
+	for k := range u {
+		u[k] = sr.uvarint()
+	}
+	var i [6]int64
+	for k := range i {
+		i[k] = sr.varint()
 	}
 	d = &sr.d
 	*d = contract.Dispatch{DispatchID: u[0], CorrelationID: u[1], ExternalID: u[2], AgentID: u[3], QueueID: u[4],
 		StreamID: u[5], ThreadID: u[6], KernelID: u[7], Grid: [3]uint32{uint32(u[8]), uint32(u[9]), uint32(u[10])},
 		Workgroup: [3]uint32{uint32(u[11]), uint32(u[12]), uint32(u[13])},
 		Pass:      int(i[0]), Passes: int(i[1]), LDS: i[2], Scratch: i[3], Start: i[4], End: i[5]}
-	if n == 0 {
-		return d, line, nil
+	if n := sr.uvarint(); n > 0 {
+		sr.counters(int(n - 1))
+		d.Counters = sr.cvs
 	}
-	if err := sr.counters(int(n - 1)); err != nil {
-		return nil, 0, sr.fail(err)
+	if sr.bad {
+		return nil, 0, sr.fail(io.ErrUnexpectedEOF)
 	}
-	d.Counters = sr.cvs
 	return d, line, nil
+}
+
+func (sr *spoolReader) uvarint() uint64 {
+	x, n := binary.Uvarint(sr.entry[sr.at:])
+	if n <= 0 {
+		sr.bad = true
+		return 0
+	}
+	sr.at += n
+	return x
+}
+
+func (sr *spoolReader) varint() int64 {
+	x, n := binary.Varint(sr.entry[sr.at:])
+	if n <= 0 {
+		sr.bad = true
+		return 0
+	}
+	sr.at += n
+	return x
 }
 
 // counters reads n counters into the reader's storage: values first, pointers once they stopped
 // moving.
-func (sr *spoolReader) counters(n int) error {
+func (sr *spoolReader) counters(n int) {
 	sr.cvs, sr.vals, sr.ptrs, sr.counts = sr.cvs[:0], sr.vals[:0], sr.ptrs[:0], sr.counts[:0]
-	for k := 0; k < n; k++ {
-		name, err := binary.ReadUvarint(sr.r)
-		if err != nil {
-			return err
-		}
+	for k := 0; k < n && !sr.bad; k++ {
+		name := sr.uvarint()
 		if name >= uint64(len(sr.s.names)) {
-			return fmt.Errorf("counter name %d of %d", name, len(sr.s.names))
+			sr.bad = true
+			return
 		}
-		nv, err := binary.ReadUvarint(sr.r)
-		if err != nil {
-			return err
-		}
-		for j := uint64(0); j < nv; j++ {
-			tag, err := binary.ReadUvarint(sr.r)
-			switch {
-			case err != nil:
-				return err
-			case tag == 0:
+		nv := int(sr.uvarint())
+		for j := 0; j < nv && !sr.bad; j++ {
+			switch tag := sr.uvarint(); tag {
+			case 0:
 				sr.ptrs = append(sr.ptrs, nil)
 				sr.vals = append(sr.vals, 0)
 				continue
-			case tag == 1:
-				var raw [8]byte
-				if _, err := io.ReadFull(sr.r, raw[:]); err != nil {
-					return err
+			case 1:
+				if len(sr.entry)-sr.at < 8 {
+					sr.bad = true
+					return
 				}
-				sr.vals = append(sr.vals, math.Float64frombits(binary.LittleEndian.Uint64(raw[:])))
+				sr.vals = append(sr.vals, math.Float64frombits(binary.LittleEndian.Uint64(sr.entry[sr.at:])))
+				sr.at += 8
 			default:
 				sr.vals = append(sr.vals, float64(tag-2))
 			}
 			sr.ptrs = append(sr.ptrs, &sr.vals[0]) // a placeholder: not nil
 		}
 		sr.cvs = append(sr.cvs, contract.CounterValue{Name: sr.s.names[name]})
-		sr.counts = append(sr.counts, int(nv))
+		sr.counts = append(sr.counts, nv)
+	}
+	if sr.bad {
+		return
 	}
 	at := 0
 	for k, nv := range sr.counts {
@@ -236,7 +263,6 @@ func (sr *spoolReader) counters(n int) error {
 		sr.cvs[k].Values = vs
 		at += nv
 	}
-	return nil
 }
 
 func (sr *spoolReader) fail(err error) error {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -137,7 +138,12 @@ func (s *dispatchSlot) copyOf(src *contract.Dispatch) *contract.Dispatch {
 		return &s.d
 	}
 	s.cvs = append(s.cvs[:0], src.Counters...)
-	s.ptrs, s.vals = s.ptrs[:0], s.vals[:0]
+	n := 0
+	for _, c := range src.Counters {
+		n += len(c.Values)
+	}
+	// Grown once to the dispatch's size: a fresh slot (a copy kept for later) allocates three times.
+	s.ptrs, s.vals = slices.Grow(s.ptrs[:0], n), slices.Grow(s.vals[:0], n)
 	for _, c := range src.Counters {
 		for _, v := range c.Values {
 			if v == nil {

@@ -12,6 +12,12 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
+// Logical is one logical dispatch: every recorded pass of one dispatch_id, by pass index.
+type Logical struct {
+	ID     uint64
+	Passes []*contract.Dispatch
+}
+
 // PassCounts returns the largest pass count of each agent's dispatch lines, by agent id.
 func (p *Process) PassCounts() map[uint64]int { return p.passCounts }
 

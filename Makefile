@@ -8,7 +8,7 @@ BUILD     ?= build
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GOFLAGS_LD = -s -w -X github.com/gorocprof/gorocprof/internal/cli.version=$(VERSION)
 
-.PHONY: all go tool demo test test-go test-tool test-sanitizers test-scripts fmt vet clean
+.PHONY: all go tool demo test test-go test-tool test-sanitizers test-scripts test-fuzz fmt vet clean
 
 MAKEFLAGS += --no-print-directory
 # The builds print one line each; their whole output goes to a log under $(BUILD)/logs, and only a
@@ -41,7 +41,7 @@ demo: all
 	@./bin/gorocprof --pmc SQ_WAVES SQ_INSTS_VALU --pmc SQ_WAVES SQ_INSTS_SALU \
 		--replay-mode kernel --kernel-replay-beta-enabled -d out/demo -o demo -- ./bin/sim-demo
 
-test: all test-tool test-sanitizers test-go test-scripts
+test: all test-tool test-sanitizers test-go test-scripts test-fuzz
 
 # The build's own scripts (ensure-deps.sh, make's output), each a script under scripts/tests.
 test-scripts: all test-tool test-sanitizers
@@ -51,6 +51,18 @@ test-go:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l cmd internal)" || { echo "gofmt: these files need formatting:"; gofmt -l cmd internal; exit 1; }
 	GOROCPROF_REQUIRE_E2E=1 $(GO) test ./...
+
+# Every Go fuzz target for $(FUZZTIME) on its committed corpus (testdata/fuzz/<target>) and what it
+# finds; go fuzzes one target per invocation, so they run one after another. A failing input is
+# written to the package's testdata/fuzz, where `go test` replays it from then on.
+FUZZTIME     ?= 3s
+FUZZ_TARGETS  = cli:FuzzNormalizeArgs cli:FuzzParseInput output:FuzzExpandPath backend/rocm:FuzzParseProperties \
+	backend/helper:FuzzDecodeReply backend/cuda/querycache:FuzzCacheFiles replay:FuzzMergeRuns counters:FuzzParseExpression
+fuzz_pkg      = ./internal/$(word 1,$(subst :, ,$(1)))
+fuzz_name     = $(word 2,$(subst :, ,$(1)))
+
+test-fuzz:
+	@set -e; $(foreach t,$(FUZZ_TARGETS),$(call quiet,fuzz $(call fuzz_name,$(t)) for $(FUZZTIME),fuzz-$(call fuzz_name,$(t)),$(GO) test -run='^$$' -fuzz='^$(call fuzz_name,$(t))$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=10x $(call fuzz_pkg,$(t)));)
 
 test-tool: tool
 	cd $(BUILD)/tool && ctest --output-on-failure -j $(JOBS)

@@ -15,19 +15,24 @@ ROOT=$(pwd)
 OUT=${OUT:-$ROOT/out/gpu-test}
 WORK=${GPU_TEST_WORK:-/tmp/gorocprof-gpu-test}
 JOBS=${JOBS:-$(nproc)}
-APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload graphs timing"}
+APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload graphs timing threads"}
 # What to run: apps (record-level checks, ncu, front end), torch (bitwise PyTorch check), compare
 # (gorocprof compare: kernel replay against application replay on CUDA test apps).
 # switch (ten single-metric groups whose union needs two hardware passes: measured in union sessions, or
 # with configurations changing between passes under GOROCPROF_CUDA_UNION_SESSIONS=0).
 # timing (the records' durations against gpu__time_duration.sum, kernels of 10 us and up); cache (DRAM and L2
-# reads against ncu's under --cache-control all and none, within 5%).
-SECTIONS=${GPU_TEST_SECTIONS:-"apps torch compare switch timing cache"}
+# reads against ncu's under --cache-control all and none, within 5%); threads (tests/threads.cu: other threads'
+# copies, memsets and frees during replay windows, results equal to an unprofiled run's); coldstart (a first
+# run with an empty query cache, split into the helper's calls, the app's CUDA start and the tool's);
+# cachecost (GOROCPROF_CUDA_TIMING=1 under --cache-control all and none: what the flush costs per pass).
+SECTIONS=${GPU_TEST_SECTIONS:-"coldstart apps threads torch compare switch timing cache cachecost"}
 # inplace is not among them: none of its kernels runs 10 us, the shortest compared.
 TIMING_APPS=${GPU_TEST_TIMING_APPS:-"timing"}
 CACHE_APPS=${GPU_TEST_CACHE_APPS:-"inplace saxpy"}
 SWITCH_APPS=${GPU_TEST_SWITCH_APPS:-"saxpy device_counter"}
 COMPARE_APPS=${GPU_TEST_COMPARE_APPS:-"saxpy many_launches"}
+CACHECOST_APPS=${GPU_TEST_CACHECOST_APPS:-"saxpy many_launches"}
+COLD_APP=${GPU_TEST_COLD_APP:-saxpy}
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT"
 rm -rf "$WORK" && mkdir -p "$WORK"
@@ -93,6 +98,34 @@ if [ -d build/gpu ] && ctest --test-dir build/gpu -N -L cuda-unit 2>/dev/null | 
         FAILED=1
     fi
     say "unit tests: $UNIT"
+fi
+
+# ---- coldstart: a first run with an empty query cache, before anything here asks the helper -------------
+# The front end's run with GOROCPROF_QUERY_CACHE at an empty directory (GOROCPROF_QUERY_TRACE=1 prints each
+# helper call and planning phase), the same run again (warm), then each part alone: the helper's three calls,
+# the app unprofiled (its own CUDA start), the app under the tool library without the front end, and ncu.
+if want coldstart && [ -x "$ROOT/bin/gorocprof" ]; then
+    exe=$ROOT/bin/cuda-$COLD_APP
+    cache=$WORK/cold-cache
+    rm -rf "$cache" && mkdir -p "$cache"
+    for run in cold warm; do
+        t=$(date +%s%N)
+        GOROCPROF_QUERY_CACHE=$cache GOROCPROF_QUERY_TRACE=1 "$ROOT/bin/gorocprof" --pmc sm__inst_executed.sum \
+            -d "$WORK/cold-$run" -o "$COLD_APP" -- "$exe" >"$WORK/cold-$run.txt" 2>&1
+        say "coldstart $COLD_APP $run: rc $? / $(ms_since $t) ms"
+        grep -E "query helper|planning" "$WORK/cold-$run.txt" | tee -a "$LOG"
+    done
+    for q in "agents" "metrics --agent 0" "passes --agent 0 sm__inst_executed.sum"; do
+        t=$(date +%s%N)
+        "$QUERY" $q >/dev/null 2>>"$LOG"
+        say "coldstart helper $q: rc $? / $(ms_since $t) ms"
+    done
+    t=$(date +%s%N)
+    "$exe" >/dev/null 2>&1
+    say "coldstart $COLD_APP unprofiled: rc $? / $(ms_since $t) ms"
+    t=$(date +%s%N)
+    ncu_csv sm__inst_executed.sum "$WORK/cold.ncu.csv" "$exe" >/dev/null 2>&1
+    say "coldstart ncu --metrics sm__inst_executed.sum: rc $? / $(ms_since $t) ms"
 fi
 
 # ---- device and catalog ----------------------------------------------------------------------
@@ -217,6 +250,35 @@ print("%d | %d | %s | %d/%d | %s" % (d["dispatches"], d["pass_lines"], "yes" if 
     if [ $rc_p -ne 0 ] || [ $rc_r -ne 0 ] || [ $rc_c -ne 0 ] || [ $rc_n -ne 0 ]; then ok=FAIL; FAILED=1; fi
     row "| $app | $ok | $rc_p / $t_p ms | $rc_r / $t_r ms | $rc_n / $t_n ms | $summary | $cli |"
 done
+
+# ---- threads: other threads' memory calls during replay windows ------------------------------------------
+# tests/threads.cu under kernel replay, snapshots of what a launch can reach and of everything
+# (GOROCPROF_CUDA_RESTORE=all: the copiers' buffers are then saved and restored around every replayed launch,
+# so a copy landing between two passes would be reverted): every read-back right, the digest equal to the
+# unprofiled run's.
+if want threads; then
+    exe=$ROOT/bin/cuda-threads
+    say "threads"
+    "$exe" >"$WORK/threads.plain.txt" 2>&1
+    rc_p=$?
+    want_digest=$(grep -o 'digest [0-9a-f]*' "$WORK/threads.plain.txt")
+    for restore in reach all; do
+        t=$(date +%s%N)
+        GOROCPROF_CUDA_RESTORE=$restore run_replay "$WORK/threads-$restore" "$exe" >"$WORK/threads.$restore.txt" 2>&1
+        rc=$?; t_r=$(ms_since $t)
+        python3 tool/cuda/tests/check_records.py "$WORK/threads-$restore" --passes $PASSES --app threads \
+            >"$WORK/threads.$restore.json" 2>&1
+        rc_c=$?
+        got=$(grep -o 'digest [0-9a-f]*' "$WORK/threads.$restore.txt")
+        ok=PASS
+        if [ $rc_p -ne 0 ] || [ $rc -ne 0 ] || [ $rc_c -ne 0 ] || [ -z "$want_digest" ] || [ "$got" != "$want_digest" ]; then
+            ok=FAIL; FAILED=1
+        fi
+        say "threads restore=$restore: $ok | rc $rc, unprofiled rc $rc_p, checker rc $rc_c | $t_r ms | unprofiled ${want_digest:-no digest}, replayed ${got:-no digest} | $(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); print("%d dispatches, %d pass records; %s" % (d["dispatches"], d["pass_lines"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/threads.$restore.json" 2>/dev/null || echo "checker failed")"
+        grep -E "FAIL|gorocprof-tool" "$WORK/threads.$restore.txt" | head -5 | tee -a "$LOG"
+    done
+fi
 
 # ---- PyTorch ---------------------------------------------------------------------------------
 # torch_row NAME SCRIPT LABEL: the script unprofiled, under kernel replay and under ncu; its saved tensors must be
@@ -361,6 +423,21 @@ if want cache; then
             say "cache $app $cc: $ok | rc $rc, ncu rc $rc_n | $(python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); print("%d/%d medians within 5%% of ncu or of its range; values %s; %s" % (d["ncu_compared"]-d["ncu_mismatch"],
     d["ncu_compared"], json.dumps(d["values"])[:300], "; ".join(d["problems"][:2]) or "-"))' "$d.json" 2>/dev/null || echo "checker failed")"
+        done
+    done
+fi
+
+# ---- cachecost: what --cache-control all costs per pass --------------------------------------------------
+# The same kernel replay (3 groups) under GOROCPROF_CACHE_CONTROL=all and none with GOROCPROF_CUDA_TIMING=1:
+# the flush's queuing is its own phase, its GPU time shows in "relaunch + wait" and the timing run.
+if want cachecost; then
+    for app in $CACHECOST_APPS; do
+        for cc in all none; do
+            d=$WORK/$app-cachecost-$cc
+            t=$(date +%s%N)
+            GOROCPROF_CUDA_TIMING=1 GOROCPROF_CACHE_CONTROL=$cc run_replay "$d" "$ROOT/bin/cuda-$app" >"$d.txt" 2>&1
+            say "cachecost $app $cc: rc $? / $(ms_since $t) ms"
+            sed -n '/^gorocprof-cuda timing/,$p' "$d.txt" | head -40 | tee -a "$LOG"
         done
     done
 fi

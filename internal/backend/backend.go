@@ -35,10 +35,19 @@ type Backend interface {
 	Tool() (library string, env []string, err error)
 	// NoRecords says why app, which wrote no record, never loaded the tool ("" when it cannot tell).
 	NoRecords(app string) string
+	// KernelReplay is nil when a run can replay every pass of a dispatch (kernel replay); otherwise
+	// why not, and the run collects its passes by application replay. It is known once Agents answered.
+	KernelReplay() error
 }
 
-// Chooser turns a --backend value into a Backend for an application ("" for none: avail, plan).
-type Chooser func(ctx context.Context, name, app string) (Backend, error)
+// Choice is what the command line says about the backend.
+type Choice struct {
+	Name     string // --backend
+	ROCmRoot string // --rocm-root: where rocprofiler-sdk is (rocm.DefaultRoot when empty)
+}
+
+// Chooser turns a --backend choice into a Backend for an application ("" for none: avail, plan).
+type Chooser func(ctx context.Context, c Choice, app string) (Backend, error)
 
 // Auto is the --backend value resolved against the application.
 const Auto = "auto"
@@ -47,27 +56,39 @@ const Auto = "auto"
 var Names = []string{Auto, sim.Name, cuda.Name, rocm.Name}
 
 // InjectionVars are the variables any backend injects with: a child gets only its own backend's.
-var InjectionVars = []string{contract.EnvSimInjection, contract.EnvCUDAInjection}
+var InjectionVars = []string{contract.EnvSimInjection, contract.EnvCUDAInjection, rocm.EnvToolLibraries, rocm.EnvLibraryCtor}
+
+// EnvROCmPath is ROCm's own variable for its root, the default of --rocm-root as for rocprofv3.
+const EnvROCmPath = "ROCM_PATH"
+
+// DefaultROCmRoot is --rocm-root's default: $ROCM_PATH, else /opt/rocm.
+func DefaultROCmRoot() string {
+	if p := os.Getenv(EnvROCmPath); p != "" {
+		return p
+	}
+	return rocm.DefaultRoot
+}
 
 // ErrBackend marks errors choosing or finding a backend.
 var ErrBackend = errors.New("backend")
 
-// Choose returns the named backend. auto: an app that links the simulated runtime runs on the
-// simulated agents; otherwise CUDA when its files exist and its helper sees a GPU; with no app
+// Choose returns the chosen backend. auto: an app that links the simulated runtime runs on the
+// simulated agents; one that links HIP (libamdhip64.so) on rocm when the ROCm root holds
+// rocprofiler-sdk; otherwise CUDA when its files exist and its helper sees a GPU; with no app
 // (nothing to profile yet) the simulated agents, which are always there. With an app, the backend's
 // tool library must exist.
-func Choose(ctx context.Context, name, app string) (Backend, error) {
+func Choose(ctx context.Context, c Choice, app string) (Backend, error) {
 	var b Backend
 	var err error
-	switch name {
+	switch c.Name {
 	case Auto, "":
-		b, err = chooseAuto(ctx, app)
+		b, err = chooseAuto(ctx, c, app)
 	case rocm.Name:
-		b = rocm.New(os.Getenv(rocm.EnvSysfsRoot))
+		b = openROCm(c)
 	case sim.Name, cuda.Name:
-		b, err = open(name)
+		b, err = open(c.Name)
 	default:
-		err = fmt.Errorf("%w: unknown backend %q (expected one of %s)", ErrBackend, name, strings.Join(Names, ", "))
+		err = fmt.Errorf("%w: unknown backend %q (expected one of %s)", ErrBackend, c.Name, strings.Join(Names, ", "))
 	}
 	if err != nil {
 		return nil, err
@@ -105,10 +126,29 @@ func open(name string) (Backend, error) {
 	return b, nil
 }
 
-func chooseAuto(ctx context.Context, app string) (Backend, error) {
+// openROCm is the rocm backend of the choice's root; without the library directory it can still
+// list the KFD topology's agents.
+func openROCm(c Choice) *rocm.Backend {
+	libDir, _ := helper.LibDir()
+	return rocm.New(rocm.Config{
+		Root: c.ROCmRoot, LibDir: libDir, SysfsRoot: os.Getenv(rocm.EnvSysfsRoot), Warnings: os.Stderr,
+		Preload: os.Getenv("LD_PRELOAD"), LibraryPath: os.Getenv("LD_LIBRARY_PATH"),
+	})
+}
+
+func chooseAuto(ctx context.Context, c Choice, app string) (Backend, error) {
 	if app != "" {
-		if path, err := launch.Resolve(app); err == nil && sim.LinksRuntime(path) {
+		path, err := launch.Resolve(app)
+		switch {
+		case err != nil:
+		case sim.LinksRuntime(path):
 			return open(sim.Name)
+		case rocm.LinksHIP(path):
+			if r := openROCm(c); r.HasSDK() {
+				return r, nil
+			}
+			return nil, fmt.Errorf("%w auto: %s links %s (a HIP application) but the ROCm root %s has no rocprofiler-sdk (lib/librocprofiler-sdk.so); pass --rocm-root",
+				ErrBackend, app, rocm.HIPRuntime, orDefault(c.ROCmRoot, rocm.DefaultRoot))
 		}
 	}
 	b, cudaErr := open(cuda.Name)
@@ -128,6 +168,13 @@ func chooseAuto(ctx context.Context, app string) (Backend, error) {
 	}
 	return nil, fmt.Errorf("%w auto: no usable backend for %s (CUDA: %v); pass --backend sim for apps of the simulated agent",
 		ErrBackend, orDash(app), cudaErr)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func orDash(s string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,21 +18,23 @@ func TestChoose(t *testing.T) {
 	lib := t.TempDir()
 	t.Setenv(helper.EnvLibDir, lib)
 	t.Setenv(rocm.EnvSysfsRoot, t.TempDir())
+	root := t.TempDir()
 	ctx := context.Background()
 	for _, tc := range []struct{ name, app, want string }{
 		{"opencl", "", `backend: unknown backend "opencl" (expected one of auto, sim, cuda, rocm)`},
 		{"sim", "", "backend sim: tool file " + filepath.Join(lib, "libgorocprof_tool_sim.so") + " is missing"},
 		{"cuda", "sh", "backend cuda: tool file " + filepath.Join(lib, "libgorocprof_tool_cuda.so") + " is missing"},
-		{"rocm", "sh", "backend rocm: profiling AMD GPUs needs the rocm tool library"},
+		{"rocm", "sh", "backend rocm: no rocprofiler-sdk under the ROCm root " + root + " (" + filepath.Join(root, "lib/librocprofiler-sdk.so") +
+			" is missing; --rocm-root names the root): profiling on AMD GPUs needs it"},
 		{"auto", "sh", "backend auto: no usable backend for sh (CUDA: backend cuda: tool file"},
 	} {
-		b, err := Choose(ctx, tc.name, tc.app)
+		b, err := Choose(ctx, Choice{Name: tc.name, ROCmRoot: root}, tc.app)
 		if !errors.Is(err, ErrBackend) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Choose(%q, %q) = %v, %v; want %q", tc.name, tc.app, b, err, tc.want)
 		}
 	}
 	// rocm plans without a tool library; auto without an application falls back to the sim.
-	if b, err := Choose(ctx, "rocm", ""); err != nil || b.Name() != "rocm" {
+	if b, err := Choose(ctx, Choice{Name: "rocm", ROCmRoot: root}, ""); err != nil || b.Name() != "rocm" {
 		t.Errorf("Choose(rocm) = %v, %v", b, err)
 	}
 	for _, f := range []string{"libgorocprof_tool_sim.so", "gorocprof-query-sim"} {
@@ -40,7 +43,7 @@ func TestChoose(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"auto", "", "sim"} {
-		if b, err := Choose(ctx, name, ""); err != nil || b.Name() != "sim" {
+		if b, err := Choose(ctx, Choice{Name: name}, ""); err != nil || b.Name() != "sim" {
 			t.Errorf("Choose(%q) with the sim's files = %v, %v", name, b, err)
 		}
 	}
@@ -67,9 +70,75 @@ func TestChooseAutoCUDA(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		b, err := Choose(context.Background(), Auto, tc.app)
+		b, err := Choose(context.Background(), Choice{Name: Auto, ROCmRoot: t.TempDir()}, tc.app)
 		if err != nil || b.Name() != tc.want {
 			t.Errorf("agents %s, app %q: Choose(auto) = %v, %v; want %s", tc.agents, tc.app, b, err, tc.want)
+		}
+	}
+}
+
+// linkedApp builds, with the system's C compiler, an executable in dir that links a library named
+// soname (itself built empty there): the fixture of an application of some runtime. ELF files are
+// built rather than checked in, so that the fixture is what the linker writes on this machine.
+func linkedApp(t *testing.T, dir, soname string) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler (cc) to build the ELF fixtures")
+	}
+	src := filepath.Join(dir, "main.c")
+	if err := os.WriteFile(src, []byte("int main(void) { return 0; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, soname)
+	app := filepath.Join(dir, strings.TrimSuffix(strings.TrimPrefix(soname, "lib"), ".so")+"-app")
+	name := strings.TrimSuffix(strings.TrimPrefix(soname, "lib"), ".so")
+	for _, args := range [][]string{
+		{"-shared", "-fPIC", "-o", lib, "-Wl,-soname," + soname, "-x", "c", "/dev/null"},
+		{"-o", app, src, "-L" + dir, "-Wl,--no-as-needed", "-l" + name},
+	} {
+		if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+			t.Fatalf("cc %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return app
+}
+
+// auto picks rocm for a HIP application (one that links libamdhip64.so) when the ROCm root holds
+// rocprofiler-sdk, says --rocm-root when it does not, and keeps the sim for an app of the simulated
+// agents whatever the root holds.
+func TestChooseAutoHIP(t *testing.T) {
+	fixtures := t.TempDir()
+	hip := linkedApp(t, fixtures, "libamdhip64.so")
+	simApp := linkedApp(t, fixtures, "libgorocprof_sim.so")
+	lib := t.TempDir()
+	t.Setenv(helper.EnvLibDir, lib)
+	for _, f := range []string{"libgorocprof_tool_rocm.so", "gorocprof-query-rocm", "libgorocprof_tool_sim.so", "gorocprof-query-sim"} {
+		if err := os.WriteFile(filepath.Join(lib, f), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	withSDK := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(withSDK, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(withSDK, "lib", "librocprofiler-sdk.so"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	without := t.TempDir()
+	for _, tc := range []struct {
+		app, root, want, err string
+	}{
+		{hip, withSDK, "rocm", ""},
+		{hip, without, "", "links libamdhip64.so (a HIP application) but the ROCm root " + without + " has no rocprofiler-sdk"},
+		{simApp, withSDK, "sim", ""},
+	} {
+		b, err := Choose(context.Background(), Choice{Name: Auto, ROCmRoot: tc.root}, tc.app)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("Choose(auto, %s, root %s) = %v, want an error containing %q", tc.app, tc.root, err, tc.err)
+		case tc.err == "" && (err != nil || b.Name() != tc.want):
+			t.Errorf("Choose(auto, %s, root %s) = %v, %v; want %s", tc.app, tc.root, b, err, tc.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/replay"
@@ -175,12 +176,12 @@ func requestOf(t *testing.T, args []string) (string, int) {
 		fmt.Fprintf(req.Stdout, "compare: rtol %v\n", req.RTol)
 		return replay.CompareReport{}, nil
 	}
-	f.PlanData = func(_ context.Context, backend string, groups []counters.Group) ([]contract.PlanAgent, error) {
+	f.PlanData = func(_ context.Context, c backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error) {
 		names := make([][]string, 0, len(groups))
 		for _, g := range groups {
 			names = append(names, g.Names())
 		}
-		fmt.Fprintf(&out, "plan: backend %s, groups %v\n", backend, names)
+		fmt.Fprintf(&out, "plan: backend %s, groups %v\n", c.Name, names)
 		return []contract.PlanAgent{}, nil
 	}
 	err := Execute(context.Background(), NewRootCmd(f), args)

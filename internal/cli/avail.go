@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/olekukonko/tablewriter"
@@ -19,9 +20,10 @@ import (
 
 // AvailOptions is the avail command (and -L).
 type AvailOptions struct {
-	Backend string
-	Agent   int // -1: every agent
-	JSON    bool
+	Backend  string
+	ROCmRoot string
+	Agent    int // -1: every agent
+	JSON     bool
 }
 
 func newAvailCmd(f *Factory) *cobra.Command {
@@ -31,7 +33,7 @@ func newAvailCmd(f *Factory) *cobra.Command {
 		Short: "List the agents and the counters each offers",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Backend = backendSetting(cmd.Flags())
+			opts.Backend, opts.ROCmRoot = backendSetting(cmd.Flags()), rocmRootSetting(cmd.Flags())
 			return runAvail(cmd.Context(), f, opts)
 		},
 	}
@@ -67,7 +69,7 @@ func runAvail(ctx context.Context, f *Factory, o *AvailOptions) error {
 	if f.AvailData == nil {
 		return errors.New("internal error: no agent catalog source wired into the command line")
 	}
-	agents, err := f.AvailData(ctx, o.Backend)
+	agents, err := f.AvailData(ctx, backend.Choice{Name: o.Backend, ROCmRoot: o.ROCmRoot})
 	if err != nil {
 		return fmt.Errorf("listing agents of backend %s: %w", o.Backend, err)
 	}

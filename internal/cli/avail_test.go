@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/golden"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -35,8 +36,8 @@ func fixtureAgents() []AgentCounters {
 	}
 }
 
-func fixturePlan(_ context.Context, backend string, groups []counters.Group) ([]contract.PlanAgent, error) {
-	if backend != "sim" {
+func fixturePlan(_ context.Context, c backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error) {
+	if c.Name != "sim" {
 		return nil, errors.New("fixture planner knows only the sim backend")
 	}
 	var passes []contract.PlanPass
@@ -57,8 +58,8 @@ func fixturePlan(_ context.Context, backend string, groups []counters.Group) ([]
 func TestListingGolden(t *testing.T) {
 	clearEnv(t)
 	var gotBackend string
-	avail := func(_ context.Context, backend string) ([]AgentCounters, error) {
-		gotBackend = backend
+	avail := func(_ context.Context, c backend.Choice) ([]AgentCounters, error) {
+		gotBackend = c.Name
 		return fixtureAgents(), nil
 	}
 	tests := []struct {
@@ -94,7 +95,7 @@ func TestListingGolden(t *testing.T) {
 
 func TestListingErrors(t *testing.T) {
 	clearEnv(t)
-	avail := func(context.Context, string) ([]AgentCounters, error) { return fixtureAgents(), nil }
+	avail := func(context.Context, backend.Choice) ([]AgentCounters, error) { return fixtureAgents(), nil }
 	tests := []struct {
 		args []string
 		code int
@@ -122,7 +123,7 @@ func TestPlanPassesParsedGroups(t *testing.T) {
 	clearEnv(t)
 	var got []counters.Group
 	f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
-		PlanData: func(_ context.Context, _ string, groups []counters.Group) ([]contract.PlanAgent, error) {
+		PlanData: func(_ context.Context, _ backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error) {
 			got = groups
 			return nil, nil
 		}}

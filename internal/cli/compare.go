@@ -36,6 +36,7 @@ type CompareOptions struct {
 	Mangled        bool
 	LogLevel       string
 	Backend        string
+	ROCmRoot       string
 	App            string
 	Args           []string
 }
@@ -67,7 +68,7 @@ func newCompareCmd(f *Factory) *cobra.Command {
 				return usageErrorf("compare: no application given after --")
 			}
 			o.App, o.Args = args[0], args[1:]
-			o.Backend = backendSetting(cmd.Flags())
+			o.Backend, o.ROCmRoot = backendSetting(cmd.Flags()), rocmRootSetting(cmd.Flags())
 			o.RTolSet = cmd.Flags().Changed("rtol")
 			if !cmd.Flags().Changed(optPMC) {
 				if env := strings.TrimSpace(os.Getenv(envName(optPMC))); env != "" {
@@ -133,7 +134,7 @@ func validateCompare(o *CompareOptions) (replay.CompareRequest, error) {
 		rtol = o.RTol
 	}
 	return replay.CompareRequest{RTol: rtol, Request: replay.Request{
-		Backend: o.Backend, Groups: groups,
+		Backend: o.Backend, ROCmRoot: o.ROCmRoot, Groups: groups,
 		Filters: contract.Filters{IncludeRegex: o.IncludeRegex, ExcludeRegex: o.ExcludeRegex, NameKind: nameKind, IterationRanges: ranges},
 		Mangled: o.Mangled, Truncate: o.Truncate, LogLevel: o.LogLevel, App: o.App, Args: o.Args,
 	}}, nil
@@ -176,7 +177,7 @@ func writeCompareJSON(path string, rep replay.CompareReport) error {
 	if err != nil {
 		return fmt.Errorf("encoding the compare report: %w", err)
 	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := output.WriteFile(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("writing the compare report: %w", err)
 	}
 	return nil

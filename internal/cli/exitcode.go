@@ -91,9 +91,12 @@ func ExitCode(err error) int {
 	var app *AppExitError
 	var diff *DifferencesError
 	var intr *InterruptedError
+	var outIntr *replay.InterruptedError
 	switch {
 	case errors.As(err, &intr):
 		return 128 + int(intr.Signal)
+	case errors.As(err, &outIntr):
+		return 128 + int(outIntr.Signal)
 	case errors.As(err, &usage):
 		return ExitUsage
 	case errors.As(err, &app):

@@ -42,11 +42,15 @@ type Factory struct {
 	// the counters (replay.Compare in the real program), for `compare`.
 	Comparer func(ctx context.Context, req replay.CompareRequest) (replay.CompareReport, error)
 
+	// Processor writes the outputs of a kept run directory (replay.Process in the real program), for
+	// `process`.
+	Processor func(ctx context.Context, req replay.ProcessRequest) (replay.Result, error)
+
 	// AvailData lists the agents of a backend and the counters each offers, for `avail` and -L.
-	AvailData func(ctx context.Context, backend string) ([]AgentCounters, error)
+	AvailData func(ctx context.Context, c backend.Choice) ([]AgentCounters, error)
 
 	// PlanData plans counter groups onto the agents of a backend, for `plan`.
-	PlanData func(ctx context.Context, backend string, groups []counters.Group) ([]contract.PlanAgent, error)
+	PlanData func(ctx context.Context, c backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error)
 }
 
 // AgentCounters is one agent and its counter catalog.

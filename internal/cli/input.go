@@ -192,10 +192,10 @@ func parseTextJobs(data []byte) ([]map[string]any, error) {
 
 // jobKeys are the input-file keys gorocprof acts on: every profiling option, plus pmc_groups.
 var jobKeys = map[string]bool{
-	optPMC: true, optPMCGroups: true, optReplayMode: true, optReplayBeta: true, optKernelTrace: true,
+	optPMC: true, optPMCGroups: true, optReplayMode: true, optReplayBeta: true, optKernelTrace: true, optStats: true,
 	optOutputDir: true, optOutputFile: true, optOutputFormat: true, optIncludeRegex: true,
 	optExcludeRegex: true, optIterationRange: true, optTruncate: true, optMangled: true,
-	optLogLevel: true, optCacheControl: true, optBackend: true, optQuiet: true, optDryRun: true, optAllowDiverge: true,
+	optLogLevel: true, optCacheControl: true, optBackend: true, optROCmRoot: true, optQuiet: true, optDryRun: true, optAllowDiverge: true,
 	optATT: true, optSPM: true, optPCBeta: true, optPCUnit: true, optPCMethod: true, optPCInterval: true,
 }
 

@@ -10,6 +10,7 @@ type ProfileOptions struct {
 	ReplayMode       string   // "" (rocprofv3's default behaviour), "kernel" or "application"
 	KernelReplayBeta bool
 	KernelTrace      bool
+	Stats            bool // --stats: kernel_stats.csv and domain_stats.csv of the traced kernels
 	OutputDirectory  string
 	OutputFile       string
 	OutputFormats    []string
@@ -21,6 +22,7 @@ type ProfileOptions struct {
 	LogLevel         string
 	CacheControl     string // CUDA: all (flush caches before every pass, as ncu) or none
 	Backend          string
+	ROCmRoot         string // rocm: the ROCm installation whose rocprofiler-sdk profiles
 	Quiet            bool
 	DryRun           bool
 	AllowDivergence  bool // application replay: keep a merged result whose runs diverged, exit 0
@@ -47,6 +49,7 @@ const (
 	optReplayMode     = "replay-mode"
 	optReplayBeta     = "kernel-replay-beta-enabled"
 	optKernelTrace    = "kernel-trace"
+	optStats          = "stats"
 	optOutputDir      = "output-directory"
 	optOutputFile     = "output-file"
 	optOutputFormat   = "output-format"
@@ -58,6 +61,7 @@ const (
 	optLogLevel       = "log-level"
 	optCacheControl   = "cache-control"
 	optBackend        = "backend"
+	optROCmRoot       = "rocm-root"
 	optQuiet          = "quiet"
 	optDryRun         = "dry-run"
 	optAllowDiverge   = "allow-divergence"
@@ -82,7 +86,10 @@ const (
 	defaultCacheControl = "all"
 )
 
-// defaultFormats: rocprofv3 defaults to rocpd, which gorocprof does not write yet.
+// defaultFormats: rocprofv3 defaults to rocpd, gorocprof to results.json and the CSV files. The
+// rocpd tools rebuild rocprofv3's own views over a database, whose counters_collection adds up the
+// passes of a replayed dispatch, so a default database would read k times too high through them;
+// gorocprof's scripts and checkers also read results.json. -f rocpd writes the database.
 var defaultFormats = []string{"json", "csv"}
 
 var (
@@ -91,5 +98,11 @@ var (
 	cacheControls = []string{"all", "none"}
 	backends      = backend.Names
 	knownFormats  = []string{"csv", "json", "pftrace", "otf2", "rocpd"}
-	writtenFormat = map[string]bool{"csv": true, "json": true}
+	writtenFormat = map[string]bool{"csv": true, "json": true, "rocpd": true}
+)
+
+// Formats gorocprof writes, as messages list them.
+const (
+	validFormats = "csv, json, rocpd"
+	writesWhat   = "gorocprof writes csv, json and rocpd"
 )

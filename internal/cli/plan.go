@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
@@ -18,9 +19,10 @@ import (
 
 // PlanOptions is the plan command: which passes a counter request needs on each agent.
 type PlanOptions struct {
-	Backend string
-	PMC     []string
-	JSON    bool
+	Backend  string
+	ROCmRoot string
+	PMC      []string
+	JSON     bool
 }
 
 func newPlanCmd(f *Factory) *cobra.Command {
@@ -30,7 +32,7 @@ func newPlanCmd(f *Factory) *cobra.Command {
 		Short: "Show the replay passes a counter request needs on each agent, without running anything",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Backend = backendSetting(cmd.Flags())
+			opts.Backend, opts.ROCmRoot = backendSetting(cmd.Flags()), rocmRootSetting(cmd.Flags())
 			if !cmd.Flags().Changed(optPMC) {
 				if env := strings.TrimSpace(os.Getenv(envName(optPMC))); env != "" {
 					opts.PMC = strings.Split(env, ";")
@@ -62,7 +64,7 @@ func runPlan(ctx context.Context, f *Factory, o *PlanOptions) error {
 	if f.PlanData == nil {
 		return errors.New("internal error: no planner wired into the command line")
 	}
-	plans, err := f.PlanData(ctx, o.Backend, groups)
+	plans, err := f.PlanData(ctx, backend.Choice{Name: o.Backend, ROCmRoot: o.ROCmRoot}, groups)
 	if err != nil {
 		return fmt.Errorf("planning on backend %s: %w", o.Backend, err)
 	}

@@ -63,6 +63,11 @@ func TestPrecedence(t *testing.T) {
 			cacheControl, "all"},
 		{"cache control flag over env", layers{flag: []string{"--cache-control", "none"}, env: map[string]string{"GOROCPROF_CACHE_CONTROL": "all"}},
 			cacheControl, "none"},
+		{"rocm root default", layers{env: map[string]string{"ROCM_PATH": ""}}, rocmRoot, "/opt/rocm"},
+		{"rocm root from ROCM_PATH", layers{env: map[string]string{"ROCM_PATH": "/opt/rocm-7.0"}}, rocmRoot, "/opt/rocm-7.0"},
+		{"rocm root job over ROCM_PATH", layers{env: map[string]string{"ROCM_PATH": "/opt/rocm-7.0"}, job: `"rocm_root": "/job"`}, rocmRoot, "/job"},
+		{"rocm root env over job", layers{env: map[string]string{"GOROCPROF_ROCM_ROOT": "/env"}, job: `"rocm_root": "/job"`}, rocmRoot, "/env"},
+		{"rocm root flag over env", layers{flag: []string{"--rocm-root", "/flag"}, env: map[string]string{"GOROCPROF_ROCM_ROOT": "/env"}}, rocmRoot, "/flag"},
 		{"iteration range env", layers{env: map[string]string{"GOROCPROF_KERNEL_ITERATION_RANGE": "[2-3]"}, job: `"kernel_iteration_range": "[9]"`},
 			func(r replay.Request) any { return r.Filters.IterationRanges }, [][2]int64{{2, 3}}},
 		{"regex from job", layers{job: `"kernel_include_regex": "axpy"`}, func(r replay.Request) any { return r.Filters.IncludeRegex }, "axpy"},
@@ -100,6 +105,8 @@ func TestPrecedence(t *testing.T) {
 }
 
 func cacheControl(r replay.Request) any { return r.CacheControl }
+
+func rocmRoot(r replay.Request) any { return r.ROCmRoot }
 
 func pmcNames(r replay.Request) any {
 	var out [][]string

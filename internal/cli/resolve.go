@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -34,6 +35,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	v.SetDefault(optLogLevel, defaultLogLevel)
 	v.SetDefault(optBackend, defaultBackend)
 	v.SetDefault(optCacheControl, defaultCacheControl)
+	v.SetDefault(optROCmRoot, backend.DefaultROCmRoot())
 	if err := v.MergeConfigMap(job.Values); err != nil {
 		return flagOpts, []string{fmt.Sprintf("%s: %v", job.Source, err)}
 	}
@@ -45,6 +47,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.str(optReplayMode, &o.ReplayMode)
 	r.boolean(optReplayBeta, &o.KernelReplayBeta)
 	r.boolean(optKernelTrace, &o.KernelTrace)
+	r.boolean(optStats, &o.Stats)
 	r.str(optOutputDir, &o.OutputDirectory)
 	r.str(optOutputFile, &o.OutputFile)
 	r.list(optOutputFormat, &o.OutputFormats)
@@ -55,6 +58,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.boolean(optMangled, &o.Mangled)
 	r.str(optLogLevel, &o.LogLevel)
 	r.str(optBackend, &o.Backend)
+	r.str(optROCmRoot, &o.ROCmRoot)
 	r.str(optCacheControl, &o.CacheControl)
 	r.boolean(optQuiet, &o.Quiet)
 	r.boolean(optDryRun, &o.DryRun)
@@ -257,9 +261,9 @@ var envChecks = map[string]envCheck{
 // envReadBy lists, for the subcommands, the variables each reads; the profiling command (the root)
 // reads one for every flag it has.
 var envReadBy = map[string][]string{
-	"avail":   {optBackend},
-	"plan":    {optBackend, optPMC},
-	"compare": {optBackend, optPMC},
+	"avail":   {optBackend, optROCmRoot},
+	"plan":    {optBackend, optROCmRoot, optPMC},
+	"compare": {optBackend, optROCmRoot, optPMC},
 }
 
 // checkEnvironment is the root's PersistentPreRunE: it checks every GOROCPROF_* variable the
@@ -306,15 +310,15 @@ func checkRegex(s string) error {
 func checkEnvFormats(s string) error {
 	words := splitWords(s)
 	if len(words) == 0 {
-		return errors.New("no output format given (valid: csv, json)")
+		return errors.New("no output format given (valid: " + validFormats + ")")
 	}
 	for _, w := range words {
 		switch w = strings.ToLower(w); {
 		case writtenFormat[w]:
 		case slices.Contains(knownFormats, w):
-			return fmt.Errorf("output format %s is not supported yet (gorocprof writes csv and json)", w)
+			return fmt.Errorf("output format %s is not supported yet (%s)", w, writesWhat)
 		default:
-			return fmt.Errorf("unknown output format %q (valid: csv, json)", w)
+			return fmt.Errorf("unknown output format %q (valid: %s)", w, validFormats)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/launch"
 	"github.com/gorocprof/gorocprof/internal/replay"
 	"github.com/spf13/cobra"
@@ -64,7 +65,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		SuggestionsMinimumDistance: 2,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listAvail {
-				return runAvail(cmd.Context(), f, &AvailOptions{Backend: backendSetting(cmd.Flags()), Agent: -1})
+				return runAvail(cmd.Context(), f, &AvailOptions{Backend: backendSetting(cmd.Flags()), ROCmRoot: rocmRootSetting(cmd.Flags()), Agent: -1})
 			}
 			if len(args) == 0 && cmd.Flags().NFlag() == 0 {
 				return cmd.Help()
@@ -91,7 +92,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	optFlag.NoOptDefVal = "true"
 	cmd.Flags().SetInterspersed(false)
 
-	cmd.AddCommand(newAvailCmd(f), newPlanCmd(f), newCompareCmd(f), newVersionCmd(f))
+	cmd.AddCommand(newAvailCmd(f), newPlanCmd(f), newCompareCmd(f), newProcessCmd(f), newVersionCmd(f))
 	return cmd
 }
 
@@ -110,9 +111,10 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	fs.Var(choiceValue{&o.ReplayMode, replayModes}, optReplayMode, "how several counter groups are collected: kernel or application")
 	optional(&o.KernelReplayBeta, optReplayBeta, "", "acknowledge that kernel replay is a beta feature")
 	optional(&o.KernelTrace, optKernelTrace, "", "trace every kernel dispatch")
+	optional(&o.Stats, optStats, "", "write kernel_stats.csv and domain_stats.csv of the traced kernels (with --kernel-trace)")
 	fs.StringVarP(&o.OutputDirectory, optOutputDir, "d", defaultOutputDir, "directory for the output files")
 	fs.StringVarP(&o.OutputFile, optOutputFile, "o", defaultOutputFile, "output file name prefix; placeholders such as %hostname% %pid% %ppid% %rank% %env{NAME}%")
-	fs.VarP(formatsValue{&o.OutputFormats}, optOutputFormat, "f", "output formats: csv, json (default \"json csv\")")
+	fs.VarP(formatsValue{&o.OutputFormats}, optOutputFormat, "f", "output formats: csv, json, rocpd (default \"json csv\")")
 	nargs(optOutputFormat)
 	fs.StringVar(&o.IncludeRegex, optIncludeRegex, "", "profile only kernels whose name matches this regular expression")
 	fs.StringVar(&o.ExcludeRegex, optExcludeRegex, "", "skip kernels whose name matches this regular expression (applied after include)")
@@ -142,6 +144,8 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 
 	// --backend is shared with avail and plan.
 	cmd.PersistentFlags().Var(choiceValue{&o.Backend, backends}, optBackend, "backend: auto, sim, cuda or rocm (default \"auto\")")
+	cmd.PersistentFlags().StringVar(&o.ROCmRoot, optROCmRoot, "", "rocm: the ROCm installation whose rocprofiler-sdk profiles (default $ROCM_PATH, else /opt/rocm)")
+	_ = cmd.MarkPersistentFlagDirname(optROCmRoot)
 
 	for name, words := range map[string][]string{
 		optBackend: backends, optReplayMode: replayModes, optLogLevel: logLevels, optOutputFormat: {"csv", "json"},
@@ -164,6 +168,9 @@ func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts 
 	if input != "" {
 		var err error
 		if jobs, err = readInputFile(input); err != nil {
+			if !flags.Changed(optInput) {
+				return fmt.Errorf("environment variable %s: %w", envName(optInput), err)
+			}
 			return err
 		}
 	}
@@ -275,6 +282,17 @@ func failFastSetting(flags *pflag.FlagSet, flagValue bool) (bool, error) {
 		return false, &ValidationError{Diagnostics: []string{fmt.Sprintf("environment variable %s: %v", envName(optFailFast), err)}}
 	}
 	return v, nil
+}
+
+// rocmRootSetting: --rocm-root wins over GOROCPROF_ROCM_ROOT, then $ROCM_PATH, then /opt/rocm.
+func rocmRootSetting(flags *pflag.FlagSet) string {
+	if f := flags.Lookup(optROCmRoot); f != nil && f.Changed {
+		return f.Value.String()
+	}
+	if v := os.Getenv(envName(optROCmRoot)); v != "" {
+		return v
+	}
+	return backend.DefaultROCmRoot()
 }
 
 // backendSetting: --backend wins over GOROCPROF_BACKEND, then "auto".

@@ -121,10 +121,18 @@ func TestScriptE2E(t *testing.T) {
 			env.Setenv("GOROCPROF_LIB_DIR", lib)
 			env.Setenv("BIN", bin)
 			env.Setenv("KFD_FIXTURES", filepath.Join(root, "internal", "backend", "rocm", "testdata", "kfd"))
+			env.Setenv("ROCM_EMULATOR", filepath.Join(lib, "rocm-emulator"))
 			return nil
 		},
+		Condition: scriptCondition(lib),
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": exitsCmd,
+			"exits":             exitsCmd,
+			"waitfile":          waitfileCmd,
+			"glob":              globCmd,
+			"gone":              gonePIDsCmd,
+			"rocpd":             rocpdQueryCmd,
+			"rocpd-matches-csv": rocpdMatchesCSVCmd,
+			"samerecords":       sameRecordsCmd,
 		},
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
@@ -25,6 +26,8 @@ const (
 const (
 	diagEmptyPMC         = "--pmc (or pmc in the input file) names no counter: give at least one, e.g. --pmc SQ_WAVES"
 	diagNothingToCollect = "nothing to collect: give counters with --pmc, or ask for a trace with --kernel-trace"
+	// rocprofv3's --stats summarises the domains it traces; the kernel trace is the one gorocprof has.
+	diagStatsNeedsTrace = "--stats summarises traced kernels: add --kernel-trace"
 )
 
 // checkOutputLocation finds, before anything is launched, what would stop the output from being
@@ -101,6 +104,9 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	if !slices.Contains(backends, o.Backend) {
 		add("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))
 	}
+	if o.ROCmRoot == "" {
+		add("--%s: empty: name the ROCm installation (default $%s, else /opt/rocm)", optROCmRoot, backend.EnvROCmPath)
+	}
 	diags = append(diags, checkOutputLocation(o)...)
 
 	if len(diags) > 0 {
@@ -115,9 +121,11 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	nameKind := filterNameKind(o.Mangled, o.Truncate)
 	return replay.Request{
 		Backend:     o.Backend,
+		ROCmRoot:    o.ROCmRoot,
 		Groups:      groups,
 		Mode:        replayMode(o, len(groups)),
 		KernelTrace: o.KernelTrace,
+		Stats:       o.Stats,
 		Filters: contract.Filters{
 			IncludeRegex:    o.IncludeRegex,
 			ExcludeRegex:    o.ExcludeRegex,
@@ -144,6 +152,9 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 func checkCollection(o ProfileOptions, hasCounters bool) []string {
 	var diags []string
 	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
+	if o.Stats && !o.KernelTrace {
+		add(diagStatsNeedsTrace)
+	}
 	if o.ReplayMode == contract.ModeKernel {
 		if !o.KernelReplayBeta {
 			add(diagKernelNeedsBeta)
@@ -214,13 +225,13 @@ func checkFormats(in []string) ([]string, []string) {
 		case writtenFormat[f]:
 			out = append(out, f)
 		case slices.Contains(knownFormats, f):
-			diags = append(diags, fmt.Sprintf("--output-format %s is not supported yet (gorocprof writes csv and json)", f))
+			diags = append(diags, fmt.Sprintf("--output-format %s is not supported yet (%s)", f, writesWhat))
 		default:
-			diags = append(diags, fmt.Sprintf("--output-format: unknown format %q (valid: csv, json)", f))
+			diags = append(diags, fmt.Sprintf("--output-format: unknown format %q (valid: %s)", f, validFormats))
 		}
 	}
 	if len(out) == 0 && len(diags) == 0 {
-		diags = append(diags, "--output-format: no format given (valid: csv, json)")
+		diags = append(diags, "--output-format: no format given (valid: "+validFormats+")")
 	}
 	return out, diags
 }

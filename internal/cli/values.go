@@ -92,13 +92,13 @@ type formatsValue struct{ p *[]string }
 func (f formatsValue) Set(s string) error {
 	words := splitWords(s)
 	if len(words) == 0 {
-		return errors.New("expected one or more output formats (csv, json)")
+		return errors.New("expected one or more output formats (" + validFormats + ")")
 	}
 	for _, w := range words {
 		// Formats rocprofv3 knows but gorocprof does not write yet pass here and are rejected by
 		// Validate with a message saying so.
 		if !slices.Contains(knownFormats, strings.ToLower(w)) {
-			return fmt.Errorf("unknown output format %q (valid: csv, json)", w)
+			return fmt.Errorf("unknown output format %q (valid: %s)", w, validFormats)
 		}
 	}
 	*f.p = append(*f.p, words...)

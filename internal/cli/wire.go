@@ -16,18 +16,19 @@ func wire(f *Factory) {
 	f.Prepare = replay.NewPreparer(f.Backend)
 	f.Runner = replay.Run
 	f.Comparer = replay.Compare
-	f.AvailData = func(ctx context.Context, name string) ([]AgentCounters, error) {
-		return availFromSession(ctx, f.Backend, name)
+	f.Processor = replay.Process
+	f.AvailData = func(ctx context.Context, c backend.Choice) ([]AgentCounters, error) {
+		return availFromSession(ctx, f.Backend, c)
 	}
-	f.PlanData = func(ctx context.Context, name string, groups []counters.Group) ([]contract.PlanAgent, error) {
-		return planFromSession(ctx, f.Backend, name, groups)
+	f.PlanData = func(ctx context.Context, c backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error) {
+		return planFromSession(ctx, f.Backend, c, groups)
 	}
 }
 
 // availFromSession asks the backend for its agents and lists each one's catalog with that agent's
 // dimension sizes.
-func availFromSession(ctx context.Context, choose backend.Chooser, name string) ([]AgentCounters, error) {
-	sess, err := replay.OpenSession(ctx, choose, name, "")
+func availFromSession(ctx context.Context, choose backend.Chooser, c backend.Choice) ([]AgentCounters, error) {
+	sess, err := replay.OpenSession(ctx, choose, c, "")
 	if err != nil {
 		return nil, err
 	}
@@ -40,8 +41,8 @@ func availFromSession(ctx context.Context, choose backend.Chooser, name string) 
 
 // planFromSession plans the groups on the backend's agents: the plan a run with these groups would
 // carry in results.json.
-func planFromSession(ctx context.Context, choose backend.Chooser, name string, groups []counters.Group) ([]contract.PlanAgent, error) {
-	sess, err := replay.OpenSession(ctx, choose, name, "")
+func planFromSession(ctx context.Context, choose backend.Chooser, c backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error) {
+	sess, err := replay.OpenSession(ctx, choose, c, "")
 	if err != nil {
 		return nil, err
 	}

@@ -71,13 +71,8 @@ func (c *Catalog) Fits(bases []Base) (bool, error) {
 	if len(bases) == 0 {
 		return true, nil
 	}
-	if c.Vendor == VendorNVIDIA {
-		names := make([]string, len(bases))
-		for i, b := range bases {
-			names[i] = b.Name
-		}
-		n, err := c.passCount(names)
-		return err == nil && n == 1, err
+	if c.asksOracle() {
+		return c.oracleFits(bases)
 	}
 	return len(c.overLimit(bases)) == 0, nil
 }

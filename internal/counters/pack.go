@@ -113,7 +113,7 @@ func pack(c *Catalog, names []string) ([]*bin, error) {
 			}
 			return items[i].name < items[j].name
 		})
-		if c.Vendor == VendorNVIDIA {
+		if c.asksOracle() {
 			bins, err = firstFitOracle(c, items)
 		} else {
 			bins = fewestAMD(c, items)
@@ -140,7 +140,7 @@ func pack(c *Catalog, names []string) ([]*bin, error) {
 // not fit, or the answer is an error (maybe one metric's fault), the caller asks metric by metric,
 // which names the culprit. AMD limits are cheap to check and go straight to the packer.
 func wholeGroup(c *Catalog, items []item) (*bin, bool) {
-	if c.Vendor != VendorNVIDIA || len(items) < 2 {
+	if !c.asksOracle() || len(items) < 2 {
 		return nil, false
 	}
 	b := newBin()
@@ -152,8 +152,14 @@ func wholeGroup(c *Catalog, items []item) (*bin, bool) {
 }
 
 func fitsAlone(c *Catalog, it item) error {
-	if c.Vendor == VendorNVIDIA {
-		n, err := c.passCount([]string{it.name})
+	if c.asksOracle() {
+		// The oracle is asked about the base counters: on NVIDIA the metric itself, on an SDK's
+		// AMD agent what a derived counter's expression reads.
+		names := make([]string, len(it.bases))
+		for i, b := range it.bases {
+			names[i] = b.Name
+		}
+		n, err := c.passCount(names)
 		if err != nil {
 			return err
 		}

@@ -3,9 +3,13 @@
 package e2etest
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -43,4 +47,19 @@ func Require(t testing.TB, apps ...string) string {
 	}
 	t.Setenv("GOROCPROF_LIB_DIR", lib)
 	return root
+}
+
+// Running reports whether process pid has not ended. A zombie (ended, not yet reaped by whoever
+// inherited it) has ended.
+func Running(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }

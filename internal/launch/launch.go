@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -122,7 +123,9 @@ func Run(ctx context.Context, spec Spec) (Status, error) {
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
 
-	if err := cmd.Start(); err != nil {
+	dieWithParent(cmd)
+	waited, err := startLocked(cmd)
+	if err != nil {
 		return Status{}, fmt.Errorf("starting %s: %w", spec.App, err)
 	}
 	done := make(chan struct{})
@@ -142,7 +145,7 @@ func Run(ctx context.Context, spec Spec) (Status, error) {
 			}
 		}
 	}()
-	waitErr := cmd.Wait()
+	waitErr := <-waited
 	close(done)
 
 	st := Status{PID: cmd.Process.Pid}
@@ -162,6 +165,35 @@ func Run(ctx context.Context, spec Spec) (Status, error) {
 	}
 	return st, nil
 }
+
+// startLocked starts cmd and waits for it on one goroutine locked to its OS thread, and returns
+// the channel that receives Wait's result. Linux sends the parent-death signal (dieWithParent) when
+// the thread that forked the child ends, not the process: an unlocked goroutine would leave that
+// thread to the Go runtime, which ends a thread whenever a goroutine that locked it returns without
+// unlocking, and the application would be killed while gorocprof runs on. Locked, the thread serves
+// nothing else until the child is reaped.
+func startLocked(cmd *exec.Cmd) (<-chan error, error) {
+	started, waited := make(chan error, 1), make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		afterStart()
+		waited <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return waited, nil
+}
+
+// afterStart runs on the launching goroutine between start and wait; a test parks it there, the way
+// the scheduler may at any time, to show that its thread is not handed to anything else.
+var afterStart = func() {}
 
 // Environ is base without the variables named in drop, followed by add: the child's environment, the
 // run's own variables replacing whatever the parent had under those names.

@@ -138,8 +138,9 @@ func (v *view) agentObjects() []object {
 	return out
 }
 
-func (v *view) writeAgentInfo(w *bufio.Writer) error {
-	writeHeader(w, agentInfoColumns)
+// writeAgentInfo writes a row per agent of the process that seen does not hold yet, and adds it:
+// processes of one file that share their agents list them once.
+func (v *view) writeAgentInfo(w *bufio.Writer, seen map[string]bool) {
 	for _, a := range sortedAgents(v.proc) {
 		cells := make([]string, len(agentInfoColumns))
 		for i, col := range agentInfoColumns {
@@ -150,10 +151,14 @@ func (v *view) writeAgentInfo(w *bufio.Writer) error {
 				cells[i] = strconv.FormatInt(agentNumber(a, key), 10)
 			}
 		}
-		w.WriteString(strings.Join(cells, ","))
+		line := strings.Join(cells, ",")
+		if seen[line] {
+			continue
+		}
+		seen[line] = true
+		w.WriteString(line)
 		w.WriteByte('\n')
 	}
-	return nil
 }
 
 func writeHeader(w *bufio.Writer, cols []string) {

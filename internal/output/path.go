@@ -64,9 +64,12 @@ var (
 //	%args%          arguments after the program                    %tag%    program base name
 //	%env{NAME}% and $ENV{NAME} (or $env{NAME}): the environment variable, empty when unset.
 //
-// Command-line parts are joined with '_' and their '/' and white space become '_', so they never
-// add directories. A %word% that is none of these is kept as written, so a literal '%' in a path
-// survives. An %env{ or $ENV{ without its closing brace is an error.
+// Command-line parts are joined with '_' and their '/' and white space become '_', and every value
+// but %cwd% and the environment's is made one file name ('/' becomes '_', and "." or ".." all
+// '_'), so that a value the records bring (a hostname of "../../x") never adds a directory nor
+// leaves one; Altered says which values were changed. A %word% that is none of these is kept as
+// written, so a literal '%' in a path survives. An %env{ or $ENV{ without its closing brace is an
+// error.
 func ExpandPath(pattern string, v PathVars) (string, error) {
 	getenv := v.Getenv
 	if getenv == nil {
@@ -124,6 +127,14 @@ func envName(s string, prefixLen int, closing string) (string, int, error) {
 }
 
 func (v PathVars) long(word string) (string, bool) {
+	val, ok := v.value(word)
+	if ok && word != "cwd" {
+		val = oneName(val)
+	}
+	return val, ok
+}
+
+func (v PathVars) value(word string) (string, bool) {
 	switch word {
 	case "hostname":
 		return v.Hostname, true
@@ -174,6 +185,39 @@ func (v PathVars) short(c byte) (string, bool) {
 	return "", false
 }
 
+// oneName makes s usable as one file name: no '/' (nor NUL), and not "." or "..".
+func oneName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '/' || r == 0 {
+			return '_'
+		}
+		return r
+	}, s)
+	if s == "." || s == ".." {
+		return strings.Repeat("_", len(s))
+	}
+	return s
+}
+
+// Altered is a placeholder value that ExpandPath changed to keep it one file name.
+type Altered struct {
+	Placeholder string // "hostname"
+	Value       string // "../../x"
+	Written     string // ".._.._x"
+}
+
+// Altered lists the values of the placeholders naming the process's host and job that ExpandPath
+// changes to keep them one file name.
+func (v PathVars) Altered() []Altered {
+	var out []Altered
+	for _, f := range []struct{ name, val string }{{"hostname", v.Hostname}, {"rank", v.Rank}, {"size", v.Size}, {"job", v.Job}} {
+		if safe := oneName(f.val); safe != f.val {
+			out = append(out, Altered{f.name, f.val, safe})
+		}
+	}
+	return out
+}
+
 func orDefault(s, def string) string {
 	if s == "" {
 		return def
@@ -215,10 +259,12 @@ var outputSuffixes = []string{"_results.json", "_agent_info.csv", "_counter_coll
 const pathMax = 4096
 
 // CheckLocation reports, before anything runs, why the files of prefix file (already expanded) in
-// directory dir could not be written: a file name that is empty or longer than the file system
-// allows, a path component that exists and is no directory, or a nearest existing directory that
-// this user cannot write in. probe=false skips that last check, which creates and removes a file;
-// nothing else is created.
+// directory dir could not be written: a file name that is empty, leaves dir (absolute, or with a
+// ".." out of it) or is longer than the file system allows, a path component that exists and is
+// no directory, a directory that Write would refuse (a symbolic link below dir, a directory
+// another user could change: see ownerError), or a nearest existing directory that this user
+// cannot write in. probe=false skips that last check, which creates and removes a file; nothing
+// else is created.
 func CheckLocation(dir, file string, probe bool) error {
 	base := filepath.Base(file)
 	switch {
@@ -226,10 +272,17 @@ func CheckLocation(dir, file string, probe bool) error {
 		return errors.New("the file name is empty")
 	case strings.HasSuffix(file, "/") || base == "." || base == "..":
 		return fmt.Errorf("the file name %q names a directory, not a file", file)
+	case filepath.IsAbs(file):
+		return fmt.Errorf("the file name %q is an absolute path: -o names files below the output directory, which -d chooses", file)
+	case !filepath.IsLocal(file):
+		return fmt.Errorf("the file name %q leaves the output directory: -o names files below it, which -d chooses", file)
 	}
 	target := filepath.Join(dir, filepath.Dir(file))
 	existing, missing, err := nearestDir(target)
 	if err != nil {
+		return err
+	}
+	if err := checkOwners(dir, filepath.Dir(file), os.Geteuid()); err != nil {
 		return err
 	}
 	longest := base + longestSuffix()
@@ -262,6 +315,9 @@ func CheckFile(path string) error {
 		return err
 	case !info.IsDir():
 		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if err := ownerError(dir, info, os.Geteuid()); err != nil {
+		return err
 	}
 	if len(filepath.Base(path)) > nameMax(dir) {
 		return fmt.Errorf("the name %q is longer than the %d bytes the file system of %s allows", filepath.Base(path), nameMax(dir), dir)

@@ -3,6 +3,7 @@ package output
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,11 @@ func TestExpandPath(t *testing.T) {
 	}
 	mpi := base
 	mpi.Rank, mpi.Size, mpi.Job = "3", "8", "991"
+	// Values a record header or the environment brings stay one file name.
+	evil := base
+	evil.Hostname, evil.Rank, evil.Args = "../../x", "..", []string{"/", ".."}
+	dots := base
+	dots.Hostname, dots.Job = "..", "a/b"
 	tests := []struct {
 		pattern string
 		vars    PathVars
@@ -43,6 +49,10 @@ func TestExpandPath(t *testing.T) {
 		{"%x", base, "%x"},
 		{"$HOME/%p", base, "$HOME/4242"},
 		{"", base, ""},
+		{"%hostname%/%pid%", evil, ".._.._x/4242"},
+		{"%h/%rank%/%args%/%tag%", evil, ".._.._x/__/__/_"},
+		{"%hostname%/%job%", dots, "__/a_b"},
+		{"%cwd%/x", evil, "/work/run/x"},
 	}
 	for _, tc := range tests {
 		got, err := ExpandPath(tc.pattern, tc.vars)
@@ -122,6 +132,10 @@ func TestCheckLocation(t *testing.T) {
 		{"prefix plus suffix too long", root, strings.Repeat("x", 240), false, "more than the 255"},
 		{"directory name too long", filepath.Join(root, long), "out", false, "more than the 255"},
 		{"path too long", filepath.Join(root, strings.Repeat(strings.Repeat("y", 200)+"/", 21)), "out", false, "more than the 4095"},
+		{"-o above -d", root, "../x", false, `the file name "../x" leaves the output directory`},
+		{"-o climbing out of -d", root, "a/../../x", false, "leaves the output directory"},
+		{"absolute -o", root, "/etc/x", false, `the file name "/etc/x" is an absolute path`},
+		{"-o up and down again", root, "a/../x", false, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,5 +207,16 @@ func TestSampleVarsAreTheWidest(t *testing.T) {
 	}
 	if want := "4194304_4194304_12_app_-n_3"; got != want {
 		t.Errorf("expanded with the sample values: %q, want %q", got, want)
+	}
+}
+
+func TestAltered(t *testing.T) {
+	v := PathVars{Hostname: "../../x", Rank: "3", Size: "..", Job: "j/1"}
+	want := []Altered{{"hostname", "../../x", ".._.._x"}, {"size", "..", "__"}, {"job", "j/1", "j_1"}}
+	if got := v.Altered(); !slices.Equal(got, want) {
+		t.Errorf("Altered() = %v, want %v", got, want)
+	}
+	if got := (PathVars{Hostname: "node7", Rank: "3"}).Altered(); got != nil {
+		t.Errorf("plain values: Altered() = %v, want none", got)
 	}
 }

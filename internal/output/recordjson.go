@@ -1,10 +1,10 @@
 package output
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/jsonnum"
 )
 
 // rocprofiler-sdk enum values that results.json readers switch on (rocprofiler/fwd.h).
@@ -120,12 +120,4 @@ func appendDim3(b []byte, v [3]uint32) []byte {
 // appendNumber appends a counter value. JSON has no NaN or infinity; such a value (a derived
 // counter divided by zero) is written as null rather than as a made-up number. Whole numbers are
 // written as integers.
-func appendNumber(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f) || math.IsInf(f, 0):
-		return append(b, "null"...)
-	case f == math.Trunc(f) && math.Abs(f) < 1e15:
-		return strconv.AppendInt(b, int64(f), 10)
-	}
-	return strconv.AppendFloat(b, f, 'g', -1, 64)
-}
+func appendNumber(b []byte, f float64) []byte { return jsonnum.Append(b, f) }

@@ -9,15 +9,18 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
-// writeResultsHead starts results.json in rocprofv3's layout, one process per file, up to the
-// counter records. Every field the schema requires is present; what the record stream does not
+// writeResultsHead starts a process's element of results.json in rocprofv3's layout, up to the
+// counter records; first says it is the file's first element. Every field the schema requires is present; what the record stream does not
 // carry is 0: struct "size" fields, code_object_id, kernel_object, kernarg_segment_alignment, the
 // agent firmware and capability bit fields, and fini_time of a process that did not exit normally.
 // code_objects is empty. Large arrays are written one element per line so the file can be
 // streamed and diffed.
-func (v *view) writeResultsHead(w *bufio.Writer) error {
+func (v *view) writeResultsHead(w *bufio.Writer, first bool) error {
 	s := jsonStream{w: w}
-	s.raw(`{"rocprofiler-sdk-tool":[{`)
+	if !first {
+		s.raw(",\n")
+	}
+	s.raw("{")
 	s.field("metadata", v.metadata(), true)
 	s.field("agents", v.agentObjects(), true)
 	s.field("counters", v.counterObjects(), true)
@@ -28,8 +31,8 @@ func (v *view) writeResultsHead(w *bufio.Writer) error {
 	return s.err
 }
 
-// writeResultsTail ends results.json after the counter records: the kernel dispatch records of
-// every pass, from the spool, when the kernel trace was asked for.
+// writeResultsTail ends a process's element after the counter records: the kernel dispatch records
+// of every pass, from the spool, when the kernel trace was asked for.
 func (v *view) writeResultsTail(w *bufio.Writer, trace *traceSpool) error {
 	s := jsonStream{w: w}
 	s.raw("]},\n" + `"buffer_records":{`)
@@ -42,7 +45,7 @@ func (v *view) writeResultsTail(w *bufio.Writer, trace *traceSpool) error {
 		})
 		s.raw("]")
 	}
-	s.raw("}}]}\n")
+	s.raw("}}")
 	return s.err
 }
 

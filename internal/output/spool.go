@@ -24,11 +24,14 @@ type traceSpool struct {
 // spoolFields is the number of 8-byte fields of one pass in the spool.
 const spoolFields = 18
 
-func newTraceSpool(dir string) (*traceSpool, error) {
-	f, err := os.CreateTemp(dir, ".gorocprof-trace-*.tmp")
+// newTraceSpool creates the spool of the prefix base in loc; its name is removed at once, so that
+// nothing of it stays behind however gorocprof ends.
+func newTraceSpool(loc *location, base string) (*traceSpool, error) {
+	f, name, err := loc.createTemp(base + "_trace.spool")
 	if err != nil {
-		return nil, fmt.Errorf("writing output: kernel trace spool: %w", err)
+		return nil, fmt.Errorf("kernel trace spool: %w", err)
 	}
+	loc.remove(name)
 	return &traceSpool{f: f, w: bgwrite.New(f), buf: make([]byte, 0, spoolFields*8)}, nil
 }
 
@@ -76,8 +79,7 @@ func (s *traceSpool) each(fn func(*contract.Dispatch) error) error {
 	}
 }
 
-func (s *traceSpool) remove() {
+func (s *traceSpool) close() {
 	_ = s.w.Close()
 	_ = s.f.Close()
-	_ = os.Remove(s.f.Name())
 }

@@ -1,204 +1,267 @@
 // Package output turns the records of one profiled process into rocprofv3-compatible files
-// (results.json, CSV) and terminal tables.
+// (results.json, CSV, the rocpd database) and terminal tables.
 package output
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
-	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 	"github.com/gorocprof/gorocprof/internal/records"
+	"github.com/gorocprof/gorocprof/internal/stats"
 )
 
 // Options says which files Write produces and how names look.
 type Options struct {
 	Dir          string   // output directory (-d)
-	File         string   // file prefix inside Dir, placeholders already expanded (-o)
-	Formats      []string // "json" and/or "csv"
+	File         string   // file prefix inside Dir, placeholders already expanded (-o); must stay below Dir
+	Formats      []string // any of "json", "csv", "rocpd"
 	KernelTrace  bool     // also write kernel dispatch timing (--kernel-trace)
+	Stats        bool     // with KernelTrace: kernel_stats.csv and domain_stats.csv (--stats)
 	Mangled      bool     // kernel names as mangled symbols (-M)
 	Truncate     bool     // kernel names without template and argument lists (-T)
 	PlanMetadata any      // embedded in results.json metadata as "gorocprof_plan"
 	Command      []string // the profiled command line; the record header's when empty
+
+	// wrap, when set, stands between each output file and the formatting, so that tests can make a
+	// write fail part way (a full disk) or stop the run there (a signal).
+	wrap func(name string, w io.Writer) io.Writer
 }
 
 // Formats Write can produce.
-var Formats = []string{"csv", "json"}
+var Formats = []string{"csv", "json", "rocpd"}
 
-// Write writes one process's files under Dir and returns their paths. Counter values that could not
-// be computed (a derived counter whose base values are missing) are left out and reported in the
-// returned error after everything else has been written; cs may be nil when nothing was counted.
-// It is Stream with the one sink NewFiles(opts).
+// Write writes one process's files under Dir and returns their paths; see WriteProcesses.
 func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
-	f := NewFiles(opts)
-	err := Stream(proc, cs, f)
-	return f.Paths(), err
+	return WriteProcesses(context.Background(), opts, []*records.Process{proc}, cs)
 }
 
-// Files is the sink of the -f formats: results.json, agent_info.csv, counter_collection.csv and
-// kernel_trace.csv of each process, written as its dispatches go by, so that a process is written
-// in memory bounded by its agents, kernels and counters, not by its dispatches. The kernel_dispatch
-// array of results.json, which follows the counter records, waits in a compact temporary file next
-// to the output meanwhile.
+// WriteProcesses writes the files of one prefix for every process of procs, in order, and returns
+// their paths: it is Stream of each process with the one sink NewFiles(ctx, opts), then its Close.
+func WriteProcesses(ctx context.Context, opts Options, procs []*records.Process, cs Counters) ([]string, error) {
+	f := NewFiles(ctx, opts)
+	for _, proc := range procs {
+		if err := Stream(proc, cs, f); err != nil {
+			break // f keeps it: Close aborts the files and returns it
+		}
+	}
+	return f.Close()
+}
+
+// Files is the sink of the -f formats of one prefix: results.json with one element per process
+// (its schema's layout), the CSV files with the rows of every process (agent_info.csv a row per
+// distinct agent), the rocpd database, and with --stats the kernel and domain statistics, written as
+// the dispatches go by, so that a process is written in memory bounded by its agents, kernels and
+// counters, not by its dispatches. The kernel_dispatch array of results.json, which follows the
+// counter records, waits in a compact temporary file meanwhile.
+//
+// Each file is written under a temporary name beside its own and Close renames them into place
+// together once all are complete, so a write that fails (a full disk), or a ctx cancelled on the
+// way (SIGINT), leaves whatever had these names before untouched and no partial file; the error is
+// then context.Cause(ctx) or the write's.
 type Files struct {
-	opts  Options
-	v     *view
-	s     *streams
-	paths []string
+	ctx      context.Context
+	opts     Options
+	loc      *location
+	s        *streams // nil before the first process, and when no format is wanted
+	v        *view    // the process begun and not ended
+	n        int      // processes begun
+	evalErrs []error
+	err      error // the first failure: every later call returns it and Close aborts the files
+	closed   bool
 }
 
-// NewFiles returns the sink that writes opts.Formats under opts.Dir.
-func NewFiles(opts Options) *Files { return &Files{opts: opts} }
+// NewFiles returns the sink that writes opts.Formats under opts.Dir; ctx's cancellation stops it.
+func NewFiles(ctx context.Context, opts Options) *Files { return &Files{ctx: ctx, opts: opts} }
 
-// Paths returns the files written so far, in the order they were created.
-func (f *Files) Paths() []string { return f.paths }
+// Failed returns the failure that stopped the files, nil while they are being written.
+func (f *Files) Failed() error { return f.err }
 
-// Begin creates the process's files and writes what comes before the dispatches.
+// Abort stops the files with err: Close then removes them and returns err.
+func (f *Files) Abort(err error) { f.fail(err) }
+
+// fail keeps the first failure, told as ctx's cause when ctx was cancelled, not as what the
+// writer was doing then.
+func (f *Files) fail(err error) error {
+	if cause := context.Cause(f.ctx); cause != nil {
+		err = cause
+	}
+	if f.err == nil {
+		f.err = err
+	}
+	return f.err
+}
+
+// Begin adds a process to the files, creating them for the first one, and writes what comes before
+// its dispatches.
 func (f *Files) Begin(p *Process) error {
+	if f.err != nil {
+		return f.err
+	}
+	if f.n == 0 {
+		if err := f.open(p.Counters != nil); err != nil {
+			return f.fail(err)
+		}
+	}
+	f.n++
+	if f.s == nil {
+		return nil
+	}
+	f.v = newView(f.opts, p)
+	if err := f.v.begin(f.s, f.n == 1); err != nil {
+		return f.fail(err)
+	}
+	return nil
+}
+
+// open checks the formats and the location and creates the files of the formats wanted.
+func (f *Files) open(counters bool) error {
+	opts := f.opts
 	want := map[string]bool{}
-	for _, format := range f.opts.Formats {
+	for _, format := range opts.Formats {
 		switch format {
-		case "json", "csv":
+		case "json", "csv", "rocpd":
 			want[format] = true
 		default:
 			return fmt.Errorf("output format %q: this writer produces %v", format, Formats)
 		}
 	}
-	f.v, f.s = nil, nil
 	if len(want) == 0 {
 		return nil
 	}
-	opts := f.opts
-	prefix := filepath.Join(opts.Dir, opts.File)
-	if err := os.MkdirAll(filepath.Dir(prefix+"_"), 0o755); err != nil {
-		return fmt.Errorf("creating output directory: %w", err)
+	if !filepath.IsLocal(opts.File) {
+		return fmt.Errorf("the file name %q leaves the output directory %s: refusing to write there", opts.File, opts.Dir)
 	}
-	v := newView(opts, p)
-	s := &streams{}
-	f.v, f.s = v, s
-	var err error
-	if want["json"] {
-		if s.results, err = s.create(prefix + "_results.json"); err == nil {
-			err = v.writeResultsHead(s.results.w)
-		}
-		if err == nil && opts.KernelTrace {
-			s.trace, err = newTraceSpool(filepath.Dir(prefix + "_"))
-		}
+	file := filepath.Clean(opts.File)
+	loc, err := openLocation(opts.Dir, filepath.Dir(file), os.Geteuid())
+	if err != nil {
+		return err
 	}
-	if err == nil && want["csv"] {
-		var agents *outFile
-		if agents, err = s.create(prefix + "_agent_info.csv"); err == nil {
-			err = v.writeAgentInfo(agents.w)
-		}
-		if err == nil && p.Counters != nil {
-			if s.counterCSV, err = s.create(prefix + "_counter_collection.csv"); err == nil {
-				writeHeader(s.counterCSV.w, counterCollectionColumns)
-			}
-		}
-		if err == nil && opts.KernelTrace {
-			if s.traceCSV, err = s.create(prefix + "_kernel_trace.csv"); err == nil {
-				writeHeader(s.traceCSV.w, kernelTraceColumns)
-			}
-		}
+	f.loc = loc
+	f.s = &streams{loc: loc, base: filepath.Base(file), wrap: opts.wrap, agentRows: map[string]bool{}}
+	if err := f.s.open(want, opts.KernelTrace, counters); err != nil {
+		return err
 	}
-	f.paths = append(f.paths, s.paths...)
-	return err
+	if opts.Stats && opts.KernelTrace {
+		f.s.kernelStats, f.s.domainStats = &stats.Table{}, &stats.Table{}
+	}
+	return nil
 }
 
 // Dispatch writes every pass of one logical dispatch to every open file.
 func (f *Files) Dispatch(d *Dispatch) error {
+	if f.err != nil {
+		return f.err
+	}
 	if f.v == nil {
 		return nil
 	}
-	return f.v.writeLogical(f.s, d)
+	if f.ctx.Err() != nil {
+		return f.fail(context.Cause(f.ctx))
+	}
+	if err := f.v.writeLogical(f.s, d); err != nil {
+		return f.fail(err)
+	}
+	return nil
 }
 
-// End finishes the files: the kernel dispatch records after the counter records, then the
-// evaluation failures of the whole process, once everything else is written.
+// End ends the process in the files: its kernel dispatch records after its counter records. Its
+// evaluation failures wait for Close, which reports them once everything else is written.
 func (f *Files) End(failed error) error {
-	if f.v == nil {
-		return failed
-	}
-	v, s := f.v, f.s
-	f.v, f.s = nil, nil
-	defer s.abort()
+	v := f.v
+	f.v = nil
 	if failed != nil {
+		f.fail(failed)
 		return failed
 	}
+	if f.err != nil {
+		return f.err
+	}
+	if v == nil {
+		return nil
+	}
+	err := v.end(f.s)
+	if err != nil {
+		return f.fail(err)
+	}
+	if err := v.evalError(); err != nil {
+		f.evalErrs = append(f.evalErrs, err)
+	}
+	return nil
+}
+
+// Close finishes the files and renames them into place, and returns their paths; after a failure
+// it removes them instead and returns the failure. The error also reports the counter values that
+// could not be computed (a derived counter whose base values are missing), which were left out.
+func (f *Files) Close() ([]string, error) {
+	if f.closed {
+		return nil, errors.New("output files closed twice")
+	}
+	f.closed = true
+	if f.loc != nil {
+		defer f.loc.close()
+	}
+	if f.s == nil {
+		return nil, f.err
+	}
+	s := f.s
+	defer s.abort()
+	if f.err != nil {
+		return nil, f.err
+	}
+	if s.kernelStats != nil {
+		if err := s.writeStats(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.finish(); err != nil {
+		return nil, err
+	}
+	if err := context.Cause(f.ctx); err != nil {
+		return nil, err
+	}
+	paths, err := s.commit()
+	if err != nil {
+		return paths, err
+	}
+	return paths, errors.Join(f.evalErrs...)
+}
+
+// begin adds one process to every open file; first says it is the first process of the files.
+func (v *view) begin(s *streams, first bool) error {
+	var err error
+	if s.results != nil {
+		err = v.writeResultsHead(s.results.w, first)
+		if err == nil && v.opts.KernelTrace {
+			s.trace, err = newTraceSpool(s.loc, s.base)
+		}
+	}
+	if err == nil && s.agentInfo != nil {
+		v.writeAgentInfo(s.agentInfo.w, s.agentRows)
+	}
+	if err == nil && s.rocpd {
+		err = s.rocpdProcess(v)
+	}
+	return err
+}
+
+// end writes what follows the process's dispatches and drops its kernel dispatch spool.
+func (v *view) end(s *streams) error {
 	var err error
 	if s.results != nil {
 		err = v.writeResultsTail(s.results.w, s.trace)
 	}
-	if err == nil {
-		err = s.close()
-	}
-	if err != nil {
-		return err
-	}
-	return v.evalError()
-}
-
-// outFile is one output file being written.
-type outFile struct {
-	path string
-	f    *os.File
-	bg   *bgwrite.Writer
-	w    *bufio.Writer // bg's buffer
-}
-
-// streams are the files one Write has open, in the order their paths are reported.
-type streams struct {
-	files      []*outFile
-	paths      []string
-	results    *outFile
-	counterCSV *outFile
-	traceCSV   *outFile
-	trace      *traceSpool
-}
-
-func (s *streams) create(path string) (*outFile, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("writing output: %w", err)
-	}
-	bg := bgwrite.New(f)
-	o := &outFile{path: path, f: f, bg: bg, w: bg.Writer}
-	s.files = append(s.files, o)
-	s.paths = append(s.paths, path)
-	return o, nil
-}
-
-// close flushes and closes every file; the first failure names its file.
-func (s *streams) close() error {
-	var first error
-	for _, o := range s.files {
-		err := o.bg.Close()
-		if cerr := o.f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil && first == nil {
-			first = fmt.Errorf("writing %s: %w", o.path, err)
-		}
-	}
-	s.files = nil
-	return first
-}
-
-// abort closes what close did not (after a failure) and removes the spool.
-func (s *streams) abort() {
-	for _, o := range s.files {
-		_ = o.bg.Close()
-		_ = o.f.Close()
-	}
-	s.files = nil
 	if s.trace != nil {
-		s.trace.remove()
+		s.trace.close()
+		s.trace = nil
 	}
+	return err
 }
 
 // view is one process prepared for writing: its agents, counter catalog and kernel names, and
@@ -275,8 +338,15 @@ func (v *view) passCounters(p *Pass) []idValues {
 	return v.counters
 }
 
-// writeLogical writes every pass of one logical dispatch to every open file.
+// writeLogical writes every pass of one logical dispatch to every open file. --stats times a
+// dispatch once, by its first pass, never by the sum of its passes.
 func (v *view) writeLogical(s *streams, l *Dispatch) error {
+	if s.kernelStats != nil && len(l.Passes) > 0 {
+		d := l.Passes[0].Record
+		name := v.kernelName(v.kernel(d.KernelID).k)
+		s.kernelStats.Add(name, d.End-d.Start)
+		s.domainStats.Add("KERNEL_DISPATCH", d.End-d.Start)
+	}
 	for i := range l.Passes {
 		p := &l.Passes[i]
 		d := p.Record
@@ -298,6 +368,11 @@ func (v *view) writeLogical(s *streams, l *Dispatch) error {
 		}
 		if s.traceCSV != nil {
 			v.writeKernelTraceRow(s.traceCSV.w, d, k)
+		}
+		if s.db != nil {
+			if err := s.db.pass(v, d, counters); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"math"
@@ -167,7 +168,7 @@ func TestAgentIDsJoin(t *testing.T) {
 // number counters with, and every pass with its counters' ids, evaluated once for both.
 func TestStreamGivesEverySinkTheSameDispatches(t *testing.T) {
 	var seen catalogSink
-	files := NewFiles(Options{Dir: t.TempDir(), File: "p", Formats: []string{"json"}})
+	files := NewFiles(context.Background(), Options{Dir: t.TempDir(), File: "p", Formats: []string{"json"}})
 	if err := Stream(readFixture(t, "4242.ndjson"), fakeCounters{}, files, &seen); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,11 @@ func TestStreamGivesEverySinkTheSameDispatches(t *testing.T) {
 			t.Errorf("a pass counter carries id %d, which the catalog lacks", id)
 		}
 	}
-	data, err := os.ReadFile(files.Paths()[0])
+	paths, err := files.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(paths[0])
 	if err != nil {
 		t.Fatal(err)
 	}

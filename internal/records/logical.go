@@ -33,6 +33,9 @@ func (p *Process) ReorderWindow() int { return p.window }
 // during the call. The dispatches come from the process's spool, decoded from the record file once
 // however often EachLogical is called.
 func (p *Process) EachLogical(fn func(Logical) error) error {
+	if p.spool == nil {
+		return nil // a Process written as a literal, not read: it has no dispatches
+	}
 	sr := p.spool.reader()
 	r := reorderer{window: p.window, fn: fn}
 	for {

@@ -45,9 +45,11 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		return res, err
 	}
 
+	intr := catchInterrupts()
+	defer intr.stop()
 	var firstLaunch time.Time
 	for i := 0; i < passes; i++ {
-		pr, err := runPass(ctx, req, sess, plan, applicationPlan(base, i, passes), passes, prog, stdout, stderr)
+		pr, err := runPass(ctx, req, sess, plan, applicationPlan(base, i, passes), passes, intr, prog, stdout, stderr)
 		if pr.dir != "" {
 			runDirs = append(runDirs, pr.dir)
 		}
@@ -67,28 +69,27 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	}
 	prog.finish()
 
+	octx, release := intr.outputPhase(ctx, 0)
+	defer release()
 	merged, rep, err := MergeRuns(runs)
 	res.Divergences = rep.Divergences
 	if err != nil {
 		keep = true
-		fmt.Fprintf(stderr, "gorocprof: the records of every pass are kept in %s\n", strings.Join(runDirs, " "))
+		keptRecords(stderr, "the records of every pass are", runDirs...)
 		return fail(err)
 	}
 	defer records.Run{Processes: merged}.Close()
-	files, mergedProblems, err := collect(req, records.Run{Processes: merged}, plan, launch.Status{}, firstLaunch, stdout)
+	files, mergedProblems, err := collect(octx, req, records.Run{Processes: merged}, plan, launch.Status{}, firstLaunch, stdout, stderr)
 	res.Files = append(res.Files, files...)
 	res.Elapsed = time.Since(started)
 	if err != nil {
 		keep = true
-		fmt.Fprintf(stderr, "gorocprof: the records of every pass are kept in %s\n", strings.Join(runDirs, " "))
+		keptRecords(stderr, "the records of every pass are", runDirs...)
 		return res, err
 	}
 	if len(rep.Divergences) > 0 && !req.ownDivergences {
-		fmt.Fprintf(stderr, "gorocprof: %s: the application replay runs dispatched different kernels; the merged result holds the dispatches of pass 1 with the passes that match them:\n", req.App)
-		PrintDivergences(stderr, "gorocprof:   ", rep.Divergences)
-		if !req.AllowDivergence {
-			return res, fmt.Errorf("%w: %d difference(s) between the runs (listed above); --allow-divergence accepts the merged result",
-				ErrDivergence, len(rep.Divergences))
+		if err := reportDivergences(stderr, req.App, rep.Divergences, req.AllowDivergence); err != nil {
+			return res, err
 		}
 	}
 	// The merged records repeat what the passes lacked (their declines, fatal records and early
@@ -97,6 +98,17 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		problems = mergedProblems
 	}
 	return res, incomplete(problems)
+}
+
+// reportDivergences lists where the runs of an application replay disagreed; the error is the run's
+// unless divergence is allowed.
+func reportDivergences(stderr io.Writer, app string, ds []Divergence, allow bool) error {
+	fmt.Fprintf(stderr, "gorocprof: %s: the application replay runs dispatched different kernels; the merged result holds the dispatches of pass 1 with the passes that match them:\n", app)
+	PrintDivergences(stderr, "gorocprof:   ", ds)
+	if allow {
+		return nil
+	}
+	return fmt.Errorf("%w: %d difference(s) between the runs (listed above); --allow-divergence accepts the merged result", ErrDivergence, len(ds))
 }
 
 // passRun is one run of an application replay.
@@ -113,14 +125,19 @@ type passRun struct {
 // runPass runs pass cp.ApplicationPass of the n of an application replay and writes its output. The error
 // is what stops the replay at this pass: the application failed, or its records could not be read or
 // written.
-func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Plan, cp contract.Plan, n int, prog progress, stdout, stderr io.Writer) (passRun, error) {
+func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Plan, cp contract.Plan, n int, intr *interrupts, prog progress, stdout, stderr io.Writer) (passRun, error) {
 	i := cp.ApplicationPass
-	var pr passRun
-	runDir, planPath, err := prepareRun(cp)
+	pr := passRun{launched: time.Now()}
+	info, err := newRunInfo(req, sess, plan, pr.launched, i, n)
 	if err != nil {
 		return pr, err
 	}
-	pr.dir, pr.launched = runDir, time.Now()
+	runDir, planPath, err := prepareRun(cp, info)
+	if err != nil {
+		return pr, err
+	}
+	pr.dir = runDir
+	announceRunDir(stderr, req.LogLevel, runDir)
 	prog.startPass(i, runDir)
 	pr.st, err = launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
 	prog.endPass(err == nil && pr.st.ExitCode == 0)
@@ -131,15 +148,17 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
 	passReq.Quiet = true
 	passReq.sinks = nil // the caller's sinks see the merged result, not each pass
+	octx, release := intr.outputPhase(ctx, pr.st.Signal)
+	defer release()
 	pr.run, err = readRecords(passReq, runDir, pr.st)
 	if err == nil {
-		pr.files, pr.problems, err = collect(passReq, pr.run, plan, pr.st, pr.launched, stdout)
+		pr.files, pr.problems, err = collect(octx, passReq, pr.run, plan, pr.st, pr.launched, stdout, stderr)
 	}
 	if errors.Is(err, errNoRecords) {
 		err = noRecords(req, sess, pr.st)
 	} else if err != nil {
 		pr.keep = true
-		fmt.Fprintf(stderr, "gorocprof: the records of pass %d are kept in %s\n", i+1, runDir)
+		keptRecords(stderr, fmt.Sprintf("the records of pass %d are", i+1), runDir)
 	}
 	if pr.st.ExitCode != 0 || pr.st.Signaled() {
 		// The caller tells how the application ended (AppEnding); this says what it means for the

@@ -25,3 +25,19 @@ func TestChildEnvCarriesCacheControl(t *testing.T) {
 		}
 	}
 }
+
+// A variable the backend injects (the rocm backend's LD_PRELOAD, which already holds the parent's
+// entries) replaces the parent's: the child sees it once, and the dynamic loader the backend's.
+func TestChildEnvInjectedReplacesParent(t *testing.T) {
+	t.Setenv("LD_PRELOAD", "/parent/libx.so")
+	req := Request{prepared: &prepared{inject: []string{"LD_PRELOAD=/parent/libx.so:/rocm/lib/librocprofiler-sdk.so"}}}
+	var got []string
+	for _, kv := range childEnv(req, "/run", "/run/plan.json") {
+		if strings.HasPrefix(kv, "LD_PRELOAD=") {
+			got = append(got, kv)
+		}
+	}
+	if want := req.prepared.inject; !slices.Equal(got, want) {
+		t.Errorf("LD_PRELOAD in the child: %q, want %q", got, want)
+	}
+}

@@ -99,8 +99,11 @@ func TestMergeDecodesNothing(t *testing.T) {
 	before = records.Decoded()
 	summary := output.NewSummary(output.SummaryNames{})
 	for _, p := range merged {
-		files := output.NewFiles(output.Options{Dir: t.TempDir(), File: "m", Formats: []string{"json", "csv"}, KernelTrace: true})
+		files := output.NewFiles(context.Background(), output.Options{Dir: t.TempDir(), File: "m", Formats: []string{"json", "csv"}, KernelTrace: true})
 		if err := output.Stream(p, fixtureCounters{}, files, summary); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := files.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}

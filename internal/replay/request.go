@@ -14,9 +14,11 @@ import (
 // Request is one validated profiling run, as the command line or an input-file job describes it.
 type Request struct {
 	Backend     string           // auto|sim|cuda|rocm
+	ROCmRoot    string           // --rocm-root: where rocprofiler-sdk is (rocm backend)
 	Groups      []counters.Group // --pmc groups, parsed
 	Mode        string           // contract.ModeKernel | ModeApplication | ModeNone
 	KernelTrace bool
+	Stats       bool // kernel_stats.csv and domain_stats.csv (with KernelTrace)
 	Filters     contract.Filters
 	OutputDir   string // placeholders are expanded per process after the run
 	OutputFile  string
@@ -46,6 +48,10 @@ type Request struct {
 	// ownDivergences says the caller reports an application replay's divergences itself (compare's
 	// report), so the run does not list them on stderr as well.
 	ownDivergences bool
+
+	// saved, when set, is the run directory's account of the launch (Process): path placeholders
+	// take their values from it instead of from this process.
+	saved *savedRun
 }
 
 // Result is how a run ended.

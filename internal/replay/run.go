@@ -36,6 +36,7 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	sess, plan := req.prepared.sess, req.prepared.plan
 	printNotes(stderr, plan)
 	req.Mode = effectiveMode(stderr, req.Mode, plan)
+	req.Mode = replayableMode(stderr, req.Mode, sess.Backend, plan)
 	if req.DryRun {
 		return Result{}, PrintPlan(stdout, plan)
 	}
@@ -97,18 +98,19 @@ func Prepare(ctx context.Context, req Request) (Request, error) {
 // requests it prepares, on the backends choose returns: the jobs of a sweep are all planned before
 // the first one is launched, at the cost of planning one.
 func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request, error) {
-	sessions := map[[2]string]*Session{}
+	sessions := map[[2]any]*Session{}
 	return func(ctx context.Context, req Request) (Request, error) {
 		if req.App != "" {
 			if _, err := launch.Resolve(req.App); err != nil {
 				return req, err
 			}
 		}
-		key := [2]string{req.Backend, req.App}
+		choice := backend.Choice{Name: req.Backend, ROCmRoot: req.ROCmRoot}
+		key := [2]any{choice, req.App}
 		sess := sessions[key]
 		if sess == nil {
 			var err error
-			if sess, err = OpenSession(ctx, choose, req.Backend, req.App); err != nil {
+			if sess, err = OpenSession(ctx, choose, choice, req.App); err != nil {
 				return req, err
 			}
 			sessions[key] = sess
@@ -131,11 +133,18 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 
 // runOnce profiles the application in one run: kernel replay, or no replay at all.
 func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Plan, stdout, stderr io.Writer) (Result, error) {
-	runDir, planPath, err := prepareRun(contractPlan(req, sess, plan))
+	launched := time.Now()
+	info, err := newRunInfo(req, sess, plan, launched, -1, 0)
 	if err != nil {
 		return Result{}, err
 	}
-	launched := time.Now()
+	runDir, planPath, err := prepareRun(contractPlan(req, sess, plan), info)
+	if err != nil {
+		return Result{}, err
+	}
+	announceRunDir(stderr, req.LogLevel, runDir)
+	intr := catchInterrupts()
+	defer intr.stop()
 	st, err := launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
 	if err != nil {
 		_ = os.RemoveAll(runDir)
@@ -143,11 +152,13 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	}
 	res := Result{ExitCode: st.ExitCode, Signal: st.SignalName()}
 
+	octx, release := intr.outputPhase(ctx, st.Signal)
+	defer release()
 	run, err := readRecords(req, runDir, st)
 	defer run.Close()
 	var files, problems []string
 	if err == nil {
-		files, problems, err = collect(req, run, plan, st, launched, stdout)
+		files, problems, err = collect(octx, req, run, plan, st, launched, stdout, stderr)
 	}
 	res.Files = files
 	if errors.Is(err, errNoRecords) {
@@ -157,15 +168,16 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	}
 	res.Elapsed = time.Since(launched)
 	if err != nil {
-		fmt.Fprintf(stderr, "gorocprof: the records are kept in %s\n", runDir)
+		keptRecords(stderr, "the records are", runDir)
 		return res, err
 	}
 	_ = os.RemoveAll(runDir)
 	return res, incomplete(problems)
 }
 
-// prepareRun creates a run directory holding the plan and an empty records directory.
-func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
+// prepareRun creates a run directory holding the plan, the run's account (run.json) and an empty
+// records directory.
+func prepareRun(cp contract.Plan, info RunInfo) (runDir, planPath string, err error) {
 	runDir, err = os.MkdirTemp("", "gorocprof-run-")
 	if err != nil {
 		return "", "", fmt.Errorf("creating the run directory: %w", err)
@@ -175,11 +187,23 @@ func prepareRun(cp contract.Plan) (runDir, planPath string, err error) {
 		_ = os.RemoveAll(runDir)
 		return "", "", err
 	}
+	if err := writeRunInfo(runDir, info); err != nil {
+		_ = os.RemoveAll(runDir)
+		return "", "", err
+	}
 	if err := os.Mkdir(filepath.Join(runDir, contract.RecordsDir), 0o755); err != nil {
 		_ = os.RemoveAll(runDir)
 		return "", "", fmt.Errorf("creating %s: %w", filepath.Join(runDir, contract.RecordsDir), err)
 	}
 	return runDir, planPath, nil
+}
+
+// announceRunDir names the run directory at --log-level info and trace: should gorocprof be stopped
+// before it writes the outputs, the records stay there for `gorocprof process`.
+func announceRunDir(stderr io.Writer, level, runDir string) {
+	if level == "info" || level == "trace" {
+		fmt.Fprintf(stderr, "gorocprof: the records of this run go to %s\n", runDir)
+	}
 }
 
 // launchApp runs the application once with the tool library injected into runDir's plan.
@@ -196,9 +220,14 @@ var contractVars = []string{contract.EnvContract, contract.EnvRunDir, contract.E
 
 // childEnv is the application's environment: gorocprof's own, the contract variables of this run
 // and what the backend injects its tool library with (found by Prepare), replacing any the parent
-// had under those names.
+// had under those names (a backend that extends a parent's list, such as LD_PRELOAD, includes it).
 func childEnv(req Request, runDir, planPath string) []string {
-	return launch.Environ(os.Environ(), append(slices.Clone(contractVars), backend.InjectionVars...), append([]string{
+	drop := append(slices.Clone(contractVars), backend.InjectionVars...)
+	for _, kv := range req.prepared.inject {
+		name, _, _ := strings.Cut(kv, "=")
+		drop = append(drop, name)
+	}
+	return launch.Environ(os.Environ(), drop, append([]string{
 		fmt.Sprintf("%s=%d", contract.EnvContract, contract.Version),
 		contract.EnvRunDir + "=" + runDir,
 		contract.EnvPlan + "=" + planPath,
@@ -221,6 +250,24 @@ func effectiveMode(stderr io.Writer, mode string, plan *counters.Plan) string {
 		}
 	}
 	return contract.ModeNone
+}
+
+// replayableMode is application replay when kernel replay was asked for on a backend that cannot
+// replay (an SDK without the replay domain), said once before launch; a plan of one pass per agent
+// needs no replay at all.
+func replayableMode(stderr io.Writer, mode string, b backend.Backend, plan *counters.Plan) string {
+	if mode != contract.ModeKernel {
+		return mode
+	}
+	err := b.KernelReplay()
+	if err == nil {
+		return mode
+	}
+	if !slices.ContainsFunc(plan.Agents, func(a contract.PlanAgent) bool { return len(a.Passes) > 1 }) {
+		return contract.ModeNone
+	}
+	fmt.Fprintf(stderr, "gorocprof: note: backend %s: %v: the application runs once per pass (application replay)\n", b.Name(), err)
+	return contract.ModeApplication
 }
 
 func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan {
@@ -277,24 +324,21 @@ func readRecords(req Request, runDir string, st launch.Status) (records.Run, err
 	return run, nil
 }
 
-// collect streams each process of the run through the request's sinks (streamProcess). It returns the
+// collect streams each process of the run through the request's sinks (writeOutputs). It returns the
 // files written and what makes the measurements incomplete (processProblems; st is how the
-// application ended).
-func collect(req Request, run records.Run, plan *counters.Plan, st launch.Status, launched time.Time, stdout io.Writer) ([]string, []string, error) {
+// application ended). A ctx cancelled on the way (an interrupt) ends it with its cause.
+func collect(ctx context.Context, req Request, run records.Run, plan *counters.Plan, st launch.Status, launched time.Time, stdout, stderr io.Writer) ([]string, []string, error) {
 	procs := run.Processes
-	cs := plan
 	var summary *output.SummarySink
 	if !req.Quiet {
 		summary = output.NewSummary(output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate})
 	}
-	var files []string
+	files, err := writeOutputs(ctx, req, procs, plan, launched, summary, stderr)
+	if err != nil {
+		return files, nil, err
+	}
 	problems := run.Unreadable
 	for _, p := range procs {
-		written, err := streamProcess(req, p, plan, cs, launched, summary)
-		files = append(files, written...)
-		if err != nil {
-			return files, nil, err
-		}
 		problems = append(problems, processProblems(req.Mode, st, p)...)
 	}
 	if summary != nil {
@@ -302,7 +346,7 @@ func collect(req Request, run records.Run, plan *counters.Plan, st launch.Status
 			return files, nil, fmt.Errorf("writing the summary: %w", err)
 		}
 	}
-	return files, problems, nil
+	return files, problems, context.Cause(ctx)
 }
 
 // errNoRecords: no process of the run wrote a record file. The tool library starts with the GPU
@@ -322,54 +366,6 @@ func noRecords(req Request, sess *Session, st launch.Status) error {
 		return fmt.Errorf("%s (%s)", msg, why)
 	}
 	return errors.New(msg)
-}
-
-// streamProcess streams one process through the request's sinks: its files when -f names a
-// format, the summary (nil under --quiet) and the caller's own (compare's statistics).
-func streamProcess(req Request, p *records.Process, plan *counters.Plan, cs output.Counters, launched time.Time, summary *output.SummarySink) ([]string, error) {
-	var sinks []output.Sink
-	var files *output.Files
-	if len(req.Formats) > 0 {
-		opts, err := fileOptions(req, p, plan, launched)
-		if err != nil {
-			return nil, err
-		}
-		files = output.NewFiles(opts)
-		sinks = append(sinks, files)
-	}
-	if summary != nil {
-		sinks = append(sinks, summary)
-	}
-	sinks = append(sinks, req.sinks...)
-	err := output.Stream(p, cs, sinks...)
-	var written []string
-	if files != nil {
-		written = files.Paths()
-	}
-	if err != nil {
-		return written, fmt.Errorf("writing the output of process %d: %w", p.Header.PID, err)
-	}
-	return written, nil
-}
-
-// fileOptions is where and how the files of one process are written: -d and -o expanded with the
-// process's own values.
-func fileOptions(req Request, p *records.Process, plan *counters.Plan, launched time.Time) (output.Options, error) {
-	cwd, _ := os.Getwd()
-	vars := output.PathVars{Hostname: p.Header.Hostname, PID: p.Header.PID, PPID: p.Header.PPID, CWD: cwd, Launch: launched, Args: p.Header.Cmdline}
-	vars.FromEnv(os.Getenv)
-	dir, err := output.ExpandPath(req.OutputDir, vars)
-	if err != nil {
-		return output.Options{}, fmt.Errorf("output directory %q: %w", req.OutputDir, err)
-	}
-	file, err := output.ExpandPath(req.OutputFile, vars)
-	if err != nil {
-		return output.Options{}, fmt.Errorf("output file %q: %w", req.OutputFile, err)
-	}
-	return output.Options{
-		Dir: dir, File: file, Formats: req.Formats, KernelTrace: req.KernelTrace,
-		Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
-	}, nil
 }
 
 // plural is "1 <one>" or "n <many>".

@@ -22,9 +22,9 @@ type Session struct {
 
 // OpenSession chooses the backend (resolving auto against the application, when one is given), asks
 // it for the agents and builds each agent's catalog.
-func OpenSession(ctx context.Context, choose backend.Chooser, name, app string) (*Session, error) {
+func OpenSession(ctx context.Context, choose backend.Chooser, c backend.Choice, app string) (*Session, error) {
 	began := time.Now()
-	b, err := choose(ctx, name, app)
+	b, err := choose(ctx, c, app)
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +37,16 @@ func OpenSession(ctx context.Context, choose backend.Chooser, name, app string) 
 	}
 	tracePhase("backend and agents", began)
 	began = time.Now()
+	s, err := newSession(ctx, b, list)
+	if err != nil {
+		return nil, err
+	}
+	tracePhase("counter catalogs", began)
+	return s, nil
+}
+
+// newSession builds the counter catalog of each of the backend's agents.
+func newSession(ctx context.Context, b backend.Backend, list []contract.Agent) (*Session, error) {
 	s := &Session{Backend: b, Agents: list}
 	for _, a := range list {
 		cat, err := b.Catalog(ctx, a)
@@ -45,7 +55,6 @@ func OpenSession(ctx context.Context, choose backend.Chooser, name, app string) 
 		}
 		s.Targets = append(s.Targets, counters.Target{Index: a.Index, Name: a.Name, Catalog: cat, Consts: counters.ConstsFromProps(a.Props)})
 	}
-	tracePhase("counter catalogs", began)
 	return s, nil
 }
 

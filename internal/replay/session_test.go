@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/backend/backendtest"
 	"github.com/gorocprof/gorocprof/internal/backend/helper"
 	"github.com/gorocprof/gorocprof/internal/counters"
@@ -21,7 +22,7 @@ func sessionOn(t *testing.T, f *backendtest.Fake, pmc ...string) (*Session, *cou
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := OpenSession(context.Background(), f.Chooser(), f.Name(), "")
+	sess, err := OpenSession(context.Background(), f.Chooser(), backend.Choice{Name: f.Name()}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestOpenSessionAsksTheBackend(t *testing.T) {
 // A backend that lists no agent is named.
 func TestOpenSessionNoAgents(t *testing.T) {
 	f := backendtest.New("fake", 0)
-	_, err := OpenSession(context.Background(), f.Chooser(), "fake", "")
+	_, err := OpenSession(context.Background(), f.Chooser(), backend.Choice{Name: "fake"}, "")
 	if err == nil || err.Error() != "backend fake reports no agents" {
 		t.Errorf("OpenSession on no agents: %v", err)
 	}

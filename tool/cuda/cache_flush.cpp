@@ -3,7 +3,6 @@
 #include "ptx_load.hpp"
 
 #include <cstdint>
-#include <cstring>
 
 namespace gorocprof::cuda {
 namespace {
@@ -65,14 +64,6 @@ constexpr unsigned kBlocks = 1024, kThreads = 256;
 
 }  // namespace
 
-CacheControl parse_cache_control(const char* value, std::string* problem) {
-    problem->clear();
-    if (!value || !*value || std::strcmp(value, "all") == 0) return CacheControl::All;
-    if (std::strcmp(value, "none") == 0) return CacheControl::None;
-    *problem = std::string("GOROCPROF_CACHE_CONTROL=") + value + ": expected all or none; caches are flushed (all)";
-    return CacheControl::All;
-}
-
 PortStatus CacheFlush::prepare(int ordinal) {
     if (ready()) return PortStatus::success();
     int l2 = 0;
@@ -93,12 +84,14 @@ PortStatus CacheFlush::run(CUstream stream) const {
     return cu(cuLaunchKernel(fn_, kBlocks, 1, 1, kThreads, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel");
 }
 
-void CacheFlush::release() {
-    if (buffer_) cuMemFree(buffer_);
-    if (sink_) cuMemFree(sink_);
+PortStatus CacheFlush::release() {
+    PortStatus st;
+    if (buffer_) keep_first(&st, cu(cuMemFree(buffer_), "cuMemFree"));
+    if (sink_) keep_first(&st, cu(cuMemFree(sink_), "cuMemFree"));
     buffer_ = sink_ = 0;
     fn_ = nullptr;  // the module goes with its context
     module_ = nullptr;
+    return st;
 }
 
 }  // namespace gorocprof::cuda

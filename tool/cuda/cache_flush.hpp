@@ -15,10 +15,6 @@ namespace gorocprof::cuda {
 
 enum class CacheControl { All, None };
 
-// GOROCPROF_CACHE_CONTROL's value: empty or absent is `all`; anything but `all` or `none` is `all` too,
-// with `problem` saying so.
-CacheControl parse_cache_control(const char* value, std::string* problem);
-
 // One context's flush: its kernel, its buffer (twice the device's L2, zeroed) and a word the kernel
 // writes only if the buffer's contents hash to a value they never do (so that no load is dropped).
 class CacheFlush {
@@ -27,7 +23,8 @@ public:
     PortStatus prepare(int ordinal);
     // Queues the flush on `stream`.
     PortStatus run(CUstream stream) const;
-    void release();
+    // Frees the buffers; the first failure, if any.
+    PortStatus release();
     bool ready() const { return fn_ != nullptr && buffer_ != 0; }
     size_t bytes() const { return bytes_; }
 

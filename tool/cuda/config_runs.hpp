@@ -1,7 +1,7 @@
 // Which counter configuration a replay pass measures when the union of a device's counter groups does
 // not fit one hardware pass. Every pass i must measure (at least) group i in one hardware pass, and on
-// CUDA 13 changing the Range Profiler's configuration means re-creating its object (about 0.17 s on the
-// H200), so a configuration should serve as many consecutive passes as it can. Passes come in the same
+// CUDA 13 changing the Range Profiler's configuration means re-creating its object (the dearest step of a
+// pass, docs/perf.md), so a configuration should serve as many consecutive passes as it can. Passes come in the same
 // order for every dispatch of a device (0..P-1, then the next dispatch's 0..P-1), so the sequence is
 // cyclic: a configuration chosen at pass s covers groups s, s+1, ... wrapping past the last group into
 // the next dispatch's first ones, as long as their counters fit one hardware pass together. Keeping a

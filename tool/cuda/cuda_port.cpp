@@ -1,6 +1,7 @@
 #include "cuda_port.hpp"
 
 #include "phase_stats.hpp"
+#include "options.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +37,8 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     PortStatus st;
     if (total > cs.device_backup_size) {
         if (cs.device_backup) {
-            cu(cuMemFree(cs.device_backup), "cuMemFree");
+            const PortStatus freed = cu(cuMemFree(cs.device_backup), "cuMemFree");
+            if (!freed.ok) report_note("a context's smaller device backup was not freed: " + freed.message());
             cs.device_backup = 0;
             cs.device_backup_size = 0;
         }
@@ -52,7 +54,10 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
         if (total > cs.device_backup_size) {
             snap->on_device = false;
             if (total > cs.host_backup_size) {
-                if (cs.host_backup) cuMemFreeHost(cs.host_backup);
+                if (cs.host_backup) {
+                    const PortStatus freed = cu(cuMemFreeHost(cs.host_backup), "cuMemFreeHost");
+                    if (!freed.ok) report_note("a context's smaller host backup was not freed: " + freed.message());
+                }
                 cs.host_backup = nullptr;
                 cs.host_backup_size = 0;
                 st = cu(cuMemHostAlloc(&cs.host_backup, total, 0), "cuMemHostAlloc");
@@ -64,8 +69,8 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
             }
         }
     }
-    // One driver call per range, on purpose: cuMemcpyBatchAsync was no faster (H200, 879 ranges: 4.7 ms
-    // either way), and inside a counter window its copies showed up as ranges (docs/perf.md, attempt 4).
+    // One driver call per range, on purpose: cuMemcpyBatchAsync is no faster, and inside a counter window its
+    // copies show up as ranges (docs/perf.md, "Measurements behind tool/cuda's choices").
     timer.bytes(total);
     timer.items(snap->saved.size());
     for (const SavedRange& s : snap->saved) {
@@ -74,6 +79,7 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
                  : cu(cuMemcpyDtoHAsync(static_cast<char*>(cs.host_backup) + s.offset, s.base, s.size, cs.copy_stream),
                       "cuMemcpyDtoHAsync");
         if (!st.ok) {
+            // Not through cu(): the failed copy is what is reported; this only waits for the copies before it.
             cuStreamSynchronize(cs.copy_stream);
             st.reason += " (saving " + gib(s.size) + " at 0x" + [&] {
                 char b[32];
@@ -91,10 +97,7 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
 }
 
 void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs, bool managed) {
-    static const bool everything = [] {
-        const char* v = std::getenv("GOROCPROF_CUDA_RESTORE");
-        return v && std::string(v) == "all";
-    }();
+    const bool everything = options().restore_all;
     ContextState& cs = *l.cs;
     // Managed memory is neither scanned nor restored, and may hold the only copy of an address.
     if (everything || managed || reach_off_.load(std::memory_order_relaxed) || !l.param_slots || allocs->empty()) return;
@@ -120,22 +123,23 @@ void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs, bool man
     timer.items(kept);
 }
 
+void CudaPort::record_start(ContextState& cs, CUstream stream) {
+    const PortStatus st = cu(cuEventRecord(cs.ev_start, stream), "cuEventRecord");
+    if (!st.ok) report_note("a pass's start is not recorded on the GPU (its duration is not right): " + st.message());
+}
+
 void CudaPort::arm_app_launch(Launch& l) {
     const Group* group = core::Core::instance().counters_for_current_pass(l.agent_index);
     // Pass 0 is the application's own launch: a window can open here only when the snapshot was taken
     // before it (the dispatch will be replayed).
     if (group && !group->empty()) arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
     flush_caches(l);
-    cuEventRecord(l.cs->ev_start, l.stream);
+    record_start(*l.cs, l.stream);
     l.app_issue_ns = core::now_ns();
 }
 
 void CudaPort::time_unprofiled(Launch& l) {
-    static const bool enabled = [] {
-        const char* v = std::getenv("GOROCPROF_CUDA_UNPROFILED_TIME");
-        return !(v && *v == '0');
-    }();
-    if (!enabled || !l.early_snapshot) return;
+    if (!options().unprofiled_time || !l.early_snapshot) return;
     ContextState& cs = *l.cs;
     PhaseTimer timer(Phase::Unprofiled);
     flush_caches(l);
@@ -170,13 +174,8 @@ void CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool m
 }
 
 size_t CudaPort::open_window(Launch& l, uint64_t pass) {
-    static const bool enabled = [] {
-        // On unless GOROCPROF_CUDA_WINDOW=0 (diagnostic: one Start/Stop per pass, as before windows).
-        const char* v = std::getenv("GOROCPROF_CUDA_WINDOW");
-        return !(v && *v == '0');
-    }();
     l.window = false;
-    if (!enabled || windows_off_.load(std::memory_order_relaxed)) return 1;
+    if (!options().windows || windows_off_.load(std::memory_order_relaxed)) return 1;
     // The passes from this one that share a configuration: all of the dispatch's when the union of its
     // groups fits one hardware pass or is measured in sessions, else a run of them
     // (RangeCounters::passes_held).
@@ -265,6 +264,7 @@ replay::PortStatus CudaPort::restore(const replay::Dispatch& d, replay::Snapshot
                  : cu(cuMemcpyHtoDAsync(v.base, static_cast<char*>(cs.host_backup) + v.offset, v.size, cs.copy_stream),
                       "cuMemcpyHtoDAsync");
         if (!st.ok) {
+            // Not through cu(): the failed copy is what is reported; this only waits for the copies before it.
             cuStreamSynchronize(cs.copy_stream);
             return st;
         }
@@ -340,7 +340,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
             if (group) arm_counters(l, group, pass, true);
         }
         flush_caches(l);
-        cuEventRecord(cs.ev_start, l.stream);
+        record_start(cs, l.stream);
         rec.start_ns = core::now_ns();
         PhaseTimer timer(Phase::Relaunch);
         st = relaunch(l);
@@ -357,7 +357,11 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         return st;
     }
     float ms = 0;
-    if (cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end) != CUDA_SUCCESS) ms = 0;
+    const PortStatus timed = cu(cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end), "cuEventElapsedTime");
+    if (!timed.ok) {
+        ms = 0;
+        report_note("a pass's duration is not known (0 is reported): " + timed.message());
+    }
     rec.end_ns = rec.start_ns + (l.kernel_ns >= 0 ? l.kernel_ns : static_cast<int64_t>(static_cast<double>(ms) * 1e6));
     if (l.window) {
         // Decoded with the window's other passes, before the next arm or when the dispatch completes.

@@ -137,6 +137,9 @@ public:
     void set_cache_control(CacheControl c) { cache_control_ = c; }
     CacheControl cache_control() const { return cache_control_; }
 
+    // Records the pass's start event on `stream`; a failure is told once.
+    void record_start(ContextState& cs, CUstream stream);
+
 private:
     PortStatus relaunch(const Launch& l);
     // Empties the L2 on the launch's stream when the context flushes (after the pass's counters are armed,

@@ -96,7 +96,7 @@ PortStatus instantiate_empty(CUgraphExec* out) {
     PortStatus st = cu(cuGraphCreate(&g, 0), "cuGraphCreate");
     if (st.ok) st = cu(cuGraphAddEmptyNode(&n, g, nullptr, 0), "cuGraphAddEmptyNode");
     if (st.ok) st = cu(cuGraphInstantiateWithFlags(out, g, 0), "cuGraphInstantiateWithFlags");
-    if (g) cuGraphDestroy(g);
+    if (g) keep_first(&st, cu(cuGraphDestroy(g), "cuGraphDestroy"));
     return st;
 }
 
@@ -129,9 +129,9 @@ PortStatus probe_redirect(CUcontext ctx, CUstream stream, CUgraphExec empty, boo
     uint32_t value = 1;
     if (st.ok) st = cu(cuMemcpyDtoH(&value, word, sizeof value), "cuMemcpyDtoH");
     *works = st.ok && t_probe_seen && value == 0;
-    if (exec) cuGraphExecDestroy(exec);
-    if (g) cuGraphDestroy(g);
-    if (word) cuMemFree(word);
+    if (exec) keep_first(&st, cu(cuGraphExecDestroy(exec), "cuGraphExecDestroy"));
+    if (g) keep_first(&st, cu(cuGraphDestroy(g), "cuGraphDestroy"));
+    if (word) keep_first(&st, cu(cuMemFree(word), "cuMemFree"));
     return st;
 }
 
@@ -302,6 +302,7 @@ void forget_graph_context(CUcontext ctx) {
     std::lock_guard<std::mutex> lock(g_mu);
     auto it = g_redirects.find(ctx);
     if (it == g_redirects.end()) return;
+    // Not through cu(): the context is being destroyed, and its graph execs with it.
     if (it->second.empty) cuGraphExecDestroy(it->second.empty);
     g_redirects.erase(it);
 }

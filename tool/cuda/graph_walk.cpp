@@ -36,7 +36,7 @@ void kernel_attributes(CUgraphNode node, std::vector<CUlaunchAttribute>* out) {
                                        CU_LAUNCH_ATTRIBUTE_PRIORITY};
     for (CUlaunchAttributeID id : ids) {
         CUkernelNodeAttrValue v{};
-        if (cuGraphKernelNodeGetAttribute(node, id, &v) != CUDA_SUCCESS) continue;
+        if (!cu(cuGraphKernelNodeGetAttribute(node, id, &v), "cuGraphKernelNodeGetAttribute").ok) continue;
         const bool set = id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
                              ? v.clusterDim.x * v.clusterDim.y * v.clusterDim.z > 1
                              : (id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE ? v.cooperative != 0 : v.priority != 0);
@@ -186,6 +186,8 @@ PortStatus run_step(const GraphStep& s, CUstream stream) {
     return PortStatus::failure("run_step", "a kernel step is a dispatch, not run here");
 }
 
+// The clones below are the tool's own copies: a failed destroy only leaves one allocated until exit, so the
+// results of cuGraphDestroy are not checked through cu() here.
 GraphExecs::~GraphExecs() {
     for (auto& [exec, e] : execs_)
         if (e.clone) cuGraphDestroy(e.clone);

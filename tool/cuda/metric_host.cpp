@@ -20,6 +20,7 @@ HostObject::~HostObject() {
     if (!obj_) return;
     CUpti_Profiler_Host_Deinitialize_Params p{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
     p.pHostObject = obj_;
+    // Not through cupti(): a destructor has no one to tell, and a failed deinitialize only keeps its memory.
     cuptiProfilerHostDeinitialize(&p);
 }
 
@@ -77,7 +78,8 @@ PortStatus metric_catalog(HostObject& host, std::vector<MetricEntry>* out) {
             prop.pHostObject = host.get();
             prop.pMetricName = name;
             std::string description, unit;
-            if (cuptiProfilerHostGetMetricProperties(&prop) == CUPTI_SUCCESS) {
+            // A metric without properties keeps an empty description and unit.
+            if (cupti(cuptiProfilerHostGetMetricProperties(&prop), "cuptiProfilerHostGetMetricProperties").ok) {
                 description = prop.pDescription ? prop.pDescription : "";
                 unit = prop.pDimUnit ? prop.pDimUnit : "";
             }

@@ -2,6 +2,7 @@
 
 #include "allocations.hpp"
 #include "core.hpp"
+#include "options.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -21,8 +22,7 @@ void print_at_exit() { PhaseStats::instance().print(); }
 }  // namespace
 
 PhaseStats::PhaseStats() {
-    const char* v = std::getenv("GOROCPROF_CUDA_TIMING");
-    on_ = v && *v && *v != '0';
+    on_ = options().timing;
     if (on_) std::atexit(print_at_exit);
 }
 

@@ -82,6 +82,7 @@ struct ChipSession {
     CUcontext ctx = nullptr;
     CUdevice dev = 0;
     ~ChipSession() {
+        // Not through cu(): the helper is about to exit, which releases the context whatever this returns.
         if (ctx) cuDevicePrimaryCtxRelease(dev);
     }
 };

@@ -1,6 +1,7 @@
 #include "range_counters.hpp"
 
 #include "config_runs.hpp"
+#include "options.hpp"
 #include "phase_stats.hpp"
 
 #include <algorithm>
@@ -52,8 +53,7 @@ Group run_union(const std::vector<const Group*>& groups, size_t start, size_t le
 }  // namespace
 
 RangeCounters::RangeCounters(CUcontext ctx, std::string chip) : ctx_(ctx), chip_(std::move(chip)) {
-    const char* v = std::getenv("GOROCPROF_CUDA_UNION_SESSIONS");  // 0: diagnostic, configuration runs only
-    allow_union_sessions_ = !(v && *v == '0');
+    allow_union_sessions_ = options().union_sessions;
 }
 
 RangeCounters::~RangeCounters() { disable(); }
@@ -62,6 +62,8 @@ void RangeCounters::disable() {
     if (!profiler_) return;
     CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = profiler_;
+    // Not through cupti(): the object is dropped either way, and the next arm enables a new one, whose own
+    // failure is reported there.
     cuptiRangeProfilerDisable(&p);
     profiler_ = nullptr;
     counter_data_group_ = nullptr;
@@ -186,9 +188,9 @@ const Group* RangeCounters::config_for(const Group* group) {
     const bool held =
         last_group_ && (last_group_ == group || (last_passes_ == 1 && holds_all(*last_group_, *group)));
     if (pass == n) return held ? last_group_ : group;  // not one of the planned groups
-    // Keeping it saves a change of configuration (a re-created profiler object and its first Start, 150-190 ms
-    // on the H200), but its window ends at the first pass it does not hold: keep it only when the rest of the
-    // dispatch then needs no more windows than a run taken here would.
+    // Keeping it saves a change of configuration (a re-created profiler object and its first Start, the
+    // dearest step of all), but its window ends at the first pass it does not hold: keep it only when the
+    // rest of the dispatch then needs no more windows than a run taken here would.
     if (held) {
         const size_t kept = last_passes_ == 1 ? held_from(*last_group_, pass, n) : 1;
         if (1 + windows_from(pass + kept) <= windows_from(pass)) return last_group_;
@@ -202,9 +204,9 @@ size_t RangeCounters::config_passes(const Group* config) {
 }
 
 // Whether a window measures the union as one configuration of several hardware passes, one Start/Stop
-// session per hardware pass on the same profiler object: on the H200 a change of configuration costs
-// about 150-190 ms (11 ms to re-create the object, 140-180 ms for its first Start), a further session's
-// Start 1.4-32 ms and each kernel run its own time (docs/perf.md, attempt 11).
+// session per hardware pass on the same profiler object: a further session's Start and a rerun of each
+// kernel cost far less than a change of configuration, which re-creates the object and pays its first
+// Start (docs/perf.md, "Measurements behind tool/cuda's choices").
 size_t RangeCounters::union_sessions() {
     if (!allow_union_sessions_ || union_refused_ || pass_groups_.size() < 2) return 0;
     const size_t h = union_passes();
@@ -250,10 +252,7 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
 
 PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t passes) {
     const size_t ranges = passes * per_pass_;
-    static const bool keep_object = [] {
-        const char* v = std::getenv("GOROCPROF_CUDA_REENABLE_ON_SWITCH");
-        return v && *v == '0';
-    }();
+    const bool keep_object = !options().reenable_on_switch;
     PortStatus st;
     // A new object when the configuration changes, or when the last one was left inside an unfinished
     // sequence of hardware passes (discard()).
@@ -434,8 +433,8 @@ PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups
     out->clear();
     if (!armed_) return PortStatus::success();
     if (sessions_incomplete()) {
-        // Decoding now would read the missing hardware passes' metrics as 0 (H200): nothing of the window
-        // is reported rather than wrong values.
+        // Decoding now would read the missing hardware passes' metrics as 0: nothing of the window is
+        // reported rather than wrong values.
         discard();
         return PortStatus::failure("cuptiRangeProfilerStop",
                                    "a window ended before every hardware pass of its configuration ran (the replay "

@@ -1,8 +1,8 @@
 // Counters of one pass through CUPTI's Range Profiler, one context at a time: auto range (one range
 // per kernel) and user replay (we replay, CUPTI only measures). A pass measures a single-pass
 // configuration holding its group (built once per context and cached); a pass is SetConfig, Start,
-// the launch, Stop, Decode, Evaluate. Measured on the H200 (CUDA 13.0): after a second SetConfig
-// with another configuration on the same profiler object, metrics come back wrong, so the
+// the launch, Stop, Decode, Evaluate. After a second SetConfig with another configuration on the same
+// profiler object (CUDA 13.0), metrics come back wrong, so the
 // profiler object is re-created whenever the configuration changes (README.md, "Counters"), and
 // configurations are chosen to change as rarely as they can: the union of all groups when it fits
 // one hardware pass; else, for a window, the union measured in one session per hardware pass on the same

@@ -111,7 +111,8 @@ bool readable(const Allocation& a, int device) {
     where.type = CU_MEM_LOCATION_TYPE_DEVICE;
     where.id = device;
     unsigned long long flags = 0;
-    return cuMemGetAccess(&flags, &where, a.base) == CUDA_SUCCESS &&
+    // Access the driver does not say is taken as none: the mapping is not scanned.
+    return cu(cuMemGetAccess(&flags, &where, a.base), "cuMemGetAccess").ok &&
            (flags == CU_MEM_ACCESS_FLAGS_PROT_READ || flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
 }
 
@@ -181,10 +182,9 @@ PortStatus ReachScanner::close(const std::vector<Allocation>& allocs, std::vecto
     if (n == 0) return PortStatus::success();
     const size_t table_bytes = n * (2 * sizeof(uint64_t) + sizeof(uint32_t));
     if (n > table_cap_) {
-        if (table_) cuMemFree(table_);
-        table_ = 0;
-        table_cap_ = 0;
-        if (!(st = cu(cuMemAlloc(&table_, table_bytes), "cuMemAlloc")).ok) return st;
+        st = release();
+        if (st.ok) st = cu(cuMemAlloc(&table_, table_bytes), "cuMemAlloc");
+        if (!st.ok) return st;
         table_cap_ = n;
     }
     host_.resize(2 * n);
@@ -233,10 +233,12 @@ PortStatus ReachScanner::close(const std::vector<Allocation>& allocs, std::vecto
     return PortStatus::success();
 }
 
-void ReachScanner::release() {
-    if (table_) cuMemFree(table_);
+PortStatus ReachScanner::release() {
+    PortStatus st;
+    if (table_) st = cu(cuMemFree(table_), "cuMemFree");
     table_ = 0;
     table_cap_ = 0;
+    return st;
 }
 
 }  // namespace gorocprof::cuda

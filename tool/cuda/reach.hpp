@@ -51,7 +51,7 @@ public:
     PortStatus close(const std::vector<Allocation>& allocs, std::vector<char>* reached, CUstream stream, int device,
                      uint64_t* bytes_scanned);
     // Frees the table (the module goes with its context).
-    void release();
+    PortStatus release();
 
 private:
     PortStatus load();

@@ -5,6 +5,7 @@
 
 #include "cache_flush.hpp"
 #include "fake_driver.hpp"
+#include "options.hpp"
 
 #include <string>
 

@@ -27,6 +27,8 @@ type Fake struct {
 	Reason string
 	// NoTool makes Tool fail, as a backend without a tool library does.
 	NoTool bool
+	// NoKernelReplay is what KernelReplay answers (nil: kernel replay is possible).
+	NoKernelReplay error
 
 	mu    sync.Mutex
 	calls []string
@@ -49,7 +51,7 @@ func New(name string, n int, metrics ...string) *Fake {
 
 // Chooser returns a chooser that hands out f for any name and application.
 func (f *Fake) Chooser() backend.Chooser {
-	return func(context.Context, string, string) (backend.Backend, error) { return f, nil }
+	return func(context.Context, backend.Choice, string) (backend.Backend, error) { return f, nil }
 }
 
 // Calls returns the calls made so far ("agents", "catalog 0", "passes 0 a.sum,b.sum") and forgets them.
@@ -107,6 +109,9 @@ func (f *Fake) Tool() (string, []string, error) {
 	}
 	return "", nil, nil
 }
+
+// KernelReplay is NoKernelReplay.
+func (f *Fake) KernelReplay() error { return f.NoKernelReplay }
 
 // NoRecords is Reason.
 func (f *Fake) NoRecords(string) string { return f.Reason }

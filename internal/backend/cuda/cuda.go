@@ -160,6 +160,9 @@ func (b *Backend) Tool() (string, []string, error) {
 	return b.tool, []string{contract.EnvCUDAInjection + "=" + b.tool}, nil
 }
 
+// KernelReplay is always possible: the tool library replays through tool/replay.
+func (b *Backend) KernelReplay() error { return nil }
+
 // NoRecords says why app wrote no record: CUDA loads the tool library when it initialises.
 func (b *Backend) NoRecords(string) string {
 	return "it never initialised CUDA, which loads the tool library"

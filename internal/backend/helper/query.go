@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
@@ -23,20 +24,26 @@ func Agents(ctx context.Context, helperPath string) ([]contract.Agent, error) {
 	if err := Ask(ctx, helperPath, &reply, "agents"); err != nil {
 		return nil, err
 	}
-	if err := CheckVersion(helperPath, "agents", reply.Version); err != nil {
+	return CheckAgents(helperPath, reply.Version, reply.Agents)
+}
+
+// CheckAgents checks an `agents` reply of contract version version: gorocprof's version, and no
+// index twice. A reply without agents is an empty list.
+func CheckAgents(helperPath string, version int, list []contract.Agent) ([]contract.Agent, error) {
+	if err := CheckVersion(helperPath, "agents", version); err != nil {
 		return nil, err
 	}
 	seen := map[int]bool{}
-	for _, a := range reply.Agents {
+	for _, a := range list {
 		if seen[a.Index] {
 			return nil, fmt.Errorf("%s agents: two agents with index %d", helperPath, a.Index)
 		}
 		seen[a.Index] = true
 	}
-	if reply.Agents == nil {
-		reply.Agents = []contract.Agent{}
+	if list == nil {
+		list = []contract.Agent{}
 	}
-	return reply.Agents, nil
+	return list, nil
 }
 
 // EnvTrace, set to 1, makes every query helper call print its arguments and wall time on stderr: how
@@ -49,17 +56,26 @@ var traceOut io.Writer = os.Stderr
 // Ask runs the helper with args and decodes its stdout into reply. A helper that fails is reported with its
 // exit status and what it printed on stderr, which by the contract names the failing call.
 func Ask(ctx context.Context, helperPath string, reply any, args ...string) error {
+	return AskEnv(ctx, helperPath, nil, reply, args...)
+}
+
+// AskEnv is Ask with the helper's environment given (nil: gorocprof's own).
+func AskEnv(ctx context.Context, helperPath string, env []string, reply any, args ...string) error {
 	call := helperPath + " " + strings.Join(args, " ")
 	cmd := exec.CommandContext(ctx, helperPath, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = env
+	stdout, stderr := &boundedread.Buffer{Limit: replyLimit}, &boundedread.Buffer{Limit: messageLimit}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
 	err := cmd.Run()
 	if os.Getenv(EnvTrace) == "1" {
 		fmt.Fprintf(traceOut, "gorocprof: query helper: %s: %d ms\n", strings.Join(args, " "), time.Since(start).Milliseconds())
 	}
+	if err := errors.Join(stdout.Err(), stderr.Err()); err != nil {
+		return fmt.Errorf("%s: its output is %w", call, err)
+	}
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.TrimSpace(string(stderr.Bytes()))
 		if msg == "" {
 			msg = "no message on stderr"
 		}
@@ -74,9 +90,25 @@ func Ask(ctx context.Context, helperPath string, reply any, args ...string) erro
 		}
 		return fmt.Errorf("running %s: %w", call, err)
 	}
-	dec := json.NewDecoder(&stdout)
+	return decodeReply(call, stdout.Bytes(), reply)
+}
+
+// replyLimit and messageLimit bound what is read of a helper's stdout and stderr: the largest
+// reply, an NVIDIA catalog, is tens of megabytes.
+var (
+	replyLimit   int64 = 512 << 20
+	messageLimit int64 = 1 << 20
+)
+
+// decodeReply decodes one helper reply: one JSON document and nothing after it but white space. A
+// number that does not fit its field is an error.
+func decodeReply(call string, data []byte, reply any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(reply); err != nil {
 		return fmt.Errorf("%s: reading its reply: %w", call, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%s: reading its reply: text after the JSON document", call)
 	}
 	return nil
 }

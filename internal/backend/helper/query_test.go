@@ -43,6 +43,12 @@ func fakeHelper(mode string, args []string) int {
 	case "dup":
 		fmt.Println(`{"version":1,"backend":"sim","agents":[{"index":0,"name":"gfx90a"},{"index":0,"name":"gfx942"}]}`)
 		return 0
+	case "flood":
+		fmt.Println(`{"version":1,"backend":"sim","agents":[` + strings.Repeat(" ", 4096) + `]}`)
+		return 0
+	case "trailing":
+		fmt.Println(`{"version":1,"backend":"sim","agents":[]}{"version":1}`)
+		return 0
 	}
 	switch {
 	case call == "agents":

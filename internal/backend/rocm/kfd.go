@@ -2,15 +2,18 @@ package rocm
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
@@ -79,7 +82,7 @@ func readNode(root, dir string, node int) (contract.Agent, bool, error) {
 	if gpuID != "" {
 		id, err := strconv.ParseInt(gpuID, 10, 64)
 		if err != nil {
-			return contract.Agent{}, false, fmt.Errorf("KFD node %d: gpu_id %q is not an integer", node, gpuID)
+			return contract.Agent{}, false, fmt.Errorf("KFD node %d: gpu_id %q is not an integer of 64 bits", node, gpuID)
 		}
 		props["gpu_id"] = id
 	}
@@ -111,16 +114,28 @@ func readNode(root, dir string, node int) (contract.Agent, bool, error) {
 // the agent's strings (unique_id as the uuid) and never among its integer properties.
 var hashKeys = map[string]bool{"unique_id": true, "hive_id": true}
 
-// readProperties parses "key value" lines. Every value is also returned unsigned, for the hash
-// keys and any value beyond int64.
+// Limits of what is read of a sysfs file: a properties file holds a few dozen lines, the others one
+// short value. A longer one is not the driver's (a planted /dev/zero never ends).
+const (
+	propertiesLimit = 64 << 10
+	valueLimit      = 4 << 10
+)
+
+// readProperties reads a node's properties file.
 func readProperties(path string) (map[string]int64, map[string]uint64, error) {
-	f, err := os.Open(path)
+	data, err := boundedread.File(path, propertiesLimit)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading KFD node properties: %w", err)
 	}
-	defer f.Close()
+	return parseProperties(path, data)
+}
+
+// parseProperties parses "key value" lines. Every value is also returned unsigned, for the hash
+// keys; any other value must fit int64, or it would read as 0 (a node without SIMDs is a CPU).
+func parseProperties(path string, data []byte) (map[string]int64, map[string]uint64, error) {
 	props, big := map[string]int64{}, map[string]uint64{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, propertiesLimit)
 	for line := 1; sc.Scan(); line++ {
 		fields := strings.Fields(sc.Text())
 		if len(fields) == 0 {
@@ -135,7 +150,11 @@ func readProperties(path string) (map[string]int64, map[string]uint64, error) {
 			return nil, nil, fmt.Errorf("%s:%d: %s value %q is not an unsigned integer", path, line, key, fields[1])
 		}
 		big[key] = u
-		if u <= 1<<63-1 && !hashKeys[key] {
+		switch {
+		case hashKeys[key]:
+		case u > math.MaxInt64:
+			return nil, nil, fmt.Errorf("%s:%d: %s value %d is out of range (at most %d)", path, line, key, u, int64(math.MaxInt64))
+		default:
 			props[key] = int64(u)
 		}
 	}
@@ -146,7 +165,7 @@ func readProperties(path string) (map[string]int64, map[string]uint64, error) {
 }
 
 func readOptional(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedread.File(path, valueLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

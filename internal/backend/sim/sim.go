@@ -5,10 +5,7 @@ package sim
 
 import (
 	"context"
-	"debug/elf"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/backend/helper"
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -67,6 +64,9 @@ func (b *Backend) Tool() (string, []string, error) {
 	return b.tool, []string{contract.EnvSimInjection + "=" + b.tool}, nil
 }
 
+// KernelReplay is always possible: the simulated runtime replays through tool/replay.
+func (b *Backend) KernelReplay() error { return nil }
+
 // NoRecords says why app wrote no record: it does not link the runtime, or never called it.
 func (b *Backend) NoRecords(app string) string {
 	if path, err := launch.Resolve(app); err == nil && !LinksRuntime(path) {
@@ -77,15 +77,4 @@ func (b *Backend) NoRecords(app string) string {
 
 // LinksRuntime reports whether the executable at path is an ELF file that links the simulated
 // agent's runtime, which is how `--backend auto` recognises apps of the simulated agent.
-func LinksRuntime(path string) bool {
-	f, err := elf.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	libs, err := f.ImportedLibraries()
-	if err != nil {
-		return false
-	}
-	return slices.ContainsFunc(libs, func(l string) bool { return strings.HasPrefix(l, RuntimeSoname) })
-}
+func LinksRuntime(path string) bool { return helper.LinksLibrary(path, RuntimeSoname) }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
@@ -91,7 +92,7 @@ func machineFingerprint(driver string) (string, error) {
 	}
 	h := sha256.New()
 	for _, e := range entries { // ReadDir sorts by name
-		data, err := os.ReadFile(filepath.Join(gpus, e.Name(), "information"))
+		data, err := boundedread.File(filepath.Join(gpus, e.Name(), "information"), procFileLimit)
 		if err != nil {
 			return "", fmt.Errorf("query cache: reading GPU information: %w", err)
 		}

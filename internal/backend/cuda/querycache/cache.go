@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
@@ -133,7 +134,7 @@ func (c *Chip) Metrics() ([]contract.Metric, bool) {
 	if c == nil {
 		return nil, false
 	}
-	data, err := os.ReadFile(filepath.Join(c.store.dir, c.base+metricsSuffix))
+	data, err := boundedread.File(filepath.Join(c.store.dir, c.base+metricsSuffix), metricsLimit)
 	if err != nil {
 		return nil, false
 	}
@@ -164,7 +165,7 @@ func (c *Chip) Passes(set string) (int, bool) {
 	defer c.mu.Unlock()
 	c.loadPassesLocked()
 	n, ok := c.passes[set]
-	return n, ok
+	return n, ok && n >= 1 // a count below one is no answer: ask the helper
 }
 
 // SavePasses files one pass count, merged with what the file holds now (another gorocprof may have
@@ -192,10 +193,17 @@ func (c *Chip) loadPassesLocked() {
 	c.passes = f.Passes
 }
 
+// Limits of what is read of a cache file: a catalog is tens of megabytes, the other entries small.
+// A longer file is a miss. Variables so that tests can make them small.
+var (
+	metricsLimit int64 = 512 << 20
+	entryLimit   int64 = 16 << 20
+)
+
 // load decodes a file into v and reports whether it is a usable entry of identity want: format and
 // identity point into v at the fields the file names them in.
 func (s *Store) load(name, want string, v any, format *int, identity *string) bool {
-	data, err := os.ReadFile(filepath.Join(s.dir, name))
+	data, err := boundedread.File(filepath.Join(s.dir, name), entryLimit)
 	if err != nil {
 		return false
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 )
 
 // helperDigest is the helper's part of every identity (hashHelper), as one SHA-256 sum.
@@ -43,11 +45,14 @@ func hashHelper(w io.Writer, helperPath, driverVersionFile string) error {
 	for _, lib := range libs {
 		fmt.Fprintf(w, "lib %s\n", lib)
 	}
-	if data, err := os.ReadFile(driverVersionFile); err == nil {
+	if data, err := boundedread.File(driverVersionFile, procFileLimit); err == nil {
 		fmt.Fprintf(w, "driver %s\n", data)
 	}
 	return nil
 }
+
+// procFileLimit bounds what is read of a driver file under /proc: a line or a few.
+const procFileLimit = 64 << 10
 
 func hashFile(w io.Writer, path string) error {
 	f, err := os.Open(path)

@@ -1,7 +1,7 @@
 // End to end: an example app of the simulated runtime with libgorocprof_tool_sim.so injected, a
 // plan written here, and the record file read back. Each case is one ctest test.
+#include "app_run.hpp"
 #include "check.hpp"
-#include "files.hpp"
 
 #include <json.hpp>
 
@@ -19,6 +19,8 @@ using gorocprof::json::Value;
 
 namespace {
 
+using check::replace_all;
+
 // Three passes on both default agents; SQ_WAVES is in every group.
 const char* kPlan3 = R"({"version": 1, "backend": "sim", "replay_mode": "kernel", "application_pass": -1,
  "kernel_trace": false, "filters": {"include_regex": "%INCLUDE%", "exclude_regex": "%EXCLUDE%",
@@ -31,11 +33,6 @@ const char* kAgentPasses = R"({"index": %I%, "name": "%NAME%", "passes": [
    {"group": 2, "counters": [{"name": "SQ_WAVES", "block": "SQ", "event": 4}, {"name": "GRBM_COUNT", "block": "GRBM", "event": 0}]}]})";
 
 const char* kGroupNames[] = {"SQ_WAVES,SQ_INSTS_VALU", "SQ_WAVES,SQ_INSTS_SALU", "SQ_WAVES,GRBM_COUNT"};
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-    return s;
-}
 
 struct PlanSpec {
     std::string mode = "kernel";
@@ -58,109 +55,20 @@ std::string make_plan(const PlanSpec& p) {
     return replace_all(plan, "%AGENT1%", replace_all(replace_all(kAgentPasses, "%I%", "1"), "%NAME%", "gfx942"));
 }
 
-struct Run {
-    int status = -1;  // waitpid status
-    std::string out;  // stdout + stderr
-    std::string dir;
-    pid_t pid = 0;
-    std::vector<Value> records;
-    std::string raw;  // the record file as written
-};
+using Run = check::AppRun;
+using check::counter_names;
+using check::exited_ok;
+using check::num;
+using check::of_type;
+using check::values_of;
 
-// Runs `argv` with the tool injected; `env` entries are NAME=VALUE added to a clean profiling
-// environment.
+// Runs `argv` with the sim tool injected; `env` entries are NAME=VALUE.
 Run run_app(const std::string& plan, std::vector<std::string> argv, std::vector<std::string> env = {}) {
-    Run r;
-    r.dir = check::temp_dir();
-    check::write_file(r.dir + "/plan.json", plan);
-    std::string out_path = r.dir + "/output.txt";
-    pid_t child = ::fork();
-    if (child == 0) {
-        ::unsetenv("GOROCPROF_PLAN");
-        ::unsetenv("GOROCPROF_SIM_AGENTS");
-        ::unsetenv("GOROCPROF_SIM_FAIL");
-        ::setenv("GOROCPROF_SIM_INJECTION_PATH", GOROCPROF_TOOL_SIM, 1);
-        ::setenv("GOROCPROF_RUN_DIR", r.dir.c_str(), 1);
-        ::setenv("GOROCPROF_CONTRACT", "1", 1);
-        ::setenv("GOROCPROF_LOG_LEVEL", "warning", 1);
-        for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
-        int fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-        std::vector<char*> args;
-        for (std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        ::execv(args[0], args.data());
-        std::perror("execv");
-        std::_Exit(127);
-    }
-    ::waitpid(child, &r.status, 0);
-    r.pid = child;
-    r.out = check::read_file(out_path);
-    r.raw = check::read_file(r.dir + "/records/" + std::to_string(child) + ".ndjson");
-    for (const std::string& line : check::lines_of(r.raw)) {
-        Value v;
-        std::string error;
-        if (!gorocprof::json::parse(line, &v, &error)) {
-            check::fail(__FILE__, __LINE__, "record line does not parse (" + error + "): " + line);
-            continue;
-        }
-        r.records.push_back(std::move(v));
-    }
-    return r;
+    env.push_back(std::string("GOROCPROF_SIM_INJECTION_PATH=") + GOROCPROF_TOOL_SIM);
+    return check::run_app(plan, std::move(argv), env);
 }
 
-bool exited_ok(const Run& r) {
-    bool ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
-    if (!ok) std::fprintf(stderr, "app status %d, output:\n%s\n", r.status, r.out.c_str());
-    return ok;
-}
-
-std::string t_of(const Value& v) {
-    const Value* t = v.find("t");
-    return t != nullptr && t->is_string() ? t->as_string() : "";
-}
-
-int64_t num(const Value& v, const char* key) {
-    const Value* f = v.find(key);
-    return f != nullptr && f->is_integer() ? f->as_int() : -999;
-}
-
-std::vector<const Value*> of_type(const Run& r, const std::string& t) {
-    std::vector<const Value*> out;
-    for (const Value& v : r.records)
-        if (t_of(v) == t) out.push_back(&v);
-    return out;
-}
-
-std::string counter_names(const Value& d) {
-    std::string s;
-    const Value* cs = d.find("counters");
-    if (cs == nullptr) return s;
-    for (const Value& c : cs->items()) s += (s.empty() ? "" : ",") + c.find("name")->as_string();
-    return s;
-}
-
-// The values of one counter of a dispatch record, as text ("16,16,null").
-std::string values_of(const Value& d, const std::string& name) {
-    const Value* cs = d.find("counters");
-    if (cs == nullptr) return "(none)";
-    for (const Value& c : cs->items()) {
-        if (c.find("name")->as_string() != name) continue;
-        std::string s;
-        for (const Value& v : c.find("values")->items()) {
-            std::string one;
-            if (v.is_null()) {
-                one = "null";
-            } else {
-                gorocprof::json::append_double(one, v.as_double());
-            }
-            s += (s.empty() ? "" : ",") + one;
-        }
-        return s;
-    }
-    return "(none)";
-}
+std::string t_of(const Value& v) { return check::type_of(v); }
 
 std::map<int64_t, std::string> kernel_names(const Run& r) {
     std::map<int64_t, std::string> names;

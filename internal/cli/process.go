@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gorocprof/gorocprof/internal/replay"
+	"github.com/spf13/cobra"
+)
+
+// ProcessOptions is the process command: the outputs of a run directory that gorocprof kept or was
+// stopped before turning into output.
+type ProcessOptions struct {
+	RunDirs    []string
+	OutputDir  string
+	OutputFile string
+	Formats    []string
+}
+
+func newProcessCmd(f *Factory) *cobra.Command {
+	opts := &ProcessOptions{}
+	cmd := &cobra.Command{
+		Use:   "process RUN_DIR... [-d DIR] [-o NAME] [-f FORMATS]",
+		Short: "Write the outputs of a kept run directory (gorocprof stopped, or the outputs could not be written)",
+		Long: `process writes the output files and the summary that the run of a run directory would have
+written from its records: gorocprof keeps the directory ($TMPDIR/gorocprof-run-*) and names it when
+it cannot write the outputs, and leaves it when it is killed. The run's own -d, -o and -f are used
+unless given here. Several directories are the pass directories of one application replay:
+each pass's output is written, then their merged result.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("%s needs a run directory (gorocprof names it when it keeps one)", cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.RunDirs = args
+			return runProcess(cmd.Context(), f, opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&opts.OutputDir, optOutputDir, "d", "", "directory for the output files (default: the run's)")
+	fs.StringVarP(&opts.OutputFile, optOutputFile, "o", "", "output file name prefix (default: the run's)")
+	fs.VarP(formatsValue{&opts.Formats}, optOutputFormat, "f", "output formats: csv, json, rocpd (default: the run's)")
+	_ = fs.SetAnnotation(optOutputFormat, annotationNargs, []string{"true"})
+	return cmd
+}
+
+func runProcess(ctx context.Context, f *Factory, o *ProcessOptions) error {
+	var formats []string
+	if o.Formats != nil {
+		var diags []string
+		if formats, diags = checkFormats(o.Formats); len(diags) > 0 {
+			return &ValidationError{Diagnostics: diags}
+		}
+	}
+	if f.Processor == nil {
+		return errors.New("internal error: no processor wired into the command line")
+	}
+	_, err := f.Processor(ctx, replay.ProcessRequest{
+		RunDirs: o.RunDirs, OutputDir: o.OutputDir, OutputFile: o.OutputFile, Formats: formats,
+		Stdout: f.IO.Out, Stderr: f.IO.ErrOut,
+	})
+	return err
+}

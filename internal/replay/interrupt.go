@@ -1,0 +1,77 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/gorocprof/gorocprof/internal/launch"
+)
+
+// InterruptedError is the cause of an output phase that SIGINT or SIGTERM stopped: no file was
+// left partial, the files not complete kept what they held before, and the records were kept.
+type InterruptedError struct {
+	Signal syscall.Signal
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted by %s while writing the output: the files not complete were not written (earlier files of those names are untouched)",
+		launch.SignalName(e.Signal))
+}
+
+// interrupts holds SIGINT and SIGTERM for the whole of a run, so that neither ends gorocprof
+// half way through its files. While the application runs, the launcher forwards them to it and
+// they are dropped here; once it has ended, the next one stops the output phase.
+type interrupts struct {
+	sigs chan os.Signal
+	// grace is how long after the application's end a signal that ended it is still taken for
+	// the same one: Ctrl-C signals the whole process group, so gorocprof may take in its own
+	// copy only after the application, killed by it, has been reaped.
+	grace time.Duration
+}
+
+func catchInterrupts() *interrupts {
+	i := &interrupts{sigs: make(chan os.Signal, 1), grace: 100 * time.Millisecond}
+	signal.Notify(i.sigs, syscall.SIGINT, syscall.SIGTERM)
+	return i
+}
+
+// outputPhase returns the context of the output that follows a run of the application, which
+// ended by signal ended (0 if it exited), and its release. The context is cancelled with an
+// *InterruptedError by the first SIGINT or SIGTERM from now on, but for one that is the ended
+// signal arriving within the grace.
+func (i *interrupts) outputPhase(ctx context.Context, ended syscall.Signal) (context.Context, func()) {
+	for drained := false; !drained; {
+		select {
+		case <-i.sigs: // the application's, forwarded by the launcher
+		default:
+			drained = true
+		}
+	}
+	octx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		for {
+			select {
+			case s := <-i.sigs:
+				if s == ended && time.Since(start) < i.grace {
+					continue
+				}
+				cancel(&InterruptedError{Signal: s.(syscall.Signal)})
+				return
+			case <-done:
+				return
+			}
+		}
+	}()
+	return octx, func() {
+		close(done)
+		cancel(nil)
+	}
+}
+
+func (i *interrupts) stop() { signal.Stop(i.sigs) }

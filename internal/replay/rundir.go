@@ -1,0 +1,198 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gorocprof/gorocprof/internal/boundedread"
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/output"
+	"github.com/gorocprof/gorocprof/internal/records"
+)
+
+// RunInfoFile is the file of a run directory that says what its records are for: the request, the
+// command line, where and when the run started and the agents it planned on. It is written at launch,
+// so that a run whose gorocprof was stopped before it wrote the outputs can be written later
+// (Process, `gorocprof process`); docs/record-format.md describes it.
+const RunInfoFile = "run.json"
+
+// RunInfoVersion is the version of run.json this gorocprof writes and reads.
+const RunInfoVersion = 1
+
+// runInfoLimit bounds what is read of a run.json: agents, a plan and a command line.
+const runInfoLimit = 16 << 20
+
+// RunInfo is the content of run.json.
+type RunInfo struct {
+	Version int    `json:"version"`
+	Backend string `json:"backend"`
+	// ROCmRoot is --rocm-root as given: the rocm backend's catalogs come from the SDK there.
+	ROCmRoot string   `json:"rocm_root"`
+	App      string   `json:"app"`
+	Args     []string `json:"args"`
+	// CWD is gorocprof's working directory at launch: a relative -d is under it, and %cwd% is it.
+	CWD      string    `json:"cwd"`
+	Launched time.Time `json:"launched"`
+	PMC      []string  `json:"pmc"` // the --pmc groups as ParseGroups reads them
+	Mode     string    `json:"replay_mode"`
+	// ApplicationPass is the pass an application replay run collected (0-based), -1 for the merged
+	// records of all passes and for other modes; ApplicationPasses is how many runs the replay takes.
+	ApplicationPass   int              `json:"application_pass"`
+	ApplicationPasses int              `json:"application_passes"`
+	KernelTrace       bool             `json:"kernel_trace"`
+	Stats             bool             `json:"stats"`
+	Filters           contract.Filters `json:"filters"`
+	OutputDir         string           `json:"output_directory"`
+	OutputFile        string           `json:"output_file"`
+	Formats           []string         `json:"output_format"`
+	Mangled           bool             `json:"mangled_kernels"`
+	Truncate          bool             `json:"truncate_kernels"`
+	Quiet             bool             `json:"quiet"`
+	LogLevel          string           `json:"log_level"`
+	AllowDivergence   bool             `json:"allow_divergence"`
+	// PathEnv holds the environment variables the output path placeholders read at launch (rank,
+	// size, job, %env{NAME}%), "" for those unset, so that the outputs get the names they would have.
+	PathEnv map[string]string `json:"path_env"`
+	Agents  []contract.Agent  `json:"agents"`
+	// Plan is the plan as results.json carries it; Process plans the groups again and checks that
+	// the catalogs still give this plan.
+	Plan json.RawMessage `json:"plan"`
+}
+
+// newRunInfo describes a run of req launched now; pass and passes as in RunInfo.
+func newRunInfo(req Request, sess *Session, plan *counters.Plan, launched time.Time, pass, passes int) (RunInfo, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return RunInfo{}, fmt.Errorf("the working directory: %w", err)
+	}
+	planJSON, err := json.Marshal(plan.Agents)
+	if err != nil {
+		return RunInfo{}, fmt.Errorf("encoding the plan: %w", err)
+	}
+	pmc := make([]string, len(req.Groups))
+	for i, g := range req.Groups {
+		refs := make([]string, len(g.Counters))
+		for k, r := range g.Counters {
+			refs[k] = r.String()
+		}
+		pmc[i] = strings.Join(refs, " ")
+	}
+	env := map[string]string{}
+	record := func(name string) string {
+		v := os.Getenv(name)
+		env[name] = v
+		return v
+	}
+	vars := output.PathVars{Getenv: record}
+	vars.FromEnv(record)
+	for _, pattern := range []string{req.OutputDir, req.OutputFile} {
+		_, _ = output.ExpandPath(pattern, vars) // validated before launch; only the names asked matter
+	}
+	return RunInfo{
+		Version: RunInfoVersion, Backend: sess.Backend.Name(), ROCmRoot: req.ROCmRoot, App: req.App, Args: nonNil(req.Args),
+		CWD: cwd, Launched: launched, PMC: pmc, Mode: modeOrNone(req.Mode),
+		ApplicationPass: pass, ApplicationPasses: passes, KernelTrace: req.KernelTrace, Stats: req.Stats, Filters: req.Filters,
+		OutputDir: req.OutputDir, OutputFile: req.OutputFile, Formats: nonNil(req.Formats),
+		Mangled: req.Mangled, Truncate: req.Truncate, Quiet: req.Quiet, LogLevel: req.LogLevel,
+		AllowDivergence: req.AllowDivergence, PathEnv: env, Agents: sess.Agents, Plan: planJSON,
+	}, nil
+}
+
+func writeRunInfo(runDir string, info RunInfo) error {
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", RunInfoFile, err)
+	}
+	path := filepath.Join(runDir, RunInfoFile)
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadRunInfo reads the run.json of a run directory.
+func ReadRunInfo(runDir string) (RunInfo, error) {
+	path := filepath.Join(runDir, RunInfoFile)
+	data, err := boundedread.File(path, runInfoLimit)
+	if err != nil {
+		return RunInfo{}, fmt.Errorf("%s is not a run directory that gorocprof can write outputs from: %w", runDir, err)
+	}
+	var info RunInfo
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&info); err != nil {
+		return RunInfo{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return RunInfo{}, fmt.Errorf("%s: text after the JSON object", path)
+	}
+	if info.Version != RunInfoVersion {
+		return RunInfo{}, fmt.Errorf("%s: version %d, this gorocprof reads version %d", path, info.Version, RunInfoVersion)
+	}
+	if len(info.Agents) == 0 || (len(info.PMC) == 0 && !info.KernelTrace) {
+		return RunInfo{}, fmt.Errorf("%s: no agents or nothing to collect: not written by gorocprof", path)
+	}
+	return info, nil
+}
+
+// savedRun is what a request processed from a run directory takes from its run.json instead of from
+// this process: the launch's working directory and its path variables.
+type savedRun struct {
+	cwd     string
+	env     map[string]string
+	baseDir string // a relative output directory is under this one; "" for gorocprof's own
+}
+
+// pathVars is the placeholder values of one process's output paths.
+func (req Request) pathVars(p *records.Process, launched time.Time) output.PathVars {
+	getenv := os.Getenv
+	cwd, _ := os.Getwd()
+	if s := req.saved; s != nil {
+		cwd = s.cwd
+		getenv = func(name string) string {
+			if v, ok := s.env[name]; ok {
+				return v
+			}
+			return os.Getenv(name)
+		}
+	}
+	vars := output.PathVars{Hostname: p.Header.Hostname, PID: p.Header.PID, PPID: p.Header.PPID, CWD: cwd,
+		Launch: launched, Args: p.Header.Cmdline, Getenv: getenv}
+	vars.FromEnv(getenv)
+	return vars
+}
+
+// outputDir is the expanded output directory as a path: a relative one processed from a run
+// directory is under the run's working directory.
+func (req Request) outputDir(expanded string) string {
+	if req.saved == nil || req.saved.baseDir == "" || filepath.IsAbs(expanded) {
+		return expanded
+	}
+	return filepath.Join(req.saved.baseDir, expanded)
+}
+
+// keptRecords says on stderr where records that were not turned into output are, and how to.
+func keptRecords(stderr io.Writer, what string, dirs ...string) {
+	fmt.Fprintf(stderr, "gorocprof: %s kept in %s (`gorocprof process DIR` writes the output from them)\n", what, strings.Join(dirs, " "))
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func modeOrNone(mode string) string {
+	if mode == "" {
+		return contract.ModeNone
+	}
+	return mode
+}

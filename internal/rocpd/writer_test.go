@@ -1,0 +1,350 @@
+package rocpd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// fixture is a process with one agent and one kernel whose dispatch 7 ran three passes, SQ_WAVES in
+// every group (two instances, 256 each), SQ_INSTS_VALU only in pass 1; dispatch 8 ran pass 0 only.
+func writeFixture(t *testing.T, path string) {
+	t.Helper()
+	w, err := Create(path, Process{PID: 4242, PPID: 1, Hostname: "node1", Init: 1_700_000_000_000_000_000,
+		Fini: 1_700_000_001_000_000_000, Command: []string{"./app", "-n", "3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(err error) {
+		t.Helper()
+		if err != nil {
+			w.Abort()
+			t.Fatal(err)
+		}
+	}
+	check(w.Agent(Agent{ID: 2, Type: "GPU", LogicalIndex: 2, TypeIndex: 0, Name: "gfx90a", ProductName: "Sim MI200",
+		VendorName: "AMD", Extdata: []byte(`{"node_id":2}`)}))
+	check(w.Counter(Counter{ID: 1, AgentID: 2, Name: "SQ_WAVES", Block: "SQ", Description: "waves"}))
+	check(w.Counter(Counter{ID: 2, AgentID: 2, Name: "SQ_INSTS_VALU", Block: "SQ"}))
+	check(w.Kernel(Kernel{ID: 5, Name: "_Z4gemmv", DisplayName: "gemm()", SGPR: 16, ArchVGPR: 32}))
+	for pass := 0; pass < 3; pass++ {
+		cs := []CounterValues{{CounterID: 1, Values: []float64{256, 256}}}
+		if pass == 1 {
+			cs = append(cs, CounterValues{CounterID: 2, Values: []float64{10, 20}})
+		}
+		start := int64(1000 * (pass + 1))
+		check(w.Dispatch(Dispatch{DispatchID: 7, Pass: pass, Replayed: true, CorrelationID: 70, AgentID: 2, QueueID: 0,
+			ThreadID: 11, KernelID: 5, Grid: [3]uint32{1024, 1, 1}, Workgroup: [3]uint32{256, 1, 1},
+			Start: start, End: start + 100 + int64(pass)}, cs))
+	}
+	check(w.Dispatch(Dispatch{DispatchID: 8, Pass: 0, Replayed: true, CorrelationID: 80, AgentID: 2, QueueID: 3,
+		ThreadID: 11, KernelID: 5, Grid: [3]uint32{64, 2, 1}, Workgroup: [3]uint32{64, 1, 1}, Start: 9000, End: 9500},
+		[]CounterValues{{CounterID: 1, Values: []float64{4, 4}}}))
+	check(w.Close())
+}
+
+// openFixture writes the fixture and returns its path.
+func openFixture(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "run_results.db")
+	writeFixture(t, path)
+	return path
+}
+
+// rows runs a query on the database at path.
+func rows(t *testing.T, path, query string) [][]string {
+	t.Helper()
+	out, err := Query(path, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCountersCollectionNeverSumsPasses: SQ_WAVES is in all three groups of dispatch 7; the view
+// must give 512 (two instances of 256) on each pass, never 1536.
+func TestCountersCollectionNeverSumsPasses(t *testing.T) {
+	db := openFixture(t)
+	got := rows(t, db, `SELECT dispatch_id, json_extract(extdata, '$.replay_pass'), value, start, end
+		FROM counters_collection WHERE counter_name = 'SQ_WAVES' AND dispatch_id = 7 ORDER BY start`)
+	want := [][]string{{"7", "0", "512", "1000", "1100"}, {"7", "1", "512", "2000", "2101"}, {"7", "2", "512", "3000", "3102"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("counters_collection SQ_WAVES of dispatch 7:\n got %v\nwant %v", got, want)
+	}
+	// The query users write to get one value per dispatch still reads 512, not 3x.
+	if got := rows(t, db, `SELECT MAX(value) FROM counters_collection WHERE counter_name = 'SQ_WAVES' AND dispatch_id = 7`); got[0][0] != "512" {
+		t.Errorf("MAX(value) of SQ_WAVES on dispatch 7 = %s, want 512", got[0][0])
+	}
+}
+
+func TestViews(t *testing.T) {
+	db := openFixture(t)
+	for _, tc := range []struct {
+		name, query string
+		want        [][]string
+	}{
+		{"kernels: one row per pass, own timestamps", `SELECT dispatch_id, name, agent_abs_index, queue, stream, duration,
+			grid_x, workgroup_x, category, region, tid, pid FROM kernels ORDER BY start`, [][]string{
+			{"7", "gemm()", "2", "Default Queue", "Default Stream", "100", "1024", "256", "KERNEL_DISPATCH", "", "11", "4242"},
+			{"7", "gemm()", "2", "Default Queue", "Default Stream", "101", "1024", "256", "KERNEL_DISPATCH", "", "11", "4242"},
+			{"7", "gemm()", "2", "Default Queue", "Default Stream", "102", "1024", "256", "KERNEL_DISPATCH", "", "11", "4242"},
+			{"8", "gemm()", "2", "Queue 3", "Default Stream", "500", "64", "64", "KERNEL_DISPATCH", "", "11", "4242"}}},
+		{"pass index on the dispatch rows", `SELECT dispatch_id, json_extract(extdata, '$.replay_pass') FROM rocpd_kernel_dispatch ORDER BY id`,
+			[][]string{{"7", "0"}, {"7", "1"}, {"7", "2"}, {"8", "0"}}},
+		{"counters_collection", `SELECT dispatch_id, counter_name, value, grid_size, workgroup_size, kernel_name, agent_type
+			FROM counters_collection ORDER BY dispatch_id, start, counter_name`, [][]string{
+			{"7", "SQ_WAVES", "512", "1024", "256", "gemm()", "GPU"},
+			{"7", "SQ_INSTS_VALU", "30", "1024", "256", "gemm()", "GPU"},
+			{"7", "SQ_WAVES", "512", "1024", "256", "gemm()", "GPU"},
+			{"7", "SQ_WAVES", "512", "1024", "256", "gemm()", "GPU"},
+			{"8", "SQ_WAVES", "8", "128", "64", "gemm()", "GPU"}}},
+		// One row per counter per pass: the sum of its instances, which extdata lists one by one.
+		{"pmc_events", `SELECT COUNT(*), SUM(counter_value) FROM pmc_events WHERE counter_name = 'SQ_WAVES'`,
+			[][]string{{"4", "1544"}}},
+		{"instances", `SELECT E.event_id, E.value, json_extract(E.extdata, '$.instances') FROM rocpd_pmc_event E ORDER BY E.id`,
+			[][]string{{"1", "512", "[256,256]"}, {"2", "512", "[256,256]"}, {"2", "30", "[10,20]"}, {"3", "512", "[256,256]"},
+				{"4", "8", "[4,4]"}}},
+		{"pmc_info", `SELECT name, block, agent_abs_index, is_derived FROM pmc_info ORDER BY id`,
+			[][]string{{"SQ_WAVES", "SQ", "2", "0"}, {"SQ_INSTS_VALU", "SQ", "2", "0"}}},
+		{"processes", `SELECT hostname, machine_id, pid, ppid, init, fini, command FROM processes`,
+			[][]string{{"node1", "node1", "4242", "1", "1700000000000000000", "1700000001000000000", "./app -n 3"}}},
+		{"threads", `SELECT pid, tid FROM threads`, [][]string{{"4242", "11"}}},
+		// Summaries count a dispatch once, timed by its first pass (100 ns and 500 ns), never per pass.
+		{"top_kernels", `SELECT name, total_calls, total_duration, percentage FROM top_kernels`, [][]string{{"gemm()", "2", "0.6", "100"}}},
+		{"top", `SELECT name, total_calls, total_duration FROM top`, [][]string{{"gemm()", "2", "0.6"}}},
+		{"busy", `SELECT agent_id, type, GpuTime, WallTime FROM busy`, [][]string{{"2", "GPU", "600", "8500"}}},
+		{"kernel_symbols", `SELECT kernel_name, display_name, sgpr_count, arch_vgpr_count FROM kernel_symbols`,
+			[][]string{{"_Z4gemmv", "gemm()", "16", "32"}}},
+		{"agents", `SELECT type, absolute_index, logical_index, name, product_name, user_name, json_extract(extdata, '$.node_id')
+			FROM rocpd_info_agent`, [][]string{{"GPU", "2", "2", "gfx90a", "Sim MI200", "Sim MI200", "2"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := rows(t, db, tc.query); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%s:\n got %v\nwant %v", tc.query, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestEveryViewReads: a view over a missing table or column can be created but fails when read,
+// which breaks the rocpd tools even for views a run leaves empty.
+func TestEveryViewReads(t *testing.T) {
+	db := openFixture(t)
+	names := rows(t, db, `SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name`)
+	if len(names) != len(tables)+len(dataViews)+len(summaryViews) {
+		t.Errorf("%d views, want %d", len(names), len(tables)+len(dataViews)+len(summaryViews))
+	}
+	for _, n := range names {
+		rows(t, db, "SELECT * FROM `"+n[0]+"`")
+	}
+}
+
+// TestKeys: metadata, table suffixes and the GUID follow rocprofv3's scheme, which its readers check.
+func TestKeys(t *testing.T) {
+	db := openFixture(t)
+	md := map[string]string{}
+	for _, r := range rows(t, db, `SELECT tag, value FROM rocpd_metadata`) {
+		if _, dup := md[r[0]]; dup {
+			t.Errorf("metadata tag %s twice", r[0])
+		}
+		md[r[0]] = r[1]
+	}
+	if md["schema_version"] != "3.0.0" || md["schema_version_major"] != "3" || md["schema_version_minor"] != "0" || md["schema_version_patch"] != "0" {
+		t.Errorf("schema version tags %v", md)
+	}
+	if want := "_" + strings.ReplaceAll(md["guid"], "-", "_"); md["uuid"] != want {
+		t.Errorf("uuid %q, want %q from guid %q", md["uuid"], want, md["guid"])
+	}
+	if g := md["guid"]; len(g) != 36 || g[14] != '7' || !strings.ContainsRune("89ab", rune(g[19])) {
+		t.Errorf("guid %q is not a UUIDv7", g)
+	}
+	for _, tb := range tables {
+		if got := rows(t, db, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'rocpd_`+tb.name+md["uuid"]+`'`); got[0][0] != "1" {
+			t.Errorf("no table rocpd_%s%s", tb.name, md["uuid"])
+		}
+	}
+	if got := rows(t, db, `PRAGMA integrity_check`); !reflect.DeepEqual(got, [][]string{{"ok"}}) {
+		t.Errorf("integrity_check: %v", got)
+	}
+	// Every row carries the database's guid (the column default), and pid columns hold the OS pid.
+	if got := rows(t, db, `SELECT DISTINCT guid FROM rocpd_kernel_dispatch UNION SELECT DISTINCT guid FROM rocpd_pmc_event`); len(got) != 1 || got[0][0] != md["guid"] {
+		t.Errorf("guids of the rows %v, want only %s", got, md["guid"])
+	}
+	if got := rows(t, db, `SELECT DISTINCT K.pid, K.nid = N.id FROM rocpd_kernel_dispatch K, rocpd_info_node N`); !reflect.DeepEqual(got, [][]string{{"4242", "1"}}) {
+		t.Errorf("pid and nid of the dispatch rows %v", got)
+	}
+}
+
+// TestSameInputSameFile: SQLite writes the same pages for the same statements, and the GUID comes
+// from the process, so the same input gives a byte-identical database.
+func TestSameInputSameFile(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")
+	writeFixture(t, a)
+	writeFixture(t, b)
+	ba, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ba, bb) {
+		t.Fatalf("two databases of the same input differ (%d and %d bytes)", len(ba), len(bb))
+	}
+}
+
+// TestReplacesAndLeavesNoTemp: an existing database is replaced, and no .tmp file stays behind,
+// whether the write succeeds or is aborted.
+func TestReplacesAndLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x_results.db")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFixture(t, path)
+	if b, _ := os.ReadFile(path); !bytes.HasPrefix(b, []byte("SQLite format 3\x00")) {
+		t.Fatalf("%s was not replaced by a database", path)
+	}
+	w, err := Create(filepath.Join(dir, "y_results.db"), Process{PID: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files left: %v, want only x_results.db", names)
+	}
+}
+
+// TestFailedInsertFailsClose: statements run behind the caller, so a failing one (here a kernel id
+// given twice) is reported by a later call or by Close, naming its table, and no database is left.
+func TestFailedInsertFailsClose(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad_results.db")
+	w, err := Create(path, Process{PID: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Kernel(Kernel{ID: 1, Name: "a"})
+	if err == nil {
+		err = w.Kernel(Kernel{ID: 1, Name: "b"})
+	}
+	for i := 0; err == nil && i < 10_000; i++ {
+		err = w.Dispatch(Dispatch{DispatchID: uint64(i), KernelID: 1}, nil)
+	}
+	if err == nil {
+		err = w.Close()
+	} else {
+		w.Abort()
+	}
+	if err == nil || !strings.Contains(err.Error(), "rocpd_info_kernel_symbol") || !strings.Contains(err.Error(), "UNIQUE") {
+		t.Fatalf("err = %v, want the kernel symbol table's UNIQUE failure", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files left after a failed write: %v", entries)
+	}
+}
+
+// TestSeveralProcesses: processes that share one output name share one database. The first keeps
+// its ids; a later one's agents, counters, kernels and queues get rows of their own, and every view
+// keeps them apart by pid; images of one pid (an exec) share its process row.
+func TestSeveralProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shared_results.db")
+	w, err := Create(path, Process{PID: 100, Hostname: "node1", Init: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []Process{{}, {PID: 200, Hostname: "node1", Init: 2}, {PID: 200, Hostname: "node1", Init: 3}} {
+		if i > 0 {
+			if err := w.Process(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		value := float64(10 * (i + 1))
+		for _, err := range []error{
+			w.Agent(Agent{ID: 2, Type: "GPU", Name: "gfx90a"}),
+			w.Counter(Counter{ID: 1, AgentID: 2, Name: "SQ_WAVES"}),
+			w.Kernel(Kernel{ID: 5, Name: "_Z1kv", DisplayName: "k()"}),
+			w.Dispatch(Dispatch{DispatchID: 1, AgentID: 2, QueueID: 0, ThreadID: uint64(11 + i), KernelID: 5, Start: 1, End: 2},
+				[]CounterValues{{CounterID: 1, Values: []float64{value}}}),
+		} {
+			if err != nil {
+				w.Abort()
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		query string
+		want  [][]string
+	}{
+		{`SELECT pid, init FROM processes ORDER BY pid`, [][]string{{"100", "1"}, {"200", "2"}}},
+		{`SELECT id, pid, absolute_index FROM rocpd_info_agent ORDER BY id`, [][]string{{"2", "100", "2"}, {"3", "200", "2"}, {"4", "200", "2"}}},
+		{`SELECT pid, dispatch_id, kernel_id, agent_abs_index, queue, name FROM kernels ORDER BY id`, [][]string{
+			{"100", "1", "5", "2", "Default Queue", "k()"}, {"200", "1", "6", "2", "Default Queue", "k()"}, {"200", "1", "7", "2", "Default Queue", "k()"}}},
+		{`SELECT pid, tid, counter_name, value FROM counters_collection ORDER BY id`, [][]string{
+			{"100", "11", "SQ_WAVES", "10"}, {"200", "12", "SQ_WAVES", "20"}, {"200", "13", "SQ_WAVES", "30"}}},
+		{`PRAGMA integrity_check`, [][]string{{"ok"}}},
+	} {
+		if got := rows(t, path, tc.query); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %v\nwant %v", tc.query, got, tc.want)
+		}
+	}
+}
+
+// TestCreateIntoLeavesTheMoveToTheCaller: CreateInto writes into the caller's empty file and, closed
+// or aborted, neither moves nor removes it; errors name the final path.
+func TestCreateIntoLeavesTheMoveToTheCaller(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		close bool
+	}{
+		{"closed", true},
+		{"aborted", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tmp, path := filepath.Join(dir, ".p_results.db.tmp-1"), filepath.Join(dir, "p_results.db")
+			if err := os.WriteFile(tmp, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			w, err := CreateInto(tmp, path, Process{PID: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Kernel(Kernel{ID: 1, Name: "k"}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.close {
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				w.Abort()
+			}
+			if _, err := os.Stat(path); err == nil {
+				t.Errorf("%s exists: the writer moved its file", path)
+			}
+			if _, err := os.Stat(tmp); err != nil {
+				t.Fatalf("the caller's file is gone: %v", err)
+			}
+			if tc.close {
+				if rows, err := Query(tmp, `SELECT kernel_name FROM kernel_symbols`); err != nil || len(rows) != 1 {
+					t.Errorf("kernel_symbols = %v, %v; want the one kernel", rows, err)
+				}
+			}
+		})
+	}
+}

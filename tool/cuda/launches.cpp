@@ -1,0 +1,233 @@
+// Kernel launches: a launch's ENTER opens its dispatch (filters, window lock, drain, snapshot, pass 0
+// armed), its EXIT runs the replay service's passes. Graph kernel nodes take the same path
+// (graph_launch.cpp, through dispatch_path.hpp).
+#include "backend_state.hpp"
+#include "check.hpp"
+#include "core.hpp"
+#include "dispatch_path.hpp"
+#include "phase_stats.hpp"
+#include "replay_service.hpp"
+
+#include <iterator>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gorocprof::cuda {
+
+using core::Core;
+using replay::ReplayService;
+
+const CUpti_CallbackId kLaunchIds[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
+const size_t kLaunchIdCount = std::size(kLaunchIds);
+
+namespace {
+
+// The launch in flight on this thread between its ENTER and EXIT callbacks (launches do not nest
+// within one thread: the tool's own relaunches run under the guard).
+thread_local Launch t_launch;
+thread_local bool t_launch_active = false;
+thread_local std::unique_lock<std::mutex> t_window;
+thread_local core::DispatchFacts t_facts;
+thread_local uint64_t t_dispatch_id = 0;
+
+// Grid, block, dynamic shared memory and stream: the parameter structs of cuLaunchKernel and
+// cuLaunchCooperativeKernel and cuLaunchKernelEx's CUlaunchConfig name them alike.
+template <typename D>
+CUstream take_dims(const D& d, Launch* l) {
+    l->grid[0] = d.gridDimX, l->grid[1] = d.gridDimY, l->grid[2] = d.gridDimZ;
+    l->block[0] = d.blockDimX, l->block[1] = d.blockDimY, l->block[2] = d.blockDimZ;
+    l->shared_bytes = d.sharedMemBytes;
+    return d.hStream;
+}
+
+bool decode_launch(CUpti_CallbackId cbid, const void* params, Launch* l) {
+    CUstream stream = nullptr;
+    bool per_thread = false;
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+        per_thread = true;
+        [[fallthrough]];
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: {
+        auto* p = static_cast<const cuLaunchKernel_params*>(params);
+        l->api = LaunchApi::Kernel;
+        l->f = p->f;
+        stream = take_dims(*p, l);
+        l->params = p->kernelParams;
+        l->extra = p->extra;
+        l->config = nullptr;
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+        per_thread = true;
+        [[fallthrough]];
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel: {
+        auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(params);
+        l->api = LaunchApi::Cooperative;
+        l->f = p->f;
+        stream = take_dims(*p, l);
+        l->params = p->kernelParams;
+        l->extra = nullptr;
+        l->config = nullptr;
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+        per_thread = true;
+        [[fallthrough]];
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
+        auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
+        if (!p->config) return false;
+        l->api = LaunchApi::KernelEx;
+        l->f = p->f;
+        stream = take_dims(*p->config, l);
+        l->params = p->kernelParams;
+        l->extra = p->extra;
+        l->config = p->config;
+        break;
+    }
+    default:
+        return false;
+    }
+    l->stream = (per_thread && stream == nullptr) ? CU_STREAM_PER_THREAD : stream;
+    return l->f != nullptr;
+}
+
+void end_window() {
+    t_launch_active = false;
+    if (t_window.owns_lock()) t_window.unlock();
+    t_window = std::unique_lock<std::mutex>();
+}
+
+}  // namespace
+
+Launch& current_launch() { return t_launch; }
+
+bool capturing(CUstream stream) {
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    // A stream the driver cannot ask about is not capturing (the launch on it then fails on its own).
+    return cu(cuStreamIsCapturing(stream, &capture), "cuStreamIsCapturing").ok && capture != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
+    Backend& b = backend();
+    Core& core = Core::instance();
+    Launch& l = t_launch;
+    register_agents();
+    PortStatus st;
+    ContextState* cs = context_state(ctx, &st);
+    if (!cs) {
+        core.warn("launch of " + std::string(symbol ? symbol : "?") + " not profiled: " + st.message());
+        return false;
+    }
+    l.cs = cs;
+    l.agent_index = cs->ordinal;
+    const KernelEntry* k = kernel_entry(*cs, l.f, symbol);
+    l.param_slots = k->params_known ? &k->params : nullptr;
+    l.module = k->module;
+    uint64_t id = ReplayService::instance().reserve_dispatch_id();
+    if (!core.select(k->ref)) return false;
+
+    core::DispatchFacts& f = t_facts;
+    f = core::DispatchFacts{};
+    f.info.size = sizeof(f.info);
+    f.info.agent_id.handle = cs->agent_id;
+    uint32_t stream_id = 0;
+    st = cupti(cuptiGetStreamIdEx(ctx, l.stream == CU_STREAM_PER_THREAD ? nullptr : l.stream,
+                                  l.stream == CU_STREAM_PER_THREAD ? 1 : 0, &stream_id),
+               "cuptiGetStreamIdEx");
+    if (!st.ok) b.port.report_note("a dispatch's stream id is not known (0 is reported): " + st.message());
+    f.info.queue_id.handle = stream_id;
+    f.info.kernel_id = k->ref.kernel_id;
+    f.info.dispatch_id = id;
+    f.info.private_segment_size = static_cast<uint32_t>(k->local_bytes);
+    f.info.group_segment_size = static_cast<uint32_t>(k->static_shared + l.shared_bytes);
+    f.info.workgroup_size = {l.block[0], l.block[1], l.block[2]};
+    // Grid in work-items, as rocprofv3 counts it: blocks times threads per block.
+    f.info.grid_size = {l.grid[0] * l.block[0], l.grid[1] * l.block[1], l.grid[2] * l.block[2]};
+    f.correlation_id = correlation;
+    f.stream_id = stream_id;
+    f.thread_id = gettid_u64();
+    f.agent_index = cs->ordinal;
+    t_dispatch_id = id;
+
+    // From here to EXIT this launch owns the device: no other thread's kernel or memory call
+    // (memory_calls.cpp) may land between the snapshot and the last pass.
+    if (cs->ordinal < static_cast<int>(b.devices.size())) t_window = b.windows.hold(cs->ordinal);
+    t_launch_active = true;
+
+    const auto& passes = core.passes_for_agent(cs->ordinal);
+    l.snapshot_planned = core.config().replay_mode == core::ReplayMode::Kernel && passes.size() > 1 &&
+                         ReplayService::instance().enabled();
+    {
+        PhaseTimer timer(Phase::EnterSync);
+        st = cu(cuCtxSynchronize(), "cuCtxSynchronize");
+    }
+    if (!st.ok) {
+        l.early_snapshot_status = st;
+        l.snapshot_planned = false;
+    } else if (l.snapshot_planned) {
+        l.early_snapshot_status = b.port.take_snapshot(l, &l.early_snapshot);
+        b.port.time_unprofiled(l);
+    }
+    // The application's own launch is pass 0; a graph's kernel node has none (every pass is the tool's).
+    if (l.app_launch_pending) b.port.arm_app_launch(l);
+    return true;
+}
+
+void close_dispatch(uint32_t correlation) {
+    Backend& b = backend();
+    Core& core = Core::instance();
+    Launch& l = t_launch;
+    replay::Dispatch d;
+    d.info = t_facts.info;
+    d.correlation.internal = correlation;
+    d.backend_dispatch = &l;
+    core.begin_dispatch(t_facts);
+    replay::Outcome outcome = ReplayService::instance().execute(b.port, d);
+    core.end_dispatch(outcome);
+    if (l.early_snapshot) b.port.release(l.early_snapshot);  // the service did not replay
+    l.early_snapshot = nullptr;
+    end_window();
+}
+
+void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+    Launch& l = t_launch;
+    l = Launch{};
+    if (!decode_launch(cbid, cb->functionParams, &l)) return;
+    Guard g;
+    if (capturing(l.stream)) return;  // recorded into a graph, not executed now: the graph's launch runs it
+    // A launch that is no dispatch (the filters leave it out) is still another thread's work on the device:
+    // like a memory call it is queued only when no window is open (held until its EXIT).
+    if (!open_dispatch(cb->context, cb->symbolName, cb->correlationId)) on_memory_call_enter(cb);
+}
+
+void on_launch_exit(const CUpti_CallbackData* cb) {
+    if (!t_launch_active) {
+        on_memory_call_exit();  // the hold of a launch that is no dispatch, if it took one
+        return;
+    }
+    Backend& b = backend();
+    Launch& l = t_launch;
+    Guard g;
+    CUresult launched = *static_cast<const CUresult*>(cb->functionReturnValue);
+    if (launched != CUDA_SUCCESS) {
+        // Nothing ran: no pass to record. Stop the counters armed for it and let the app see its error.
+        if (l.cs->counters && l.cs->counters->armed()) {
+            std::vector<core::CounterSample> discard;
+            l.cs->counters->collect(&discard);
+        }
+        if (l.early_snapshot) b.port.release(l.early_snapshot);
+        l.early_snapshot = nullptr;
+        end_window();
+        return;
+    }
+    const PortStatus ended = cu(cuEventRecord(l.cs->ev_end, l.stream), "cuEventRecord");
+    if (!ended.ok) b.port.report_note("an application launch's end is not recorded on the GPU (pass 0's duration is not right): " + ended.message());
+    close_dispatch(cb->correlationId);
+}
+
+}  // namespace gorocprof::cuda

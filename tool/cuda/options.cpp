@@ -1,0 +1,44 @@
+#include "options.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace gorocprof::cuda {
+namespace {
+
+// A diagnostic switch: on unless the variable starts with 0.
+bool unless_zero(const char* v) { return !(v && *v == '0'); }
+
+}  // namespace
+
+CacheControl parse_cache_control(const char* value, std::string* problem) {
+    problem->clear();
+    if (!value || !*value || std::strcmp(value, "all") == 0) return CacheControl::All;
+    if (std::strcmp(value, "none") == 0) return CacheControl::None;
+    *problem = std::string("GOROCPROF_CACHE_CONTROL=") + value + ": expected all or none; caches are flushed (all)";
+    return CacheControl::All;
+}
+
+Options read_options(const std::function<const char*(const char*)>& env) {
+    Options o;
+    std::string problem;
+    o.cache_control = parse_cache_control(env("GOROCPROF_CACHE_CONTROL"), &problem);
+    if (!problem.empty()) o.problems.push_back(problem);
+    const char* restore = env("GOROCPROF_CUDA_RESTORE");
+    o.restore_all = restore && std::string(restore) == "all";
+    o.unprofiled_time = unless_zero(env("GOROCPROF_CUDA_UNPROFILED_TIME"));
+    o.windows = unless_zero(env("GOROCPROF_CUDA_WINDOW"));
+    o.eager_profiler = unless_zero(env("GOROCPROF_CUDA_EAGER_PROFILER"));
+    o.union_sessions = unless_zero(env("GOROCPROF_CUDA_UNION_SESSIONS"));
+    o.reenable_on_switch = unless_zero(env("GOROCPROF_CUDA_REENABLE_ON_SWITCH"));
+    const char* timing = env("GOROCPROF_CUDA_TIMING");
+    o.timing = timing && *timing && *timing != '0';
+    return o;
+}
+
+const Options& options() {
+    static const Options* o = new Options(read_options([](const char* name) { return std::getenv(name); }));
+    return *o;  // never destroyed: callbacks may arrive during exit
+}
+
+}  // namespace gorocprof::cuda

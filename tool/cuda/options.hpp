@@ -1,0 +1,47 @@
+// Every environment variable the CUDA backend reads, read once into one struct at injection
+// (InitializeInjection calls options() first). The contract variable is documented in
+// docs/record-format.md, section 1; the diagnostics below it in the same table.
+#pragma once
+
+#include "cache_flush.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gorocprof::cuda {
+
+struct Options {
+    // GOROCPROF_CACHE_CONTROL (contract, from --cache-control): flush the L2 before every pass.
+    CacheControl cache_control = CacheControl::All;
+    // GOROCPROF_CUDA_RESTORE=all: snapshots copy every tracked allocation instead of what a launch can reach.
+    bool restore_all = false;
+    // GOROCPROF_CUDA_UNPROFILED_TIME=0: no timing run; passes report their own event time.
+    bool unprofiled_time = true;
+    // GOROCPROF_CUDA_WINDOW=0: one Range Profiler Start/Stop per pass instead of windows of passes.
+    bool windows = true;
+    // GOROCPROF_CUDA_EAGER_PROFILER=0: the Range Profiler is enabled at a context's first launch instead of
+    // at its creation.
+    bool eager_profiler = true;
+    // GOROCPROF_CUDA_UNION_SESSIONS=0: windows of configuration runs instead of union sessions.
+    bool union_sessions = true;
+    // GOROCPROF_CUDA_REENABLE_ON_SWITCH=0: keep one profiler object across configuration changes (shows
+    // why the object is re-created: the other configuration's metrics then read 0).
+    bool reenable_on_switch = true;
+    // GOROCPROF_CUDA_TIMING=1 (any value not empty and not starting with 0): time per phase on stderr at exit.
+    bool timing = false;
+    // A value the backend did not understand, one sentence each (the default was taken instead).
+    std::vector<std::string> problems;
+};
+
+// GOROCPROF_CACHE_CONTROL's value: empty or absent is `all`; anything but `all` or `none` is `all` too,
+// with `problem` saying so.
+CacheControl parse_cache_control(const char* value, std::string* problem);
+
+// The options from `env` (getenv's shape: null when unset).
+Options read_options(const std::function<const char*(const char*)>& env);
+
+// The process's options, read from the environment on the first call.
+const Options& options();
+
+}  // namespace gorocprof::cuda

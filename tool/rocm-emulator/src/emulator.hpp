@@ -1,0 +1,126 @@
+// Internal state of the emulated rocprofiler-sdk: options, agents, counters, contexts and services.
+// Built once when the library starts (from the sim runtime's injection call or the query helper) and
+// never freed: callbacks may run while exit() destroys statics.
+#pragma once
+
+#include "catalog.hpp"
+
+#include <gorocprof/kernel_replay.h>
+#include <gorocprof/sim_tool.h>
+#include <rocprofiler-sdk/experimental/kernel_replay.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gorocprof::rocmemu {
+
+// The environment, read once (tool/rocm-emulator/README.md lists every variable).
+struct Options {
+    std::vector<std::string> tool_libraries;  // ROCP_TOOL_LIBRARIES, colon-separated
+    bool kernel_replay = true;                // GOROCPROF_ROCM_EMULATOR_KERNEL_REPLAY=0: an SDK without the domain
+    int replay_kind = ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY;  // GOROCPROF_ROCM_EMULATOR_REPLAY_KIND
+    std::string share_dir;  // <root>/share/rocprofiler-sdk, found next to this library
+};
+
+struct Dimension {
+    std::string name;
+    size_t size = 1;
+    rocprofiler_counter_dimension_id_t id = 0;
+};
+
+// One counter offered on one agent, with the structs query_counter_info hands out (owned here).
+struct AgentCounter {
+    const CounterDef* def = nullptr;
+    rocprofiler_counter_id_t id{};
+    std::vector<Dimension> dims;  // outermost first; instance positions are row-major over them
+    size_t instances = 1;
+    std::vector<rocprofiler_counter_record_dimension_info_t> dim_infos;
+    std::vector<const rocprofiler_counter_record_dimension_info_t*> dim_ptrs;
+    std::vector<rocprofiler_counter_dimension_info_t> inst_dim_infos;
+    std::vector<const rocprofiler_counter_dimension_info_t*> inst_dim_ptrs;
+    std::vector<rocprofiler_counter_record_dimension_instance_info_t> inst_infos;
+    std::vector<const rocprofiler_counter_record_dimension_instance_info_t*> inst_ptrs;
+};
+
+struct Agent {
+    rocprofiler_agent_v0_t info{};
+    std::string name, product, vendor, model;
+    int sim_index = -1;  // device ordinal of a GPU; -1 for the CPU
+    const ArchCatalog* catalog = nullptr;
+    std::vector<std::unique_ptr<AgentCounter>> counters;
+    std::vector<rocprofiler_counter_id_t> counter_ids;
+};
+
+struct CounterConfig {
+    const Agent* agent = nullptr;
+    std::vector<const AgentCounter*> counters;
+};
+
+struct TracingService {
+    int kind = 0;
+    std::vector<rocprofiler_tracing_operation_t> operations;  // empty: all
+    rocprofiler_callback_tracing_cb_t callback = nullptr;
+    void* args = nullptr;
+    bool covers(int operation) const;
+};
+
+struct Context {
+    bool created = false;
+    std::atomic<bool> started{false};
+    gorocprof_context_id_t replay_ctx{};  // the replay service's context standing for this one
+    rocprofiler_dispatch_counting_service_cb_t dispatch_cb = nullptr;
+    void* dispatch_args = nullptr;
+    rocprofiler_dispatch_counting_record_cb_t record_cb = nullptr;
+    void* record_args = nullptr;
+    std::vector<TracingService> tracing;
+};
+
+constexpr int kMaxContexts = 64;
+
+struct State {
+    Options options;
+    std::mutex mu;  // configuration; dispatches read what initialize left
+    std::vector<std::unique_ptr<Agent>> agents;
+    std::vector<const void*> agent_ptrs;
+    std::vector<std::unique_ptr<CounterConfig>> configs;  // handle = index + 1; destroyed ones stay null
+    std::vector<std::unique_ptr<CounterConfig>> retired_configs;  // destroyed, still readable
+    Context contexts[kMaxContexts];  // handle = index + 1
+    std::atomic<bool> locked{false};  // services can no longer be configured
+    std::atomic<int> initialized{0};  // rocprofiler_is_initialized's encoding
+    std::atomic<int> finalized{0};
+};
+
+State& state();
+
+// Reads the options and the counter definitions and builds the agents from the sim runtime. Idempotent.
+// False with *error when the runtime or the definitions cannot be read.
+bool start(std::string* error);
+
+const Agent* agent_by_handle(uint64_t handle);
+const Agent* agent_by_sim_index(int index);
+const AgentCounter* counter_by_id(uint64_t handle, const Agent** agent = nullptr);
+const CounterConfig* config_by_handle(uint64_t handle);
+Context* context_by_handle(uint64_t handle);
+
+// Counter instance ids: the counter's handle in the top 16 bits, 6 bits of position per dimension.
+rocprofiler_counter_instance_id_t encode_instance(const AgentCounter& c, size_t linear);
+
+// The launch path (dispatch.cpp): installs the sim runtime's hooks once tools are initialised.
+bool install_hooks(std::string* error);
+
+// Calls every started context's tracing callback subscribed to (kind, operation).
+void trace(int kind, int operation, rocprofiler_callback_phase_t phase, void* payload, rocprofiler_user_data_t* user_data,
+           const rocprofiler_correlation_id_t& correlation);
+
+// The replay service's callback for a context configured for KERNEL_REPLAY (args: its handle): hands
+// the tool the SDK's payload and takes back its pass-count and continue callbacks.
+void replay_domain_callback(gorocprof_callback_tracing_record_t record, gorocprof_user_data_t* user_data, void* args);
+
+// "rocprofiler-sdk-emulator: <text>" on stderr.
+void say(const std::string& text);
+
+}  // namespace gorocprof::rocmemu

@@ -1,0 +1,69 @@
+// What tool/rocm and its query helper ask the rocprofiler-sdk: the GPU agents, their counters with
+// dimensions, and counter configurations, each call checked and worded "<call>: <status name>: <text>".
+#pragma once
+
+#include "core.hpp"
+
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gorocprof::rocm {
+
+// "ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT: <the SDK's text>"
+std::string status_text(rocprofiler_status_t st);
+
+// Fails with "<call>: <status text>" in *error unless st is success.
+bool check(rocprofiler_status_t st, const char* call, std::string* error);
+
+struct Dimension {
+    std::string name;
+    size_t size = 1;
+    rocprofiler_counter_dimension_id_t id = 0;
+};
+
+struct Counter {
+    rocprofiler_counter_id_t id{};
+    std::string name, description, block, expression;
+    bool derived = false;
+    std::vector<Dimension> dims;  // outermost first: values are flattened row-major over them
+    size_t instances = 1;
+};
+
+struct Agent {
+    rocprofiler_agent_id_t id{};
+    const rocprofiler_agent_v0_t* info = nullptr;  // the SDK's, valid until after finalization
+    int index = 0;                                 // GPU ordinal (logical_node_type_id), as the plan's agents[].index
+    std::vector<Counter> counters;
+    std::map<std::string, size_t> by_name;    // into counters
+    std::map<uint64_t, size_t> by_handle;     // into counters
+    const Counter* find(const std::string& name) const;
+    const Counter* find(rocprofiler_counter_id_t id) const;
+};
+
+// The GPU agents in GPU-ordinal order. False with *error naming the failing call.
+bool gpu_agents(std::vector<Agent>* out, std::string* error);
+
+// Fills agent.counters from rocprofiler_iterate_agent_supported_counters and
+// rocprofiler_query_counter_info (version 1: dimensions).
+bool load_counters(Agent& agent, std::string* error);
+
+// The agent as a record's agent object (docs/record-format.md): id = KFD node, props as
+// agent_info.csv's columns.
+core::AgentInfo agent_info(const Agent& agent);
+
+// Creates one counter config of `counters` (plan order) on the agent. On failure *error names the
+// counters and the SDK's status; *status carries it for callers that tell a refused group apart.
+bool create_config(const Agent& agent, const std::vector<const Counter*>& counters,
+                   rocprofiler_counter_config_id_t* config, rocprofiler_status_t* status, std::string* error);
+
+// The SDK's number for the KERNEL_REPLAY callback tracing kind, looked up by name (the number differs
+// between SDK versions); false when this SDK has no such kind.
+bool find_replay_kind(rocprofiler_callback_tracing_kind_t* kind);
+
+// "major.minor.patch" of the SDK.
+std::string sdk_version();
+
+}  // namespace gorocprof::rocm

@@ -52,7 +52,9 @@ type evaluator struct {
 	names map[[2]int][]string
 	vals  []float64
 	out   []counterValues
-	base  map[string][]float64
+	// evaluated[i] says out[i] was computed from base values, not recorded.
+	evaluated []bool
+	base      map[string][]float64
 }
 
 func (e *evaluator) requested(agentIndex, pass int) []string {
@@ -75,7 +77,7 @@ func (e *evaluator) pass(agentIndex int, d *contract.Dispatch) ([]counterValues,
 		return nil, nil
 	}
 	names := e.requested(agentIndex, d.Pass)
-	e.vals, e.out, e.base = e.vals[:0], e.out[:0], nil
+	e.vals, e.out, e.evaluated, e.base = e.vals[:0], e.out[:0], e.evaluated[:0], nil
 	var errs []error
 	for _, name := range names {
 		// The last line of a counter wins, as when the values are looked up by name.
@@ -87,6 +89,7 @@ func (e *evaluator) pass(agentIndex int, d *contract.Dispatch) ([]counterValues,
 		}
 		if rec >= 0 {
 			e.out = append(e.out, counterValues{name, e.values(d.Counters[rec].Values)})
+			e.evaluated = append(e.evaluated, false)
 			continue
 		}
 		if e.base == nil {
@@ -101,6 +104,7 @@ func (e *evaluator) pass(agentIndex int, d *contract.Dispatch) ([]counterValues,
 			continue
 		}
 		e.out = append(e.out, counterValues{name, vals})
+		e.evaluated = append(e.evaluated, true)
 	}
 	return e.out, errs
 }

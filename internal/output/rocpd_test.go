@@ -36,7 +36,7 @@ var rocpdGoldenQueries = []string{
 // of its own, and SQ_WAVES (in passes 0 and 1) has one value per pass.
 func TestRocpdGolden(t *testing.T) {
 	var first []byte
-	for round, proc := range []*records.Process{readFixture(t, "4242.ndjson"), scanFixture(t, "4242.ndjson")} {
+	for round, proc := range []*records.Process{readFixture(t, "4242.ndjson"), readFixture(t, "4242.ndjson")} {
 		dir := t.TempDir()
 		paths, err := Write(Options{Dir: dir, File: "node7/4242", Formats: []string{"rocpd"},
 			PlanMetadata: planNote{[]string{"gfx90a", "gfx942"}, 3}}, proc, fakeCounters{})
@@ -77,7 +77,7 @@ func TestRocpdGolden(t *testing.T) {
 // its own rows, and it is renamed into place with the other files (nothing else is left).
 func TestRocpdSeveralProcesses(t *testing.T) {
 	dir := t.TempDir()
-	procs := []*records.Process{scanFixture(t, "4242.ndjson"), scanFixture(t, "4300.ndjson")}
+	procs := []*records.Process{readFixture(t, "4242.ndjson"), readFixture(t, "4300.ndjson")}
 	paths, err := WriteProcesses(context.Background(), Options{Dir: dir, File: "p", Formats: []string{"rocpd", "csv"},
 		KernelTrace: true}, procs, fakeCounters{})
 	if err != nil {

@@ -108,7 +108,7 @@ func TestFailedWriteKeepsPreviousOutput(t *testing.T) {
 				}
 				return f
 			}
-			paths, err := WriteProcesses(ctx, opts, []*records.Process{scanFixture(t, "4242.ndjson")}, fakeCounters{})
+			paths, err := WriteProcesses(ctx, opts, []*records.Process{readFixture(t, "4242.ndjson")}, fakeCounters{})
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("err = %v, want one saying %q", err, tc.wantErr)
 			}
@@ -130,7 +130,7 @@ func TestFailedWriteKeepsPreviousOutput(t *testing.T) {
 func TestWriteReplacesPreviousOutput(t *testing.T) {
 	dir := t.TempDir()
 	before := previousOutput(t, dir, "p_results.json", "p_agent_info.csv", "p_results.db")
-	paths, err := Write(Options{Dir: dir, File: "p", Formats: []string{"json", "csv", "rocpd"}, KernelTrace: true}, scanFixture(t, "4242.ndjson"), fakeCounters{})
+	paths, err := Write(Options{Dir: dir, File: "p", Formats: []string{"json", "csv", "rocpd"}, KernelTrace: true}, readFixture(t, "4242.ndjson"), fakeCounters{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,13 +394,13 @@ func TestSeveralProcessesShareAPrefix(t *testing.T) {
 	for _, f := range []string{"4242.ndjson", "4300.ndjson"} {
 		o := opts
 		o.Dir, o.File = t.TempDir(), "p"
-		if _, err := Write(o, scanFixture(t, f), fakeCounters{}); err != nil {
+		if _, err := Write(o, readFixture(t, f), fakeCounters{}); err != nil {
 			t.Fatal(err)
 		}
 		alone[f] = dirFiles(t, o.Dir)
 	}
 	opts.Dir, opts.File = t.TempDir(), "p"
-	procs := []*records.Process{scanFixture(t, "4242.ndjson"), scanFixture(t, "4300.ndjson")}
+	procs := []*records.Process{readFixture(t, "4242.ndjson"), readFixture(t, "4300.ndjson")}
 	paths, err := WriteProcesses(context.Background(), opts, procs, fakeCounters{})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // TestStatsGolden: --stats times every dispatch once, by its first pass (axpy's dispatch 1 ran
 // 90010, 91010 and 92010 ns on its three passes; its row counts 90010), never by the sum.
 func TestStatsGolden(t *testing.T) {
-	for _, proc := range []*records.Process{readFixture(t, "4242.ndjson"), scanFixture(t, "4242.ndjson")} {
+	for _, proc := range []*records.Process{readFixture(t, "4242.ndjson"), readFixture(t, "4242.ndjson")} {
 		dir := t.TempDir()
 		paths, err := Write(Options{Dir: dir, File: "4242", Formats: []string{"csv"}, KernelTrace: true, Stats: true}, proc, fakeCounters{})
 		if err != nil {
@@ -37,7 +37,7 @@ func TestStatsGolden(t *testing.T) {
 // line counts the dispatches of all of them.
 func TestStatsOverSeveralProcesses(t *testing.T) {
 	dir := t.TempDir()
-	procs := []*records.Process{scanFixture(t, "4242.ndjson"), scanFixture(t, "4300.ndjson")}
+	procs := []*records.Process{readFixture(t, "4242.ndjson"), readFixture(t, "4300.ndjson")}
 	if _, err := WriteProcesses(context.Background(), Options{Dir: dir, File: "p", Formats: []string{"csv"}, KernelTrace: true, Stats: true},
 		procs, fakeCounters{}); err != nil {
 		t.Fatal(err)

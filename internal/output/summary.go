@@ -11,7 +11,6 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
 
@@ -42,22 +41,51 @@ type mean struct {
 	n   int
 }
 
-// Summary prints one row per kernel name and agent, sorted by name, then agent: CALLS counts
-// logical dispatches; each counter column is the mean, over the row's dispatches that collected
-// the counter, of the value summed over instances, taken from the lowest pass that collected it
-// (passes are never added together). A mean over fewer dispatches than CALLS says over how many;
-// an agent without the counter shows "-". MEAN DURATION is over every executed pass. procs should
-// hold one Process per profiled process; runs of an application replay must be merged into one
-// first, or their dispatches count twice. A Streamed process's dispatches are read again from its
-// record file. Warnings, declines and reading problems are the caller's to report (on stderr, once).
+// Summary prints the summary of procs: Stream of each through one SummarySink, then its Print.
+// procs should hold one Process per profiled process; runs of an application replay must be merged
+// into one first, or their dispatches count twice.
 func Summary(w io.Writer, procs []*records.Process, cs Counters, names SummaryNames) error {
-	stats := map[rowKey]*kernelStats{}
-	columns := map[string]bool{}
+	s := NewSummary(names)
 	for _, proc := range procs {
-		if err := summarize(proc, cs, names, stats, columns); err != nil {
+		if err := Stream(proc, cs, s); err != nil {
 			return fmt.Errorf("summary: %w", err)
 		}
 	}
+	return s.Print(w)
+}
+
+// SummarySink adds up the processes streamed through it into the summary table, which Print
+// prints once at the end.
+type SummarySink struct {
+	names   SummaryNames
+	stats   map[rowKey]*kernelStats
+	columns map[string]bool
+	proc    *records.Process
+	taken   map[string]bool
+}
+
+// NewSummary returns an empty summary that names kernels as names says.
+func NewSummary(names SummaryNames) *SummarySink {
+	return &SummarySink{names: names, stats: map[rowKey]*kernelStats{}, columns: map[string]bool{}, taken: map[string]bool{}}
+}
+
+// Begin starts a process.
+func (s *SummarySink) Begin(p *Process) error {
+	s.proc = p.Process
+	return nil
+}
+
+// End ends a process.
+func (s *SummarySink) End(failed error) error { return failed }
+
+// Print prints one row per kernel name and agent, sorted by name, then agent: CALLS counts
+// logical dispatches; each counter column is the mean, over the row's dispatches that collected
+// the counter, of the value summed over instances, taken from the lowest pass that collected it
+// (passes are never added together). A mean over fewer dispatches than CALLS says over how many;
+// an agent without the counter shows "-". MEAN DURATION is over every executed pass. Warnings,
+// declines and reading problems are the caller's to report (on stderr, once).
+func (s *SummarySink) Print(w io.Writer) error {
+	stats, columns := s.stats, s.columns
 	keys := slices.SortedFunc(maps.Keys(stats), func(a, b rowKey) int {
 		return cmp.Or(cmp.Compare(a.kernel, b.kernel), cmp.Compare(a.agent, b.agent), cmp.Compare(a.name, b.name))
 	})
@@ -119,52 +147,41 @@ func agentLabel(id uint64, name string) string {
 	return strconv.FormatUint(id, 10) + " " + name
 }
 
-func summarize(proc *records.Process, cs Counters, names SummaryNames, stats map[rowKey]*kernelStats, columns map[string]bool) error {
-	agents := map[uint64]contract.Agent{}
-	for _, a := range proc.Agents {
-		agents[a.ID] = a
+// Dispatch adds one logical dispatch to its row.
+func (s *SummarySink) Dispatch(l *Dispatch) error {
+	first := &l.Passes[0]
+	key := rowKey{kernel: KernelName(s.proc.Kernels[first.Record.KernelID], s.names.Mangled, s.names.Truncate), agent: first.Record.AgentID}
+	if a := first.Agent; a != nil {
+		key.agent, key.name = agentNodeID(*a), a.Name
 	}
-	eval := evaluator{cs: cs}
-	taken := map[string]bool{}
-	return proc.EachLogical(func(l records.Logical) error {
-		first := l.Passes[0]
-		a, known := agents[first.AgentID]
-		key := rowKey{kernel: KernelName(proc.Kernels[first.KernelID], names.Mangled, names.Truncate), agent: first.AgentID}
-		if known {
-			key.agent, key.name = agentNodeID(a), a.Name
-		}
-		s := stats[key]
-		if s == nil {
-			s = &kernelStats{counters: map[string]*mean{}}
-			stats[key] = s
-		}
-		s.calls++
-		clear(taken)
-		for _, d := range l.Passes {
-			s.durSum += float64(d.End - d.Start)
-			s.durN++
-			if !known {
+	st := s.stats[key]
+	if st == nil {
+		st = &kernelStats{counters: map[string]*mean{}}
+		s.stats[key] = st
+	}
+	st.calls++
+	clear(s.taken)
+	for i := range l.Passes {
+		p := &l.Passes[i]
+		st.durSum += float64(p.Record.End - p.Record.Start)
+		st.durN++
+		// Evaluation failures are the files' to report: the summary shows what could be computed.
+		for _, c := range p.Counters {
+			s.columns[c.Name] = true
+			if s.taken[c.Name] {
 				continue
 			}
-			// Evaluation failures are Write's to report: the summary shows what could be computed.
-			cvs, _ := eval.pass(a.Index, d)
-			for _, c := range cvs {
-				columns[c.Name] = true
-				if taken[c.Name] {
-					continue
-				}
-				taken[c.Name] = true
-				m := s.counters[c.Name]
-				if m == nil {
-					m = &mean{}
-					s.counters[c.Name] = m
-				}
-				m.sum += sum(c.Values)
-				m.n++
+			s.taken[c.Name] = true
+			m := st.counters[c.Name]
+			if m == nil {
+				m = &mean{}
+				st.counters[c.Name] = m
 			}
+			m.sum += sum(c.Values)
+			m.n++
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // formatMean prints whole numbers as integers and others with six significant digits.

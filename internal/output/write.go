@@ -43,62 +43,177 @@ func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
 }
 
 // WriteProcesses writes the files of one prefix for every process of procs, in order, and returns
-// their paths: results.json with one element per process (its schema's layout), the CSV files with
-// the rows of all of them (agent_info.csv a row per distinct agent). Counter values that could not
-// be computed (a derived counter whose base values are missing) are left out and reported in the
-// returned error after everything else has been written; cs may be nil when nothing was counted.
+// their paths: it is Stream of each process with the one sink NewFiles(ctx, opts), then its Close.
+func WriteProcesses(ctx context.Context, opts Options, procs []*records.Process, cs Counters) ([]string, error) {
+	f := NewFiles(ctx, opts)
+	for _, proc := range procs {
+		if err := Stream(proc, cs, f); err != nil {
+			break // f keeps it: Close aborts the files and returns it
+		}
+	}
+	return f.Close()
+}
+
+// Files is the sink of the -f formats of one prefix: results.json with one element per process
+// (its schema's layout), the CSV files with the rows of every process (agent_info.csv a row per
+// distinct agent), the rocpd database, and with --stats the kernel and domain statistics, written as
+// the dispatches go by, so that a process is written in memory bounded by its agents, kernels and
+// counters, not by its dispatches. The kernel_dispatch array of results.json, which follows the
+// counter records, waits in a compact temporary file meanwhile.
 //
-// Each file is written under a temporary name beside its own and the files are renamed into place
+// Each file is written under a temporary name beside its own and Close renames them into place
 // together once all are complete, so a write that fails (a full disk), or a ctx cancelled on the
 // way (SIGINT), leaves whatever had these names before untouched and no partial file; the error is
 // then context.Cause(ctx) or the write's.
-//
-// The dispatches go by once (proc.EachLogical) and every file is written as they do, so a process
-// from records.ScanProcess is written in memory bounded by its agents, kernels and counters, not
-// by its dispatches. The kernel_dispatch array of results.json, which follows the counter records,
-// waits in a compact temporary file meanwhile.
-func WriteProcesses(ctx context.Context, opts Options, procs []*records.Process, cs Counters) ([]string, error) {
+type Files struct {
+	ctx      context.Context
+	opts     Options
+	loc      *location
+	s        *streams // nil before the first process, and when no format is wanted
+	v        *view    // the process begun and not ended
+	n        int      // processes begun
+	evalErrs []error
+	err      error // the first failure: every later call returns it and Close aborts the files
+	closed   bool
+}
+
+// NewFiles returns the sink that writes opts.Formats under opts.Dir; ctx's cancellation stops it.
+func NewFiles(ctx context.Context, opts Options) *Files { return &Files{ctx: ctx, opts: opts} }
+
+// Failed returns the failure that stopped the files, nil while they are being written.
+func (f *Files) Failed() error { return f.err }
+
+// Abort stops the files with err: Close then removes them and returns err.
+func (f *Files) Abort(err error) { f.fail(err) }
+
+// fail keeps the first failure, told as ctx's cause when ctx was cancelled, not as what the
+// writer was doing then.
+func (f *Files) fail(err error) error {
+	if cause := context.Cause(f.ctx); cause != nil {
+		err = cause
+	}
+	if f.err == nil {
+		f.err = err
+	}
+	return f.err
+}
+
+// Begin adds a process to the files, creating them for the first one, and writes what comes before
+// its dispatches.
+func (f *Files) Begin(p *Process) error {
+	if f.err != nil {
+		return f.err
+	}
+	if f.n == 0 {
+		if err := f.open(p.Counters != nil); err != nil {
+			return f.fail(err)
+		}
+	}
+	f.n++
+	if f.s == nil {
+		return nil
+	}
+	f.v = newView(f.opts, p)
+	if err := f.v.begin(f.s, f.n == 1); err != nil {
+		return f.fail(err)
+	}
+	return nil
+}
+
+// open checks the formats and the location and creates the files of the formats wanted.
+func (f *Files) open(counters bool) error {
+	opts := f.opts
 	want := map[string]bool{}
-	for _, f := range opts.Formats {
-		switch f {
+	for _, format := range opts.Formats {
+		switch format {
 		case "json", "csv", "rocpd":
-			want[f] = true
+			want[format] = true
 		default:
-			return nil, fmt.Errorf("output format %q: this writer produces %v", f, Formats)
+			return fmt.Errorf("output format %q: this writer produces %v", format, Formats)
 		}
 	}
 	if len(want) == 0 {
-		return nil, nil
+		return nil
 	}
 	if !filepath.IsLocal(opts.File) {
-		return nil, fmt.Errorf("the file name %q leaves the output directory %s: refusing to write there", opts.File, opts.Dir)
+		return fmt.Errorf("the file name %q leaves the output directory %s: refusing to write there", opts.File, opts.Dir)
 	}
 	file := filepath.Clean(opts.File)
 	loc, err := openLocation(opts.Dir, filepath.Dir(file), os.Geteuid())
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer loc.close()
-	s := &streams{loc: loc, base: filepath.Base(file), wrap: opts.wrap, agentRows: map[string]bool{}}
-	defer s.abort()
-	if err := s.open(want, opts.KernelTrace, cs != nil); err != nil {
-		return nil, err
+	f.loc = loc
+	f.s = &streams{loc: loc, base: filepath.Base(file), wrap: opts.wrap, agentRows: map[string]bool{}}
+	if err := f.s.open(want, opts.KernelTrace, counters); err != nil {
+		return err
 	}
 	if opts.Stats && opts.KernelTrace {
-		s.kernelStats, s.domainStats = &stats.Table{}, &stats.Table{}
+		f.s.kernelStats, f.s.domainStats = &stats.Table{}, &stats.Table{}
 	}
-	var evalErrs []error
-	for i, proc := range procs {
-		v := newView(opts, proc, cs)
-		if err := v.write(ctx, s, i == 0); err != nil {
-			if cause := context.Cause(ctx); cause != nil {
-				return nil, cause // told as it is, not as what the reader was doing then
-			}
-			return nil, err
-		}
-		if err := v.evalError(); err != nil {
-			evalErrs = append(evalErrs, err)
-		}
+	return nil
+}
+
+// Dispatch writes every pass of one logical dispatch to every open file.
+func (f *Files) Dispatch(d *Dispatch) error {
+	if f.err != nil {
+		return f.err
+	}
+	if f.v == nil {
+		return nil
+	}
+	if f.ctx.Err() != nil {
+		return f.fail(context.Cause(f.ctx))
+	}
+	if err := f.v.writeLogical(f.s, d); err != nil {
+		return f.fail(err)
+	}
+	return nil
+}
+
+// End ends the process in the files: its kernel dispatch records after its counter records. Its
+// evaluation failures wait for Close, which reports them once everything else is written.
+func (f *Files) End(failed error) error {
+	v := f.v
+	f.v = nil
+	if failed != nil {
+		f.fail(failed)
+		return failed
+	}
+	if f.err != nil {
+		return f.err
+	}
+	if v == nil {
+		return nil
+	}
+	err := v.end(f.s)
+	if err != nil {
+		return f.fail(err)
+	}
+	if err := v.evalError(); err != nil {
+		f.evalErrs = append(f.evalErrs, err)
+	}
+	return nil
+}
+
+// Close finishes the files and renames them into place, and returns their paths; after a failure
+// it removes them instead and returns the failure. The error also reports the counter values that
+// could not be computed (a derived counter whose base values are missing), which were left out.
+func (f *Files) Close() ([]string, error) {
+	if f.closed {
+		return nil, errors.New("output files closed twice")
+	}
+	f.closed = true
+	if f.loc != nil {
+		defer f.loc.close()
+	}
+	if f.s == nil {
+		return nil, f.err
+	}
+	s := f.s
+	defer s.abort()
+	if f.err != nil {
+		return nil, f.err
 	}
 	if s.kernelStats != nil {
 		if err := s.writeStats(); err != nil {
@@ -108,18 +223,18 @@ func WriteProcesses(ctx context.Context, opts Options, procs []*records.Process,
 	if err := s.finish(); err != nil {
 		return nil, err
 	}
-	if err := context.Cause(ctx); err != nil {
+	if err := context.Cause(f.ctx); err != nil {
 		return nil, err
 	}
 	paths, err := s.commit()
 	if err != nil {
 		return paths, err
 	}
-	return paths, errors.Join(evalErrs...)
+	return paths, errors.Join(f.evalErrs...)
 }
 
-// write adds one process to every open file; first says it is the first process of the files.
-func (v *view) write(ctx context.Context, s *streams, first bool) error {
+// begin adds one process to every open file; first says it is the first process of the files.
+func (v *view) begin(s *streams, first bool) error {
 	var err error
 	if s.results != nil {
 		err = v.writeResultsHead(s.results.w, first)
@@ -133,17 +248,13 @@ func (v *view) write(ctx context.Context, s *streams, first bool) error {
 	if err == nil && s.rocpd {
 		err = s.rocpdProcess(v)
 	}
-	// Without counters nor kernel trace, no file has a line per pass: the dispatches need not be read.
-	passes := v.eval.cs != nil || v.opts.KernelTrace
-	if err == nil && passes {
-		err = v.proc.EachLogical(func(l records.Logical) error {
-			if err := ctx.Err(); err != nil {
-				return context.Cause(ctx)
-			}
-			return v.writeLogical(s, l)
-		})
-	}
-	if err == nil && s.results != nil {
+	return err
+}
+
+// end writes what follows the process's dispatches and drops its kernel dispatch spool.
+func (v *view) end(s *streams) error {
+	var err error
+	if s.results != nil {
 		err = v.writeResultsTail(s.results.w, s.trace)
 	}
 	if s.trace != nil {
@@ -158,10 +269,8 @@ func (v *view) write(ctx context.Context, s *streams, first bool) error {
 type view struct {
 	opts     Options
 	proc     *records.Process
-	agents   map[uint64]contract.Agent
 	nodeIDs  map[uint64]uint64 // Agent_Id of the CSV rows, by agent handle
 	cat      *catalog
-	eval     evaluator
 	errs     []error // the first maxShownErrors evaluation failures
 	nErrs    int
 	command  []string
@@ -186,11 +295,10 @@ type idValues struct {
 
 const maxShownErrors = 10
 
-func newView(opts Options, proc *records.Process, cs Counters) *view {
-	v := &view{opts: opts, proc: proc, agents: map[uint64]contract.Agent{}, nodeIDs: map[uint64]uint64{},
-		cat: buildCatalog(proc, cs), eval: evaluator{cs: cs}, names: map[uint64]kernelText{}}
+func newView(opts Options, p *Process) *view {
+	proc := p.Process
+	v := &view{opts: opts, proc: proc, nodeIDs: map[uint64]uint64{}, cat: p.catalog, names: map[uint64]kernelText{}}
 	for _, a := range proc.Agents {
-		v.agents[a.ID] = a
 		v.nodeIDs[a.ID] = agentNodeID(a)
 	}
 	v.command = opts.Command
@@ -212,24 +320,19 @@ func (v *view) kernel(id uint64) kernelText {
 	return t
 }
 
-// passCounters computes one pass's counters and keeps those the catalog has an id for, so that
-// JSON and CSV always agree. The result is valid until the next call.
-func (v *view) passCounters(d *contract.Dispatch) []idValues {
+// passCounters keeps the pass's counters the catalog has an id for, so that JSON and CSV always
+// agree, and notes its evaluation failures. The result is valid until the next call.
+func (v *view) passCounters(p *Pass) []idValues {
 	v.counters = v.counters[:0]
-	a, ok := v.agents[d.AgentID]
-	if !ok {
-		return nil
-	}
-	cvs, errs := v.eval.pass(a.Index, d)
-	for _, err := range errs {
+	for _, err := range p.Errs {
 		if len(v.errs) < maxShownErrors {
 			v.errs = append(v.errs, err)
 		}
 		v.nErrs++
 	}
-	for _, c := range cvs {
-		if id, ok := v.cat.ids[catalogKey{d.AgentID, c.Name}]; ok {
-			v.counters = append(v.counters, idValues{id, c})
+	for _, c := range p.Counters {
+		if c.ID != 0 {
+			v.counters = append(v.counters, idValues{c.ID, counterValues{c.Name, c.Values}})
 		}
 	}
 	return v.counters
@@ -237,16 +340,18 @@ func (v *view) passCounters(d *contract.Dispatch) []idValues {
 
 // writeLogical writes every pass of one logical dispatch to every open file. --stats times a
 // dispatch once, by its first pass, never by the sum of its passes.
-func (v *view) writeLogical(s *streams, l records.Logical) error {
+func (v *view) writeLogical(s *streams, l *Dispatch) error {
 	if s.kernelStats != nil && len(l.Passes) > 0 {
-		d := l.Passes[0]
+		d := l.Passes[0].Record
 		name := v.kernelName(v.kernel(d.KernelID).k)
 		s.kernelStats.Add(name, d.End-d.Start)
 		s.domainStats.Add("KERNEL_DISPATCH", d.End-d.Start)
 	}
-	for _, d := range l.Passes {
+	for i := range l.Passes {
+		p := &l.Passes[i]
+		d := p.Record
 		k := v.kernel(d.KernelID)
-		counters := v.passCounters(d)
+		counters := v.passCounters(p)
 		if s.results != nil && len(counters) > 0 {
 			v.line = appendCounterRecord(append(v.line[:0], ",\n"...), d, k.k, counters)
 			if err := v.element(s.results.w, &v.wroteCounter); err != nil {

@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"math"
@@ -162,3 +163,58 @@ func TestAgentIDsJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamGivesEverySinkTheSameDispatches: a sink besides the files sees the catalog the files
+// number counters with, and every pass with its counters' ids, evaluated once for both.
+func TestStreamGivesEverySinkTheSameDispatches(t *testing.T) {
+	var seen catalogSink
+	files := NewFiles(context.Background(), Options{Dir: t.TempDir(), File: "p", Formats: []string{"json"}})
+	if err := Stream(readFixture(t, "4242.ndjson"), fakeCounters{}, files, &seen); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen.catalog) == 0 || seen.passes == 0 {
+		t.Fatalf("catalog %v, %d passes", seen.catalog, seen.passes)
+	}
+	ids := map[uint64]bool{}
+	for _, c := range seen.catalog {
+		ids[c.ID] = true
+	}
+	for _, id := range seen.ids {
+		if !ids[id] {
+			t.Errorf("a pass counter carries id %d, which the catalog lacks", id)
+		}
+	}
+	paths, err := files.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), `"counter_id":`); n != len(seen.ids) {
+		t.Errorf("results.json holds %d counter values, the sink saw %d counters with ids", n, len(seen.ids))
+	}
+}
+
+type catalogSink struct {
+	catalog []CatalogCounter
+	passes  int
+	ids     []uint64
+}
+
+func (s *catalogSink) Begin(p *Process) error { s.catalog = p.Catalog(); return nil }
+func (s *catalogSink) Dispatch(d *Dispatch) error {
+	for _, p := range d.Passes {
+		s.passes++
+		for _, c := range p.Counters {
+			if c.ID != 0 {
+				for range c.Values {
+					s.ids = append(s.ids, c.ID)
+				}
+			}
+		}
+	}
+	return nil
+}
+func (s *catalogSink) End(failed error) error { return failed }

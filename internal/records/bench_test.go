@@ -102,16 +102,13 @@ func BenchmarkScanThreaded(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			var peak uint64
-			streamed, window := 0.0, 0
+			window := 0
 			for i := 0; i < b.N; i++ {
 				runtime.GC()
 				peak = max(peak, benchmem.PeakHeap(func() {
-					p, err := ScanProcess(path)
+					p, err := ReadProcess(path)
 					if err != nil {
 						b.Fatal(err)
-					}
-					if p.Streamed {
-						streamed = 1
 					}
 					window = p.ReorderWindow()
 					got := 0
@@ -124,7 +121,6 @@ func BenchmarkScanThreaded(b *testing.B) {
 				}))
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-			b.ReportMetric(streamed, "streamed")
 			b.ReportMetric(float64(window), "window")
 		})
 	}

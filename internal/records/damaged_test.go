@@ -34,7 +34,7 @@ func TestDamagedLinesCostOnlyThemselves(t *testing.T) {
 		18: {ids: []uint64{1}, stopped: true, problems: []string{
 			"records/18.ndjson line 5: the tool stopped recording this process: write: No space left on device"}},
 	}
-	for name, read := range map[string]func(string) (Run, error){"ScanRun": ScanRun, "ReadRun": ReadRun} {
+	for name, read := range map[string]func(string) (Run, error){"ReadRun": ReadRun} {
 		t.Run(name, func(t *testing.T) {
 			run, err := read(filepath.Join("testdata", "damaged"))
 			if err != nil {
@@ -77,17 +77,17 @@ func TestDamagedLinesCostOnlyThemselves(t *testing.T) {
 }
 
 // The strict readers (tests, tools that must see every file) still refuse an empty file.
-func TestScanRunDirRefusesAnEmptyFile(t *testing.T) {
-	_, err := ScanRunDir(filepath.Join("testdata", "damaged"))
+func TestReadRunDirRefusesAnEmptyFile(t *testing.T) {
+	_, err := ReadRunDir(filepath.Join("testdata", "damaged"))
 	if err == nil || !strings.Contains(err.Error(), "15.ndjson is empty") {
-		t.Fatalf("ScanRunDir: %v, want the empty file named", err)
+		t.Fatalf("ReadRunDir: %v, want the empty file named", err)
 	}
 }
 
 // Each process image (exec keeps the pid) has its own record file: all are read, in the order they
 // started, and every image but the last ended by exec, not by a crash.
 func TestExecImagesAreSeparateProcesses(t *testing.T) {
-	run, err := ScanRun(filepath.Join("testdata", "images"))
+	run, err := ReadRun(filepath.Join("testdata", "images"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestExecImagesAreSeparateProcesses(t *testing.T) {
 // The launcher saw pid 22 exit without a signal: its last image wrote no end record because it ended
 // with _exit or exec'd an unprofiled program, not because it crashed. A stopped stream stays stopped.
 func TestMarkExited(t *testing.T) {
-	run, err := ScanRun(filepath.Join("testdata", "images"))
+	run, err := ReadRun(filepath.Join("testdata", "images"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestMarkExited(t *testing.T) {
 			t.Errorf("pid %d (%s) not ended", p.Header.PID, p.Header.Cmdline[0])
 		}
 	}
-	damaged, err := ScanRun(filepath.Join("testdata", "damaged"))
+	damaged, err := ReadRun(filepath.Join("testdata", "damaged"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
@@ -71,6 +72,13 @@ func (d *Decoder) SkipBadLines() { d.skipBad = true }
 // next one, it saves a few allocations per line.
 func (d *Decoder) ReuseDispatches() { d.reuse = true }
 
+// decodedLines counts the lines every Decoder of this process has decoded.
+var decodedLines atomic.Uint64
+
+// Decoded returns how many record lines the decoders of this process have decoded so far: the
+// front end decodes each line of a record file once, which tests check by counting.
+func Decoded() uint64 { return decodedLines.Load() }
+
 // NewDecoder returns a decoder reading from r.
 func NewDecoder(r io.Reader) *Decoder {
 	return &Decoder{br: bufio.NewReaderSize(r, 1<<20)}
@@ -104,6 +112,7 @@ func (d *Decoder) Next() (Record, error) {
 		if len(raw) == 0 {
 			continue
 		}
+		decodedLines.Add(1)
 		rec, perr := d.parseLine(raw)
 		if !complete && perr != nil {
 			// The writer puts a whole dispatch in one write(2); a line without its newline that does

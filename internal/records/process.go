@@ -10,17 +10,17 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
-// Process is everything one record file says about one profiled process.
+// Process is everything one record file says about one profiled process. Its dispatch lines are
+// checked as they are read and kept in a spool, not in memory: EachLogical hands them out.
 type Process struct {
-	Path       string
-	Header     contract.Header
-	Agents     []contract.Agent           // file order
-	Kernels    map[uint64]contract.Kernel // by kernel_id
-	Dispatches []contract.Dispatch        // file order: passes of a dispatch are consecutive; nil when Streamed
-	Declines   []contract.Decline
-	Warnings   []string
-	Fatals     []string
-	End        *contract.End // nil when the process did not exit normally
+	Path     string
+	Header   contract.Header
+	Agents   []contract.Agent           // file order
+	Kernels  map[uint64]contract.Kernel // by kernel_id
+	Declines []contract.Decline
+	Warnings []string
+	Fatals   []string
+	End      *contract.End // nil when the process did not exit normally
 	// Replaced says a later image of the same process id has its own record file: this image ended
 	// by exec(), which writes no end record, not by a crash.
 	Replaced bool
@@ -33,14 +33,12 @@ type Process struct {
 	Stopped   string
 	Truncated bool     // the last line was incomplete and was ignored
 	Problems  []string // inconsistencies found while reading; the data is kept
-	// Streamed says the dispatches were checked but not kept (ScanProcess): EachLogical reads them
-	// from Path.
-	Streamed   bool
-	passCounts map[uint64]int  // Streamed: the largest pass count per agent id
-	missing    []missingPasses // Streamed: dispatches lacking passes, declined ones included
-	window     int             // Streamed: see ReorderWindow
-	logicals   uint64          // Streamed: logical dispatches, for Totals
-	replayed   uint64          // Streamed: logical dispatches with several pass lines
+
+	kept       []Record       // every record but the dispatches, in file order (Records)
+	passCounts map[uint64]int // the largest pass count per agent id
+	facts      logicalFacts   // per logical dispatch: missing passes, counts for Totals
+	window     int            // see ReorderWindow
+	spool      *spool
 }
 
 // Ended reports whether the process image ended normally: it wrote its end record, exec() replaced
@@ -54,19 +52,11 @@ func (p *Process) Totals() contract.End {
 	if p.End != nil {
 		return *p.End
 	}
-	if p.Streamed {
-		return contract.End{Dispatches: p.logicals, Replayed: p.replayed, Declined: uint64(len(p.Declines))}
-	}
-	var e contract.End
-	for _, l := range Group(p.Dispatches) {
-		e.Dispatches++
-		if len(l.Passes) > 1 {
-			e.Replayed++
-		}
-	}
-	e.Declined = uint64(len(p.Declines))
-	return e
+	return contract.End{Dispatches: p.facts.logicals, Replayed: p.facts.replayed, Declined: uint64(len(p.Declines))}
 }
+
+// Close releases the spool of the dispatches; EachLogical hands out none after it.
+func (p *Process) Close() { p.spool.close() }
 
 // Agent returns the agent record with the given id.
 func (p *Process) Agent(id uint64) (contract.Agent, bool) {
@@ -78,29 +68,28 @@ func (p *Process) Agent(id uint64) (contract.Agent, bool) {
 	return contract.Agent{}, false
 }
 
-// ReadProcess reads and checks one record file.
+// ReadProcess reads and checks one record file, decoding each line once: what is not a dispatch is
+// kept, each dispatch line is checked against the pass rules as it goes by (passChecker) and kept in
+// the process's spool, so that memory does not grow with the number of dispatches.
 func ReadProcess(path string) (*Process, error) {
-	p := &Process{Path: path, Kernels: map[uint64]contract.Kernel{}}
-	c := collector{p: p, agents: map[uint64]bool{}}
-	if err := c.readFile(false); err != nil {
+	b := NewBuilder(path)
+	if err := b.c.readFile(); err != nil {
+		b.c.p.Close()
 		return nil, err
 	}
-	p.Problems = append(p.Problems, CheckPasses(p.Dispatches)...)
-	return p, nil
+	return b.finish("reading")
 }
 
 // readFile feeds every record of the process's file to add, skipping damaged lines (add reports
-// them). It stops early when the stream checker finds the file cannot be streamed.
-func (c *collector) readFile(reuse bool) error {
+// them).
+func (c *collector) readFile() error {
 	f, err := os.Open(c.p.Path)
 	if err != nil {
 		return fmt.Errorf("reading records: %w", err)
 	}
 	defer f.Close()
 	d := NewDecoder(f)
-	if reuse {
-		d.ReuseDispatches()
-	}
+	d.ReuseDispatches()
 	d.SkipBadLines()
 	for {
 		rec, err := d.Next()
@@ -111,9 +100,6 @@ func (c *collector) readFile(reuse bool) error {
 			return fmt.Errorf("reading records %s: %w", c.p.Path, err)
 		}
 		c.add(rec)
-		if c.stream != nil && c.stream.readWhole {
-			return nil
-		}
 	}
 }
 
@@ -125,7 +111,7 @@ func ReadRunDir(runDir string) ([]*Process, error) {
 type collector struct {
 	p      *Process
 	agents map[uint64]bool
-	stream *passChecker // set by ScanProcess: dispatches are checked on the way, not kept
+	check  *passChecker
 }
 
 func (c *collector) problem(line int, format string, args ...any) {
@@ -145,6 +131,9 @@ func (c *collector) add(rec Record) {
 	if rec.Recovered {
 		p.Problems = append(p.Problems, fmt.Sprintf(
 			"%s: the start of this line was cut short and is lost; the %s record after it is kept", c.fileLine(rec.Line), rec.Type))
+	}
+	if rec.Type != contract.RecDispatch {
+		p.kept = append(p.kept, rec)
 	}
 	switch rec.Type {
 	case TypeSkipped:
@@ -171,12 +160,9 @@ func (c *collector) add(rec Record) {
 		p.Kernels[k.KernelID] = k
 	case contract.RecDispatch:
 		c.checkDispatch(rec.Line, rec.Dispatch)
-		if c.stream != nil {
-			c.stream.add(rec.Dispatch)
-			p.passCounts[rec.Dispatch.AgentID] = max(p.passCounts[rec.Dispatch.AgentID], rec.Dispatch.Passes)
-			return
-		}
-		p.Dispatches = append(p.Dispatches, *rec.Dispatch)
+		c.check.add(rec.Dispatch)
+		p.passCounts[rec.Dispatch.AgentID] = max(p.passCounts[rec.Dispatch.AgentID], rec.Dispatch.Passes)
+		p.spool.add(rec.Line, rec.Recovered, rec.Dispatch)
 	case contract.RecDecline:
 		p.Declines = append(p.Declines, *rec.Decline)
 	case contract.RecWarning:

@@ -80,9 +80,9 @@ func TestReadProcessTruncatedTail(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(p.Dispatches) != tc.wantDispatch || p.Truncated != tc.wantTruncated {
+			if n := dispatchLines(t, p); n != tc.wantDispatch || p.Truncated != tc.wantTruncated {
 				t.Errorf("got %d dispatches, truncated=%v; want %d, %v",
-					len(p.Dispatches), p.Truncated, tc.wantDispatch, tc.wantTruncated)
+					n, p.Truncated, tc.wantDispatch, tc.wantTruncated)
 			}
 			hasProblem := len(p.Problems) > 0 && strings.Contains(p.Problems[0], "incomplete last line")
 			if hasProblem != tc.wantTruncated {
@@ -104,14 +104,14 @@ func TestReadRunDir(t *testing.T) {
 		t.Fatalf("got %d processes, want pids 977 then 4242", len(procs))
 	}
 	child, parent := procs[0], procs[1]
-	if !child.Truncated || child.Ended() || len(child.Dispatches) != 1 {
+	if !child.Truncated || child.Ended() || dispatchLines(t, child) != 1 {
 		t.Errorf("child: truncated=%v ended=%v dispatches=%d; want true,false,1",
-			child.Truncated, child.Ended(), len(child.Dispatches))
+			child.Truncated, child.Ended(), dispatchLines(t, child))
 	}
 	if !parent.Ended() || parent.End.Declined != 1 || parent.Truncated {
 		t.Errorf("parent: ended=%v truncated=%v", parent.Ended(), parent.Truncated)
 	}
-	if got, want := len(parent.Dispatches), 3; got != want {
+	if got, want := dispatchLines(t, parent), 3; got != want {
 		t.Errorf("parent has %d dispatch lines, want %d", got, want)
 	}
 	if len(parent.Declines) != 1 || len(parent.Warnings) != 1 || len(parent.Kernels) != 1 || len(parent.Agents) != 1 {
@@ -177,32 +177,37 @@ func TestCheckPasses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := CheckPasses(tc.ds); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("CheckPasses\n got %q\nwant %q", got, tc.want)
+			if got := checkPasses(tc.ds); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("checkPasses\n got %q\nwant %q", got, tc.want)
+			}
+			if got := refCheckPasses(tc.ds); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("refCheckPasses\n got %q\nwant %q", got, tc.want)
 			}
 		})
 	}
 }
 
 func TestMissingPassesAndGroup(t *testing.T) {
-	p := &Process{
-		Dispatches: []contract.Dispatch{dl(3, 1, 3), dl(1, 1, 2), dl(1, 0, 2), dl(2, 0, 3), dl(4, 0, 2)},
-		Declines:   []contract.Decline{{DispatchID: 4, Reason: "no memory"}},
+	p, err := ReadProcess(writeFile(t, lines(hdr, agent, kern, disp(3, 1, 3), disp(1, 1, 2), disp(1, 0, 2), disp(2, 0, 3), disp(4, 0, 2),
+		`{"t":"decline","dispatch_id":4,"reason":"no memory"}`)))
+	if err != nil {
+		t.Fatal(err)
 	}
 	want := []string{"dispatch 2: pass 1, 2 of 3 missing", "dispatch 3: pass 0, 2 of 3 missing"}
 	if got := p.MissingPasses(); !reflect.DeepEqual(got, want) {
 		t.Errorf("MissingPasses\n got %q\nwant %q", got, want)
 	}
 	var got []string
-	for _, l := range Group(p.Dispatches) {
+	err = p.EachLogical(func(l Logical) error {
 		s := strconv.Itoa(int(l.ID)) + ":"
 		for _, d := range l.Passes {
 			s += strconv.Itoa(d.Pass)
 		}
 		got = append(got, s)
-	}
-	if w := []string{"1:01", "2:0", "3:1", "4:0"}; !reflect.DeepEqual(got, w) {
-		t.Errorf("Group = %q, want %q", got, w)
+		return nil
+	})
+	if w := []string{"1:01", "2:0", "3:1", "4:0"}; err != nil || !reflect.DeepEqual(got, w) {
+		t.Errorf("EachLogical = %q, %v, want %q", got, err, w)
 	}
 }
 

@@ -61,88 +61,86 @@ func aroundCap(after int) []uint64 {
 	return ids
 }
 
-// TestScanOutOfOrder checks files whose dispatches several threads wrote: each must be streamed, with
-// the window measured, and say exactly what ReadProcess says; unless it lies further out of order
-// than MaxReorderWindow or splits a dispatch's lines, and is then read whole.
+// TestScanOutOfOrder checks files whose dispatches several threads wrote: each is read with the window
+// measured and says exactly what the pass rules held in memory say, also when it lies further out of
+// order than MaxReorderWindow (checked again with every id kept) or splits a dispatch's lines.
 func TestScanOutOfOrder(t *testing.T) {
 	other := strings.Replace(dline(2, 1, 3, 20), `"kernel_id":3`, `"kernel_id":5`, 1)
 	tests := []struct {
-		name     string
-		lines    []string
-		tail     string // a last line without its newline
-		streamed bool
-		window   int
+		name   string
+		lines  []string
+		tail   string // a last line without its newline
+		window int
 	}{
-		{"in order", cat([]string{hdr, agent, kern}, block(1, 2, 10), block(2, 2, 20)), "", true, 0},
-		{"two threads swap", cat([]string{hdr, agent, kern}, block(2, 2, 20), block(1, 2, 10), block(3, 2, 30)), "", true, 1},
+		{"in order", cat([]string{hdr, agent, kern}, block(1, 2, 10), block(2, 2, 20)), "", 0},
+		{"two threads swap", cat([]string{hdr, agent, kern}, block(2, 2, 20), block(1, 2, 10), block(3, 2, 30)), "", 1},
 		{"four threads", cat([]string{hdr, agent, kern}, block(3, 2, 30), block(1, 2, 10), block(4, 2, 40), block(2, 2, 20),
-			block(7, 2, 70), block(5, 2, 50), block(8, 2, 80), block(6, 2, 60)), "", true, 2},
+			block(7, 2, 70), block(5, 2, 50), block(8, 2, 80), block(6, 2, 60)), "", 2},
 		{"missing passes out of order", cat([]string{hdr, agent, kern},
-			[]string{dline(3, 0, 3, 30), dline(3, 2, 3, 32)}, []string{dline(1, 1, 2, 11)}, block(2, 2, 20), block(4, 1, 40)), "", true, 1},
+			[]string{dline(3, 0, 3, 30), dline(3, 2, 3, 32)}, []string{dline(1, 1, 2, 11)}, block(2, 2, 20), block(4, 1, 40)), "", 1},
 		{"declined dispatch out of order", cat([]string{hdr, agent, kern}, []string{decline(2), dline(2, 1, 3, 21)},
-			block(1, 3, 10), block(3, 3, 30), []string{`{"t":"end","fini_time":9,"dispatches":3,"declined":1}`}), "", true, 1},
+			block(1, 3, 10), block(3, 3, 30), []string{`{"t":"end","fini_time":9,"dispatches":3,"declined":1}`}), "", 1},
 		{"duplicate passes out of order", cat([]string{hdr, agent, kern},
-			[]string{dline(2, 0, 2, 20), dline(2, 0, 2, 21), dline(2, 1, 2, 22)}, block(1, 2, 10)), "", true, 1},
+			[]string{dline(2, 0, 2, 20), dline(2, 0, 2, 21), dline(2, 1, 2, 22)}, block(1, 2, 10)), "", 1},
 		{"same pass in two blocks", cat([]string{hdr, agent, kern},
-			[]string{dline(1, 0, 2, 10), dline(2, 0, 1, 20), dline(1, 0, 2, 11), dline(3, 0, 1, 30), dline(1, 1, 2, 12)}), "", false, 0},
+			[]string{dline(1, 0, 2, 10), dline(2, 0, 1, 20), dline(1, 0, 2, 11), dline(3, 0, 1, 30), dline(1, 1, 2, 12)}), "", 2},
 		{"passes reversed inside a block", cat([]string{hdr, agent, kern},
-			[]string{dline(2, 1, 2, 21), dline(2, 0, 2, 20), dline(1, 1, 2, 11), dline(1, 0, 2, 10)}), "", true, 1},
+			[]string{dline(2, 1, 2, 21), dline(2, 0, 2, 20), dline(1, 1, 2, 11), dline(1, 0, 2, 10)}), "", 1},
 		{"block split by another thread", cat([]string{hdr, agent, kern},
-			[]string{dline(1, 0, 2, 10)}, block(2, 2, 20), []string{dline(1, 1, 2, 11)}), "", false, 0},
+			[]string{dline(1, 0, 2, 10)}, block(2, 2, 20), []string{dline(1, 1, 2, 11)}), "", 1},
 		{"pass counts and kernels disagree", cat([]string{hdr, agent, kern},
-			[]string{dline(2, 0, 3, 20), other, dline(2, 2, 2, 22)}, []string{dline(1, 0, 2, 10), dline(1, 1, 3, 11)}), "", true, 1},
+			[]string{dline(2, 0, 3, 20), other, dline(2, 2, 2, 22)}, []string{dline(1, 0, 2, 10), dline(1, 1, 3, 11)}), "", 1},
 		{"lowest pass states the pass count", cat([]string{hdr, agent, kern},
-			block(2, 1, 20), []string{dline(1, 2, 4, 12), dline(1, 0, 3, 10)}), "", true, 1},
+			block(2, 1, 20), []string{dline(1, 2, 4, 12), dline(1, 0, 3, 10)}), "", 1},
 		{"equal lowest passes: the first states the pass count", cat([]string{hdr, agent, kern},
-			block(2, 1, 20), []string{dline(1, 1, 4, 11), dline(1, 0, 3, 10), dline(1, 0, 2, 12)}), "", true, 1},
+			block(2, 1, 20), []string{dline(1, 1, 4, 11), dline(1, 0, 3, 10), dline(1, 0, 2, 12)}), "", 1},
 		{"wide and odd pass indexes", cat([]string{hdr, agent, kern},
-			[]string{dline(2, 65, 67, 20), dline(2, -1, 67, 21), dline(2, 0, 67, 22)}, []string{dline(1, 70, 2, 10)}), "", true, 1},
-		{"extreme ids", cat([]string{hdr, agent, kern}, block(18446744073709551615, 2, 90), block(0, 2, 0), block(7, 1, 70)), "", true, 1},
+			[]string{dline(2, 65, 67, 20), dline(2, -1, 67, 21), dline(2, 0, 67, 22)}, []string{dline(1, 70, 2, 10)}), "", 1},
+		{"extreme ids", cat([]string{hdr, agent, kern}, block(18446744073709551615, 2, 90), block(0, 2, 0), block(7, 1, 70)), "", 1},
 		{"truncated while out of order", cat([]string{hdr, agent, kern}, block(2, 2, 20), []string{dline(1, 0, 2, 10)}),
-			dline(1, 1, 2, 11)[:25], true, 1},
-		{"at the cap", shortLines(aroundCap(MaxReorderWindow)), "", true, MaxReorderWindow},
-		{"past the cap", shortLines(aroundCap(MaxReorderWindow + 1)), "", false, 0},
-		{"split past the cap", shortLines(append(aroundCap(0), 3)), "", false, 0},
+			dline(1, 1, 2, 11)[:25], 1},
+		{"at the cap", shortLines(aroundCap(MaxReorderWindow)), "", MaxReorderWindow},
+		{"past the cap", shortLines(aroundCap(MaxReorderWindow + 1)), "", MaxReorderWindow + 1},
+		{"split past the cap", shortLines(append(aroundCap(0), 3)), "", MaxReorderWindow + 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := scanMatchesRead(t, writeFile(t, lines(tc.lines...)+tc.tail))
-			if got.Streamed != tc.streamed || got.ReorderWindow() != tc.window {
-				t.Errorf("streamed %v with window %d, want %v with %d", got.Streamed, got.ReorderWindow(), tc.streamed, tc.window)
+			if got.ReorderWindow() != tc.window {
+				t.Errorf("window %d, want %d", got.ReorderWindow(), tc.window)
 			}
 		})
 	}
 }
 
-// TestEachLogicalErrors checks that EachLogical stops at its callback's error and notices a file that
-// lies further out of order than when it was scanned.
+// TestEachLogicalErrors checks that EachLogical stops at its callback's error, and that it hands out
+// the dispatches decoded when the file was read, whatever became of the file since: nothing is
+// decoded twice.
 func TestEachLogicalErrors(t *testing.T) {
 	path := writeFile(t, lines(cat([]string{hdr, agent, kern}, block(2, 2, 20), block(1, 2, 10), block(3, 1, 30))...))
-	p, err := ScanProcess(path)
-	if err != nil || !p.Streamed {
-		t.Fatalf("scan: streamed %v, %v", p != nil && p.Streamed, err)
+	p, err := ReadProcess(path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	stop := errors.New("stop")
 	calls := 0
 	if err := p.EachLogical(func(Logical) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
 		t.Errorf("EachLogical returned %v after %d calls; want the callback's error after 1", err, calls)
 	}
-	later := lines(cat([]string{hdr, agent, kern}, block(3, 1, 30), block(2, 2, 20), block(1, 2, 10))...)
-	if err := os.WriteFile(path, []byte(later), 0o644); err != nil {
+	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	err = p.EachLogical(func(Logical) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), "changed since it was scanned") || !strings.Contains(err.Error(), "line 7") {
-		t.Errorf("EachLogical over a file reordered since the scan: err = %v", err)
+	var ids []uint64
+	if err := p.EachLogical(func(l Logical) error { ids = append(ids, l.ID); return nil }); err != nil || !slices.Equal(ids, []uint64{1, 2, 3}) {
+		t.Errorf("EachLogical after the file was removed: %v, %v; want 1, 2, 3", ids, err)
 	}
 }
 
 // threadedFile builds a record file as threads that finish their dispatches' replays in random order
 // write it, with the faults a broken run shows now and then (lost, repeated, reordered and split
 // passes, disagreeing pass counts, declines). It returns the lines, the reorder window they need,
-// counted the slow way, and whether ScanProcess can stream them: whether every dispatch's lines are
-// consecutive.
-func threadedFile(seed uint64, n, threads, faults int) ([]string, int, bool) {
+// counted the slow way.
+func threadedFile(seed uint64, n, threads, faults int) ([]string, int) {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	var blocks [][]string
 	var ids []uint64 // the id of each block, for the window
@@ -196,8 +194,8 @@ func threadedFile(seed uint64, n, threads, faults int) ([]string, int, bool) {
 	}
 	window := 0
 	for i, id := range order {
-		if i > 0 && order[i-1] != id && slices.Contains(order[:i], id) {
-			return out, 0, false
+		if i > 0 && order[i-1] == id {
+			continue
 		}
 		greater := map[uint64]bool{}
 		for _, e := range order[:i] {
@@ -207,19 +205,19 @@ func threadedFile(seed uint64, n, threads, faults int) ([]string, int, bool) {
 		}
 		window = max(window, len(greater))
 	}
-	return out, window, true
+	return out, window
 }
 
-// FuzzScanReorder compares ScanProcess with ReadProcess on files that threads wrote out of order.
+// FuzzScanReorder checks ReadProcess against the pass rules held in memory on files that threads wrote out of order.
 func FuzzScanReorder(f *testing.F) {
 	f.Add(uint64(1), uint8(20), uint8(4), uint8(0))
 	f.Add(uint64(2), uint8(50), uint8(8), uint8(3))
 	f.Add(uint64(3), uint8(5), uint8(1), uint8(8))
 	f.Fuzz(func(t *testing.T, seed uint64, n, threads, faults uint8) {
-		ls, window, streamed := threadedFile(seed, int(n)%80, 1+int(threads)%16, int(faults)%9)
+		ls, window := threadedFile(seed, int(n)%80, 1+int(threads)%16, int(faults)%9)
 		got := scanMatchesRead(t, writeFile(t, lines(ls...)))
-		if got.Streamed != streamed || got.ReorderWindow() != window {
-			t.Errorf("streamed %v with window %d, want %v with %d", got.Streamed, got.ReorderWindow(), streamed, window)
+		if got.ReorderWindow() != window {
+			t.Errorf("window %d, want %d", got.ReorderWindow(), window)
 		}
 	})
 }
@@ -229,10 +227,10 @@ func TestScanReorderRandom(t *testing.T) {
 	for seed := uint64(0); seed < 150; seed++ {
 		n, threads, faults := 1+int(seed*7)%60, 1+int(seed)%9, int(seed/9)%5
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
-			ls, window, streamed := threadedFile(seed, n, threads, faults)
+			ls, window := threadedFile(seed, n, threads, faults)
 			got := scanMatchesRead(t, writeFile(t, lines(ls...)))
-			if got.Streamed != streamed || got.ReorderWindow() != window {
-				t.Errorf("streamed %v with window %d, want %v with %d", got.Streamed, got.ReorderWindow(), streamed, window)
+			if got.ReorderWindow() != window {
+				t.Errorf("window %d, want %d", got.ReorderWindow(), window)
 			}
 		})
 	}

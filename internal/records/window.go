@@ -2,14 +2,13 @@ package records
 
 import "slices"
 
-// MaxReorderWindow is the most logical dispatches a record file may hold back for ScanProcess to
-// stream it: how many dispatches with a greater id may come before a dispatch's lines. A file from a
-// multi-threaded application lands a few dispatches out of place (about as many as it has threads
-// replaying at once); a file past this bound is read whole, as ReadProcess does. The bound caps
-// what the scan and EachLogical hold whatever the file: the scan, one run of ids per gap among the
-// greatest MaxReorderWindow+1 ids (16 bytes each, 2 MiB at most); EachLogical, the held-back
-// dispatches themselves (MaxReorderWindow of them would be about 150 MiB at 2.3 KB a record), which a
-// file from threads never comes near.
+// MaxReorderWindow is the most logical dispatches the pass checker of ReadProcess follows while it
+// reads a file: how many dispatches with a greater id may come before a dispatch's lines for it to
+// judge them with bounded memory, one run of ids per gap among the greatest MaxReorderWindow+1 ids
+// (16 bytes each, 2 MiB at most). A file from a multi-threaded application lands a few dispatches out
+// of place (about as many as it has threads replaying at once); a file past this bound is checked
+// again from the spool with every id kept, and EachLogical then holds back as many dispatches as the
+// file needs, which a file from threads never comes near.
 const MaxReorderWindow = 1 << 16
 
 // idWindow holds dispatch ids in increasing order, each with a value. Inserting shifts only the

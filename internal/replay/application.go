@@ -13,6 +13,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
+	"github.com/gorocprof/gorocprof/internal/records"
 )
 
 // runApplication profiles by application replay: the application runs once per pass index, each
@@ -26,8 +27,12 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	started := time.Now()
 	var res Result
 	var runDirs, problems []string
+	var runs [][]*records.Process // each pass's processes, read once for its own output and the merge
 	keep := false
 	defer func() {
+		for _, ps := range runs {
+			records.Run{Processes: ps}.Close()
+		}
 		if !keep {
 			for _, d := range runDirs {
 				_ = os.RemoveAll(d)
@@ -48,6 +53,7 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		if pr.dir != "" {
 			runDirs = append(runDirs, pr.dir)
 		}
+		runs = append(runs, pr.run.Processes)
 		res.Files = append(res.Files, pr.files...)
 		res.ExitCode, res.Signal = pr.st.ExitCode, pr.st.SignalName()
 		keep = keep || pr.keep
@@ -65,34 +71,20 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 
 	octx, release := intr.outputPhase(ctx, 0)
 	defer release()
-	mergeDir, err := os.MkdirTemp("", "gorocprof-merge-")
-	if err != nil {
-		return fail(fmt.Errorf("creating the merge directory: %w", err))
-	}
-	runDirs = append(runDirs, mergeDir)
-	info, err := newRunInfo(req, sess, plan, firstLaunch, -1, passes)
-	if err == nil {
-		err = writeRunInfo(mergeDir, info)
-	}
-	if err != nil {
-		return fail(err)
-	}
-	rep, err := MergeRuns(runDirs[:passes], mergeDir)
+	merged, rep, err := MergeRuns(runs)
 	res.Divergences = rep.Divergences
 	if err != nil {
 		keep = true
-		keptRecords(stderr, "the records of every pass are", runDirs[:passes]...)
+		keptRecords(stderr, "the records of every pass are", runDirs...)
 		return fail(err)
 	}
-	files, merged, err := collect(octx, req, mergeDir, plan, launch.Status{}, firstLaunch, stdout, stderr)
+	defer records.Run{Processes: merged}.Close()
+	files, mergedProblems, err := collect(octx, req, records.Run{Processes: merged}, plan, launch.Status{}, firstLaunch, stdout, stderr)
 	res.Files = append(res.Files, files...)
-	if err == nil && req.inspect != nil {
-		err = req.inspect(mergeDir, plan)
-	}
 	res.Elapsed = time.Since(started)
 	if err != nil {
 		keep = true
-		keptRecords(stderr, "the merged records are", mergeDir)
+		keptRecords(stderr, "the records of every pass are", runDirs...)
 		return res, err
 	}
 	if len(rep.Divergences) > 0 && !req.ownDivergences {
@@ -103,7 +95,7 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	// The merged records repeat what the passes lacked (their declines, fatal records and early
 	// ends), so they speak only when no pass did.
 	if len(problems) == 0 {
-		problems = merged
+		problems = mergedProblems
 	}
 	return res, incomplete(problems)
 }
@@ -124,9 +116,10 @@ type passRun struct {
 	dir      string // its run directory
 	launched time.Time
 	st       launch.Status
-	files    []string // the output written under <dir>/pass_<i+1>/
-	problems []string // what its records lack (processProblems)
-	keep     bool     // its records stay for a look: they could not be turned into output
+	run      records.Run // its processes, for the merge; the caller closes them
+	files    []string    // the output written under <dir>/pass_<i+1>/
+	problems []string    // what its records lack (processProblems)
+	keep     bool        // its records stay for a look: they could not be turned into output
 }
 
 // runPass runs pass cp.ApplicationPass of the n of an application replay and writes its output. The error
@@ -154,9 +147,13 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	passReq := req
 	passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
 	passReq.Quiet = true
+	passReq.sinks = nil // the caller's sinks see the merged result, not each pass
 	octx, release := intr.outputPhase(ctx, pr.st.Signal)
 	defer release()
-	pr.files, pr.problems, err = collect(octx, passReq, runDir, plan, pr.st, pr.launched, stdout, stderr)
+	pr.run, err = readRecords(passReq, runDir, pr.st)
+	if err == nil {
+		pr.files, pr.problems, err = collect(octx, passReq, pr.run, plan, pr.st, pr.launched, stdout, stderr)
+	}
 	if errors.Is(err, errNoRecords) {
 		err = noRecords(req, sess, pr.st)
 	} else if err != nil {

@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
-	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
-	"github.com/gorocprof/gorocprof/internal/records"
 )
 
 // DefaultDerivedRTol is compare's relative tolerance for derived counters when the user gives none.
@@ -73,13 +69,15 @@ func Compare(ctx context.Context, creq CompareRequest) (CompareReport, error) {
 	rep := CompareReport{App: creq.App, Args: creq.Args, Divergences: []Divergence{}, Rows: []CompareRow{}}
 	base := creq.Request
 	base.Formats, base.Quiet, base.DryRun = nil, true, false
-	base.OutputDir, base.OutputFile = os.TempDir(), "unused"
 	base.Stdout = writerOr(creq.Stderr, os.Stderr)
 
 	kernel, app := newModeStats(), newModeStats()
+	for _, s := range []*modeStats{kernel, app} {
+		s.mangled, s.truncate = creq.Mangled, creq.Truncate
+	}
 	kreq := base
 	kreq.Mode = contract.ModeKernel
-	kreq.inspect = kernel.inspect(creq.Mangled, creq.Truncate)
+	kreq.sinks = []output.Sink{kernel}
 	kres, err := Run(ctx, kreq)
 	rep.Kernel = modeRun(kres, kernel)
 	if err != nil || kres.ExitCode != 0 || kres.Signal != "" {
@@ -89,7 +87,7 @@ func Compare(ctx context.Context, creq CompareRequest) (CompareReport, error) {
 	areq := base
 	areq.Mode = contract.ModeApplication
 	areq.AllowDivergence, areq.ownDivergences = true, true
-	areq.inspect = app.inspect(creq.Mangled, creq.Truncate)
+	areq.sinks = []output.Sink{app}
 	ares, err := Run(ctx, areq)
 	rep.Application = modeRun(ares, app)
 	rep.Divergences = append(rep.Divergences, ares.Divergences...)
@@ -172,13 +170,18 @@ func agree(a, b, rtol float64) bool {
 	return math.Abs(a-b) <= rtol*math.Max(math.Abs(a), math.Abs(b))
 }
 
-// modeStats accumulates one mode's per-kernel means from its records, one logical dispatch at a
-// time: the state is per kernel and counter, whatever the number of dispatches.
+// modeStats accumulates one mode's per-kernel means from the evaluated dispatches of its result,
+// one logical dispatch at a time: the state is per kernel and counter, whatever the number of
+// dispatches. It is a sink of the mode's run (output.Sink).
 type modeStats struct {
 	values     map[valueKey]*meanAcc
 	calls      map[kernelAgent]int
 	derived    map[string]bool
 	dispatches uint64
+	mangled    bool // kernel names as -M and -T give them
+	truncate   bool
+	proc       *output.Process
+	taken      map[string]bool
 }
 
 type valueKey struct {
@@ -198,7 +201,7 @@ type meanAcc struct {
 }
 
 func newModeStats() *modeStats {
-	return &modeStats{values: map[valueKey]*meanAcc{}, calls: map[kernelAgent]int{}, derived: map[string]bool{}}
+	return &modeStats{values: map[valueKey]*meanAcc{}, calls: map[kernelAgent]int{}, derived: map[string]bool{}, taken: map[string]bool{}}
 }
 
 func (s *modeStats) mean(k valueKey) *float64 {
@@ -210,115 +213,45 @@ func (s *modeStats) mean(k valueKey) *float64 {
 	return &m
 }
 
-func (s *modeStats) inspect(mangled, truncate bool) func(string, *counters.Plan) error {
-	return func(runDir string, plan *counters.Plan) error {
-		return s.addRunDir(runDir, plan, mangled, truncate)
-	}
-}
-
-// addRunDir reads every record file of a run directory.
-func (s *modeStats) addRunDir(runDir string, cs output.Counters, mangled, truncate bool) error {
-	paths, err := filepath.Glob(filepath.Join(runDir, contract.RecordsDir, "*.ndjson"))
-	if err != nil {
-		return fmt.Errorf("listing records of %s: %w", runDir, err)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if err := s.addFile(p, cs, mangled, truncate); err != nil {
-			return err
-		}
-	}
+// Begin starts one process of the mode's result.
+func (s *modeStats) Begin(p *output.Process) error {
+	s.proc = p
 	return nil
 }
 
-func (s *modeStats) addFile(path string, cs output.Counters, mangled, truncate bool) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("reading records: %w", err)
-	}
-	defer f.Close()
-	agents := map[uint64]int{}
-	kernels := map[uint64]string{}
-	var passes []*contract.Dispatch
-	flush := func() {
-		if len(passes) > 0 {
-			s.addLogical(passes, agents, kernels, cs)
-			passes = passes[:0]
-		}
-	}
-	dec := records.NewDecoder(f)
-	for {
-		rec, err := dec.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("reading records %s: %w", path, err)
-		}
-		switch rec.Type {
-		case contract.RecAgent:
-			agents[rec.Agent.ID] = rec.Agent.Index
-		case contract.RecKernel:
-			kernels[rec.Kernel.KernelID] = output.KernelName(*rec.Kernel, mangled, truncate)
-		case contract.RecDispatch:
-			// Passes of a logical dispatch are consecutive lines (kernel replay and merged files alike).
-			if len(passes) > 0 && passes[0].DispatchID != rec.Dispatch.DispatchID {
-				flush()
-			}
-			passes = append(passes, rec.Dispatch)
-		}
-	}
-	flush()
-	return nil
-}
+// End ends it.
+func (s *modeStats) End(failed error) error { return failed }
 
-// addLogical adds one logical dispatch: each counter from the lowest pass that reports it, never
+// Dispatch adds one logical dispatch: each counter from the lowest pass that reports it, never
 // a sum over passes.
-func (s *modeStats) addLogical(passes []*contract.Dispatch, agents map[uint64]int, kernels map[uint64]string, cs output.Counters) {
-	sort.SliceStable(passes, func(i, j int) bool { return passes[i].Pass < passes[j].Pass })
-	first := passes[0]
-	agent := agents[first.AgentID]
-	name, ok := kernels[first.KernelID]
-	if !ok {
-		name = fmt.Sprintf("<kernel %d>", first.KernelID)
+func (s *modeStats) Dispatch(d *output.Dispatch) error {
+	first := d.Passes[0].Record
+	agent := 0
+	if a, ok := s.proc.Agent(first.AgentID); ok {
+		agent = a.Index
+	}
+	name := fmt.Sprintf("<kernel %d>", first.KernelID)
+	if k, ok := s.proc.Kernels[first.KernelID]; ok {
+		name = output.KernelName(k, s.mangled, s.truncate)
 	}
 	s.dispatches++
 	s.calls[kernelAgent{name, agent}]++
-	taken := map[string]bool{}
-	for _, d := range passes {
-		if len(d.Counters) == 0 {
-			continue
-		}
-		base := make(map[string][]float64, len(d.Counters))
-		for _, c := range d.Counters {
-			vals := make([]float64, len(c.Values))
-			for i, v := range c.Values {
-				if v != nil {
-					vals[i] = *v
-				}
-			}
-			base[c.Name] = vals
-		}
-		for _, counter := range cs.Requested(agent, d.Pass) {
-			if taken[counter] {
+	clear(s.taken)
+	for _, p := range d.Passes {
+		for _, c := range p.Counters {
+			if s.taken[c.Name] {
 				continue
 			}
-			vals, ok := base[counter]
-			if !ok {
-				var err error
-				if vals, err = cs.Evaluate(agent, counter, base); err != nil {
-					continue // the output writer reports it; a missing value shows as "-"
-				}
-				s.derived[counter] = true
-			} else if cs.Describe(agent, counter).Derived {
-				s.derived[counter] = true
+			// A counter that could not be evaluated is the files' to report; its mean shows as "-".
+			if c.Evaluated || s.proc.Counters.Describe(agent, c.Name).Derived {
+				s.derived[c.Name] = true
 			}
-			taken[counter] = true
+			s.taken[c.Name] = true
 			var sum float64
-			for _, v := range vals {
+			for _, v := range c.Values {
 				sum += v
 			}
-			k := valueKey{name, agent, counter}
+			k := valueKey{name, agent, c.Name}
 			a := s.values[k]
 			if a == nil {
 				a = &meanAcc{}
@@ -328,4 +261,5 @@ func (s *modeStats) addLogical(passes []*contract.Dispatch, agents map[uint64]in
 			a.n++
 		}
 	}
+	return nil
 }

@@ -91,15 +91,18 @@ func (fixtureCounters) Evaluate(_ int, name string, _ map[string][]float64) ([]f
 // on its logical dispatch, one call per logical dispatch.
 func TestModeStatsOfMergedRecords(t *testing.T) {
 	a, b := fxKernels[0], fxKernels[1]
-	d0, d1, out := t.TempDir(), t.TempDir(), t.TempDir()
+	d0, d1 := t.TempDir(), t.TempDir()
 	writeFixtureRun(t, d0, 0, 2, fxProc{pid: 1, dispatches: seq(a, 1, b, 1, a, 1)})
 	writeFixtureRun(t, d1, 1, 2, fxProc{pid: 2, dispatches: seq(a, 1, b, 1, a, 1)})
-	if _, err := MergeRuns([]string{d0, d1}, out); err != nil {
+	procs, _, err := mergeDirs(t, []string{d0, d1})
+	if err != nil {
 		t.Fatal(err)
 	}
 	s := newModeStats()
-	if err := s.addRunDir(out, fixtureCounters{}, false, false); err != nil {
-		t.Fatal(err)
+	for _, p := range procs {
+		if err := output.Stream(p, fixtureCounters{}, s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if s.dispatches != 3 || s.calls[kernelAgent{"a()", 0}] != 2 || s.calls[kernelAgent{"b()", 0}] != 1 {
 		t.Fatalf("dispatches %d calls %v", s.dispatches, s.calls)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -27,140 +26,132 @@ type MergeReport struct {
 	Divergences []Divergence // where the runs disagree, ordered by process, pass, agent, kernel
 }
 
-// MergeRuns merges the record files of the runs of an application replay: runDirs[i] is the run
-// directory of pass i. Processes are matched by their order of start in each run, dispatches by
-// (agent, kernel name, per-kernel ordinal) and checked for the same launch geometry. One record file
-// per process is written under outDir/records, holding the first run's header, agents and kernels and,
-// for every dispatch of the first run, one dispatch line per run that matched it, carrying the first
-// run's dispatch id and that run's pass. Dispatches that do not match are reported in the returned
-// divergences and left out; the rest is kept. The files are read and written as streams.
-func MergeRuns(runDirs []string, outDir string) (MergeReport, error) {
+// MergeRuns merges the processes of the runs of an application replay: runs[i] are the processes
+// of pass i, as records.ReadRun read them. Processes are matched by their order of start in each
+// run, dispatches by (agent, kernel name, per-kernel ordinal) and checked for the same launch
+// geometry. Each merged process holds the first run's header, agents and kernels and, for every
+// dispatch of the first run, one dispatch line per run that matched it, carrying the first run's
+// dispatch id and that run's pass: a records.Process built as if from a merged record file
+// (records.Builder), of which none is written. Dispatches that do not match are reported in the
+// returned divergences and left out; the rest is kept. The runs are read from their processes'
+// spools, one dispatch at a time; the caller closes the merged processes.
+func MergeRuns(runs [][]*records.Process) ([]*records.Process, MergeReport, error) {
 	var rep MergeReport
-	if len(runDirs) == 0 {
-		return rep, errors.New("merging application replay runs: no runs")
+	if len(runs) == 0 {
+		return nil, rep, errors.New("merging application replay runs: no runs")
 	}
-	recDir := filepath.Join(outDir, contract.RecordsDir)
-	if err := os.MkdirAll(recDir, 0o755); err != nil {
-		return rep, fmt.Errorf("merging application replay runs: %w", err)
+	ordered := make([][]*records.Process, len(runs))
+	for i, ps := range runs {
+		ordered[i] = byStart(ps)
 	}
-	runs := make([][]procFile, len(runDirs))
-	for i, dir := range runDirs {
-		ps, err := listProcesses(dir)
-		if err != nil {
-			return rep, fmt.Errorf("merging application replay runs: pass %d: %w", i+1, err)
-		}
-		runs[i] = ps
-	}
-	for r := 1; r < len(runs); r++ {
-		if len(runs[r]) != len(runs[0]) {
+	for r := 1; r < len(ordered); r++ {
+		if len(ordered[r]) != len(ordered[0]) {
 			rep.Divergences = append(rep.Divergences, Divergence{Pass: r + 1, Kind: DivergenceProcesses, Count: 1,
 				Detail: fmt.Sprintf("pass %d ran %s, pass 1 ran %d; processes are matched by their order of start",
-					r+1, plural(len(runs[r]), "profiled process", "profiled processes"), len(runs[0]))})
+					r+1, plural(len(ordered[r]), "profiled process", "profiled processes"), len(ordered[0]))})
 		}
 	}
-	for p, base := range runs[0] {
-		partners := make([]*procFile, len(runs))
-		for r := 1; r < len(runs); r++ {
-			if p < len(runs[r]) {
-				partners[r] = &runs[r][p]
+	var merged []*records.Process
+	for p, base := range ordered[0] {
+		partners := make([]*records.Process, len(ordered))
+		for r := 1; r < len(ordered); r++ {
+			if p < len(ordered[r]) {
+				partners[r] = ordered[r][p]
 			}
 		}
-		out := filepath.Join(recDir, filepath.Base(base.path))
-		pr, err := mergeProcess(p+1, base, partners, out)
+		mp, pr, err := mergeProcess(p+1, base, partners)
 		if err != nil {
-			return rep, err
+			for _, m := range merged {
+				m.Close()
+			}
+			return nil, rep, err
 		}
+		merged = append(merged, mp)
 		rep.Processes++
 		rep.Dispatches += pr.Dispatches
 		rep.Complete += pr.Complete
 		rep.Divergences = append(rep.Divergences, pr.Divergences...)
 	}
-	return rep, nil
+	return merged, rep, nil
 }
 
-// procFile is one record file of a run, known by its header.
-type procFile struct {
-	path   string
-	header contract.Header
-}
-
-// listProcesses reads the header of every record file of a run and orders the processes by start
-// time, then process id: the order in which a deterministic application starts them again.
-func listProcesses(runDir string) ([]procFile, error) {
-	paths, err := filepath.Glob(filepath.Join(runDir, contract.RecordsDir, "*.ndjson"))
-	if err != nil {
-		return nil, fmt.Errorf("listing records of %s: %w", runDir, err)
-	}
-	out := make([]procFile, 0, len(paths))
-	for _, path := range paths {
-		h, err := readHeader(path)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, procFile{path: path, header: h})
-	}
+// byStart orders the processes of a run by start time, then process id: the order in which a
+// deterministic application starts them again.
+func byStart(ps []*records.Process) []*records.Process {
+	out := slices.Clone(ps)
 	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].header, out[j].header
+		a, b := out[i].Header, out[j].Header
 		if a.InitTime != b.InitTime {
 			return a.InitTime < b.InitTime
 		}
 		if a.PID != b.PID {
 			return a.PID < b.PID
 		}
-		return out[i].path < out[j].path
+		return out[i].Path < out[j].Path
 	})
-	return out, nil
-}
-
-func readHeader(path string) (contract.Header, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return contract.Header{}, fmt.Errorf("reading records: %w", err)
-	}
-	defer f.Close()
-	rec, err := records.NewDecoder(f).Next()
-	if err != nil {
-		return contract.Header{}, fmt.Errorf("reading records %s: %w", path, err)
-	}
-	if rec.Header == nil {
-		return contract.Header{}, fmt.Errorf("reading records %s: the file has no complete header line", path)
-	}
-	return *rec.Header, nil
+	return out
 }
 
 // mergeProcess merges process number proc (1-based) of every run; partners[r] is run r's process,
 // nil where run r has none (partners[0] is unused: base is run 0's).
-func mergeProcess(proc int, base procFile, partners []*procFile, outPath string) (MergeReport, error) {
-	rep := MergeReport{}
-	f, err := os.Create(outPath)
-	if err != nil {
-		return rep, fmt.Errorf("writing merged records: %w", err)
-	}
-	w := newLineWriter(f)
-	m := &merger{proc: proc, w: w, div: newDivergences(proc), baseAgent: map[int]uint64{}, baseKernel: map[kernelKey]uint64{}}
-	err = m.run(base, partners)
-	if ferr := w.flush(); err == nil {
+func mergeProcess(proc int, base *records.Process, partners []*records.Process) (*records.Process, MergeReport, error) {
+	b := records.NewBuilder(base.Path)
+	m := &merger{proc: proc, w: &mergedRecords{b}, div: newDivergences(proc), baseAgent: map[int]uint64{}, baseKernel: map[kernelKey]uint64{}}
+	err := m.run(base, partners)
+	merged, ferr := b.Finish()
+	if err == nil {
 		err = ferr
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	for _, s := range m.others {
-		if s != nil {
-			s.close()
-		}
-	}
 	if err != nil {
-		return rep, fmt.Errorf("merging process %d (%s): %w", proc, base.path, err)
+		if merged != nil {
+			merged.Close()
+		}
+		return nil, MergeReport{}, fmt.Errorf("merging process %d (%s): %w", proc, base.Path, err)
 	}
-	return MergeReport{Processes: 1, Dispatches: m.dispatches, Complete: m.complete, Divergences: m.div.list()}, nil
+	return merged, MergeReport{Processes: 1, Dispatches: m.dispatches, Complete: m.complete, Divergences: m.div.list()}, nil
+}
+
+// mergedRecords hands the merged records to the builder of the merged process, numbered as the
+// lines of a merged record file would be; nil takes nothing (the first run's own warnings).
+type mergedRecords struct{ b *records.Builder }
+
+func (w *mergedRecords) write(t string, v any) error {
+	if w == nil {
+		return nil
+	}
+	rec := records.Record{Type: t}
+	switch x := v.(type) {
+	case *contract.Header:
+		rec.Header = x
+	case *contract.Agent:
+		rec.Agent = x
+	case *contract.Kernel:
+		rec.Kernel = x
+	case *contract.Dispatch:
+		rec.Dispatch = x
+	case *contract.Decline:
+		rec.Decline = x
+	case contract.Message:
+		rec.Message = &x
+	case contract.End:
+		rec.End = &x
+	default:
+		return fmt.Errorf("a merged %s record holds a %T", t, v)
+	}
+	w.b.Add(rec)
+	return nil
+}
+
+// problem records an inconsistency of the input as a warning of the merged process.
+func (w *mergedRecords) problem(msg string) {
+	_ = w.write(contract.RecWarning, contract.Message{Message: msg})
 }
 
 // merger merges one process: the first run drives, the others are read just far enough to find
 // each dispatch's partner.
 type merger struct {
 	proc       int
-	w          *lineWriter
+	w          *mergedRecords
 	div        *divergences
 	others     []*runStream         // index = run; nil for run 0 and for runs without this process
 	baseAgent  map[int]uint64       // agent index -> agent id in the first run
@@ -171,28 +162,20 @@ type merger struct {
 	end        *contract.End
 }
 
-func (m *merger) run(base procFile, partners []*procFile) error {
+func (m *merger) run(base *records.Process, partners []*records.Process) error {
 	m.others = make([]*runStream, len(partners))
 	for r := 1; r < len(partners); r++ {
 		if partners[r] == nil {
 			continue
 		}
-		s, err := openRunStream(r, partners[r].path, m.w, m.div.names)
-		if err != nil {
-			return err
-		}
-		m.others[r] = s
-		if !slices.Equal(partners[r].header.Cmdline, base.header.Cmdline) {
+		m.others[r] = openRunStream(r, partners[r], m.w, m.div.names)
+		if !slices.Equal(partners[r].Header.Cmdline, base.Header.Cmdline) {
 			m.div.add(Divergence{Pass: r + 1, Kind: DivergenceProcesses, Count: 1,
-				Detail: fmt.Sprintf("process %d ran %q on pass %d but %q on pass 1", m.proc, partners[r].header.Cmdline, r+1, base.header.Cmdline)})
+				Detail: fmt.Sprintf("process %d ran %q on pass %d but %q on pass 1", m.proc, partners[r].Header.Cmdline, r+1, base.Header.Cmdline)})
 		}
 	}
-	bs, err := openRunStream(0, base.path, nil, m.div.names)
-	if err != nil {
-		return err
-	}
-	defer bs.close()
-	// A dispatch of the first run is written before the next is read; the others' may wait in a
+	bs := openRunStream(0, base, nil, m.div.names)
+	// A dispatch of the first run is merged before the next is read; the others' may wait in a
 	// queue, so only this stream reuses its storage.
 	bs.dec.ReuseDispatches()
 	for {
@@ -330,13 +313,12 @@ type kernelKey struct {
 	name  string
 }
 
-// runStream reads one run's record file of one process.
+// runStream reads one run's records of one process.
 type runStream struct {
 	run       int // 0-based pass
 	path      string
-	f         *os.File
-	dec       *records.Decoder
-	sink      *lineWriter // where this run's warnings go; nil for the first run
+	dec       *records.RecordReader
+	sink      *mergedRecords // where this run's warnings go; nil for the first run
 	agents    map[uint64]int
 	kernels   map[uint64]kernelKey
 	names     map[string]string // demangled kernel names by symbol, shared by the runs of a process
@@ -348,19 +330,11 @@ type runStream struct {
 	truncated bool
 }
 
-func openRunStream(run int, path string, sink *lineWriter, names map[string]string) (*runStream, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading records of pass %d: %w", run+1, err)
-	}
-	dec := records.NewDecoder(f)
-	dec.SkipBadLines()
-	return &runStream{run: run, path: path, f: f, dec: dec, sink: sink, names: names,
+func openRunStream(run int, p *records.Process, sink *mergedRecords, names map[string]string) *runStream {
+	return &runStream{run: run, path: p.Path, dec: p.Records(), sink: sink, names: names,
 		agents: map[uint64]int{}, kernels: map[uint64]kernelKey{}, ordinals: map[kernelKey]uint64{},
-		queues: map[kernelKey]*dispatchQueue{}}, nil
+		queues: map[kernelKey]*dispatchQueue{}}
 }
-
-func (s *runStream) close() { _ = s.f.Close() }
 
 // skipped words a damaged line the reader skipped: what it held is missing from the merge.
 func (s *runStream) skipped(rec records.Record) contract.Message {

@@ -170,8 +170,24 @@ func benchOutDir(b *testing.B) string {
 	return b.TempDir()
 }
 
-// BenchmarkMerge merges the runs into one record file: the streaming part, whose memory must not
-// grow with the number of dispatches.
+// readBenchRuns reads the runs as the passes of an application replay do: each record file decoded
+// once.
+func readBenchRuns(b *testing.B, dirs []string) ([][]*records.Process, func()) {
+	var runs [][]*records.Process
+	var all records.Run
+	for _, d := range dirs {
+		run, err := records.ReadRun(d)
+		if err != nil || len(run.Processes) != 1 {
+			b.Fatalf("reading %s: %v", d, err)
+		}
+		runs = append(runs, run.Processes)
+		all.Processes = append(all.Processes, run.Processes...)
+	}
+	return runs, all.Close
+}
+
+// BenchmarkMerge reads the runs and merges them into one process: the streaming part, whose memory
+// must not grow with the number of dispatches.
 func BenchmarkMerge(b *testing.B) {
 	dirs := benchRuns(b)
 	b.SetBytes(fixtureBytes(b, dirs))
@@ -179,22 +195,25 @@ func BenchmarkMerge(b *testing.B) {
 	b.ResetTimer()
 	var peak uint64
 	for i := 0; i < b.N; i++ {
-		out := benchOutDir(b)
 		runtime.GC()
 		peak = max(peak, benchmem.PeakHeap(func() {
-			rep, err := MergeRuns(dirs, out)
+			runs, done := readBenchRuns(b, dirs)
+			defer done()
+			merged, rep, err := MergeRuns(runs)
 			if err != nil || rep.Complete != uint64(benchFixture.n) {
 				b.Fatalf("merge: %v, %d of %d complete", err, rep.Complete, benchFixture.n)
 			}
+			records.Run{Processes: merged}.Close()
 		}))
 	}
 	reportRecords(b, peak)
 }
 
-// BenchmarkMergeWrite merges the runs and writes results.json and the CSV files of the merged
-// process, the whole tail of an application replay, as the front end does: the merged file is
-// scanned (records.ScanRunDir) and then streamed through output.Write. MB/s is over the runs'
-// record files; out-MiB is what was written (merged records and output files).
+// BenchmarkMergeWrite reads the runs, merges them and writes results.json and the CSV files of the
+// merged process, the whole tail of an application replay as the front end does it (where each
+// run is read for its own pass's output, then merged): every run's record file is decoded once, the
+// merged process is built from the runs' spools and streamed through output.Write. MB/s is over the
+// runs' record files; out-MiB is what was written (the output files).
 func BenchmarkMergeWrite(b *testing.B) {
 	dirs := benchRuns(b)
 	b.SetBytes(fixtureBytes(b, dirs))
@@ -206,15 +225,15 @@ func BenchmarkMergeWrite(b *testing.B) {
 		out := benchOutDir(b)
 		runtime.GC()
 		peak = max(peak, benchmem.PeakHeap(func() {
-			if _, err := MergeRuns(dirs, out); err != nil {
-				b.Fatal(err)
+			runs, done := readBenchRuns(b, dirs)
+			defer done()
+			merged, _, err := MergeRuns(runs)
+			if err != nil || len(merged) != 1 {
+				b.Fatalf("merge: %v", err)
 			}
-			procs, err := records.ScanRunDir(out)
-			if err != nil || len(procs) != 1 || !procs[0].Streamed {
-				b.Fatalf("reading the merged records: %v", err)
-			}
+			defer merged[0].Close()
 			files, err := output.Write(output.Options{Dir: filepath.Join(out, "results"), File: "merged", Formats: []string{"json", "csv"}, KernelTrace: true},
-				procs[0], benchCounters{})
+				merged[0], benchCounters{})
 			if err != nil || len(files) != 4 {
 				b.Fatalf("writing: %v (%d files)", err, len(files))
 			}

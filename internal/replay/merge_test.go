@@ -2,7 +2,9 @@ package replay
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -180,8 +182,7 @@ func TestMergeRuns(t *testing.T) {
 				writeFixtureRun(t, dir, pass, len(tc.runs), procs...)
 				dirs = append(dirs, dir)
 			}
-			out := t.TempDir()
-			rep, err := MergeRuns(dirs, out)
+			procs, rep, err := mergeDirs(t, dirs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,26 +199,22 @@ func TestMergeRuns(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.divergent) {
 				t.Errorf("divergences\n got %q\nwant %q", got, tc.divergent)
 			}
-			procs, err := records.ReadRunDir(out)
-			if err != nil {
-				t.Fatal(err)
-			}
 			if len(procs) != len(tc.runs[0]) {
-				t.Fatalf("%d merged record files, want %d", len(procs), len(tc.runs[0]))
+				t.Fatalf("%d merged processes, want %d", len(procs), len(tc.runs[0]))
 			}
 			for _, p := range procs {
 				if len(p.Problems) > 0 {
-					t.Errorf("merged file %s has problems: %q", p.Path, p.Problems)
+					t.Errorf("merged process %s has problems: %q", p.Path, p.Problems)
 				}
 				if !p.Ended() {
-					t.Errorf("merged file %s has no end record", p.Path)
+					t.Errorf("merged process %s has no end record", p.Path)
 				}
 			}
 			if tc.want == nil {
 				return
 			}
 			var lines []mergedLine
-			for _, d := range procs[0].Dispatches {
+			for _, d := range recordOrder(t, procs[0]) {
 				if d.Passes != len(tc.runs) {
 					t.Errorf("dispatch %d pass %d says %d passes, want %d", d.DispatchID, d.Pass, d.Passes, len(tc.runs))
 				}
@@ -240,10 +237,10 @@ func TestMergeLookaheadBound(t *testing.T) {
 		second = append(second, fxDispatch{a, 1})
 	}
 	second = append(second, fxDispatch{b, 1})
-	d0, d1, out := t.TempDir(), t.TempDir(), t.TempDir()
+	d0, d1 := t.TempDir(), t.TempDir()
 	writeFixtureRun(t, d0, 0, 2, fxProc{pid: 1, dispatches: first})
 	writeFixtureRun(t, d1, 1, 2, fxProc{pid: 2, dispatches: second})
-	rep, err := MergeRuns([]string{d0, d1}, out)
+	_, rep, err := mergeDirs(t, []string{d0, d1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +282,7 @@ func TestFixtureRunReads(t *testing.T) {
 	dir := t.TempDir()
 	writeFixtureRun(t, dir, 0, 1, fxProc{pid: 3, dispatches: seq(fxKernels[0], 1)})
 	procs, err := records.ReadRunDir(dir)
-	if err != nil || len(procs) != 1 || len(procs[0].Problems) != 0 || len(procs[0].Dispatches) != 1 {
+	if err != nil || len(procs) != 1 || len(procs[0].Problems) != 0 || len(recordOrder(t, procs[0])) != 1 {
 		t.Fatalf("fixture does not read back: %v %+v", err, procs)
 	}
 	f, _ := os.Open(procs[0].Path)
@@ -305,7 +302,7 @@ func TestDivergenceSentences(t *testing.T) {
 	writeFixtureRun(t, d0, 0, 3, fxProc{pid: 1, dispatches: seq(a, 1, b, 1, a, 1, b, 2)})
 	writeFixtureRun(t, d1, 1, 3, fxProc{pid: 2, dispatches: seq(a, 1, a, 1, a, 1, a, 1)})
 	writeFixtureRun(t, d2, 2, 3, fxProc{pid: 3, dispatches: seq(a, 1, b, 1, a, 1, b, 3)})
-	rep, err := MergeRuns([]string{d0, d1, d2}, t.TempDir())
+	_, rep, err := mergeDirs(t, []string{d0, d1, d2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,20 +340,52 @@ func TestMergeSkipsDamagedLines(t *testing.T) {
 	if err := os.WriteFile(path, []byte(damaged), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := t.TempDir()
-	rep, err := MergeRuns(dirs, out)
+	procs, rep, err := mergeDirs(t, dirs)
 	if err != nil {
 		t.Fatalf("MergeRuns: %v, want the damaged line skipped", err)
 	}
 	if rep.Complete != 2 {
 		t.Errorf("%d complete dispatches, want 2", rep.Complete)
 	}
-	procs, err := records.ReadRunDir(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := "application replay pass 2: records/5.ndjson line 6: damaged line skipped: invalid character"
 	if len(procs) != 1 || len(procs[0].Warnings) != 1 || !strings.HasPrefix(procs[0].Warnings[0], want) {
 		t.Fatalf("warnings of the merge: %v, want one starting %q", procs, want)
+	}
+}
+
+// mergeDirs reads the run directories as the passes of an application replay do and merges them.
+func mergeDirs(t testing.TB, dirs []string) ([]*records.Process, MergeReport, error) {
+	t.Helper()
+	var runs [][]*records.Process
+	for _, d := range dirs {
+		run, err := records.ReadRun(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(run.Close)
+		runs = append(runs, run.Processes)
+	}
+	merged, rep, err := MergeRuns(runs)
+	t.Cleanup(records.Run{Processes: merged}.Close)
+	return merged, rep, err
+}
+
+// recordOrder lists a process's dispatch lines in the order of its records (a merged process: the
+// order the merge made them in).
+func recordOrder(t testing.TB, p *records.Process) []contract.Dispatch {
+	t.Helper()
+	var out []contract.Dispatch
+	r := p.Records()
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Type == contract.RecDispatch {
+			out = append(out, *rec.Dispatch)
+		}
 	}
 }

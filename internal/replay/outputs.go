@@ -19,6 +19,7 @@ import (
 type target struct {
 	dir, file string
 	procs     []*records.Process
+	files     *output.Files
 }
 
 // outputTargets expands -d and -o for every process and gathers the processes whose names come out
@@ -54,36 +55,77 @@ func outputTargets(req Request, procs []*records.Process, launched time.Time, st
 	return targets, nil
 }
 
-// writeOutputs writes the files of every target. A target that fails does not keep the others from
-// being written: its error joins the returned one. ctx's cancellation (an interrupt) stops it, with
-// the files not complete left unwritten.
-func writeOutputs(ctx context.Context, req Request, procs []*records.Process, plan *counters.Plan, launched time.Time, stderr io.Writer) ([]string, error) {
-	if len(req.Formats) == 0 {
-		return nil, nil
+// writeOutputs streams every process, in order, through the files of its target (-f), the summary
+// (nil under --quiet) and the request's own sinks (compare's statistics), then puts every target's
+// files in place. A target that fails does not keep the others from being written: its error joins
+// the returned one. ctx's cancellation (an interrupt) stops it, with the files not complete left
+// unwritten.
+func writeOutputs(ctx context.Context, req Request, procs []*records.Process, plan *counters.Plan, launched time.Time, summary *output.SummarySink, stderr io.Writer) ([]string, error) {
+	var targets []*target
+	if len(req.Formats) > 0 {
+		var err error
+		if targets, err = outputTargets(req, procs, launched, stderr); err != nil {
+			return nil, err
+		}
 	}
-	targets, err := outputTargets(req, procs, launched, stderr)
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	var errs []error
+	byProc := map[*records.Process]*target{}
 	for _, t := range targets {
 		if note := t.sharedNote(); note != "" {
 			fmt.Fprintf(stderr, "gorocprof: note: %s\n", note)
 		}
-		written, err := output.WriteProcesses(ctx, output.Options{
+		t.files = output.NewFiles(ctx, output.Options{
 			Dir: t.dir, File: t.file, Formats: req.Formats, KernelTrace: req.KernelTrace, Stats: req.Stats,
 			Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
-		}, t.procs, plan)
-		files = append(files, written...)
-		if err != nil && err == context.Cause(ctx) {
-			return files, err
+		})
+		for _, p := range t.procs {
+			byProc[p] = t
 		}
-		if err != nil {
+	}
+	stopped := streamOutputs(ctx, req, procs, plan, byProc, summary)
+	var files []string
+	var errs []error
+	for _, t := range targets {
+		if stopped != nil {
+			t.files.Abort(stopped)
+		}
+		written, err := t.files.Close()
+		files = append(files, written...)
+		if err != nil && stopped == nil && err != context.Cause(ctx) {
 			errs = append(errs, fmt.Errorf("writing the output of %s: %w", pidList(t.procs), err))
 		}
 	}
+	if stopped != nil {
+		return files, stopped
+	}
+	if err := context.Cause(ctx); err != nil {
+		return files, err
+	}
 	return files, errors.Join(errs...)
+}
+
+// streamOutputs streams each process through its sinks. It returns what stops every output: ctx's
+// cause, or the failure of a sink that is no target's files; a target whose files fail is left out
+// of the streams of its later processes, and its Close reports the failure.
+func streamOutputs(ctx context.Context, req Request, procs []*records.Process, plan *counters.Plan, byProc map[*records.Process]*target, summary *output.SummarySink) error {
+	for _, p := range procs {
+		var sinks []output.Sink
+		t := byProc[p]
+		if t != nil && t.files.Failed() == nil {
+			sinks = append(sinks, t.files)
+		}
+		if summary != nil {
+			sinks = append(sinks, summary)
+		}
+		sinks = append(sinks, req.sinks...)
+		err := output.Stream(p, plan, sinks...)
+		if cause := context.Cause(ctx); cause != nil {
+			return cause
+		}
+		if err != nil && (t == nil || t.files.Failed() == nil) {
+			return fmt.Errorf("writing the output of process %d: %w", p.Header.PID, err)
+		}
+	}
+	return nil
 }
 
 // sharedNote says that several processes share the target's files, and how they are kept.

@@ -16,6 +16,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
+	"github.com/gorocprof/gorocprof/internal/records"
 )
 
 // ProcessRequest asks for the outputs of kept run directories (`gorocprof process`): one run
@@ -50,34 +51,42 @@ func Process(ctx context.Context, pr ProcessRequest) (Result, error) {
 		infos[i] = info
 	}
 	if len(infos) == 1 {
-		return processRun(ctx, pr, pr.RunDirs[0], infos[0])
+		res, run, err := processRun(ctx, pr, pr.RunDirs[0], infos[0])
+		run.Close()
+		return res, err
 	}
 	return processReplay(ctx, pr, infos)
 }
 
-// processRun writes the outputs of one run directory.
-func processRun(ctx context.Context, pr ProcessRequest, dir string, info RunInfo) (Result, error) {
+// processRun writes the outputs of one run directory. It returns the run's records, which the
+// caller closes, so that a replay merges them without reading them again.
+func processRun(ctx context.Context, pr ProcessRequest, dir string, info RunInfo) (Result, records.Run, error) {
 	req, plan, err := info.request(ctx, pr)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s: %w", dir, err)
+		return Result{}, records.Run{}, fmt.Errorf("%s: %w", dir, err)
 	}
 	if info.Mode == contract.ModeApplication && info.ApplicationPass >= 0 {
 		// One run of an application replay: its own output, as the replay writes it.
 		req.OutputDir = filepath.Join(req.OutputDir, PassDir(info.ApplicationPass))
 		req.Quiet = true
 	}
-	return processRecords(ctx, req, plan, dir, info, pr)
+	run, err := readRecords(req, dir, launch.Status{})
+	if errors.Is(err, errNoRecords) {
+		return Result{}, run, fmt.Errorf("%s holds no records: %s ended before it touched the GPU", dir, info.App)
+	}
+	if err != nil {
+		return Result{}, run, err
+	}
+	res, err := processRecords(ctx, req, plan, run, info, pr)
+	return res, run, err
 }
 
-// processRecords writes the outputs of the records in dir.
-func processRecords(ctx context.Context, req Request, plan *counters.Plan, dir string, info RunInfo, pr ProcessRequest) (Result, error) {
-	files, problems, err := collect(ctx, req, dir, plan, launch.Status{}, info.Launched, pr.Stdout, pr.Stderr)
+// processRecords writes the outputs of a run's records.
+func processRecords(ctx context.Context, req Request, plan *counters.Plan, run records.Run, info RunInfo, pr ProcessRequest) (Result, error) {
+	files, problems, err := collect(ctx, req, run, plan, launch.Status{}, info.Launched, pr.Stdout, pr.Stderr)
 	res := Result{Files: files}
 	for _, f := range files {
 		fmt.Fprintf(pr.Stderr, "gorocprof: wrote %s\n", f)
-	}
-	if errors.Is(err, errNoRecords) {
-		return res, fmt.Errorf("%s holds no records: %s ended before it touched the GPU", dir, info.App)
 	}
 	if err != nil {
 		return res, err
@@ -93,19 +102,22 @@ func processReplay(ctx context.Context, pr ProcessRequest, infos []RunInfo) (Res
 		return Result{}, err
 	}
 	var res Result
+	var runs [][]*records.Process
+	defer func() {
+		for _, ps := range runs {
+			records.Run{Processes: ps}.Close()
+		}
+	}()
 	for i, dir := range dirs {
-		r, err := processRun(ctx, pr, dir, infos[slices.Index(pr.RunDirs, dir)])
+		r, run, err := processRun(ctx, pr, dir, infos[slices.Index(pr.RunDirs, dir)])
+		runs = append(runs, run.Processes)
 		res.Files = append(res.Files, r.Files...)
 		if err != nil {
 			return res, fmt.Errorf("pass %d (%s): %w", i+1, dir, err)
 		}
 	}
-	mergeDir, err := os.MkdirTemp("", "gorocprof-merge-")
-	if err != nil {
-		return res, fmt.Errorf("creating the merge directory: %w", err)
-	}
-	defer os.RemoveAll(mergeDir)
-	rep, err := MergeRuns(dirs, mergeDir)
+	merged, rep, err := MergeRuns(runs)
+	defer records.Run{Processes: merged}.Close()
 	res.Divergences = rep.Divergences
 	if err != nil {
 		return res, err
@@ -114,8 +126,8 @@ func processReplay(ctx context.Context, pr ProcessRequest, infos []RunInfo) (Res
 	if err != nil {
 		return res, err
 	}
-	merged, err := processRecords(ctx, req, plan, mergeDir, first, pr)
-	res.Files = append(res.Files, merged.Files...)
+	out, err := processRecords(ctx, req, plan, records.Run{Processes: merged}, first, pr)
+	res.Files = append(res.Files, out.Files...)
 	if err == nil && len(rep.Divergences) > 0 {
 		err = reportDivergences(pr.Stderr, first.App, rep.Divergences, first.AllowDivergence)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/output"
 )
 
 // Request is one validated profiling run, as the command line or an input-file job describes it.
@@ -37,9 +38,9 @@ type Request struct {
 	Stdout          io.Writer
 	Stderr          io.Writer
 
-	// inspect, when set, is handed the run directory whose records are the run's result (the
-	// merged records under application replay) before it is removed; compare reads its values there.
-	inspect func(runDir string, plan *counters.Plan) error
+	// sinks see the processes of the run's result (the merged processes under application replay)
+	// after the files and the summary: compare's statistics.
+	sinks []output.Sink
 
 	// prepared is what Prepare found (the session and the plan); nil until then.
 	prepared *prepared

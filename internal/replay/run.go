@@ -154,15 +154,17 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 
 	octx, release := intr.outputPhase(ctx, st.Signal)
 	defer release()
-	files, problems, err := collect(octx, req, runDir, plan, st, launched, stdout, stderr)
+	run, err := readRecords(req, runDir, st)
+	defer run.Close()
+	var files, problems []string
+	if err == nil {
+		files, problems, err = collect(octx, req, run, plan, st, launched, stdout, stderr)
+	}
 	res.Files = files
 	if errors.Is(err, errNoRecords) {
 		_ = os.RemoveAll(runDir)
 		res.Elapsed = time.Since(launched)
 		return res, noRecords(req, sess, st)
-	}
-	if err == nil && req.inspect != nil {
-		err = req.inspect(runDir, plan)
 	}
 	res.Elapsed = time.Since(launched)
 	if err != nil {
@@ -302,29 +304,36 @@ func writePlan(path string, p contract.Plan) error {
 	return nil
 }
 
-// collect reads every record file of the run and writes each process's output. It returns the files
-// written and what makes the measurements incomplete (processProblems; st is how the application
-// ended). A ctx cancelled on the way (an interrupt) ends it with its cause.
-func collect(ctx context.Context, req Request, runDir string, plan *counters.Plan, st launch.Status, launched time.Time, stdout, stderr io.Writer) ([]string, []string, error) {
-	// Scanned, not loaded: memory follows the kernels, not the number of dispatches.
-	run, err := records.ScanRun(runDir)
+// readRecords reads every record file of the run once. st is how the launched application ended.
+func readRecords(req Request, runDir string, st launch.Status) (records.Run, error) {
+	run, err := records.ReadRun(runDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading the records of %s: %w", req.App, err)
+		return run, fmt.Errorf("reading the records of %s: %w", req.App, err)
 	}
 	if st.PID != 0 && !st.Signaled() {
 		// The launched process exited (maybe with _exit, or by exec of a program the tool never
 		// entered): its record file lacking an end record is not a crash.
 		run.MarkExited(int64(st.PID))
 	}
+	if len(run.Processes) == 0 && len(run.Unreadable) > 0 {
+		return run, fmt.Errorf("reading the records of %s: %s", req.App, strings.Join(run.Unreadable, "; "))
+	}
+	if len(run.Processes) == 0 {
+		return run, errNoRecords
+	}
+	return run, nil
+}
+
+// collect streams each process of the run through the request's sinks (writeOutputs). It returns the
+// files written and what makes the measurements incomplete (processProblems; st is how the
+// application ended). A ctx cancelled on the way (an interrupt) ends it with its cause.
+func collect(ctx context.Context, req Request, run records.Run, plan *counters.Plan, st launch.Status, launched time.Time, stdout, stderr io.Writer) ([]string, []string, error) {
 	procs := run.Processes
-	if len(procs) == 0 && len(run.Unreadable) > 0 {
-		return nil, nil, fmt.Errorf("reading the records of %s: %s", req.App, strings.Join(run.Unreadable, "; "))
+	var summary *output.SummarySink
+	if !req.Quiet {
+		summary = output.NewSummary(output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate})
 	}
-	if len(procs) == 0 {
-		return nil, nil, errNoRecords
-	}
-	cs := plan
-	files, err := writeOutputs(ctx, req, procs, plan, launched, stderr)
+	files, err := writeOutputs(ctx, req, procs, plan, launched, summary, stderr)
 	if err != nil {
 		return files, nil, err
 	}
@@ -332,8 +341,8 @@ func collect(ctx context.Context, req Request, runDir string, plan *counters.Pla
 	for _, p := range procs {
 		problems = append(problems, processProblems(req.Mode, st, p)...)
 	}
-	if !req.Quiet {
-		if err := output.Summary(stdout, procs, cs, output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate}); err != nil {
+	if summary != nil {
+		if err := summary.Print(stdout); err != nil {
 			return files, nil, fmt.Errorf("writing the summary: %w", err)
 		}
 	}

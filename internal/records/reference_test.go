@@ -1,18 +1,50 @@
 package records
 
+// The pass rules the slow way, over every dispatch of a file held in memory: the model the one
+// streaming reader (passChecker, logicalFacts, EachLogical) is checked against.
+
 import (
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sort"
 	"strings"
+	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
-// CheckPasses checks the pass structure the tool promises in one file, in file order: the passes of
+// readAllDispatches decodes every dispatch line of a record file, in file order.
+func readAllDispatches(t testing.TB, path string) []contract.Dispatch {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := NewDecoder(f)
+	dec.SkipBadLines()
+	var ds []contract.Dispatch
+	for {
+		rec, err := dec.Next()
+		if errors.Is(err, io.EOF) {
+			return ds
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Type == contract.RecDispatch {
+			ds = append(ds, *rec.Dispatch)
+		}
+	}
+}
+
+// refCheckPasses checks the pass structure the tool promises in one file, in file order: the passes of
 // a dispatch are consecutive lines, each pass index appears once and lies in [0, passes), and all
 // passes agree on the pass count, kernel and agent. It does not ask for every pass to be present:
-// an application-replay run holds one pass per dispatch (see MissingPasses for kernel replay).
-func CheckPasses(ds []contract.Dispatch) []string {
+// an application-replay run holds one pass per dispatch (see refMissingPasses for kernel replay).
+func refCheckPasses(ds []contract.Dispatch) []string {
 	var problems []string
 	closed := map[uint64]bool{}
 	var first *contract.Dispatch
@@ -55,18 +87,15 @@ func CheckPasses(ds []contract.Dispatch) []string {
 	return problems
 }
 
-// MissingPasses lists the dispatches that lack some pass index in 0..passes-1, as a kernel-replay
+// refMissingPasses lists the dispatches that lack some pass index in 0..passes-1, as a kernel-replay
 // run must have them all. Declined dispatches ran once on purpose and are not listed.
-func (p *Process) MissingPasses() []string {
-	if p.Streamed {
-		return p.streamedMissingPasses()
-	}
+func refMissingPasses(ds []contract.Dispatch, declines []contract.Decline) []string {
 	declined := map[uint64]bool{}
-	for _, d := range p.Declines {
+	for _, d := range declines {
 		declined[d.DispatchID] = true
 	}
 	var problems []string
-	for _, l := range Group(p.Dispatches) {
+	for _, l := range refGroup(ds) {
 		if declined[l.ID] {
 			continue
 		}
@@ -89,15 +118,9 @@ func (p *Process) MissingPasses() []string {
 	return problems
 }
 
-// Logical is one logical dispatch: every recorded pass of one dispatch_id, by pass index.
-type Logical struct {
-	ID     uint64
-	Passes []*contract.Dispatch
-}
-
-// Group collects dispatch lines into logical dispatches ordered by dispatch_id, passes ordered by
+// refGroup collects dispatch lines into logical dispatches ordered by dispatch_id, passes ordered by
 // pass index. It does not rely on file order, so merged runs group the same way.
-func Group(ds []contract.Dispatch) []Logical {
+func refGroup(ds []contract.Dispatch) []Logical {
 	idx := make([]int, len(ds))
 	for i := range idx {
 		idx[i] = i
@@ -119,4 +142,23 @@ func Group(ds []contract.Dispatch) []Logical {
 		out = append(out, Logical{ID: d.DispatchID, Passes: []*contract.Dispatch{d}})
 	}
 	return out
+}
+
+// checkPasses runs the reader's pass checker over dispatch lines in file order.
+func checkPasses(ds []contract.Dispatch) []string {
+	c := newPassChecker(MaxReorderWindow + 1)
+	for i := range ds {
+		c.add(&ds[i])
+	}
+	return c.problems
+}
+
+// dispatchLines counts the dispatch lines a process hands out.
+func dispatchLines(t testing.TB, p *Process) int {
+	t.Helper()
+	n := 0
+	if err := p.EachLogical(func(l Logical) error { n += len(l.Passes); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -6,93 +6,48 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
-// ScanProcess reads one record file like ReadProcess but keeps no dispatch: it checks them as they
-// go by and remembers only what output needs before writing them (pass counts per agent, the
-// dispatches lacking passes), so its memory does not grow with the number of dispatches. The
-// returned Process is Streamed: EachLogical reads the dispatches again from Path, in the order
-// Group gives. The tool writes one thread's dispatch lines by dispatch id and pass, and the merge
-// always does; with several threads a dispatch's lines, all written at once when its replay ends,
-// land a few dispatches from their place. The scan measures that distance (ReorderWindow) and
-// EachLogical holds back that many dispatches to restore the order. A file whose lines lie more
-// than MaxReorderWindow dispatches from their place, or that splits the lines of a dispatch (which
-// the tool never does, and CheckPasses reports), is read whole like ReadProcess.
-func ScanProcess(path string) (*Process, error) {
-	p := &Process{Path: path, Kernels: map[uint64]contract.Kernel{}, Streamed: true, passCounts: map[uint64]int{}}
-	c := collector{p: p, agents: map[uint64]bool{}, stream: &passChecker{}}
-	if err := c.readFile(true); err != nil {
-		return nil, err
-	}
-	if c.stream.readWhole {
-		return ReadProcess(path)
-	}
-	c.stream.finish()
-	p.Problems = append(p.Problems, c.stream.problems...)
-	p.missing = c.stream.missing
-	p.window = c.stream.window
-	p.logicals, p.replayed = c.stream.logicals, c.stream.replayed
-	return p, nil
-}
-
-// ScanRunDir is ReadRunDir with ScanProcess: every process Streamed where its file allows.
-func ScanRunDir(runDir string) ([]*Process, error) {
-	return readRunDir(runDir, ScanProcess)
+// Logical is one logical dispatch: every recorded pass of one dispatch_id, by pass index.
+type Logical struct {
+	ID     uint64
+	Passes []*contract.Dispatch
 }
 
 // PassCounts returns the largest pass count of each agent's dispatch lines, by agent id.
-func (p *Process) PassCounts() map[uint64]int {
-	if p.Streamed {
-		return p.passCounts
-	}
-	out := map[uint64]int{}
-	for _, d := range p.Dispatches {
-		out[d.AgentID] = max(out[d.AgentID], d.Passes)
-	}
-	return out
-}
+func (p *Process) PassCounts() map[uint64]int { return p.passCounts }
 
-// ReorderWindow returns, for a Streamed process, the most logical dispatches with a greater id that
-// came before one of its dispatch lines: how many EachLogical holds back. It is 0 for a file in
-// (dispatch id, pass) order and for a process that is not Streamed.
+// ReorderWindow returns the most logical dispatches with a greater id that came before one of the
+// process's dispatch lines: how many EachLogical holds back. It is 0 for a file in (dispatch id,
+// pass) order. The tool writes one thread's dispatch lines by dispatch id and pass; with several
+// threads a dispatch's lines, all written at once when its replay ends, land a few dispatches from
+// their place.
 func (p *Process) ReorderWindow() int { return p.window }
 
-// EachLogical calls fn for every logical dispatch in Group's order. The Logical and the
-// dispatches it points to are valid only during the call.
+// EachLogical calls fn for every logical dispatch, ordered by dispatch id, its passes by pass index
+// and, for equal indexes, in file order. The Logical and the dispatches it points to are valid only
+// during the call. The dispatches come from the process's spool, decoded from the record file once
+// however often EachLogical is called.
 func (p *Process) EachLogical(fn func(Logical) error) error {
-	if !p.Streamed {
-		for _, l := range Group(p.Dispatches) {
-			if err := fn(l); err != nil {
-				return err
-			}
-		}
-		return nil
+	if p.spool == nil {
+		return nil // a Process written as a literal, not read: it has no dispatches
 	}
-	f, err := os.Open(p.Path)
-	if err != nil {
-		return fmt.Errorf("reading records: %w", err)
-	}
-	defer f.Close()
-	dec := NewDecoder(f)
-	dec.ReuseDispatches()
-	dec.SkipBadLines() // the scan reported them
+	sr := p.spool.reader()
 	r := reorderer{window: p.window, fn: fn}
 	for {
-		rec, err := dec.Next()
-		if errors.Is(err, io.EOF) {
+		d, line, err := sr.next()
+		if isEOF(err) {
 			break
 		}
 		if err != nil {
 			return fmt.Errorf("reading records %s: %w", p.Path, err)
 		}
-		if rec.Type != contract.RecDispatch {
-			continue
-		}
-		if err := r.add(rec.Dispatch); err != nil {
-			return fmt.Errorf("reading records %s: line %d: %w", p.Path, rec.Line, err)
+		if err := r.add(d); err != nil {
+			return fmt.Errorf("reading records %s: line %d: %w", p.Path, line, err)
 		}
 	}
 	for r.open.len() > 0 {
@@ -103,9 +58,11 @@ func (p *Process) EachLogical(fn func(Logical) error) error {
 	return nil
 }
 
-// reorderer restores Group's order from a stream whose lines lie at most window logical dispatches
-// from their place: it holds the open dispatches, at most window+1, and passes on the smallest once
-// a new dispatch would exceed that. Copies live in slots taken back after each call, so a long file
+func isEOF(err error) bool { return errors.Is(err, io.EOF) }
+
+// reorderer restores EachLogical's order (by dispatch id, then pass) from a stream whose lines lie
+// at most window logical dispatches from their place: it holds the open dispatches, at most
+// window+1, and passes on the smallest once a new dispatch would exceed that. Copies live in slots taken back after each call, so a long file
 // allocates nothing per line.
 type reorderer struct {
 	window  int
@@ -129,7 +86,7 @@ func (r *reorderer) add(d *contract.Dispatch) error {
 			}
 		}
 		if r.emitted && d.DispatchID <= r.last {
-			return fmt.Errorf("dispatch %d comes after dispatch %d was passed on: the file changed since it was scanned",
+			return fmt.Errorf("dispatch %d comes after dispatch %d was passed on: the reorder window was measured wrong",
 				d.DispatchID, r.last)
 		}
 		i, _ = r.open.find(d.DispatchID)
@@ -154,7 +111,7 @@ func (r *reorderer) add(d *contract.Dispatch) error {
 }
 
 // emit passes on the smallest open dispatch, its passes ordered by pass index and, for equal
-// indexes, by file order, as Group's stable sort leaves them.
+// indexes, by file order (a stable sort by pass).
 func (r *reorderer) emit() error {
 	id, o := r.open.popMin()
 	ps := o.passes
@@ -190,7 +147,12 @@ func (s *dispatchSlot) copyOf(src *contract.Dispatch) *contract.Dispatch {
 		return &s.d
 	}
 	s.cvs = append(s.cvs[:0], src.Counters...)
-	s.ptrs, s.vals = s.ptrs[:0], s.vals[:0]
+	n := 0
+	for _, c := range src.Counters {
+		n += len(c.Values)
+	}
+	// Grown once to the dispatch's size: a fresh slot (a copy kept for later) allocates three times.
+	s.ptrs, s.vals = slices.Grow(s.ptrs[:0], n), slices.Grow(s.vals[:0], n)
 	for _, c := range src.Counters {
 		for _, v := range c.Values {
 			if v == nil {
@@ -218,16 +180,36 @@ func (s *dispatchSlot) copyOf(src *contract.Dispatch) *contract.Dispatch {
 	return &s.d
 }
 
-func (p *Process) streamedMissingPasses() []string {
+// MissingPasses lists the dispatches that lack some pass index in 0..passes-1, as a kernel-replay
+// run must have them all, in dispatch id order. Declined dispatches ran once on purpose and are not
+// listed. The reader counted them; their words come from the spool, read again only when some
+// dispatch lacks a pass.
+func (p *Process) MissingPasses() []string {
+	if p.facts.missing == 0 {
+		return nil
+	}
 	declined := map[uint64]bool{}
 	for _, d := range p.Declines {
 		declined[d.DispatchID] = true
 	}
 	var out []string
-	for _, m := range p.missing {
-		if !declined[m.id] {
-			out = append(out, m.text)
+	var passes, missing []int
+	err := p.EachLogical(func(l Logical) error {
+		if declined[l.ID] {
+			return nil
 		}
+		passes = passes[:0]
+		for _, d := range l.Passes {
+			passes = append(passes, d.Pass)
+		}
+		want := l.Passes[0].Passes
+		if missing = missingPasses(missing[:0], passes, want); len(missing) > 0 {
+			out = append(out, missingText(l.ID, missing, want))
+		}
+		return nil
+	})
+	if err != nil {
+		out = append(out, fmt.Sprintf("the missing passes could not be listed: %v", err))
 	}
 	return out
 }
@@ -240,11 +222,15 @@ type Run struct {
 	Unreadable []string
 }
 
-// ScanRun is ScanRunDir that reports a file without a header in Unreadable instead of failing.
-func ScanRun(runDir string) (Run, error) { return readRun(runDir, ScanProcess) }
-
 // ReadRun is ReadRunDir that reports a file without a header in Unreadable instead of failing.
 func ReadRun(runDir string) (Run, error) { return readRun(runDir, ReadProcess) }
+
+// Close releases every process's spool.
+func (r Run) Close() {
+	for _, p := range r.Processes {
+		p.Close()
+	}
+}
 
 func readRunDir(runDir string, read func(string) (*Process, error)) ([]*Process, error) {
 	r, err := readRun(runDir, read)
@@ -274,6 +260,7 @@ func readRun(runDir string, read func(string) (*Process, error)) (Run, error) {
 			continue
 		}
 		if err != nil {
+			r.Close()
 			return Run{}, err
 		}
 		r.Processes = append(r.Processes, p)

@@ -95,18 +95,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	if err != nil {
 		add("--%s %q: %v", optIterationRange, o.IterationRange, err)
 	}
-	if err := checkChoice(o.LogLevel, logLevels); err != nil {
-		add("--log-level: %v", err)
-	}
-	if err := checkChoice(o.CacheControl, cacheControls); err != nil {
-		add("--cache-control: %v", err)
-	}
-	if !slices.Contains(backends, o.Backend) {
-		add("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))
-	}
-	if o.ROCmRoot == "" {
-		add("--%s: empty: name the ROCm installation (default $%s, else /opt/rocm)", optROCmRoot, backend.EnvROCmPath)
-	}
+	diags = append(diags, checkSettings(o)...)
 	diags = append(diags, checkOutputLocation(o)...)
 
 	if len(diags) > 0 {
@@ -145,6 +134,26 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		App:             o.App,
 		Args:            o.Args,
 	}, nil
+}
+
+// checkSettings checks the settings that name one of a few choices (the log level, the cache control,
+// the backend) and the ROCm root.
+func checkSettings(o ProfileOptions) []string {
+	var diags []string
+	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
+	if err := checkChoice(o.LogLevel, logLevels); err != nil {
+		add("--log-level: %v", err)
+	}
+	if err := checkChoice(o.CacheControl, cacheControls); err != nil {
+		add("--cache-control: %v", err)
+	}
+	if !slices.Contains(backends, o.Backend) {
+		add("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))
+	}
+	if o.ROCmRoot == "" {
+		add("--%s: empty: name the ROCm installation (default $%s, else /opt/rocm)", optROCmRoot, backend.EnvROCmPath)
+	}
+	return diags
 }
 
 // checkCollection says what is wrong with what the run collects: nothing at all, kernel replay's

@@ -81,15 +81,19 @@ func (t *Table) WriteCSV(w io.Writer) error {
 		if grand > 0 {
 			share = 100 * float64(r.total) / float64(grand)
 		}
-		std := 0.0
-		if r.calls > 1 {
-			std = math.Sqrt(r.sumSqrs / float64(r.calls-1))
-		}
 		bw.WriteString(strings.Join([]string{quote(r.name), strconv.FormatInt(r.calls, 10), strconv.FormatInt(r.total, 10),
 			formatFloat(float64(r.total) / float64(r.calls)), formatPercent(share), strconv.FormatInt(r.min, 10),
-			strconv.FormatInt(r.max, 10), formatFloat(std)}, ",") + "\n")
+			strconv.FormatInt(r.max, 10), formatFloat(r.stddev())}, ",") + "\n")
 	}
 	return bw.Flush()
+}
+
+// stddev is the sample standard deviation (n-1), 0 for one call.
+func (r *row) stddev() float64 {
+	if r.calls < 2 {
+		return 0
+	}
+	return math.Sqrt(r.sumSqrs / float64(r.calls-1))
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
-	"github.com/gorocprof/gorocprof/internal/stats"
 )
 
 // outFile is one output file being written under a temporary name.
@@ -22,88 +22,143 @@ type outFile struct {
 	w     *bufio.Writer   // bg's buffer
 }
 
-// streams are the files of one prefix, in the order their paths are reported, and the state they
-// keep from one process to the next.
-type streams struct {
-	loc        *location
-	base       string // the prefix's file name part
-	wrap       func(string, io.Writer) io.Writer
-	files      []*outFile
+// prefix is the files of one output prefix (-d and -o expanded), whichever sinks write them: each
+// is created under a temporary name, and they are synced and renamed into place together.
+type prefix struct {
+	loc   *location
+	base  string // the prefix's file name part
+	wrap  func(string, io.Writer) io.Writer
+	files []*outFile
+}
+
+// create starts the file base+suffix, written through a background writer.
+func (pf *prefix) create(suffix string) (*outFile, error) {
+	final := pf.base + suffix
+	f, tmp, err := pf.loc.createTemp(final)
+	if err != nil {
+		return nil, err
+	}
+	var w io.Writer = finalName{f, filepath.Join(pf.loc.path, final)}
+	if pf.wrap != nil {
+		w = pf.wrap(final, f)
+	}
+	bg := bgwrite.New(w)
+	o := &outFile{final: final, tmp: tmp, f: f, bg: bg, w: bg.Writer}
+	pf.files = append(pf.files, o)
+	return o, nil
+}
+
+// createPath starts the file base+suffix for a writer that opens it by its path (SQLite) and
+// returns the temporary path and the final one, which its errors name. The path's directories
+// passed the checks of openLocation (ours, or root's and sticky), so no other user can make the
+// name lead elsewhere.
+func (pf *prefix) createPath(suffix string) (tmp, final string, err error) {
+	f, name, err := pf.loc.createTemp(pf.base + suffix)
+	if err != nil {
+		return "", "", err
+	}
+	pf.files = append(pf.files, &outFile{final: pf.base + suffix, tmp: name, f: f})
+	return filepath.Join(pf.loc.path, name), filepath.Join(pf.loc.path, pf.base+suffix), nil
+}
+
+// documents is the sink of results.json (-f json: one element per process, its schema's layout)
+// and the CSV files (-f csv: the rows of every process, agent_info.csv a row per distinct agent) of
+// a prefix. The kernel_dispatch array of results.json, which follows the counter records, waits in
+// a compact temporary file meanwhile.
+type documents struct {
+	pf         *prefix
+	opts       Options
 	results    *outFile
 	agentInfo  *outFile
 	counterCSV *outFile
 	traceCSV   *outFile
 	trace      *traceSpool     // the current process's kernel dispatch records
 	agentRows  map[string]bool // agent_info.csv rows written, so that processes sharing an agent list it once
-	rocpd      bool            // -f rocpd: the first process creates db, the others join it
-	db         *rocpdSink
-	// --stats: durations by kernel name and of the whole kernel domain, over all processes
-	kernelStats, domainStats *stats.Table
+	v          *view           // the process begun and not ended
+	n          int             // processes begun
 }
 
-// open creates the files of the formats wanted and writes what comes before the first process.
-func (s *streams) open(want map[string]bool, kernelTrace, counters bool) error {
+// openDocuments creates the files of the formats wanted and writes what comes before the first
+// process; counters says whether the run counted anything (counter_collection.csv).
+func openDocuments(pf *prefix, opts Options, counters bool) (prefixSink, error) {
+	s := &documents{pf: pf, opts: opts, agentRows: map[string]bool{}}
 	var err error
-	s.rocpd = want["rocpd"]
-	if want["json"] {
-		if s.results, err = s.create("_results.json"); err != nil {
-			return err
+	if slices.Contains(opts.Formats, "json") {
+		if s.results, err = pf.create("_results.json"); err != nil {
+			return nil, err
 		}
 		s.results.w.WriteString(`{"rocprofiler-sdk-tool":[`)
 	}
-	if !want["csv"] {
-		return nil
+	if !slices.Contains(opts.Formats, "csv") {
+		return s, nil
 	}
-	if s.agentInfo, err = s.create("_agent_info.csv"); err != nil {
-		return err
+	if s.agentInfo, err = pf.create("_agent_info.csv"); err != nil {
+		return nil, err
 	}
 	writeHeader(s.agentInfo.w, agentInfoColumns)
 	if counters {
-		if s.counterCSV, err = s.create("_counter_collection.csv"); err != nil {
-			return err
+		if s.counterCSV, err = pf.create("_counter_collection.csv"); err != nil {
+			return nil, err
 		}
 		writeHeader(s.counterCSV.w, counterCollectionColumns)
 	}
-	if kernelTrace {
-		if s.traceCSV, err = s.create("_kernel_trace.csv"); err != nil {
-			return err
+	if opts.KernelTrace {
+		if s.traceCSV, err = pf.create("_kernel_trace.csv"); err != nil {
+			return nil, err
 		}
 		writeHeader(s.traceCSV.w, kernelTraceColumns)
 	}
+	return s, nil
+}
+
+// Begin adds a process to every file.
+func (s *documents) Begin(p *Process) error {
+	s.n++
+	s.v = newView(s.opts, p)
+	var err error
+	if s.results != nil {
+		err = s.v.writeResultsHead(s.results.w, s.n == 1)
+		if err == nil && s.opts.KernelTrace {
+			s.trace, err = newTraceSpool(s.pf.loc, s.pf.base)
+		}
+	}
+	if err == nil && s.agentInfo != nil {
+		s.v.writeAgentInfo(s.agentInfo.w, s.agentRows)
+	}
+	return err
+}
+
+// Dispatch writes every pass of one logical dispatch.
+func (s *documents) Dispatch(d *Dispatch) error { return s.v.writeLogical(s, d) }
+
+// End writes what follows the process's dispatches (its kernel dispatch records after its counter
+// records) and drops its kernel dispatch spool.
+func (s *documents) End(failed error) error {
+	v := s.v
+	s.v = nil
+	var err error
+	if failed == nil && s.results != nil {
+		err = v.writeResultsTail(s.results.w, s.trace)
+	}
+	if s.trace != nil {
+		s.trace.close()
+		s.trace = nil
+	}
+	return err
+}
+
+func (s *documents) close() error {
+	if s.results != nil {
+		s.results.w.WriteString("]}\n")
+	}
 	return nil
 }
 
-func (s *streams) create(suffix string) (*outFile, error) {
-	final := s.base + suffix
-	f, tmp, err := s.loc.createTemp(final)
-	if err != nil {
-		return nil, err
+func (s *documents) abort() {
+	if s.trace != nil {
+		s.trace.close()
+		s.trace = nil
 	}
-	var w io.Writer = finalName{f, filepath.Join(s.loc.path, final)}
-	if s.wrap != nil {
-		w = s.wrap(final, f)
-	}
-	bg := bgwrite.New(w)
-	o := &outFile{final: final, tmp: tmp, f: f, bg: bg, w: bg.Writer}
-	s.files = append(s.files, o)
-	return o, nil
-}
-
-// writeStats writes kernel_stats.csv and domain_stats.csv.
-func (s *streams) writeStats() error {
-	for _, f := range []struct {
-		suffix string
-		t      *stats.Table
-	}{{"_kernel_stats.csv", s.kernelStats}, {"_domain_stats.csv", s.domainStats}} {
-		o, err := s.create(f.suffix)
-		if err != nil {
-			return err
-		}
-		if err := f.t.WriteCSV(o.w); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // finalName writes to a temporary file and names the file it will become in its errors, which is
@@ -126,18 +181,8 @@ func (w finalName) Write(p []byte) (int, error) {
 // fsync comes before the rename on purpose: a rename can reach the disk before the data it names
 // (ext4 and XFS write data lazily), and a crash then would leave the final name on an empty or
 // partial file, where without the sync the previous output would have been lost for nothing.
-func (s *streams) finish() error {
-	if s.results != nil {
-		s.results.w.WriteString("]}\n")
-	}
-	if s.db != nil {
-		err := s.db.w.Close()
-		s.db = nil
-		if err != nil {
-			return err
-		}
-	}
-	for _, o := range s.files {
+func (pf *prefix) finish() error {
+	for _, o := range pf.files {
 		var err error
 		if o.bg != nil {
 			err = o.bg.Close()
@@ -150,7 +195,7 @@ func (s *streams) finish() error {
 		}
 		o.f = nil
 		if err != nil {
-			return fmt.Errorf("writing %s: %w", filepath.Join(s.loc.path, o.final), err)
+			return fmt.Errorf("writing %s: %w", filepath.Join(pf.loc.path, o.final), err)
 		}
 	}
 	return nil
@@ -158,38 +203,31 @@ func (s *streams) finish() error {
 
 // commit renames every finished file into place and returns the paths placed. A rename that
 // fails stops there: the files placed are complete, the others keep their previous content.
-func (s *streams) commit() ([]string, error) {
+func (pf *prefix) commit() ([]string, error) {
 	var paths []string
-	for len(s.files) > 0 {
-		o := s.files[0]
-		if err := s.loc.place(o.tmp, o.final); err != nil {
+	for len(pf.files) > 0 {
+		o := pf.files[0]
+		if err := pf.loc.place(o.tmp, o.final); err != nil {
 			return paths, err
 		}
-		s.files = s.files[1:]
-		paths = append(paths, filepath.Join(s.loc.path, o.final))
+		pf.files = pf.files[1:]
+		paths = append(paths, filepath.Join(pf.loc.path, o.final))
 	}
-	return paths, s.loc.syncDir()
+	return paths, pf.loc.syncDir()
 }
 
 // abort removes the temporary files not placed, after a failure; after commit it has nothing to do.
-func (s *streams) abort() {
-	if s.db != nil {
-		s.db.w.Abort()
-		s.db = nil
-	}
-	for _, o := range s.files {
+func (pf *prefix) abort() {
+	for _, o := range pf.files {
 		if o.f != nil {
 			if o.bg != nil {
 				_ = o.bg.Close()
 			}
 			_ = o.f.Close()
 		}
-		s.loc.remove(o.tmp)
+		pf.loc.remove(o.tmp)
 	}
-	s.files = nil
-	if s.trace != nil {
-		s.trace.close()
-	}
+	pf.files = nil
 }
 
 // WriteFile writes data as the file path the way the output files are written: under a

@@ -2,7 +2,6 @@ package output
 
 import (
 	"encoding/json"
-	"path/filepath"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/rocpd"
@@ -12,16 +11,23 @@ import (
 // database needs before the dispatches (process, agents, counters, kernels), then every pass with
 // the counters results.json and the CSV files get, under the same agent ids as the CSV files.
 type rocpdSink struct {
-	w    *rocpd.Writer
+	pf   *prefix
+	opts Options
+	w    *rocpd.Writer // nil before the first process
+	v    *view         // the process begun and not ended
 	vals []rocpd.CounterValues
 }
 
-// rocpdProcess adds v's process to the database: the first process creates it, under the temporary
-// name the other files of the prefix have too, so that it is renamed into place with them; the
-// processes after it join it (rocpd.Writer.Process). SQLite opens the file by its path: the
-// directories of that path passed the checks of openLocation (ours, or root's and sticky), so no
-// other user can make the name lead elsewhere.
-func (s *streams) rocpdProcess(v *view) error {
+func openRocpd(pf *prefix, opts Options, _ bool) (prefixSink, error) {
+	return &rocpdSink{pf: pf, opts: opts}, nil
+}
+
+// Begin adds the process to the database: the first process creates it, under the temporary name
+// the other files of the prefix have too, so that it is renamed into place with them; the
+// processes after it join it (rocpd.Writer.Process).
+func (s *rocpdSink) Begin(proc *Process) error {
+	v := newView(s.opts, proc)
+	s.v = v
 	h := v.proc.Header
 	var fini int64
 	if v.proc.End != nil {
@@ -33,24 +39,53 @@ func (s *streams) rocpdProcess(v *view) error {
 	}
 	p := rocpd.Process{PID: h.PID, PPID: h.PPID, Hostname: h.Hostname, Init: h.InitTime,
 		Fini: fini, Command: v.command, Extdata: md}
-	if s.db != nil {
-		if err := s.db.w.Process(p); err != nil {
+	if s.w != nil {
+		if err := s.w.Process(p); err != nil {
 			return err
 		}
-		return s.db.head(v)
+		return s.head(v)
 	}
-	const suffix = "_results.db"
-	f, tmp, err := s.loc.createTemp(s.base + suffix)
+	tmp, final, err := s.pf.createPath("_results.db")
 	if err != nil {
 		return err
 	}
-	s.files = append(s.files, &outFile{final: s.base + suffix, tmp: tmp, f: f})
-	w, err := rocpd.CreateInto(filepath.Join(s.loc.path, tmp), filepath.Join(s.loc.path, s.base+suffix), p)
-	if err != nil {
+	if s.w, err = rocpd.CreateInto(tmp, final, p); err != nil {
 		return err
 	}
-	s.db = &rocpdSink{w: w}
-	return s.db.head(v)
+	return s.head(v)
+}
+
+// Dispatch writes every pass of one logical dispatch and its counters.
+func (s *rocpdSink) Dispatch(l *Dispatch) error {
+	for i := range l.Passes {
+		if err := s.pass(s.v, l.Passes[i].Record, s.v.passCounters(&l.Passes[i])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// End ends the process; the database stays open for the next one.
+func (s *rocpdSink) End(error) error {
+	s.v = nil
+	return nil
+}
+
+// close closes the database before its file is synced with the others.
+func (s *rocpdSink) close() error {
+	if s.w == nil {
+		return nil
+	}
+	err := s.w.Close()
+	s.w = nil
+	return err
+}
+
+func (s *rocpdSink) abort() {
+	if s.w != nil {
+		s.w.Abort()
+		s.w = nil
+	}
 }
 
 // head writes the agents (with their results.json object as extdata), counters and kernel symbols.

@@ -10,24 +10,25 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/records"
-	"github.com/gorocprof/gorocprof/internal/stats"
 )
 
 // Options says which files Write produces and how names look.
 type Options struct {
-	Dir          string   // output directory (-d)
-	File         string   // file prefix inside Dir, placeholders already expanded (-o); must stay below Dir
-	Formats      []string // any of "json", "csv", "rocpd"
-	KernelTrace  bool     // also write kernel dispatch timing (--kernel-trace)
-	Stats        bool     // with KernelTrace: kernel_stats.csv and domain_stats.csv (--stats)
-	Mangled      bool     // kernel names as mangled symbols (-M)
-	Truncate     bool     // kernel names without template and argument lists (-T)
-	PlanMetadata any      // embedded in results.json metadata as "gorocprof_plan"
-	Command      []string // the profiled command line; the record header's when empty
+	Dir          string        // output directory (-d)
+	File         string        // file prefix inside Dir, placeholders already expanded (-o); must stay below Dir
+	Formats      []string      // any of "json", "csv", "rocpd"
+	KernelTrace  bool          // also write kernel dispatch timing (--kernel-trace)
+	Stats        bool          // with KernelTrace: kernel_stats.csv and domain_stats.csv (--stats)
+	Summary      *StatsSummary // with KernelTrace: rocprofv3's summary tables (-S, -D, --summary-groups); nil for none
+	Mangled      bool          // kernel names as mangled symbols (-M)
+	Truncate     bool          // kernel names without template and argument lists (-T)
+	PlanMetadata any           // embedded in results.json metadata as "gorocprof_plan"
+	Command      []string      // the profiled command line; the record header's when empty
 
 	// wrap, when set, stands between each output file and the formatting, so that tests can make a
 	// write fail part way (a full disk) or stop the run there (a signal).
@@ -54,12 +55,10 @@ func WriteProcesses(ctx context.Context, opts Options, procs []*records.Process,
 	return f.Close()
 }
 
-// Files is the sink of the -f formats of one prefix: results.json with one element per process
-// (its schema's layout), the CSV files with the rows of every process (agent_info.csv a row per
-// distinct agent), the rocpd database, and with --stats the kernel and domain statistics, written as
-// the dispatches go by, so that a process is written in memory bounded by its agents, kernels and
-// counters, not by its dispatches. The kernel_dispatch array of results.json, which follows the
-// counter records, waits in a compact temporary file meanwhile.
+// Files is the sink of the files of one prefix: it hands the stream to the sinks of the formats and
+// statistics asked for (prefixSinks) and puts their files in place together. Each sink writes as the
+// dispatches go by, so that a process is written in memory bounded by its agents, kernels and
+// counters, not by its dispatches.
 //
 // Each file is written under a temporary name beside its own and Close renames them into place
 // together once all are complete, so a write that fails (a full disk), or a ctx cancelled on the
@@ -69,12 +68,38 @@ type Files struct {
 	ctx      context.Context
 	opts     Options
 	loc      *location
-	s        *streams // nil before the first process, and when no format is wanted
-	v        *view    // the process begun and not ended
-	n        int      // processes begun
+	pf       *prefix      // nil before the first process, and when nothing is wanted
+	sinks    []prefixSink // those of opts, in prefixSinks' order
+	proc     *Process     // the process begun and not ended
+	n        int          // processes begun
+	errs     []error      // the process's first maxShownErrors evaluation failures
+	nErrs    int
 	evalErrs []error
 	err      error // the first failure: every later call returns it and Close aborts the files
 	closed   bool
+}
+
+// A prefixSink writes some of the files of a prefix from the stream. close writes what follows the
+// last process, before the files are synced; abort releases what it holds after a failure.
+type prefixSink interface {
+	Sink
+	close() error
+	abort()
+}
+
+type prefixSinkRow struct {
+	formats []string
+	wanted  func(Options) bool
+	open    func(pf *prefix, opts Options, counters bool) (prefixSink, error)
+}
+
+// prefixSinks are the sinks a prefix can have, in the order their files are created and reported:
+// each serves the -f formats it names, or is wanted by the options alone (formats nil). A new format
+// is one more row.
+var prefixSinks = []prefixSinkRow{
+	{formats: []string{"json", "csv"}, open: openDocuments},
+	{formats: []string{"rocpd"}, open: openRocpd},
+	{wanted: wantsStats, open: openStats},
 }
 
 // NewFiles returns the sink that writes opts.Formats under opts.Dir; ctx's cancellation stops it.
@@ -110,30 +135,36 @@ func (f *Files) Begin(p *Process) error {
 		}
 	}
 	f.n++
-	if f.s == nil {
+	if f.pf == nil {
 		return nil
 	}
-	f.v = newView(f.opts, p)
-	if err := f.v.begin(f.s, f.n == 1); err != nil {
-		return f.fail(err)
+	f.proc, f.errs, f.nErrs = p, nil, 0
+	for _, s := range f.sinks {
+		if err := s.Begin(p); err != nil {
+			return f.fail(err)
+		}
 	}
 	return nil
 }
 
-// open checks the formats and the location and creates the files of the formats wanted.
+// open checks the formats and the location and opens the sinks wanted, which create their files.
 func (f *Files) open(counters bool) error {
 	opts := f.opts
-	want := map[string]bool{}
+	var rows []int
 	for _, format := range opts.Formats {
-		switch format {
-		case "json", "csv", "rocpd":
-			want[format] = true
-		default:
+		i := slices.IndexFunc(prefixSinks, func(r prefixSinkRow) bool { return slices.Contains(r.formats, format) })
+		if i < 0 {
 			return fmt.Errorf("output format %q: this writer produces %v", format, Formats)
 		}
+		rows = append(rows, i)
 	}
-	if len(want) == 0 {
+	if len(rows) == 0 {
 		return nil
+	}
+	for i, r := range prefixSinks {
+		if r.wanted != nil && r.wanted(opts) {
+			rows = append(rows, i)
+		}
 	}
 	if !filepath.IsLocal(opts.File) {
 		return fmt.Errorf("the file name %q leaves the output directory %s: refusing to write there", opts.File, opts.Dir)
@@ -144,56 +175,85 @@ func (f *Files) open(counters bool) error {
 		return err
 	}
 	f.loc = loc
-	f.s = &streams{loc: loc, base: filepath.Base(file), wrap: opts.wrap, agentRows: map[string]bool{}}
-	if err := f.s.open(want, opts.KernelTrace, counters); err != nil {
-		return err
-	}
-	if opts.Stats && opts.KernelTrace {
-		f.s.kernelStats, f.s.domainStats = &stats.Table{}, &stats.Table{}
+	f.pf = &prefix{loc: loc, base: filepath.Base(file), wrap: opts.wrap}
+	for i, r := range prefixSinks {
+		if !slices.Contains(rows, i) {
+			continue
+		}
+		s, err := r.open(f.pf, opts, counters)
+		if err != nil {
+			return err
+		}
+		f.sinks = append(f.sinks, s)
 	}
 	return nil
 }
 
-// Dispatch writes every pass of one logical dispatch to every open file.
+// Dispatch hands one logical dispatch to every sink and keeps its evaluation failures.
 func (f *Files) Dispatch(d *Dispatch) error {
 	if f.err != nil {
 		return f.err
 	}
-	if f.v == nil {
+	if f.pf == nil || f.proc == nil {
 		return nil
 	}
 	if f.ctx.Err() != nil {
 		return f.fail(context.Cause(f.ctx))
 	}
-	if err := f.v.writeLogical(f.s, d); err != nil {
-		return f.fail(err)
+	for i := range d.Passes {
+		for _, err := range d.Passes[i].Errs {
+			if len(f.errs) < maxShownErrors {
+				f.errs = append(f.errs, err)
+			}
+			f.nErrs++
+		}
+	}
+	for _, s := range f.sinks {
+		if err := s.Dispatch(d); err != nil {
+			return f.fail(err)
+		}
 	}
 	return nil
 }
 
-// End ends the process in the files: its kernel dispatch records after its counter records. Its
-// evaluation failures wait for Close, which reports them once everything else is written.
+// End ends the process in every sink. Its evaluation failures wait for Close, which reports them
+// once everything else is written.
 func (f *Files) End(failed error) error {
-	v := f.v
-	f.v = nil
+	p := f.proc
+	f.proc = nil
 	if failed != nil {
 		f.fail(failed)
+		for _, s := range f.sinks {
+			_ = s.End(failed)
+		}
 		return failed
 	}
 	if f.err != nil {
 		return f.err
 	}
-	if v == nil {
+	if p == nil {
 		return nil
 	}
-	err := v.end(f.s)
-	if err != nil {
-		return f.fail(err)
+	for _, s := range f.sinks {
+		if err := s.End(nil); err != nil {
+			return f.fail(err)
+		}
 	}
-	if err := v.evalError(); err != nil {
+	if err := f.evalError(p); err != nil {
 		f.evalErrs = append(f.evalErrs, err)
 	}
 	return nil
+}
+
+func (f *Files) evalError(p *Process) error {
+	if f.nErrs == 0 {
+		return nil
+	}
+	errs := f.errs
+	if f.nErrs > len(errs) {
+		errs = append(errs[:len(errs):len(errs)], fmt.Errorf("and %d more", f.nErrs-len(errs)))
+	}
+	return fmt.Errorf("pid %d: some counter values were not written: %w", p.Header.PID, errors.Join(errs...))
 }
 
 // Close finishes the files and renames them into place, and returns their paths; after a failure
@@ -207,61 +267,45 @@ func (f *Files) Close() ([]string, error) {
 	if f.loc != nil {
 		defer f.loc.close()
 	}
-	if f.s == nil {
+	if f.pf == nil {
 		return nil, f.err
 	}
-	s := f.s
-	defer s.abort()
+	defer f.abort()
 	if f.err != nil {
 		return nil, f.err
 	}
-	if s.kernelStats != nil {
-		if err := s.writeStats(); err != nil {
+	for _, s := range f.sinks {
+		if err := s.close(); err != nil {
 			return nil, err
 		}
 	}
-	if err := s.finish(); err != nil {
+	if err := f.pf.finish(); err != nil {
 		return nil, err
 	}
 	if err := context.Cause(f.ctx); err != nil {
 		return nil, err
 	}
-	paths, err := s.commit()
+	paths, err := f.pf.commit()
 	if err != nil {
 		return paths, err
+	}
+	for _, s := range f.sinks {
+		if t, ok := s.(interface{ placed() error }); ok {
+			if err := t.placed(); err != nil {
+				return paths, err
+			}
+		}
 	}
 	return paths, errors.Join(f.evalErrs...)
 }
 
-// begin adds one process to every open file; first says it is the first process of the files.
-func (v *view) begin(s *streams, first bool) error {
-	var err error
-	if s.results != nil {
-		err = v.writeResultsHead(s.results.w, first)
-		if err == nil && v.opts.KernelTrace {
-			s.trace, err = newTraceSpool(s.loc, s.base)
-		}
+// abort releases every sink and removes the files not placed.
+func (f *Files) abort() {
+	for _, s := range f.sinks {
+		s.abort()
 	}
-	if err == nil && s.agentInfo != nil {
-		v.writeAgentInfo(s.agentInfo.w, s.agentRows)
-	}
-	if err == nil && s.rocpd {
-		err = s.rocpdProcess(v)
-	}
-	return err
-}
-
-// end writes what follows the process's dispatches and drops its kernel dispatch spool.
-func (v *view) end(s *streams) error {
-	var err error
-	if s.results != nil {
-		err = v.writeResultsTail(s.results.w, s.trace)
-	}
-	if s.trace != nil {
-		s.trace.close()
-		s.trace = nil
-	}
-	return err
+	f.sinks = nil
+	f.pf.abort()
 }
 
 // view is one process prepared for writing: its agents, counter catalog and kernel names, and
@@ -271,8 +315,6 @@ type view struct {
 	proc     *records.Process
 	nodeIDs  map[uint64]uint64 // Agent_Id of the CSV rows, by agent handle
 	cat      *catalog
-	errs     []error // the first maxShownErrors evaluation failures
-	nErrs    int
 	command  []string
 	names    map[uint64]kernelText // by kernel id
 	counters []idValues            // the current pass's counters
@@ -320,16 +362,10 @@ func (v *view) kernel(id uint64) kernelText {
 	return t
 }
 
-// passCounters keeps the pass's counters the catalog has an id for, so that JSON and CSV always
-// agree, and notes its evaluation failures. The result is valid until the next call.
+// passCounters keeps the pass's counters the catalog has an id for, so that every format writes
+// the same counters. The result is valid until the next call.
 func (v *view) passCounters(p *Pass) []idValues {
 	v.counters = v.counters[:0]
-	for _, err := range p.Errs {
-		if len(v.errs) < maxShownErrors {
-			v.errs = append(v.errs, err)
-		}
-		v.nErrs++
-	}
 	for _, c := range p.Counters {
 		if c.ID != 0 {
 			v.counters = append(v.counters, idValues{c.ID, counterValues{c.Name, c.Values}})
@@ -338,15 +374,8 @@ func (v *view) passCounters(p *Pass) []idValues {
 	return v.counters
 }
 
-// writeLogical writes every pass of one logical dispatch to every open file. --stats times a
-// dispatch once, by its first pass, never by the sum of its passes.
-func (v *view) writeLogical(s *streams, l *Dispatch) error {
-	if s.kernelStats != nil && len(l.Passes) > 0 {
-		d := l.Passes[0].Record
-		name := v.kernelName(v.kernel(d.KernelID).k)
-		s.kernelStats.Add(name, d.End-d.Start)
-		s.domainStats.Add("KERNEL_DISPATCH", d.End-d.Start)
-	}
+// writeLogical writes every pass of one logical dispatch to results.json and the CSV files.
+func (v *view) writeLogical(s *documents, l *Dispatch) error {
 	for i := range l.Passes {
 		p := &l.Passes[i]
 		d := p.Record
@@ -369,11 +398,6 @@ func (v *view) writeLogical(s *streams, l *Dispatch) error {
 		if s.traceCSV != nil {
 			v.writeKernelTraceRow(s.traceCSV.w, d, k)
 		}
-		if s.db != nil {
-			if err := s.db.pass(v, d, counters); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }
@@ -388,17 +412,6 @@ func (v *view) element(w *bufio.Writer, wrote *bool) error {
 	}
 	_, err := w.Write(line)
 	return err
-}
-
-func (v *view) evalError() error {
-	if v.nErrs == 0 {
-		return nil
-	}
-	errs := v.errs
-	if v.nErrs > len(errs) {
-		errs = append(errs[:len(errs):len(errs)], fmt.Errorf("and %d more", v.nErrs-len(errs)))
-	}
-	return fmt.Errorf("pid %d: some counter values were not written: %w", v.proc.Header.PID, errors.Join(errs...))
 }
 
 // KernelName picks the flavour of a kernel's name the user asked for. -M wins over -T, as truncating

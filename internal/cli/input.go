@@ -197,6 +197,7 @@ var jobKeys = map[string]bool{
 	optExcludeRegex: true, optIterationRange: true, optTruncate: true, optMangled: true,
 	optLogLevel: true, optCacheControl: true, optBackend: true, optROCmRoot: true, optQuiet: true, optDryRun: true, optAllowDiverge: true,
 	optATT: true, optSPM: true, optPCBeta: true, optPCUnit: true, optPCMethod: true, optPCInterval: true,
+	optSummary: true, optSummaryPerDomain: true, optSummaryGroups: true, optSummaryOutput: true, optSummaryUnits: true,
 }
 
 // unsupportedJobKeys are rocprofv3 input keys (input_schema.json) for services gorocprof does not

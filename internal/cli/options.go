@@ -27,6 +27,8 @@ type ProfileOptions struct {
 	DryRun           bool
 	AllowDivergence  bool // application replay: keep a merged result whose runs diverged, exit 0
 
+	Summary SummaryOptions // -S, -D, --summary-groups, --summary-output-file, -u
+
 	// Recognised so that their combination with kernel replay is diagnosed in rocprofv3's words;
 	// gorocprof does not implement them yet.
 	ATT        bool

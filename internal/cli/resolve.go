@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/stats"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -48,6 +49,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.boolean(optReplayBeta, &o.KernelReplayBeta)
 	r.boolean(optKernelTrace, &o.KernelTrace)
 	r.boolean(optStats, &o.Stats)
+	r.resolveSummary(&o.Summary)
 	r.str(optOutputDir, &o.OutputDirectory)
 	r.str(optOutputFile, &o.OutputFile)
 	r.list(optOutputFormat, &o.OutputFormats)
@@ -256,6 +258,8 @@ var envChecks = map[string]envCheck{
 	optIterationRange: func(s string) error { _, err := ParseIterationRange(s); return err },
 	optPMC:            checkEnvGroups,
 	optInput:          checkInputName,
+	optSummaryUnits:   func(s string) error { return checkChoice(s, stats.Units) },
+	optSummaryGroups:  checkSummaryGroups,
 }
 
 // envReadBy lists, for the subcommands, the variables each reads; the profiling command (the root)

@@ -112,6 +112,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	optional(&o.KernelReplayBeta, optReplayBeta, "", "acknowledge that kernel replay is a beta feature")
 	optional(&o.KernelTrace, optKernelTrace, "", "trace every kernel dispatch")
 	optional(&o.Stats, optStats, "", "write kernel_stats.csv and domain_stats.csv of the traced kernels (with --kernel-trace)")
+	addSummaryFlags(fs, &o.Summary, optional)
 	fs.StringVarP(&o.OutputDirectory, optOutputDir, "d", defaultOutputDir, "directory for the output files")
 	fs.StringVarP(&o.OutputFile, optOutputFile, "o", defaultOutputFile, "output file name prefix; placeholders such as %hostname% %pid% %ppid% %rank% %env{NAME}%")
 	fs.VarP(formatsValue{&o.OutputFormats}, optOutputFormat, "f", "output formats: csv, json, rocpd (default \"json csv\")")

@@ -67,10 +67,12 @@ func printRequest(_ context.Context, req replay.Request) (replay.Result, error) 
 		LogLevel    string           `json:"log_level"`
 		DryRun      bool             `json:"dry_run"`
 		AllowDiv    bool             `json:"allow_divergence,omitempty"`
+		Summary     *summaryOpts     `json:"summary,omitempty"`
+		SummaryTo   string           `json:"summary_output_file,omitempty"`
 		App         string           `json:"app"`
 		Args        []string         `json:"args"`
 	}{req.Backend, groups, req.Mode, req.KernelTrace, req.Filters, req.OutputDir, req.OutputFile, req.Formats,
-		req.Mangled, req.Truncate, req.Quiet, req.LogLevel, req.DryRun, req.AllowDivergence, req.App, req.Args}
+		req.Mangled, req.Truncate, req.Quiet, req.LogLevel, req.DryRun, req.AllowDivergence, req.Summary, req.SummaryTo, req.App, req.Args}
 	enc := json.NewEncoder(req.Stdout)
 	enc.SetIndent("", "  ")
 	return replay.Result{}, enc.Encode(view)
@@ -133,6 +135,7 @@ func TestScriptE2E(t *testing.T) {
 			"rocpd":             rocpdQueryCmd,
 			"rocpd-matches-csv": rocpdMatchesCSVCmd,
 			"samerecords":       sameRecordsCmd,
+			"summary-stats":     summaryMatchesStatsCmd,
 		},
 	})
 }

@@ -80,6 +80,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	hasCounters := len(groups) > 0 || groupsErr != nil
 
 	diags = append(diags, checkCollection(o, hasCounters)...)
+	diags = append(diags, checkSummary(o)...)
 
 	formats, fdiags := checkFormats(o.OutputFormats)
 	diags = append(diags, fdiags...)
@@ -115,6 +116,8 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		Mode:        replayMode(o, len(groups)),
 		KernelTrace: o.KernelTrace,
 		Stats:       o.Stats,
+		Summary:     summaryRequest(o.Summary),
+		SummaryTo:   o.Summary.OutputFile,
 		Filters: contract.Filters{
 			IncludeRegex:    o.IncludeRegex,
 			ExcludeRegex:    o.ExcludeRegex,

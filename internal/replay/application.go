@@ -148,6 +148,8 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
 	passReq.Quiet = true
 	passReq.sinks = nil // the caller's sinks see the merged result, not each pass
+	// rocprofv3's summary is of the merged result, as the summary table is.
+	passReq.Summary = nil
 	octx, release := intr.outputPhase(ctx, pr.st.Signal)
 	defer release()
 	pr.run, err = readRecords(passReq, runDir, pr.st)

@@ -18,6 +18,7 @@ import (
 // target is one output prefix and the processes whose files it names, in the order of procs.
 type target struct {
 	dir, file string
+	vars      output.PathVars // the first process's, which name the files
 	procs     []*records.Process
 	files     *output.Files
 }
@@ -46,7 +47,7 @@ func outputTargets(req Request, procs []*records.Process, launched time.Time, st
 		key := filepath.Join(dir, file)
 		t := byPath[key]
 		if t == nil {
-			t = &target{dir: dir, file: file}
+			t = &target{dir: dir, file: file, vars: vars}
 			byPath[key] = t
 			targets = append(targets, t)
 		}
@@ -55,12 +56,13 @@ func outputTargets(req Request, procs []*records.Process, launched time.Time, st
 	return targets, nil
 }
 
-// writeOutputs streams every process, in order, through the files of its target (-f), the summary
-// (nil under --quiet) and the request's own sinks (compare's statistics), then puts every target's
-// files in place. A target that fails does not keep the others from being written: its error joins
-// the returned one. ctx's cancellation (an interrupt) stops it, with the files not complete left
-// unwritten.
-func writeOutputs(ctx context.Context, req Request, procs []*records.Process, plan *counters.Plan, launched time.Time, summary *output.SummarySink, stderr io.Writer) ([]string, error) {
+// writeOutputs streams every process, in order, through the files of its target (-f, with the
+// statistics and rocprofv3's summary of the target's processes, printed on stdout or stderr once
+// its files are in place), the summary table (nil under --quiet) and the request's own sinks
+// (compare's statistics), then puts every target's files in place. A target that fails does not
+// keep the others from being written: its error joins the returned one. ctx's cancellation (an
+// interrupt) stops it, with the files not complete left unwritten.
+func writeOutputs(ctx context.Context, req Request, procs []*records.Process, plan *counters.Plan, launched time.Time, summary *output.SummarySink, stdout, stderr io.Writer) ([]string, error) {
 	var targets []*target
 	if len(req.Formats) > 0 {
 		var err error
@@ -73,9 +75,13 @@ func writeOutputs(ctx context.Context, req Request, procs []*records.Process, pl
 		if note := t.sharedNote(); note != "" {
 			fmt.Fprintf(stderr, "gorocprof: note: %s\n", note)
 		}
+		sum, err := req.statsSummary(t.vars, stdout, stderr)
+		if err != nil {
+			return nil, err
+		}
 		t.files = output.NewFiles(ctx, output.Options{
 			Dir: t.dir, File: t.file, Formats: req.Formats, KernelTrace: req.KernelTrace, Stats: req.Stats,
-			Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
+			Summary: sum, Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
 		})
 		for _, p := range t.procs {
 			byProc[p] = t
@@ -126,6 +132,28 @@ func streamOutputs(ctx context.Context, req Request, procs []*records.Process, p
 		}
 	}
 	return nil
+}
+
+// statsSummary is where one target's summary goes (nil for none): the file SummaryTo names, its
+// placeholders expanded as the target's -o, or stdout or stderr.
+func (req Request) statsSummary(vars output.PathVars, stdout, stderr io.Writer) (*output.StatsSummary, error) {
+	if req.Summary == nil {
+		return nil, nil
+	}
+	s := &output.StatsSummary{SummaryOptions: *req.Summary}
+	switch strings.ToLower(req.SummaryTo) {
+	case "", "stderr":
+		s.To = stderr
+	case "stdout":
+		s.To = stdout
+	default:
+		name, err := output.ExpandPath(req.SummaryTo, vars)
+		if err != nil {
+			return nil, fmt.Errorf("--summary-output-file %q: %w", req.SummaryTo, err)
+		}
+		s.File = name
+	}
+	return s, nil
 }
 
 // sharedNote says that several processes share the target's files, and how they are kept.

@@ -129,7 +129,7 @@ func TestFailedTargetKeepsOthers(t *testing.T) {
 		{Header: contract.Header{PID: 8, Hostname: "b"}, Kernels: map[uint64]contract.Kernel{}},
 	}
 	req := Request{OutputDir: dir, OutputFile: "%hostname%/x", Formats: []string{"csv"}}
-	files, err := writeOutputs(context.Background(), req, procs, &counters.Plan{}, time.Now(), nil, io.Discard)
+	files, err := writeOutputs(context.Background(), req, procs, &counters.Plan{}, time.Now(), nil, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "writing the output of process 7: ") || !strings.Contains(err.Error(), "is not a directory") {
 		t.Errorf("err = %v, want process 7's failure", err)
 	}

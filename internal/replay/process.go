@@ -69,6 +69,7 @@ func processRun(ctx context.Context, pr ProcessRequest, dir string, info RunInfo
 		// One run of an application replay: its own output, as the replay writes it.
 		req.OutputDir = filepath.Join(req.OutputDir, PassDir(info.ApplicationPass))
 		req.Quiet = true
+		req.Summary = nil
 	}
 	run, err := readRecords(req, dir, launch.Status{})
 	if errors.Is(err, errNoRecords) {
@@ -221,6 +222,7 @@ func (info RunInfo) replan(ctx context.Context) (Request, *counters.Plan, error)
 		OutputDir: info.OutputDir, OutputFile: info.OutputFile, Formats: info.Formats,
 		Mangled: info.Mangled, Truncate: info.Truncate, Quiet: info.Quiet, LogLevel: info.LogLevel,
 		AllowDivergence: info.AllowDivergence, App: info.App, Args: info.Args,
+		Summary: info.Summary, SummaryTo: info.SummaryTo,
 	}
 	return req, plan, nil
 }

@@ -42,12 +42,7 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			work := t.TempDir()
-			tmp, kept := filepath.Join(work, "tmp"), filepath.Join(work, "kept")
-			if err := os.Mkdir(tmp, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			t.Setenv("TMPDIR", tmp)
+			work, tmp, kept := keptRunDirs(t)
 			t.Setenv("GOROCPROF_TEST_TAG", "atlaunch")
 			t.Chdir(work)
 			var ranOut, stderr bytes.Buffer

@@ -9,6 +9,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
+	"github.com/gorocprof/gorocprof/internal/stats"
 )
 
 // Request is one validated profiling run, as the command line or an input-file job describes it.
@@ -37,6 +38,12 @@ type Request struct {
 	Args            []string
 	Stdout          io.Writer
 	Stderr          io.Writer
+
+	// Summary is rocprofv3's summary of the traced kernels (-S, -D, --summary-groups, -u), nil for
+	// none; SummaryTo is where it goes: "" or stderr, stdout (any case), or a file name pattern,
+	// written as <file>_<name>.txt beside each prefix's files.
+	Summary   *stats.SummaryOptions
+	SummaryTo string
 
 	// sinks see the processes of the run's result (the merged processes under application replay)
 	// after the files and the summary: compare's statistics.

@@ -333,7 +333,7 @@ func collect(ctx context.Context, req Request, run records.Run, plan *counters.P
 	if !req.Quiet {
 		summary = output.NewSummary(output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate})
 	}
-	files, err := writeOutputs(ctx, req, procs, plan, launched, summary, stderr)
+	files, err := writeOutputs(ctx, req, procs, plan, launched, summary, stdout, stderr)
 	if err != nil {
 		return files, nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
+	"github.com/gorocprof/gorocprof/internal/stats"
 )
 
 // RunInfoFile is the file of a run directory that says what its records are for: the request, the
@@ -64,6 +65,10 @@ type RunInfo struct {
 	// Plan is the plan as results.json carries it; Process plans the groups again and checks that
 	// the catalogs still give this plan.
 	Plan json.RawMessage `json:"plan"`
+
+	// Summary and SummaryTo are the request's; absent when no summary was asked for.
+	Summary   *stats.SummaryOptions `json:"summary,omitempty"`
+	SummaryTo string                `json:"summary_output_file,omitempty"`
 }
 
 // newRunInfo describes a run of req launched now; pass and passes as in RunInfo.
@@ -102,6 +107,7 @@ func newRunInfo(req Request, sess *Session, plan *counters.Plan, launched time.T
 		OutputDir: req.OutputDir, OutputFile: req.OutputFile, Formats: nonNil(req.Formats),
 		Mangled: req.Mangled, Truncate: req.Truncate, Quiet: req.Quiet, LogLevel: req.LogLevel,
 		AllowDivergence: req.AllowDivergence, PathEnv: env, Agents: sess.Agents, Plan: planJSON,
+		Summary: req.Summary, SummaryTo: req.SummaryTo,
 	}, nil
 }
 

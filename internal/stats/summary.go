@@ -31,6 +31,9 @@ func (o SummaryOptions) Wanted() bool { return o.Whole || o.PerDomain || len(o.G
 // GroupRegexp compiles a --summary-groups expression as rocprofv3 applies it: matched against the
 // whole domain name (std::regex_match), here in RE2 syntax.
 func GroupRegexp(expr string) (*regexp.Regexp, error) {
+	if _, err := regexp.Compile(expr); err != nil {
+		return nil, err // in the words of the expression as given
+	}
 	return regexp.Compile(`^(?:` + expr + `)$`)
 }
 

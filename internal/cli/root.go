@@ -14,6 +14,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/launch"
 	"github.com/gorocprof/gorocprof/internal/replay"
+	"github.com/gorocprof/gorocprof/internal/stats"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -125,7 +126,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	fs.Var(choiceValue{&o.LogLevel, logLevels}, optLogLevel, "what the tool prints: error, warning, info or trace (default \"warning\")")
 	fs.Var(choiceValue{&o.CacheControl, cacheControls}, optCacheControl, "CUDA: flush the L2 before every replay pass, as ncu does (all), or not (none) (default \"all\")")
 	fs.StringVarP(input, optInput, "i", "", "input file: .json or .yaml {\"jobs\": [...]}, or .txt with \"pmc:\" lines; each job is one run")
-	optional(&o.Quiet, optQuiet, "", "do not print the summary table")
+	optional(&o.Quiet, optQuiet, "", "do not print the counter summary table (-S is rocprofv3's summary, apart from it)")
 	optional(&o.DryRun, optDryRun, "", "plan and print the passes, launch nothing")
 	optional(&o.AllowDivergence, optAllowDiverge, "", "application replay: accept a merged result although the runs dispatched different kernels (the divergences are still reported)")
 	fs.BoolVarP(listAvail, optListAvail, "L", false, "list the agents and their counters (same as the avail command)")
@@ -150,6 +151,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 
 	for name, words := range map[string][]string{
 		optBackend: backends, optReplayMode: replayModes, optLogLevel: logLevels, optOutputFormat: {"csv", "json"},
+		optSummaryUnits: stats.Units,
 	} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp))
 	}

@@ -19,16 +19,19 @@ import (
 
 // Options says which files Write produces and how names look.
 type Options struct {
-	Dir          string        // output directory (-d)
-	File         string        // file prefix inside Dir, placeholders already expanded (-o); must stay below Dir
-	Formats      []string      // any of "json", "csv", "rocpd"
-	KernelTrace  bool          // also write kernel dispatch timing (--kernel-trace)
-	Stats        bool          // with KernelTrace: kernel_stats.csv and domain_stats.csv (--stats)
-	Summary      *StatsSummary // with KernelTrace: rocprofv3's summary tables (-S, -D, --summary-groups); nil for none
-	Mangled      bool          // kernel names as mangled symbols (-M)
-	Truncate     bool          // kernel names without template and argument lists (-T)
-	PlanMetadata any           // embedded in results.json metadata as "gorocprof_plan"
-	Command      []string      // the profiled command line; the record header's when empty
+	Dir          string   // output directory (-d)
+	File         string   // file prefix inside Dir, placeholders already expanded (-o); must stay below Dir
+	Formats      []string // any of "json", "csv", "rocpd"
+	KernelTrace  bool     // also write kernel dispatch timing (--kernel-trace)
+	Stats        bool     // with KernelTrace: kernel_stats.csv and domain_stats.csv (--stats)
+	Mangled      bool     // kernel names as mangled symbols (-M)
+	Truncate     bool     // kernel names without template and argument lists (-T)
+	PlanMetadata any      // embedded in results.json metadata as "gorocprof_plan"
+	Command      []string // the profiled command line; the record header's when empty
+
+	// Summary, with KernelTrace: rocprofv3's summary tables (-S, -D, --summary-groups) of the
+	// prefix's processes and where they go; nil for none.
+	Summary *StatsSummary
 
 	// wrap, when set, stands between each output file and the formatting, so that tests can make a
 	// write fail part way (a full disk) or stop the run there (a signal).

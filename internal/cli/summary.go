@@ -121,7 +121,7 @@ func checkSummaryFile(o ProfileOptions) string {
 	if err != nil {
 		return err.Error()
 	}
-	if strings.ContainsRune(expanded, '/') || expanded == "." || expanded == ".." {
+	if strings.ContainsRune(expanded, '/') {
 		return "expected stdout, stderr or a file name (written as <-o>_NAME.txt beside the other output files), not a path"
 	}
 	prefix, err := output.ExpandPath(o.OutputFile, vars)

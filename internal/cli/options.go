@@ -26,6 +26,11 @@ type ProfileOptions struct {
 	Quiet            bool
 	DryRun           bool
 	AllowDivergence  bool // application replay: keep a merged result whose runs diverged, exit 0
+	// MPI: the ranks that are profiled ("0-3,8"; "" for all) and the variables that hold the rank
+	// and the world size ("" for the launchers' own, found as rocprofv3 finds them).
+	ProfileMPIRanks string
+	MPIRankVariable string
+	MPISizeVariable string
 
 	// Recognised so that their combination with kernel replay is diagnosed in rocprofv3's words;
 	// gorocprof does not implement them yet.
@@ -44,36 +49,39 @@ type ProfileOptions struct {
 // Option names, shared by the flags, the GOROCPROF_* environment (upper case, '-' as '_') and the
 // input file keys ('-' as '_').
 const (
-	optPMC            = "pmc"
-	optPMCGroups      = "pmc-groups" // input file only: several groups at once
-	optReplayMode     = "replay-mode"
-	optReplayBeta     = "kernel-replay-beta-enabled"
-	optKernelTrace    = "kernel-trace"
-	optStats          = "stats"
-	optOutputDir      = "output-directory"
-	optOutputFile     = "output-file"
-	optOutputFormat   = "output-format"
-	optIncludeRegex   = "kernel-include-regex"
-	optExcludeRegex   = "kernel-exclude-regex"
-	optIterationRange = "kernel-iteration-range"
-	optTruncate       = "truncate-kernels"
-	optMangled        = "mangled-kernels"
-	optLogLevel       = "log-level"
-	optCacheControl   = "cache-control"
-	optBackend        = "backend"
-	optROCmRoot       = "rocm-root"
-	optQuiet          = "quiet"
-	optDryRun         = "dry-run"
-	optAllowDiverge   = "allow-divergence"
-	optFailFast       = "fail-fast" // command line and environment only: it is about the sweep, not a job
-	optInput          = "input"
-	optListAvail      = "list-avail"
-	optATT            = "att"
-	optSPM            = "spm"
-	optPCBeta         = "pc-sampling-beta-enabled"
-	optPCUnit         = "pc-sampling-unit"
-	optPCMethod       = "pc-sampling-method"
-	optPCInterval     = "pc-sampling-interval"
+	optPMC             = "pmc"
+	optPMCGroups       = "pmc-groups" // input file only: several groups at once
+	optReplayMode      = "replay-mode"
+	optReplayBeta      = "kernel-replay-beta-enabled"
+	optKernelTrace     = "kernel-trace"
+	optStats           = "stats"
+	optOutputDir       = "output-directory"
+	optOutputFile      = "output-file"
+	optOutputFormat    = "output-format"
+	optIncludeRegex    = "kernel-include-regex"
+	optExcludeRegex    = "kernel-exclude-regex"
+	optIterationRange  = "kernel-iteration-range"
+	optTruncate        = "truncate-kernels"
+	optMangled         = "mangled-kernels"
+	optLogLevel        = "log-level"
+	optCacheControl    = "cache-control"
+	optBackend         = "backend"
+	optROCmRoot        = "rocm-root"
+	optQuiet           = "quiet"
+	optDryRun          = "dry-run"
+	optAllowDiverge    = "allow-divergence"
+	optProfileMPIRanks = "profile-mpi-ranks"
+	optMPIRankVar      = "mpi-world-rank-variable"
+	optMPISizeVar      = "mpi-world-size-variable"
+	optFailFast        = "fail-fast" // command line and environment only: it is about the sweep, not a job
+	optInput           = "input"
+	optListAvail       = "list-avail"
+	optATT             = "att"
+	optSPM             = "spm"
+	optPCBeta          = "pc-sampling-beta-enabled"
+	optPCUnit          = "pc-sampling-unit"
+	optPCMethod        = "pc-sampling-method"
+	optPCInterval      = "pc-sampling-interval"
 )
 
 // Defaults, where rocprofv3's differ gorocprof says why.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the tools the build needs exist. As root with apt-get (CI, a fresh Debian machine) it
 # installs what is missing; elsewhere it names what to install and fails.
-# Usage: ensure-deps.sh go|tool   (what the build step about to run needs)
+# Usage: ensure-deps.sh go|tool|mpi   (what the build step or test about to run needs; mpi, Open MPI's
+# mpirun for scripts/tests/mpi.sh, is no part of the build: without it that test is skipped)
 set -euo pipefail
 
 missing=()
@@ -42,6 +43,9 @@ case "${1:-all}" in
     elif ! { [ -e /usr/include/re2/re2.h ] || pkg-config --exists re2 2>/dev/null; }; then
       need_pkgs+=(libre2-dev)
     fi ;;
+esac
+case "${1:-all}" in
+  mpi) command -v mpirun >/dev/null 2>&1 || need_pkgs+=(openmpi-bin) ;;
 esac
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then

@@ -105,3 +105,25 @@ func TestCheckMPIRanksReportsEveryDiagnostic(t *testing.T) {
 		t.Errorf("diagnostics %q, want the pair rule and the bad range", diags)
 	}
 }
+
+// FuzzParseRankList: --profile-mpi-ranks never panics; what it accepts is one ordered range per
+// comma-separated part, and every rank it names is matched.
+func FuzzParseRankList(f *testing.F) {
+	for _, s := range []string{"0", "0-3,8", " 1 , 2-5", "3-1", "-", ",", "0-99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		list, err := parseRankList(spec)
+		if err != nil {
+			return
+		}
+		if len(list) != strings.Count(spec, ",")+1 {
+			t.Fatalf("parseRankList(%q) = %v: not one range per part", spec, list)
+		}
+		for _, r := range list {
+			if r.first < 0 || r.first > r.last || !rankListContains(list, r.first) || !rankListContains(list, r.last) {
+				t.Fatalf("parseRankList(%q) = %v: range %v", spec, list, r)
+			}
+		}
+	})
+}

@@ -75,7 +75,7 @@ func checkMPIRanks(o ProfileOptions, getenv func(string) string) (mpiSelection, 
 	if o.ProfileMPIRanks == "" {
 		return sel, diags
 	}
-	flag := fmt.Sprintf("--%s %s", optProfileMPIRanks, o.ProfileMPIRanks)
+	flag := fmt.Sprintf("--%s %s", optMPIRanks, o.ProfileMPIRanks)
 	list, err := parseRankList(o.ProfileMPIRanks)
 	if err != nil {
 		diags = append(diags, fmt.Sprintf("%s: %v", flag, err))

@@ -63,7 +63,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.boolean(optQuiet, &o.Quiet)
 	r.boolean(optDryRun, &o.DryRun)
 	r.boolean(optAllowDiverge, &o.AllowDivergence)
-	r.str(optProfileMPIRanks, &o.ProfileMPIRanks)
+	r.str(optMPIRanks, &o.ProfileMPIRanks)
 	r.str(optMPIRankVar, &o.MPIRankVariable)
 	r.str(optMPISizeVar, &o.MPISizeVariable)
 	r.boolean(optATT, &o.ATT)
@@ -250,16 +250,16 @@ func describeValue(v any) string {
 type envCheck func(value string) error
 
 var envChecks = map[string]envCheck{
-	optBackend:         func(s string) error { return checkChoice(s, backends) },
-	optReplayMode:      func(s string) error { return checkChoice(s, replayModes) },
-	optLogLevel:        func(s string) error { return checkChoice(s, logLevels) },
-	optOutputFormat:    checkEnvFormats,
-	optIncludeRegex:    checkRegex,
-	optExcludeRegex:    checkRegex,
-	optIterationRange:  func(s string) error { _, err := ParseIterationRange(s); return err },
-	optPMC:             checkEnvGroups,
-	optInput:           checkInputName,
-	optProfileMPIRanks: func(s string) error { _, err := parseRankList(s); return err },
+	optBackend:        func(s string) error { return checkChoice(s, backends) },
+	optReplayMode:     func(s string) error { return checkChoice(s, replayModes) },
+	optLogLevel:       func(s string) error { return checkChoice(s, logLevels) },
+	optOutputFormat:   checkEnvFormats,
+	optIncludeRegex:   checkRegex,
+	optExcludeRegex:   checkRegex,
+	optIterationRange: func(s string) error { _, err := ParseIterationRange(s); return err },
+	optPMC:            checkEnvGroups,
+	optInput:          checkInputName,
+	optMPIRanks:       func(s string) error { _, err := parseRankList(s); return err },
 }
 
 // envReadBy lists, for the subcommands, the variables each reads; the profiling command (the root)

@@ -60,7 +60,9 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "ensure-deps: the build needs these, which this machine lacks:" >&2
+  needer="the build needs"
+  [ "${1:-all}" = mpi ] && needer="the MPI test (scripts/tests/mpi.sh) needs"
+  echo "ensure-deps: $needer these, which this machine lacks:" >&2
   for m in "${missing[@]}"; do echo "  - $m" >&2; done
   exit 1
 fi

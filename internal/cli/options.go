@@ -26,6 +26,11 @@ type ProfileOptions struct {
 	Quiet            bool
 	DryRun           bool
 	AllowDivergence  bool // application replay: keep a merged result whose runs diverged, exit 0
+	// MPI: the ranks that are profiled ("0-3,8"; "" for all) and the variables that hold the rank
+	// and the world size ("" for the launchers' own, found as rocprofv3 finds them).
+	ProfileMPIRanks string
+	MPIRankVariable string
+	MPISizeVariable string
 
 	// Recognised so that their combination with kernel replay is diagnosed in rocprofv3's words;
 	// gorocprof does not implement them yet.
@@ -65,6 +70,9 @@ const (
 	optQuiet          = "quiet"
 	optDryRun         = "dry-run"
 	optAllowDiverge   = "allow-divergence"
+	optMPIRanks       = "profile-mpi-ranks"
+	optMPIRankVar     = "mpi-world-rank-variable"
+	optMPISizeVar     = "mpi-world-size-variable"
 	optFailFast       = "fail-fast" // command line and environment only: it is about the sweep, not a job
 	optInput          = "input"
 	optListAvail      = "list-avail"

@@ -63,6 +63,9 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.boolean(optQuiet, &o.Quiet)
 	r.boolean(optDryRun, &o.DryRun)
 	r.boolean(optAllowDiverge, &o.AllowDivergence)
+	r.str(optMPIRanks, &o.ProfileMPIRanks)
+	r.str(optMPIRankVar, &o.MPIRankVariable)
+	r.str(optMPISizeVar, &o.MPISizeVariable)
 	r.boolean(optATT, &o.ATT)
 	r.boolean(optSPM, &o.SPM)
 	var pcBeta bool
@@ -256,6 +259,7 @@ var envChecks = map[string]envCheck{
 	optIterationRange: func(s string) error { _, err := ParseIterationRange(s); return err },
 	optPMC:            checkEnvGroups,
 	optInput:          checkInputName,
+	optMPIRanks:       func(s string) error { _, err := parseRankList(s); return err },
 }
 
 // envReadBy lists, for the subcommands, the variables each reads; the profiling command (the root)

@@ -127,6 +127,9 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	optional(&o.Quiet, optQuiet, "", "do not print the summary table")
 	optional(&o.DryRun, optDryRun, "", "plan and print the passes, launch nothing")
 	optional(&o.AllowDivergence, optAllowDiverge, "", "application replay: accept a merged result although the runs dispatched different kernels (the divergences are still reported)")
+	fs.StringVar(&o.ProfileMPIRanks, optMPIRanks, "", "MPI: profile only these ranks (\"0-3,8\"); the others run the application without the tool and write nothing")
+	fs.StringVar(&o.MPIRankVariable, optMPIRankVar, "", "MPI: the environment variable holding this process's rank (with --"+optMPISizeVar+")")
+	fs.StringVar(&o.MPISizeVariable, optMPISizeVar, "", "MPI: the environment variable holding the number of ranks (with --"+optMPIRankVar+")")
 	fs.BoolVarP(listAvail, optListAvail, "L", false, "list the agents and their counters (same as the avail command)")
 
 	// Recognised but not implemented: here only so that their combination with kernel replay gets

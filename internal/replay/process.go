@@ -16,6 +16,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
+	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
 
@@ -227,6 +228,7 @@ func (info RunInfo) replan(ctx context.Context) (Request, *counters.Plan, error)
 		OutputDir: info.OutputDir, OutputFile: info.OutputFile, Formats: info.Formats,
 		Mangled: info.Mangled, Truncate: info.Truncate, Quiet: info.Quiet, LogLevel: info.LogLevel,
 		AllowDivergence: info.AllowDivergence, App: info.App, Args: info.Args,
+		RankVariables: output.RankVariables{Rank: info.MPIRankVariable, Size: info.MPISizeVariable},
 	}
 	return req, plan, nil
 }

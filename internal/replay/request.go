@@ -33,10 +33,17 @@ type Request struct {
 	// AllowDivergence keeps an application replay whose runs dispatched different kernels from
 	// failing: what matched is merged either way, and the divergences are reported.
 	AllowDivergence bool
-	App             string
-	Args            []string
-	Stdout          io.Writer
-	Stderr          io.Writer
+	// RankVariables are --mpi-world-rank-variable and --mpi-world-size-variable: where %rank% and
+	// %size% come from instead of the launchers' variables.
+	RankVariables output.RankVariables
+	// Unprofiled is a process outside --profile-mpi-ranks (Rank is its rank): the application runs
+	// as often as a profiled run would run it, without the tool, and nothing is written.
+	Unprofiled bool
+	Rank       string
+	App        string
+	Args       []string
+	Stdout     io.Writer
+	Stderr     io.Writer
 
 	// sinks see the processes of the run's result (the merged processes under application replay)
 	// after the files and the summary: compare's statistics.

@@ -162,3 +162,56 @@ func wantCounters(r *contract.Dispatch) map[string]float64 {
 	}
 	return out
 }
+
+// overlapRecords is a process whose dispatches on one queue overlap in time, one of which ran on an
+// agent the records do not define and one whose clock went back.
+const overlapRecords = `{"t":"header","version":1,"pid":77,"ppid":1,"backend":"sim","hostname":"h","init_time":1,"cmdline":["/opt/app"]}
+{"t":"agent","id":1,"index":0,"name":"gfx942","product_name":"","vendor":"AMD","type":"GPU","props":{},"strings":{}}
+{"t":"kernel","kernel_id":1,"name":"k","demangled":"k","truncated":"k","agent_id":1}
+` + overlapDispatch + `1,"agent_id":1,"start":100,"end":200}
+` + overlapDispatch + `2,"agent_id":1,"start":150,"end":250}
+` + overlapDispatch + `3,"agent_id":1,"start":210,"end":300}
+` + overlapDispatch + `4,"agent_id":1,"start":220,"end":260}
+` + overlapDispatch + `5,"agent_id":9,"start":230,"end":240}
+` + overlapDispatch + `6,"agent_id":1,"start":400,"end":390}
+{"t":"end","fini_time":500,"dispatches":6,"replayed":0,"declined":0}
+`
+
+const overlapDispatch = `{"t":"dispatch","pass":0,"passes":1,"queue_id":1,"kernel_id":1,"grid":[1,1,1],"workgroup":[1,1,1],"counters":[],"dispatch_id":`
+
+// TestPftraceLanes: a slice that begins before the queue's earlier slices end goes on a further
+// lane of that queue, so that no track holds overlapping slices, and the trace stays valid with two
+// processes in it, an agent without a record and a pass that ends before it starts.
+func TestPftraceLanes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "77.ndjson")
+	if err := os.WriteFile(path, []byte(overlapRecords), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	overlap, err := records.ReadProcess(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tr := writeTrace(t, Options{File: "shared"}, []*records.Process{readFixture(t, "4242.ndjson"), overlap}, fakeCounters{})
+	compareGolden(t, "pftrace/lanes.txt", []byte(dumpTrace(tr)))
+	names := map[uint64]string{}
+	for _, tk := range tr.Tracks {
+		names[tk.UUID] = tk.Name
+	}
+	want := map[string]string{"1": "queue 1", "2": "queue 1 #2", "3": "queue 1", "4": "queue 1 #3", "5": "queue 1", "6": "queue 1"}
+	got := map[string]string{}
+	for _, s := range tr.Slices {
+		if s.Start < 1000 { // the second process
+			id, _ := s.Arg("dispatch_id")
+			got[id] = names[s.Track]
+		}
+	}
+	for id, lane := range want {
+		if got[id] != lane {
+			t.Errorf("dispatch %s on %q, want %q", id, got[id], lane)
+		}
+	}
+	last := tr.Slices[len(tr.Slices)-1]
+	if end, _ := last.Arg("recorded_end"); last.Start != 400 || last.End != 400 || end != "390" {
+		t.Errorf("the pass that ends before it starts: %d..%d recorded_end %q, want 400..400 and 390", last.Start, last.End, end)
+	}
+}

@@ -77,12 +77,21 @@ func TestPftraceGolden(t *testing.T) {
 }
 
 // TestPftraceSlices checks every slice of the fixture's trace against its record: one slice per
-// pass, in dispatch and pass order, named with its pass, on its agent's queue track, from the
+// pass, in dispatch and pass order, named with the kernel as -M or -T asks and with its pass, on its agent's queue track, from the
 // record's start to its end, with its launch and the pass's requested counters (summed over
 // instances, as counter_collection.csv has them) as arguments.
 func TestPftraceSlices(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		mangled, truncate bool
+	}{{"demangled", false, false}, {"mangled", true, false}, {"truncated", false, true}} {
+		t.Run(tc.name, func(t *testing.T) { checkSlices(t, tc.mangled, tc.truncate) })
+	}
+}
+
+func checkSlices(t *testing.T, mangled, truncate bool) {
 	proc := readFixture(t, "4242.ndjson")
-	_, tr := writeTrace(t, Options{File: "4242"}, []*records.Process{proc}, fakeCounters{})
+	_, tr := writeTrace(t, Options{File: "4242", Mangled: mangled, Truncate: truncate}, []*records.Process{proc}, fakeCounters{})
 	tracks := map[uint64]perfetto.DecodedTrack{}
 	for _, tk := range tr.Tracks {
 		tracks[tk.UUID] = tk
@@ -99,7 +108,11 @@ func TestPftraceSlices(t *testing.T) {
 			}
 			s := tr.Slices[n]
 			n++
-			name := KernelName(proc.Kernels[r.KernelID], false, false)
+			k := proc.Kernels[r.KernelID]
+			name := map[bool]string{false: k.Demangled, true: k.Name}[mangled]
+			if truncate {
+				name = k.Truncated
+			}
 			if r.Passes > 1 {
 				name += fmt.Sprintf(" [pass %d/%d]", r.Pass+1, r.Passes)
 			}

@@ -75,7 +75,7 @@ func pftraceVsCSVCmd(ts *testscript.TestScript, neg bool, args []string) {
 		s := tr.Slices[i]
 		id, _ := s.Arg("dispatch_id")
 		name := passSuffix.ReplaceAllString(s.Name, "")
-		got := strings.Join([]string{id, strings.SplitN(names[s.Track], " #", 2)[0], name,
+		got := strings.Join([]string{id, names[s.Track], name,
 			fmt.Sprint(s.Start), fmt.Sprint(s.End)}, "|")
 		want := strings.Join([]string{r[col["Dispatch_Id"]], "queue " + r[col["Queue_Id"]], r[col["Kernel_Name"]],
 			r[col["Start_Timestamp"]], r[col["End_Timestamp"]]}, "|")

@@ -30,11 +30,14 @@ type agentTrack struct {
 	queues map[uint64]*queueTrack
 }
 
-// queueTrack is a queue's lanes: its own track first, then a track below it for each slice that
+// queueTrack is a queue's lanes: a track for its first slice, and another for each slice that
 // began before the last slice of every earlier lane had ended (concurrent dispatches of one queue,
 // or the runs of an application replay, which a merged result puts on one queue). A lane's slices
-// follow each other in time, which is all a track of the trace may hold without nesting.
+// follow each other in time, which is all a track of the trace may hold without nesting. The lanes
+// are siblings of one name, which the UI merges into one track of the queue (Perfetto's default
+// for siblings of one name), laying out the overlapping slices below each other.
 type queueTrack struct {
+	rank  int32
 	lanes []lane
 }
 
@@ -139,7 +142,7 @@ func (s *pftraceSink) lane(pass *Pass) (perfetto.Track, error) {
 	}
 	q := a.queues[r.QueueID]
 	if q == nil {
-		q = &queueTrack{}
+		q = &queueTrack{rank: int32(len(a.queues))}
 		a.queues[r.QueueID] = q
 	}
 	for i := range q.lanes {
@@ -148,13 +151,7 @@ func (s *pftraceSink) lane(pass *Pass) (perfetto.Track, error) {
 			return l.track, nil
 		}
 	}
-	name := "queue " + strconv.FormatUint(r.QueueID, 10)
-	parent, rank := a.track, int32(len(a.queues)-1)
-	if n := len(q.lanes); n > 0 {
-		parent, rank = q.lanes[0].track, int32(n)
-		name += " #" + strconv.Itoa(n+1)
-	}
-	t, err := s.w.Child(parent, name, rank)
+	t, err := s.w.Child(a.track, "queue "+strconv.FormatUint(r.QueueID, 10), q.rank)
 	if err != nil {
 		return t, err
 	}

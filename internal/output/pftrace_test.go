@@ -193,8 +193,9 @@ const overlapRecords = `{"t":"header","version":1,"pid":77,"ppid":1,"backend":"s
 const overlapDispatch = `{"t":"dispatch","pass":0,"passes":1,"queue_id":1,"kernel_id":1,"grid":[1,1,1],"workgroup":[1,1,1],"counters":[],"dispatch_id":`
 
 // TestPftraceLanes: a slice that begins before the queue's earlier slices end goes on a further
-// lane of that queue, so that no track holds overlapping slices, and the trace stays valid with two
-// processes in it, an agent without a record and a pass that ends before it starts.
+// lane of that queue (a sibling track of the same name), so that no track holds overlapping slices,
+// and the trace stays valid with two processes in it, an agent without a record and a pass that ends
+// before it starts.
 func TestPftraceLanes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "77.ndjson")
 	if err := os.WriteFile(path, []byte(overlapRecords), 0o644); err != nil {
@@ -206,22 +207,29 @@ func TestPftraceLanes(t *testing.T) {
 	}
 	_, tr := writeTrace(t, Options{File: "shared"}, []*records.Process{readFixture(t, "4242.ndjson"), overlap}, fakeCounters{})
 	compareGolden(t, "pftrace/lanes.txt", []byte(dumpTrace(tr)))
-	names := map[uint64]string{}
+	tracks := map[uint64]perfetto.DecodedTrack{}
 	for _, tk := range tr.Tracks {
-		names[tk.UUID] = tk.Name
+		tracks[tk.UUID] = tk
 	}
-	want := map[string]string{"1": "queue 1", "2": "queue 1 #2", "3": "queue 1", "4": "queue 1 #3", "5": "queue 1", "6": "queue 1"}
-	got := map[string]string{}
+	// Dispatch 5 ran on an agent without a record: a queue of its own agent's.
+	wantLane := map[string]int{"1": 0, "2": 1, "3": 0, "4": 2, "6": 0}
+	lanes := map[int]uint64{}
 	for _, s := range tr.Slices {
-		if s.Start < 1000 { // the second process
-			id, _ := s.Arg("dispatch_id")
-			got[id] = names[s.Track]
+		id, _ := s.Arg("dispatch_id")
+		lane, ok := wantLane[id]
+		if s.Start >= 1000 || !ok { // the first process, or dispatch 5
+			continue
 		}
+		if tk := tracks[s.Track]; tk.Name != "queue 1" || tracks[tk.Parent].Name != "agent 0 gfx942" {
+			t.Errorf("dispatch %s on %q of %q, want queue 1 of agent 0 gfx942", id, tk.Name, tracks[tk.Parent].Name)
+		}
+		if u, seen := lanes[lane]; seen && u != s.Track {
+			t.Errorf("dispatch %s on track %d, want lane %d's track %d", id, s.Track, lane, u)
+		}
+		lanes[lane] = s.Track
 	}
-	for id, lane := range want {
-		if got[id] != lane {
-			t.Errorf("dispatch %s on %q, want %q", id, got[id], lane)
-		}
+	if len(lanes) != 3 || lanes[0] == lanes[1] || lanes[1] == lanes[2] || lanes[0] == lanes[2] {
+		t.Errorf("lanes %v, want three tracks", lanes)
 	}
 	last := tr.Slices[len(tr.Slices)-1]
 	if end, _ := last.Arg("recorded_end"); last.Start != 400 || last.End != 400 || end != "390" {

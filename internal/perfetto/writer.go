@@ -24,9 +24,6 @@ const traceFieldPacket = 1
 // A Track is a declared track of the trace; the zero Track is none.
 type Track struct{ uuid uint64 }
 
-// UUID is the track's uuid in the trace.
-func (t Track) UUID() uint64 { return t.uuid }
-
 // Writer writes one trace. Every track is declared (its TrackDescriptor packet) before the first
 // event on it; uuids are numbered from 1 in declaration order, and event and argument names are
 // interned on their first use, so the same calls give the same bytes.

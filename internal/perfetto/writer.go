@@ -53,6 +53,9 @@ func (w *Writer) Process(pid int32, name string, cmdline []string) (Track, error
 // Child declares a named track below parent, ordered among its siblings by rank (the UI shows
 // the lower rank first); its own children are shown in rank order too.
 func (w *Writer) Child(parent Track, name string, rank int32) (Track, error) {
+	if parent.uuid == 0 {
+		return Track{}, fmt.Errorf("track %q: no parent track", name)
+	}
 	t := w.newTrack()
 	d := &pb.TrackDescriptor{Uuid: proto.Uint64(t.uuid), ParentUuid: proto.Uint64(parent.uuid),
 		StaticOrDynamicName: &pb.TrackDescriptor_Name{Name: name}, SiblingOrderRank: proto.Int32(rank),

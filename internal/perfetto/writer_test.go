@@ -130,6 +130,13 @@ func TestWriterRefusesBadSlices(t *testing.T) {
 	}
 }
 
+func TestWriterRefusesAnOrphanTrack(t *testing.T) {
+	_, err := NewWriter(&bytes.Buffer{}).Child(Track{}, "queue 1", 0)
+	if err == nil || !strings.Contains(err.Error(), `track "queue 1": no parent track`) {
+		t.Fatalf("err = %v, want one saying the track has no parent", err)
+	}
+}
+
 // packets builds a trace from packets, each given the trace's sequence unless it names one.
 func packets(ps ...*pb.TracePacket) []byte {
 	for _, p := range ps {

@@ -106,11 +106,11 @@ var (
 	cacheControls = []string{"all", "none"}
 	backends      = backend.Names
 	knownFormats  = []string{"csv", "json", "pftrace", "otf2", "rocpd"}
-	writtenFormat = map[string]bool{"csv": true, "json": true, "rocpd": true}
+	writtenFormat = map[string]bool{"csv": true, "json": true, "pftrace": true, "rocpd": true}
 )
 
 // Formats gorocprof writes, as messages list them.
 const (
-	validFormats = "csv, json, rocpd"
-	writesWhat   = "gorocprof writes csv, json and rocpd"
+	validFormats = "csv, json, pftrace, rocpd"
+	writesWhat   = "gorocprof writes csv, json, pftrace and rocpd"
 )

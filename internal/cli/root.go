@@ -114,7 +114,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	optional(&o.Stats, optStats, "", "write kernel_stats.csv and domain_stats.csv of the traced kernels (with --kernel-trace)")
 	fs.StringVarP(&o.OutputDirectory, optOutputDir, "d", defaultOutputDir, "directory for the output files")
 	fs.StringVarP(&o.OutputFile, optOutputFile, "o", defaultOutputFile, "output file name prefix; placeholders such as %hostname% %pid% %ppid% %rank% %env{NAME}%")
-	fs.VarP(formatsValue{&o.OutputFormats}, optOutputFormat, "f", "output formats: csv, json, rocpd (default \"json csv\")")
+	fs.VarP(formatsValue{&o.OutputFormats}, optOutputFormat, "f", "output formats: csv, json, pftrace, rocpd (default \"json csv\")")
 	nargs(optOutputFormat)
 	fs.StringVar(&o.IncludeRegex, optIncludeRegex, "", "profile only kernels whose name matches this regular expression")
 	fs.StringVar(&o.ExcludeRegex, optExcludeRegex, "", "skip kernels whose name matches this regular expression (applied after include)")

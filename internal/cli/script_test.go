@@ -135,6 +135,8 @@ func TestScriptE2E(t *testing.T) {
 			"waitfile":          waitfileCmd,
 			"glob":              globCmd,
 			"gone":              gonePIDsCmd,
+			"pftrace":           pftraceCmd,
+			"pftrace-vs-csv":    pftraceVsCSVCmd,
 			"rocpd":             rocpdQueryCmd,
 			"rocpd-matches-csv": rocpdMatchesCSVCmd,
 			"samerecords":       sameRecordsCmd,

@@ -37,6 +37,7 @@ type streams struct {
 	agentRows  map[string]bool // agent_info.csv rows written, so that processes sharing an agent list it once
 	rocpd      bool            // -f rocpd: the first process creates db, the others join it
 	db         *rocpdSink
+	sinks      sinkList // the formats of fileSinks
 	// --stats: durations by kernel name and of the whole kernel domain, over all processes
 	kernelStats, domainStats *stats.Table
 }

@@ -21,7 +21,7 @@ import (
 type Options struct {
 	Dir          string   // output directory (-d)
 	File         string   // file prefix inside Dir, placeholders already expanded (-o); must stay below Dir
-	Formats      []string // any of "json", "csv", "rocpd"
+	Formats      []string // any of Formats
 	KernelTrace  bool     // also write kernel dispatch timing (--kernel-trace)
 	Stats        bool     // with KernelTrace: kernel_stats.csv and domain_stats.csv (--stats)
 	Mangled      bool     // kernel names as mangled symbols (-M)
@@ -35,7 +35,7 @@ type Options struct {
 }
 
 // Formats Write can produce.
-var Formats = []string{"csv", "json", "rocpd"}
+var Formats = []string{"csv", "json", "pftrace", "rocpd"}
 
 // Write writes one process's files under Dir and returns their paths; see WriteProcesses.
 func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
@@ -114,7 +114,7 @@ func (f *Files) Begin(p *Process) error {
 		return nil
 	}
 	f.v = newView(f.opts, p)
-	if err := f.v.begin(f.s, f.n == 1); err != nil {
+	if err := f.v.begin(f.s, f.n == 1, p); err != nil {
 		return f.fail(err)
 	}
 	return nil
@@ -129,6 +129,9 @@ func (f *Files) open(counters bool) error {
 		case "json", "csv", "rocpd":
 			want[format] = true
 		default:
+			if want[format] = isFileSink(format); want[format] {
+				continue
+			}
 			return fmt.Errorf("output format %q: this writer produces %v", format, Formats)
 		}
 	}
@@ -146,6 +149,9 @@ func (f *Files) open(counters bool) error {
 	f.loc = loc
 	f.s = &streams{loc: loc, base: filepath.Base(file), wrap: opts.wrap, agentRows: map[string]bool{}}
 	if err := f.s.open(want, opts.KernelTrace, counters); err != nil {
+		return err
+	}
+	if err := f.s.openSinks(want, opts); err != nil {
 		return err
 	}
 	if opts.Stats && opts.KernelTrace {
@@ -176,6 +182,11 @@ func (f *Files) Dispatch(d *Dispatch) error {
 func (f *Files) End(failed error) error {
 	v := f.v
 	f.v = nil
+	if v != nil {
+		if err := f.s.sinks.End(failed); err != nil && failed == nil {
+			failed = err
+		}
+	}
 	if failed != nil {
 		f.fail(failed)
 		return failed
@@ -234,7 +245,7 @@ func (f *Files) Close() ([]string, error) {
 }
 
 // begin adds one process to every open file; first says it is the first process of the files.
-func (v *view) begin(s *streams, first bool) error {
+func (v *view) begin(s *streams, first bool, p *Process) error {
 	var err error
 	if s.results != nil {
 		err = v.writeResultsHead(s.results.w, first)
@@ -247,6 +258,9 @@ func (v *view) begin(s *streams, first bool) error {
 	}
 	if err == nil && s.rocpd {
 		err = s.rocpdProcess(v)
+	}
+	if err == nil {
+		err = s.sinks.Begin(p)
 	}
 	return err
 }
@@ -375,7 +389,7 @@ func (v *view) writeLogical(s *streams, l *Dispatch) error {
 			}
 		}
 	}
-	return nil
+	return s.sinks.Dispatch(l)
 }
 
 // element writes v.line, a JSON array element prefixed with ",\n", dropping the comma before the

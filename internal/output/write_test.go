@@ -19,9 +19,9 @@ import (
 
 func TestWriteRejectsUnknownFormat(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Write(Options{Dir: dir, File: "x", Formats: []string{"csv", "pftrace"}}, readFixture(t, "4242.ndjson"), nil)
-	if err == nil || !strings.Contains(err.Error(), "pftrace") {
-		t.Fatalf("err = %v, want one naming pftrace", err)
+	_, err := Write(Options{Dir: dir, File: "x", Formats: []string{"csv", "otf2"}}, readFixture(t, "4242.ndjson"), nil)
+	if err == nil || !strings.Contains(err.Error(), "otf2") {
+		t.Fatalf("err = %v, want one naming otf2", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("files written despite the error: %v", entries)

@@ -56,8 +56,8 @@ test-go:
 # finds; go fuzzes one target per invocation, so they run one after another. A failing input is
 # written to the package's testdata/fuzz, where `go test` replays it from then on.
 FUZZTIME     ?= 3s
-FUZZ_TARGETS  = cli:FuzzNormalizeArgs cli:FuzzParseInput output:FuzzExpandPath backend/rocm:FuzzParseProperties \
-	backend/helper:FuzzDecodeReply backend/cuda/querycache:FuzzCacheFiles replay:FuzzMergeRuns counters:FuzzParseExpression
+FUZZ_TARGETS  = cli:FuzzNormalizeArgs cli:FuzzParseInput cli:FuzzParseRankList output:FuzzExpandPath backend/rocm:FuzzParseProperties \
+	backend/helper:FuzzDecodeReply backend/cuda/querycache:FuzzCacheFiles replay:FuzzMergeRuns counters:FuzzParseExpression perfetto:FuzzDecode
 fuzz_pkg      = ./internal/$(word 1,$(subst :, ,$(1)))
 fuzz_name     = $(word 2,$(subst :, ,$(1)))
 

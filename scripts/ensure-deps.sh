@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the tools the build needs exist. As root with apt-get (CI, a fresh Debian machine) it
 # installs what is missing; elsewhere it names what to install and fails.
-# Usage: ensure-deps.sh go|tool   (what the build step about to run needs)
+# Usage: ensure-deps.sh go|tool|mpi   (what the build step or test about to run needs; mpi, Open MPI's
+# mpirun for scripts/tests/mpi.sh, is no part of the build: without it that test is skipped)
 set -euo pipefail
 
 missing=()
@@ -43,6 +44,9 @@ case "${1:-all}" in
       need_pkgs+=(libre2-dev)
     fi ;;
 esac
+case "${1:-all}" in
+  mpi) command -v mpirun >/dev/null 2>&1 || need_pkgs+=(openmpi-bin) ;;
+esac
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -56,7 +60,9 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "ensure-deps: the build needs these, which this machine lacks:" >&2
+  needer="the build needs"
+  [ "${1:-all}" = mpi ] && needer="the MPI test (scripts/tests/mpi.sh) needs"
+  echo "ensure-deps: $needer these, which this machine lacks:" >&2
   for m in "${missing[@]}"; do echo "  - $m" >&2; done
   exit 1
 fi

@@ -92,7 +92,10 @@ func ExitCode(err error) int {
 	var diff *DifferencesError
 	var intr *InterruptedError
 	var outIntr *replay.InterruptedError
+	var passIntr *replay.PassesInterruptedError
 	switch {
+	case errors.As(err, &passIntr):
+		return 128 + int(passIntr.Signal)
 	case errors.As(err, &intr):
 		return 128 + int(intr.Signal)
 	case errors.As(err, &outIntr):

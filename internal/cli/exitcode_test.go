@@ -19,6 +19,7 @@ func TestExitCodeOfInterruptedOutput(t *testing.T) {
 		{&replay.InterruptedError{Signal: syscall.SIGINT}, 130},
 		{fmt.Errorf("application replay pass 1 of 2: %w", &replay.InterruptedError{Signal: syscall.SIGTERM}), 143},
 		{&AppExitError{Code: 3, Err: &replay.InterruptedError{Signal: syscall.SIGINT}}, 130},
+		{&replay.PassesInterruptedError{Signal: syscall.SIGINT, Pass: 1, Passes: 3}, 130},
 		{errors.New("writing the output: no space left on device"), ExitFatal},
 	}
 	for _, tc := range tests {

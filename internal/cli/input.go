@@ -196,6 +196,7 @@ var jobKeys = map[string]bool{
 	optOutputDir: true, optOutputFile: true, optOutputFormat: true, optIncludeRegex: true,
 	optExcludeRegex: true, optIterationRange: true, optTruncate: true, optMangled: true,
 	optLogLevel: true, optCacheControl: true, optBackend: true, optROCmRoot: true, optQuiet: true, optDryRun: true, optAllowDiverge: true,
+	optMPIRanks: true, optMPIRankVar: true, optMPISizeVar: true,
 	optATT: true, optSPM: true, optPCBeta: true, optPCUnit: true, optPCMethod: true, optPCInterval: true,
 	optSummary: true, optSummaryPerDomain: true, optSummaryGroups: true, optSummaryOutput: true, optSummaryUnits: true,
 }

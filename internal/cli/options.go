@@ -26,6 +26,11 @@ type ProfileOptions struct {
 	Quiet            bool
 	DryRun           bool
 	AllowDivergence  bool // application replay: keep a merged result whose runs diverged, exit 0
+	// MPI: the ranks that are profiled ("0-3,8"; "" for all) and the variables that hold the rank
+	// and the world size ("" for the launchers' own, found as rocprofv3 finds them).
+	ProfileMPIRanks string
+	MPIRankVariable string
+	MPISizeVariable string
 
 	Summary SummaryOptions // -S, -D, --summary-groups, --summary-output-file, -u
 
@@ -67,6 +72,9 @@ const (
 	optQuiet          = "quiet"
 	optDryRun         = "dry-run"
 	optAllowDiverge   = "allow-divergence"
+	optMPIRanks       = "profile-mpi-ranks"
+	optMPIRankVar     = "mpi-world-rank-variable"
+	optMPISizeVar     = "mpi-world-size-variable"
 	optFailFast       = "fail-fast" // command line and environment only: it is about the sweep, not a job
 	optInput          = "input"
 	optListAvail      = "list-avail"
@@ -100,11 +108,11 @@ var (
 	cacheControls = []string{"all", "none"}
 	backends      = backend.Names
 	knownFormats  = []string{"csv", "json", "pftrace", "otf2", "rocpd"}
-	writtenFormat = map[string]bool{"csv": true, "json": true, "rocpd": true}
+	writtenFormat = map[string]bool{"csv": true, "json": true, "pftrace": true, "rocpd": true}
 )
 
 // Formats gorocprof writes, as messages list them.
 const (
-	validFormats = "csv, json, rocpd"
-	writesWhat   = "gorocprof writes csv, json and rocpd"
+	validFormats = "csv, json, pftrace, rocpd"
+	writesWhat   = "gorocprof writes csv, json, pftrace and rocpd"
 )

@@ -41,7 +41,7 @@ each pass's output is written, then their merged result.`,
 	fs := cmd.Flags()
 	fs.StringVarP(&opts.OutputDir, optOutputDir, "d", "", "directory for the output files (default: the run's)")
 	fs.StringVarP(&opts.OutputFile, optOutputFile, "o", "", "output file name prefix (default: the run's)")
-	fs.VarP(formatsValue{&opts.Formats}, optOutputFormat, "f", "output formats: csv, json, rocpd (default: the run's)")
+	fs.VarP(formatsValue{&opts.Formats}, optOutputFormat, "f", "output formats: csv, json, pftrace, rocpd (default: the run's)")
 	_ = fs.SetAnnotation(optOutputFormat, annotationNargs, []string{"true"})
 	return cmd
 }

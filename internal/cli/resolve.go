@@ -65,6 +65,9 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.boolean(optQuiet, &o.Quiet)
 	r.boolean(optDryRun, &o.DryRun)
 	r.boolean(optAllowDiverge, &o.AllowDivergence)
+	r.str(optMPIRanks, &o.ProfileMPIRanks)
+	r.str(optMPIRankVar, &o.MPIRankVariable)
+	r.str(optMPISizeVar, &o.MPISizeVariable)
 	r.boolean(optATT, &o.ATT)
 	r.boolean(optSPM, &o.SPM)
 	var pcBeta bool
@@ -260,6 +263,7 @@ var envChecks = map[string]envCheck{
 	optInput:          checkInputName,
 	optSummaryUnits:   func(s string) error { return checkChoice(s, stats.Units) },
 	optSummaryGroups:  checkSummaryGroups,
+	optMPIRanks:       func(s string) error { _, err := parseRankList(s); return err },
 }
 
 // envReadBy lists, for the subcommands, the variables each reads; the profiling command (the root)

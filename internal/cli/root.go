@@ -116,7 +116,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	addSummaryFlags(fs, &o.Summary, optional)
 	fs.StringVarP(&o.OutputDirectory, optOutputDir, "d", defaultOutputDir, "directory for the output files")
 	fs.StringVarP(&o.OutputFile, optOutputFile, "o", defaultOutputFile, "output file name prefix; placeholders such as %hostname% %pid% %ppid% %rank% %env{NAME}%")
-	fs.VarP(formatsValue{&o.OutputFormats}, optOutputFormat, "f", "output formats: csv, json, rocpd (default \"json csv\")")
+	fs.VarP(formatsValue{&o.OutputFormats}, optOutputFormat, "f", "output formats: csv, json, pftrace, rocpd (default \"json csv\")")
 	nargs(optOutputFormat)
 	fs.StringVar(&o.IncludeRegex, optIncludeRegex, "", "profile only kernels whose name matches this regular expression")
 	fs.StringVar(&o.ExcludeRegex, optExcludeRegex, "", "skip kernels whose name matches this regular expression (applied after include)")
@@ -129,6 +129,9 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	optional(&o.Quiet, optQuiet, "", "do not print the counter summary table (-S is rocprofv3's summary, apart from it)")
 	optional(&o.DryRun, optDryRun, "", "plan and print the passes, launch nothing")
 	optional(&o.AllowDivergence, optAllowDiverge, "", "application replay: accept a merged result although the runs dispatched different kernels (the divergences are still reported)")
+	fs.StringVar(&o.ProfileMPIRanks, optMPIRanks, "", "MPI: profile only these ranks (\"0-3,8\"); the others run the application without the tool and write nothing")
+	fs.StringVar(&o.MPIRankVariable, optMPIRankVar, "", "MPI: the environment variable holding this process's rank (with --"+optMPISizeVar+")")
+	fs.StringVar(&o.MPISizeVariable, optMPISizeVar, "", "MPI: the environment variable holding the number of ranks (with --"+optMPIRankVar+")")
 	fs.BoolVarP(listAvail, optListAvail, "L", false, "list the agents and their counters (same as the avail command)")
 
 	// Recognised but not implemented: here only so that their combination with kernel replay gets

@@ -69,10 +69,15 @@ func printRequest(_ context.Context, req replay.Request) (replay.Result, error) 
 		AllowDiv    bool             `json:"allow_divergence,omitempty"`
 		Summary     *summaryOpts     `json:"summary,omitempty"`
 		SummaryTo   string           `json:"summary_output_file,omitempty"`
+		RankVar     string           `json:"mpi_world_rank_variable,omitempty"`
+		SizeVar     string           `json:"mpi_world_size_variable,omitempty"`
+		Unprofiled  bool             `json:"unprofiled,omitempty"`
+		Rank        string           `json:"rank,omitempty"`
 		App         string           `json:"app"`
 		Args        []string         `json:"args"`
 	}{req.Backend, groups, req.Mode, req.KernelTrace, req.Filters, req.OutputDir, req.OutputFile, req.Formats,
-		req.Mangled, req.Truncate, req.Quiet, req.LogLevel, req.DryRun, req.AllowDivergence, req.Summary, req.SummaryTo, req.App, req.Args}
+		req.Mangled, req.Truncate, req.Quiet, req.LogLevel, req.DryRun, req.AllowDivergence, req.Summary, req.SummaryTo,
+		req.RankVariables.Rank, req.RankVariables.Size, req.Unprofiled, req.Rank, req.App, req.Args}
 	enc := json.NewEncoder(req.Stdout)
 	enc.SetIndent("", "  ")
 	return replay.Result{}, enc.Encode(view)
@@ -132,6 +137,8 @@ func TestScriptE2E(t *testing.T) {
 			"waitfile":          waitfileCmd,
 			"glob":              globCmd,
 			"gone":              gonePIDsCmd,
+			"pftrace":           pftraceCmd,
+			"pftrace-vs-csv":    pftraceVsCSVCmd,
 			"rocpd":             rocpdQueryCmd,
 			"rocpd-matches-csv": rocpdMatchesCSVCmd,
 			"samerecords":       sameRecordsCmd,

@@ -67,8 +67,8 @@ func (r *resolver) resolveSummary(o *SummaryOptions) {
 
 // checkSummary returns what is wrong with the summary options: rocprofv3 summarises traced
 // domains, so each needs --kernel-trace; the units, the regular expressions and the file name are
-// checked as the output names are, before launch.
-func checkSummary(o ProfileOptions) []string {
+// checked as the output names are, before launch, with the rank variables -o is expanded with.
+func checkSummary(o ProfileOptions, rankVars output.RankVariables) []string {
 	s := o.Summary
 	var diags []string
 	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
@@ -93,7 +93,7 @@ func checkSummary(o ProfileOptions) []string {
 			add("--%s %q: %v", optSummaryGroups, expr, err)
 		}
 	}
-	if msg := checkSummaryFile(o); msg != "" {
+	if msg := checkSummaryFile(o, rankVars); msg != "" {
 		add("--%s %q: %s", optSummaryOutput, s.OutputFile, msg)
 	}
 	return diags
@@ -111,12 +111,12 @@ func summaryToTerminal(file string) bool {
 
 // checkSummaryFile: a summary file is <-o>_NAME.txt beside the other files, so NAME is one file
 // name once its placeholders are expanded (at their widest, as -o's are).
-func checkSummaryFile(o ProfileOptions) string {
+func checkSummaryFile(o ProfileOptions, rankVars output.RankVariables) string {
 	name := o.Summary.OutputFile
 	if summaryToTerminal(name) {
 		return ""
 	}
-	vars := output.SampleVars(o.App, o.Args, os.Getenv)
+	vars := output.SampleVars(o.App, o.Args, os.Getenv, rankVars)
 	expanded, err := output.ExpandPath(name, vars)
 	if err != nil {
 		return err.Error()

@@ -79,6 +79,13 @@ func runSweep(ctx context.Context, f *Factory, jobs []runJob, failFast bool) err
 			continue
 		}
 		s.status = "ok"
+		if j.req.Unprofiled {
+			// Its output directory is nobody's: the job ran the application only.
+			s.status, s.dir = "not profiled", "-"
+			fmt.Fprintf(f.IO.ErrOut, "gorocprof: job %d of %d (%s): ok, not profiled: MPI rank %s is not in --profile-mpi-ranks (%s)\n",
+				i+1, len(jobs), j.source, j.req.Rank, s.elapsed.Round(time.Millisecond))
+			continue
+		}
 		fmt.Fprintf(f.IO.ErrOut, "gorocprof: job %d of %d (%s): ok, %d files in %s (%s)\n",
 			i+1, len(jobs), j.source, s.files, s.dir, s.elapsed.Round(time.Millisecond))
 	}

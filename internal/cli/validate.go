@@ -34,14 +34,14 @@ const (
 // written: a placeholder without its end, a file name that expands to nothing or is too long, a
 // directory that is a file or cannot be created. Placeholders known only per process (%pid%) are
 // expanded with the widest values they can take. A dry run writes nothing, so only it is not probed.
-func checkOutputLocation(o ProfileOptions) []string {
+func checkOutputLocation(o ProfileOptions, rankVars output.RankVariables) []string {
 	if o.OutputDirectory == "" {
 		return []string{"--output-directory must not be empty"}
 	}
 	if o.OutputFile == "" {
 		return []string{"--output-file must not be empty"}
 	}
-	vars := output.SampleVars(o.App, o.Args, os.Getenv)
+	vars := output.SampleVars(o.App, o.Args, os.Getenv, rankVars)
 	dir, derr := output.ExpandPath(o.OutputDirectory, vars)
 	file, ferr := output.ExpandPath(o.OutputFile, vars)
 	var diags []string
@@ -79,8 +79,10 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	// A failed parse has been reported already; do not also claim that no counters were asked for.
 	hasCounters := len(groups) > 0 || groupsErr != nil
 
+	// The rank variables expand -o and the summary file's name; their diagnostics keep their place.
+	mpi, mdiags := checkMPIRanks(o, os.Getenv)
 	diags = append(diags, checkCollection(o, hasCounters)...)
-	diags = append(diags, checkSummary(o)...)
+	diags = append(diags, checkSummary(o, mpi.vars)...)
 
 	formats, fdiags := checkFormats(o.OutputFormats)
 	diags = append(diags, fdiags...)
@@ -97,7 +99,8 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		add("--%s %q: %v", optIterationRange, o.IterationRange, err)
 	}
 	diags = append(diags, checkSettings(o)...)
-	diags = append(diags, checkOutputLocation(o)...)
+	diags = append(diags, mdiags...)
+	diags = append(diags, checkOutputLocation(o, mpi.vars)...)
 
 	if len(diags) > 0 {
 		if o.Source != "" {
@@ -134,6 +137,9 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		CacheControl:    o.CacheControl,
 		DryRun:          o.DryRun,
 		AllowDivergence: o.AllowDivergence,
+		RankVariables:   mpi.vars,
+		Unprofiled:      mpi.unprofiled,
+		Rank:            mpi.rank,
 		App:             o.App,
 		Args:            o.Args,
 	}, nil

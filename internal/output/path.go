@@ -27,33 +27,6 @@ type PathVars struct {
 	Getenv   func(string) string // nil means os.Getenv
 }
 
-// FromEnv fills Rank, Size and Job from the variables MPI launchers and SLURM set, first found wins.
-// The order is rocprofv3's: SLURM_PROCID, then the variables its get_mpi_rank reads from the most
-// runtime-specific to the most generic (Open MPI, MVAPICH2, MPI_RANKID, Hydra's MPI_LOCALRANKID,
-// MPI_RANK); likewise for the size. PMI_RANK and PMI_SIZE (MPICH, Intel MPI) and SLURM_NTASKS,
-// which rocprofv3 does not read, come last, so that such jobs still get their rank.
-func (v *PathVars) FromEnv(getenv func(string) string) {
-	first := func(names ...string) string {
-		for _, n := range names {
-			if s := getenv(n); s != "" {
-				return s
-			}
-		}
-		return ""
-	}
-	v.Rank = first(rankVariables...)
-	v.Size = first(sizeVariables...)
-	v.Job = first("SLURM_JOB_ID")
-}
-
-// rankVariables and sizeVariables are read by FromEnv, first found wins.
-var (
-	rankVariables = []string{"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK", "MPI_RANKID",
-		"MPI_LOCALRANKID", "MPI_RANK", "PMI_RANK"}
-	sizeVariables = []string{"SLURM_NPROCS", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "MPI_NRANKS",
-		"MPI_LOCALNRANKS", "MPI_SIZE", "PMI_SIZE", "SLURM_NTASKS"}
-)
-
 // ExpandPath replaces rocprofv3's output path placeholders in pattern:
 //
 //	%hostname% %h   host name            %pid% %p   process id     %ppid%   parent process id
@@ -241,13 +214,14 @@ const widestPID = 4194304
 
 // SampleVars are placeholder values as a process of app would see them, for checking an output
 // location before anything runs: this host, the widest process ids, the rank variables of this
-// environment (which the application inherits), now, and the command line.
-func SampleVars(app string, args []string, getenv func(string) string) PathVars {
+// environment (which the application inherits; custom names them as FromEnv has it), now, and the
+// command line.
+func SampleVars(app string, args []string, getenv func(string) string, custom RankVariables) PathVars {
 	host, _ := os.Hostname()
 	cwd, _ := os.Getwd()
 	v := PathVars{Hostname: host, PID: widestPID, PPID: widestPID, CWD: cwd, Launch: time.Now(),
 		Args: append([]string{app}, args...), Getenv: getenv}
-	v.FromEnv(getenv)
+	v.FromEnv(getenv, custom)
 	return v
 }
 

@@ -75,33 +75,6 @@ func TestExpandPathErrors(t *testing.T) {
 	}
 }
 
-func TestPathVarsFromEnv(t *testing.T) {
-	tests := []struct {
-		env                    map[string]string
-		wantRank, wantSize, wj string
-	}{
-		{map[string]string{}, "", "", ""},
-		// rocprofv3's %rank% is SLURM_PROCID when set, whatever MPI says.
-		{map[string]string{"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "4", "SLURM_PROCID": "9"}, "9", "4", ""},
-		{map[string]string{"OMPI_COMM_WORLD_RANK": "2", "MV2_COMM_WORLD_RANK": "3", "MPI_RANK": "4"}, "2", "", ""},
-		{map[string]string{"MV2_COMM_WORLD_RANK": "3", "MV2_COMM_WORLD_SIZE": "6", "MPI_RANKID": "5"}, "3", "6", ""},
-		{map[string]string{"MPI_RANKID": "5", "MPI_LOCALRANKID": "1", "MPI_NRANKS": "8"}, "5", "8", ""},
-		{map[string]string{"MPI_LOCALRANKID": "1", "MPI_RANK": "7", "MPI_LOCALNRANKS": "2", "MPI_SIZE": "9"}, "1", "2", ""},
-		{map[string]string{"MPI_RANK": "7", "PMI_RANK": "6", "MPI_SIZE": "9", "PMI_SIZE": "10"}, "7", "9", ""},
-		{map[string]string{"PMI_RANK": "1", "PMI_SIZE": "2"}, "1", "2", ""},
-		{map[string]string{"SLURM_PROCID": "5", "SLURM_NTASKS": "16", "SLURM_JOB_ID": "77"}, "5", "16", "77"},
-		{map[string]string{"SLURM_NPROCS": "12", "SLURM_NTASKS": "16", "OMPI_COMM_WORLD_SIZE": "4"}, "", "12", ""},
-	}
-	for _, tc := range tests {
-		var v PathVars
-		v.FromEnv(func(k string) string { return tc.env[k] })
-		if v.Rank != tc.wantRank || v.Size != tc.wantSize || v.Job != tc.wj {
-			t.Errorf("FromEnv(%v) = rank %q size %q job %q; want %q %q %q",
-				tc.env, v.Rank, v.Size, v.Job, tc.wantRank, tc.wantSize, tc.wj)
-		}
-	}
-}
-
 func TestCheckLocation(t *testing.T) {
 	root := t.TempDir()
 	file := filepath.Join(root, "file")
@@ -200,7 +173,7 @@ func TestCheckFile(t *testing.T) {
 }
 
 func TestSampleVarsAreTheWidest(t *testing.T) {
-	v := SampleVars("./app", []string{"-n", "3"}, func(k string) string { return map[string]string{"MV2_COMM_WORLD_RANK": "12"}[k] })
+	v := SampleVars("./app", []string{"-n", "3"}, func(k string) string { return map[string]string{"MV2_COMM_WORLD_RANK": "12"}[k] }, RankVariables{})
 	got, err := ExpandPath("%p_%ppid%_%rank%_%argt%", v)
 	if err != nil {
 		t.Fatal(err)

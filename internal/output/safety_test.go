@@ -75,7 +75,7 @@ func dirFiles(t *testing.T, dir string) map[string]string {
 // or a run stopped part way (SIGINT cancels ctx) leaves every earlier file of those names as it was,
 // and no partial file, temporary or not; the error says why. The database is among those files.
 func TestFailedWriteKeepsPreviousOutput(t *testing.T) {
-	names := []string{"p_results.json", "p_agent_info.csv", "p_counter_collection.csv", "p_kernel_trace.csv", "p_results.db"}
+	names := []string{"p_results.json", "p_agent_info.csv", "p_counter_collection.csv", "p_kernel_trace.csv", "p_results.db", "p_results.pftrace"}
 	interrupted := errors.New("interrupted by SIGINT")
 	tests := []struct {
 		name    string
@@ -90,6 +90,7 @@ func TestFailedWriteKeepsPreviousOutput(t *testing.T) {
 		{"disk full in the first write", "p_agent_info.csv", 0, syscall.ENOSPC, false, "no space left on device"},
 		{"signal while writing results.json", "p_results.json", 3000, nil, true, "interrupted by SIGINT"},
 		{"signal while writing a CSV", "p_counter_collection.csv", 500, nil, true, "interrupted by SIGINT"},
+		{"disk full in the trace", "p_results.pftrace", 2000, syscall.ENOSPC, false, "no space left on device"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,7 +98,7 @@ func TestFailedWriteKeepsPreviousOutput(t *testing.T) {
 			before := previousOutput(t, dir, names...)
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
-			opts := Options{Dir: dir, File: "p", Formats: []string{"json", "csv", "rocpd"}, KernelTrace: true}
+			opts := Options{Dir: dir, File: "p", Formats: []string{"json", "csv", "rocpd", "pftrace"}, KernelTrace: true}
 			opts.wrap = func(name string, w io.Writer) io.Writer {
 				if name != tc.file {
 					return w

@@ -101,7 +101,8 @@ func sinkRecords(b *testing.B, dir string, n, instances int) string {
 // BenchmarkSinks writes one streamed process of GOROCPROF_BENCH_RECORDS counter records (default
 // 100k; one per dispatch per pass, two counters of GOROCPROF_BENCH_INSTANCES values each, default
 // 16) through each sink alone: "read" only iterates the stream (the part every sink shares), "json"
-// writes results.json, "rocpd" the database. ns/record and the peak heap are per sink.
+// writes results.json, "rocpd" the database, "pftrace" the Perfetto trace. ns/record and the peak
+// heap are per sink.
 func BenchmarkSinks(b *testing.B) {
 	n := benchEnv(b, "GOROCPROF_BENCH_RECORDS", 100_000)
 	instances := benchEnv(b, "GOROCPROF_BENCH_INSTANCES", 16)
@@ -114,7 +115,7 @@ func BenchmarkSinks(b *testing.B) {
 	})
 	b.Cleanup(func() { _ = os.RemoveAll(filepath.Dir(sinkFixture.path)) })
 	cs := sinkBenchCounters{instances}
-	for _, sink := range []string{"read", "json", "rocpd"} {
+	for _, sink := range []string{"read", "json", "rocpd", "pftrace"} {
 		b.Run(sink, func(b *testing.B) {
 			var peak uint64
 			var cpu time.Duration

@@ -1,5 +1,5 @@
 // Package output turns the records of one profiled process into rocprofv3-compatible files
-// (results.json, CSV, the rocpd database) and terminal tables.
+// (results.json, CSV, the rocpd database, the Perfetto trace) and terminal tables.
 package output
 
 import (
@@ -21,7 +21,7 @@ import (
 type Options struct {
 	Dir          string   // output directory (-d)
 	File         string   // file prefix inside Dir, placeholders already expanded (-o); must stay below Dir
-	Formats      []string // any of "json", "csv", "rocpd"
+	Formats      []string // any of Formats
 	KernelTrace  bool     // also write kernel dispatch timing (--kernel-trace)
 	Stats        bool     // with KernelTrace: kernel_stats.csv and domain_stats.csv (--stats)
 	Mangled      bool     // kernel names as mangled symbols (-M)
@@ -39,7 +39,7 @@ type Options struct {
 }
 
 // Formats Write can produce.
-var Formats = []string{"csv", "json", "rocpd"}
+var Formats = []string{"csv", "json", "pftrace", "rocpd"}
 
 // Write writes one process's files under Dir and returns their paths; see WriteProcesses.
 func Write(opts Options, proc *records.Process, cs Counters) ([]string, error) {
@@ -101,6 +101,7 @@ type prefixSinkRow struct {
 // is one more row.
 var prefixSinks = []prefixSinkRow{
 	{formats: []string{"json", "csv"}, open: openDocuments},
+	{formats: []string{"pftrace"}, open: openPftrace},
 	{formats: []string{"rocpd"}, open: openRocpd},
 	{wanted: wantsStats, open: openStats},
 }

@@ -19,12 +19,42 @@ import (
 
 func TestWriteRejectsUnknownFormat(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Write(Options{Dir: dir, File: "x", Formats: []string{"csv", "pftrace"}}, readFixture(t, "4242.ndjson"), nil)
-	if err == nil || !strings.Contains(err.Error(), "pftrace") {
-		t.Fatalf("err = %v, want one naming pftrace", err)
+	_, err := Write(Options{Dir: dir, File: "x", Formats: []string{"csv", "otf2"}}, readFixture(t, "4242.ndjson"), nil)
+	if err == nil || !strings.Contains(err.Error(), "otf2") {
+		t.Fatalf("err = %v, want one naming otf2", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("files written despite the error: %v", entries)
+	}
+}
+
+// TestWritePathsOrder: the files of a prefix are reported in one order whatever order -f names the
+// formats in: results.json and the CSV files, the trace, the database, then the statistics.
+func TestWritePathsOrder(t *testing.T) {
+	all := []string{"x_results.json", "x_agent_info.csv", "x_counter_collection.csv", "x_kernel_trace.csv",
+		"x_results.pftrace", "x_results.db", "x_kernel_stats.csv", "x_domain_stats.csv"}
+	for _, tc := range []struct {
+		formats []string
+		want    []string
+	}{
+		{[]string{"pftrace", "rocpd", "csv", "json"}, all},
+		{[]string{"rocpd", "pftrace"}, all[4:]},
+		{[]string{"pftrace", "json"}, []string{all[0], all[4], all[6], all[7]}},
+	} {
+		t.Run(strings.Join(tc.formats, ","), func(t *testing.T) {
+			dir := t.TempDir()
+			opts := Options{Dir: dir, File: "x", Formats: tc.formats, KernelTrace: true, Stats: true}
+			paths, err := Write(opts, readFixture(t, "4242.ndjson"), fakeCounters{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range paths {
+				paths[i] = filepath.Base(paths[i])
+			}
+			if !slices.Equal(paths, tc.want) {
+				t.Errorf("paths = %v, want %v", paths, tc.want)
+			}
+		})
 	}
 }
 

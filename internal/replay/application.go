@@ -66,6 +66,9 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 		if len(pr.problems) > 0 {
 			problems = append(problems, fmt.Sprintf("pass %d: %s", i+1, strings.Join(pr.problems, "; ")))
 		}
+		if intr.during != 0 && i+1 < passes {
+			return fail(&PassesInterruptedError{Signal: intr.during, Pass: i + 1, Passes: passes})
+		}
 	}
 	prog.finish()
 

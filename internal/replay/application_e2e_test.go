@@ -1,13 +1,17 @@
 package replay
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -142,7 +146,9 @@ func TestApplicationReplayDivergence(t *testing.T) {
 	if !errors.Is(err, ErrDivergence) || res.ExitCode != 0 {
 		t.Fatalf("diverging runs: exit %d, err %v; want ErrDivergence", res.ExitCode, err)
 	}
-	if !strings.Contains(stderr, "process 1: pass 2 ran ") || !strings.Contains(stderr, "dispatch #") {
+	// The report names the first pass that differs from pass 1: pass 2, or pass 3 when pass 2 happened
+	// to dispatch pass 1's sequence.
+	if !regexp.MustCompile(`process 1: pass [23] ran `).MatchString(stderr) || !strings.Contains(stderr, "dispatch #") {
 		t.Errorf("the divergence report does not say where:\n%s", stderr)
 	}
 	if _, serr := os.Stat(filepath.Join(out, "run_results.json")); serr != nil {
@@ -186,6 +192,50 @@ func TestApplicationReplayStopsAtFailingPass(t *testing.T) {
 	}
 	if _, serr := os.Stat(filepath.Join(out, "run_results.json")); !os.IsNotExist(serr) {
 		t.Errorf("a merged result was written from an incomplete replay (%v)", serr)
+	}
+}
+
+// TestApplicationReplayStopsAtInterruptedPass: Ctrl-C during pass 1 of an application that handles
+// it and exits 0 still stops the replay there: pass 1's output is written, pass 2 never starts, no
+// merged result is made, and the error carries the signal.
+func TestApplicationReplayStopsAtInterruptedPass(t *testing.T) {
+	root := needBuiltTool(t)
+	out := t.TempDir()
+	stdoutR, stdoutW := io.Pipe()
+	var stderr bytes.Buffer
+	type ran struct {
+		res Result
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		res, err := Run(context.Background(), Request{Backend: "auto", Groups: parseGroups(t, []string{"SQ_WAVES", "SQ_INSTS_VALU"}),
+			Mode: contract.ModeApplication, OutputDir: out, OutputFile: "run", Formats: []string{"json"}, Quiet: true,
+			App: filepath.Join(root, "bin", "sim-signal"), Args: []string{"catch"}, Stdout: stdoutW, Stderr: &stderr})
+		stdoutW.Close()
+		done <- ran{res, err}
+	}()
+	lines := bufio.NewScanner(stdoutR)
+	for lines.Scan() {
+		if strings.Contains(lines.Text(), "waiting for SIGINT") {
+			// The user's Ctrl-C reaches gorocprof, which hands it to the application.
+			if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r := <-done
+	var stop *PassesInterruptedError
+	if !errors.As(r.err, &stop) || stop.Signal != syscall.SIGINT || stop.Pass != 1 || stop.Passes != 2 || r.res.ExitCode != 0 {
+		t.Fatalf("exit %d, err %v; want the app's status 0 and SIGINT stopping pass 1 of 2\n%s", r.res.ExitCode, r.err, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, PassDir(0), "run_results.json")); err != nil {
+		t.Errorf("pass 1's output was not written: %v", err)
+	}
+	for _, p := range []string{filepath.Join(out, PassDir(1)), filepath.Join(out, "run_results.json")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s exists (%v): the replay went on after the interrupted pass", p, err)
+		}
 	}
 }
 

@@ -31,6 +31,22 @@ type interrupts struct {
 	// the same one: Ctrl-C signals the whole process group, so gorocprof may take in its own
 	// copy only after the application, killed by it, has been reaped.
 	grace time.Duration
+	// during is the last signal that arrived while the application ran (0 if none): an application
+	// that handles Ctrl-C and exits 0 still means the user asked to stop.
+	during syscall.Signal
+}
+
+// PassesInterruptedError stops an application replay whose pass Pass of Passes got SIGINT or
+// SIGTERM while the application ran, though the application then exited normally: the passes after
+// it are not run, and no merged result is written from the passes that did.
+type PassesInterruptedError struct {
+	Signal       syscall.Signal
+	Pass, Passes int // 1-based
+}
+
+func (e *PassesInterruptedError) Error() string {
+	return fmt.Sprintf("interrupted by %s during application replay pass %d of %d: passes %d-%d not run, no merged result written; the output of passes 1-%d is kept in their pass_N directories",
+		launch.SignalName(e.Signal), e.Pass, e.Passes, e.Pass+1, e.Passes, e.Pass)
 }
 
 func catchInterrupts() *interrupts {
@@ -44,9 +60,11 @@ func catchInterrupts() *interrupts {
 // *InterruptedError by the first SIGINT or SIGTERM from now on, but for one that is the ended
 // signal arriving within the grace.
 func (i *interrupts) outputPhase(ctx context.Context, ended syscall.Signal) (context.Context, func()) {
+	i.during = 0
 	for drained := false; !drained; {
 		select {
-		case <-i.sigs: // the application's, forwarded by the launcher
+		case s := <-i.sigs: // the application's, forwarded by the launcher
+			i.during = s.(syscall.Signal)
 		default:
 			drained = true
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
+	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
 
@@ -50,6 +51,12 @@ func Process(ctx context.Context, pr ProcessRequest) (Result, error) {
 		}
 		infos[i] = info
 	}
+	// Nothing here runs an application: from the start, SIGINT or SIGTERM stops the output as it
+	// stops a run's output phase, leaving no partial file.
+	intr := catchInterrupts()
+	defer intr.stop()
+	ctx, release := intr.outputPhase(ctx, 0)
+	defer release()
 	if len(infos) == 1 {
 		res, run, err := processRun(ctx, pr, pr.RunDirs[0], infos[0])
 		run.Close()
@@ -223,6 +230,7 @@ func (info RunInfo) replan(ctx context.Context) (Request, *counters.Plan, error)
 		Mangled: info.Mangled, Truncate: info.Truncate, Quiet: info.Quiet, LogLevel: info.LogLevel,
 		AllowDivergence: info.AllowDivergence, App: info.App, Args: info.Args,
 		Summary: info.Summary, SummaryTo: info.SummaryTo,
+		RankVariables: output.RankVariables{Rank: info.MPIRankVariable, Size: info.MPISizeVariable},
 	}
 	return req, plan, nil
 }

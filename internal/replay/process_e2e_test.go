@@ -31,8 +31,8 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 	}{
 		{"kernel replay with a derived counter", []string{"SQ_WAVES SQ_INSTS_VALU", "GRBM_GUI_ACTIVE Wavefronts"},
 			contract.ModeKernel, false, false, false, []string{"json", "csv"}, "%hostname%/%pid%"},
-		{"kernel trace, stats, truncated names, csv and rocpd, a variable in -o", []string{"SQ_WAVES"},
-			contract.ModeNone, true, true, true, []string{"csv", "rocpd"}, "%env{GOROCPROF_TEST_TAG}%_%pid%"},
+		{"kernel trace, stats, truncated names, csv and rocpd, variables and a custom rank in -o", []string{"SQ_WAVES"},
+			contract.ModeNone, true, true, true, []string{"csv", "rocpd"}, "%env{GOROCPROF_TEST_TAG}%_%rank%_of_%size%_%pid%"},
 		{"application replay", []string{"SQ_WAVES SQ_INSTS_VALU", "GRBM_GUI_ACTIVE"},
 			contract.ModeApplication, false, false, false, []string{"json", "csv"}, "run"},
 	}
@@ -44,12 +44,15 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 			}
 			work, tmp, kept := keptRunDirs(t)
 			t.Setenv("GOROCPROF_TEST_TAG", "atlaunch")
+			t.Setenv("GOROCPROF_TEST_RANK", "3")
+			t.Setenv("GOROCPROF_TEST_SIZE", "4")
 			t.Chdir(work)
 			var ranOut, stderr bytes.Buffer
 			res, err := Run(context.Background(), Request{
 				Backend: "sim", Groups: groups, Mode: tc.mode, KernelTrace: tc.kernelTrace, Stats: tc.stats, Truncate: tc.truncate,
 				OutputDir: "out", OutputFile: tc.file, Formats: tc.formats,
-				App: filepath.Join(root, "bin", "sim-demo"), Stdout: &ranOut, Stderr: &stderr,
+				RankVariables: output.RankVariables{Rank: "GOROCPROF_TEST_RANK", Size: "GOROCPROF_TEST_SIZE"},
+				App:           filepath.Join(root, "bin", "sim-demo"), Stdout: &ranOut, Stderr: &stderr,
 				sinks: []output.Sink{&copyRunDirs{from: tmp, to: kept}},
 			})
 			if err != nil || res.ExitCode != 0 {
@@ -59,6 +62,7 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Setenv("GOROCPROF_TEST_TAG", "later")
+			t.Setenv("GOROCPROF_TEST_RANK", "9")
 			t.Chdir(t.TempDir())
 
 			dirs, err := filepath.Glob(filepath.Join(kept, "gorocprof-*"))

@@ -34,10 +34,17 @@ type Request struct {
 	// AllowDivergence keeps an application replay whose runs dispatched different kernels from
 	// failing: what matched is merged either way, and the divergences are reported.
 	AllowDivergence bool
-	App             string
-	Args            []string
-	Stdout          io.Writer
-	Stderr          io.Writer
+	// RankVariables are --mpi-world-rank-variable and --mpi-world-size-variable: where %rank% and
+	// %size% come from instead of the launchers' variables.
+	RankVariables output.RankVariables
+	// Unprofiled is a process outside --profile-mpi-ranks (Rank is its rank): the application runs
+	// as often as a profiled run would run it, without the tool, and nothing is written.
+	Unprofiled bool
+	Rank       string
+	App        string
+	Args       []string
+	Stdout     io.Writer
+	Stderr     io.Writer
 
 	// Summary is rocprofv3's summary of the traced kernels (-S, -D, --summary-groups, -u), nil for
 	// none; SummaryTo is where it goes: "" or stderr, stdout (any case), or a file name pattern,

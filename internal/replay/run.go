@@ -40,6 +40,9 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	if req.DryRun {
 		return Result{}, PrintPlan(stdout, plan)
 	}
+	if req.Unprofiled {
+		return runUnprofiled(ctx, req, plan, stdout, stderr)
+	}
 	warnKernelTrace(stderr, req, plan)
 	var res Result
 	if req.Mode == contract.ModeApplication {

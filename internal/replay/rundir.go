@@ -58,6 +58,9 @@ type RunInfo struct {
 	Quiet             bool             `json:"quiet"`
 	LogLevel          string           `json:"log_level"`
 	AllowDivergence   bool             `json:"allow_divergence"`
+	// MPIRankVariable and MPISizeVariable are --mpi-world-rank-variable and --mpi-world-size-variable.
+	MPIRankVariable string `json:"mpi_world_rank_variable,omitempty"`
+	MPISizeVariable string `json:"mpi_world_size_variable,omitempty"`
 	// PathEnv holds the environment variables the output path placeholders read at launch (rank,
 	// size, job, %env{NAME}%), "" for those unset, so that the outputs get the names they would have.
 	PathEnv map[string]string `json:"path_env"`
@@ -96,7 +99,7 @@ func newRunInfo(req Request, sess *Session, plan *counters.Plan, launched time.T
 		return v
 	}
 	vars := output.PathVars{Getenv: record}
-	vars.FromEnv(record)
+	vars.FromEnv(record, req.RankVariables)
 	for _, pattern := range []string{req.OutputDir, req.OutputFile} {
 		_, _ = output.ExpandPath(pattern, vars) // validated before launch; only the names asked matter
 	}
@@ -106,7 +109,8 @@ func newRunInfo(req Request, sess *Session, plan *counters.Plan, launched time.T
 		ApplicationPass: pass, ApplicationPasses: passes, KernelTrace: req.KernelTrace, Stats: req.Stats, Filters: req.Filters,
 		OutputDir: req.OutputDir, OutputFile: req.OutputFile, Formats: nonNil(req.Formats),
 		Mangled: req.Mangled, Truncate: req.Truncate, Quiet: req.Quiet, LogLevel: req.LogLevel,
-		AllowDivergence: req.AllowDivergence, PathEnv: env, Agents: sess.Agents, Plan: planJSON,
+		AllowDivergence: req.AllowDivergence, MPIRankVariable: req.RankVariables.Rank, MPISizeVariable: req.RankVariables.Size,
+		PathEnv: env, Agents: sess.Agents, Plan: planJSON,
 		Summary: req.Summary, SummaryTo: req.SummaryTo,
 	}, nil
 }
@@ -171,7 +175,7 @@ func (req Request) pathVars(p *records.Process, launched time.Time) output.PathV
 	}
 	vars := output.PathVars{Hostname: p.Header.Hostname, PID: p.Header.PID, PPID: p.Header.PPID, CWD: cwd,
 		Launch: launched, Args: p.Header.Cmdline, Getenv: getenv}
-	vars.FromEnv(getenv)
+	vars.FromEnv(getenv, req.RankVariables)
 	return vars
 }
 

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/gorocprof/gorocprof/internal/perfetto"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// The testscript commands that read a Perfetto trace (-f pftrace), checking on the way what the
+// UI needs of it (perfetto.Decode):
+//   - `pftrace TRACE` prints one line per slice: its track, name, dispatch id and pass, '|'-joined;
+//   - `pftrace-vs-csv TRACE CSV` checks that the trace has exactly the passes of a
+//     kernel_trace.csv, in its order: dispatch id, queue, kernel name (less the pass), start and end.
+
+// passSuffix is what a replayed pass's slice adds to the kernel name.
+var passSuffix = regexp.MustCompile(` \[pass [0-9]+/[0-9]+\]$`)
+
+func readTrace(ts *testscript.TestScript, path string) *perfetto.Decoded {
+	data, err := os.ReadFile(ts.MkAbs(path))
+	ts.Check(err)
+	tr, err := perfetto.Decode(data)
+	if err != nil {
+		ts.Fatalf("%s: %v", path, err)
+	}
+	return tr
+}
+
+func pftraceCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: pftrace TRACE")
+	}
+	tr := readTrace(ts, args[0])
+	names := map[uint64]string{}
+	for _, t := range tr.Tracks {
+		names[t.UUID] = t.Name
+	}
+	for _, s := range tr.Slices {
+		id, _ := s.Arg("dispatch_id")
+		pass, _ := s.Arg("replay_pass")
+		fmt.Fprintf(ts.Stdout(), "%s|%s|%s|%s\n", names[s.Track], s.Name, id, pass)
+	}
+}
+
+func pftraceVsCSVCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: pftrace-vs-csv TRACE CSV")
+	}
+	tr := readTrace(ts, args[0])
+	f, err := os.Open(ts.MkAbs(args[1]))
+	ts.Check(err)
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	ts.Check(err)
+	if len(recs) < 2 {
+		ts.Fatalf("%s has no rows", args[1])
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	names := map[uint64]string{}
+	for _, t := range tr.Tracks {
+		names[t.UUID] = t.Name
+	}
+	rows := recs[1:]
+	if len(rows) != len(tr.Slices) {
+		ts.Fatalf("%d slices in %s, %d rows in %s", len(tr.Slices), args[0], len(rows), args[1])
+	}
+	for i, r := range rows {
+		s := tr.Slices[i]
+		id, _ := s.Arg("dispatch_id")
+		name := passSuffix.ReplaceAllString(s.Name, "")
+		got := strings.Join([]string{id, names[s.Track], name,
+			fmt.Sprint(s.Start), fmt.Sprint(s.End)}, "|")
+		want := strings.Join([]string{r[col["Dispatch_Id"]], "queue " + r[col["Queue_Id"]], r[col["Kernel_Name"]],
+			r[col["Start_Timestamp"]], r[col["End_Timestamp"]]}, "|")
+		if got != want {
+			ts.Fatalf("slice %d: %s, row %d of %s: %s", i, got, i+1, args[1], want)
+		}
+	}
+	ts.Logf("%s matches %s: %d slices", args[0], args[1], len(rows))
+}

@@ -1,0 +1,182 @@
+package output
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/perfetto"
+)
+
+// pftraceSink writes the processes of one prefix as a Perfetto trace (-f pftrace): a process track
+// each, below it a track per agent and below that a track per queue, with one slice per pass of
+// every dispatch, named with its pass when the dispatch was replayed, and the pass's counters
+// (summed over instances, as the CSV files have them) and launch as its arguments.
+type pftraceSink struct {
+	opts   Options
+	w      *perfetto.Writer
+	proc   perfetto.Track
+	p      *Process
+	agents map[uint64]*agentTrack // by agent id
+	args   []perfetto.Arg
+	cs     []perfetto.Arg
+}
+
+// agentTrack is an agent's track and its queues' tracks, by queue id.
+type agentTrack struct {
+	track  perfetto.Track
+	queues map[uint64]*queueTrack
+}
+
+// queueTrack is a queue's lanes: a track for its first slice, and another for each slice that
+// began before the last slice of every earlier lane had ended (concurrent dispatches of one queue,
+// or the runs of an application replay, which a merged result puts on one queue). A lane's slices
+// follow each other in time, which is all a track of the trace may hold without nesting. The lanes
+// are siblings of one name, which the UI merges into one track of the queue (Perfetto's default
+// for siblings of one name), laying out the overlapping slices below each other.
+type queueTrack struct {
+	rank  int32
+	lanes []lane
+}
+
+type lane struct {
+	track perfetto.Track
+	end   int64 // where its last slice ends
+}
+
+// openPftrace creates the prefix's trace file; the processes of the prefix are one trace.
+func openPftrace(pf *prefix, opts Options, _ bool) (prefixSink, error) {
+	o, err := pf.create("_results.pftrace")
+	if err != nil {
+		return nil, err
+	}
+	return &pftraceSink{opts: opts, w: perfetto.NewWriter(o.w)}, nil
+}
+
+// Begin declares the process's track; its agents and queues are declared with their first slice.
+func (s *pftraceSink) Begin(p *Process) error {
+	cmd := s.opts.Command
+	if len(cmd) == 0 {
+		cmd = p.Header.Cmdline
+	}
+	name := ""
+	if len(cmd) > 0 {
+		name = filepath.Base(cmd[0])
+	}
+	var err error
+	s.p, s.agents = p, map[uint64]*agentTrack{}
+	s.proc, err = s.w.Process(int32(p.Header.PID), name, cmd)
+	return err
+}
+
+// Dispatch writes a slice per pass.
+func (s *pftraceSink) Dispatch(d *Dispatch) error {
+	for i := range d.Passes {
+		pass := &d.Passes[i]
+		r := pass.Record
+		t, err := s.lane(pass)
+		if err != nil {
+			return err
+		}
+		name := KernelName(s.p.Kernels[r.KernelID], s.opts.Mangled, s.opts.Truncate)
+		if r.Passes > 1 {
+			name += " [pass " + strconv.Itoa(r.Pass+1) + "/" + strconv.Itoa(r.Passes) + "]"
+		}
+		args, end := s.passArgs(pass), r.End
+		if end < r.Start {
+			// A clock that went back: the slice shows the start, and the end as recorded.
+			args, end = append(args, perfetto.Int("recorded_end", r.End)), r.Start
+		}
+		if err := s.w.Slice(t, name, r.Start, end, args); err != nil {
+			return fmt.Errorf("dispatch %d pass %d: %w", r.DispatchID, r.Pass, err)
+		}
+	}
+	return nil
+}
+
+// End has nothing to finish: the trace is complete after every packet.
+func (s *pftraceSink) End(failed error) error {
+	s.p, s.agents = nil, nil
+	return failed
+}
+
+// close has nothing to write either; the prefix syncs and renames the file.
+func (s *pftraceSink) close() error { return nil }
+
+// abort leaves the file to the prefix, which removes it.
+func (s *pftraceSink) abort() {}
+
+// passArgs are a pass's arguments: its identity, launch and counters.
+func (s *pftraceSink) passArgs(pass *Pass) []perfetto.Arg {
+	r := pass.Record
+	agentID := r.AgentID
+	if pass.Agent != nil {
+		agentID = agentNodeID(*pass.Agent)
+	}
+	s.args = append(s.args[:0], perfetto.Uint("dispatch_id", r.DispatchID), perfetto.Int("replay_pass", int64(r.Pass)),
+		perfetto.Int("replay_passes", int64(r.Passes)), perfetto.Uint("correlation_id", r.CorrelationID),
+		perfetto.Uint("kernel_id", r.KernelID), perfetto.Uint("agent_id", agentID), perfetto.Uint("queue_id", r.QueueID),
+		perfetto.Uint("stream_id", r.StreamID), perfetto.Uint("thread_id", r.ThreadID),
+		perfetto.Array("grid", []perfetto.Arg{perfetto.Uint("", uint64(r.Grid[0])), perfetto.Uint("", uint64(r.Grid[1])), perfetto.Uint("", uint64(r.Grid[2]))}),
+		perfetto.Array("workgroup", []perfetto.Arg{perfetto.Uint("", uint64(r.Workgroup[0])), perfetto.Uint("", uint64(r.Workgroup[1])), perfetto.Uint("", uint64(r.Workgroup[2]))}),
+		perfetto.Int("lds", r.LDS), perfetto.Int("scratch", r.Scratch))
+	s.cs = s.cs[:0]
+	for _, c := range pass.Counters {
+		if c.ID != 0 { // as the other files: only the counters the catalog numbers
+			s.cs = append(s.cs, perfetto.Double(c.Name, sum(c.Values)))
+		}
+	}
+	if len(s.cs) > 0 {
+		s.args = append(s.args, perfetto.Dict("counters", s.cs))
+	}
+	return s.args
+}
+
+// lane returns the track a pass's slice goes on, declaring its agent's, its queue's and a lane's
+// track when this is their first slice.
+func (s *pftraceSink) lane(pass *Pass) (perfetto.Track, error) {
+	r := pass.Record
+	a := s.agents[r.AgentID]
+	if a == nil {
+		name, rank := "agent "+strconv.FormatUint(r.AgentID, 10), int32(len(s.p.Agents))
+		if ag := pass.Agent; ag != nil {
+			name, rank = agentTrackName(ag), int32(ag.Index)
+		}
+		t, err := s.w.Child(s.proc, name, rank)
+		if err != nil {
+			return t, err
+		}
+		a = &agentTrack{track: t, queues: map[uint64]*queueTrack{}}
+		s.agents[r.AgentID] = a
+	}
+	q := a.queues[r.QueueID]
+	if q == nil {
+		q = &queueTrack{rank: int32(len(a.queues))}
+		a.queues[r.QueueID] = q
+	}
+	for i := range q.lanes {
+		if l := &q.lanes[i]; r.Start >= l.end {
+			l.end = max(r.End, r.Start)
+			return l.track, nil
+		}
+	}
+	t, err := s.w.Child(a.track, "queue "+strconv.FormatUint(r.QueueID, 10), q.rank)
+	if err != nil {
+		return t, err
+	}
+	q.lanes = append(q.lanes, lane{track: t, end: max(r.End, r.Start)})
+	return t, nil
+}
+
+// agentTrackName names an agent by its index (as the plan and results.json number agents), its name
+// and its product.
+func agentTrackName(a *contract.Agent) string {
+	name := "agent " + strconv.Itoa(a.Index) + " " + a.Name
+	if a.ProductName != "" {
+		name += ": " + a.ProductName
+	}
+	return name
+}
+
+var _ prefixSink = (*pftraceSink)(nil)

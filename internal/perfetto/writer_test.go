@@ -1,0 +1,222 @@
+package perfetto
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/gorocprof/gorocprof/internal/perfetto/pb"
+)
+
+// sampleTrace writes a process with two child tracks and three slices, the second reusing the
+// first's names.
+func sampleTrace(t testing.TB) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	p, err := w.Process(7, "app", []string{"./app", "-n", "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := w.Child(p, "agent 0", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := w.Child(a, "queue 1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []Arg{Uint("dispatch_id", 1), Int("lds", -1), String("kind", "k"),
+		Array("grid", []Arg{Uint("", 64), Uint("", 1)}), Dict("counters", []Arg{Double("SQ_WAVES", 2.5)})}
+	for i, span := range [][2]int64{{100, 200}, {200, 200}, {250, 300}} {
+		name := "kernel"
+		if i == 2 {
+			name = "other"
+		}
+		if err := w.Slice(q, name, span[0], span[1], args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Bytes()
+}
+
+func TestWriterReadsBack(t *testing.T) {
+	tr, err := Decode(sampleTrace(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Tracks) != 3 || tr.Tracks[0].PID != 7 || tr.Tracks[0].Name != "app" || tr.Tracks[1].Parent != tr.Tracks[0].UUID ||
+		tr.Tracks[2].Parent != tr.Tracks[1].UUID || tr.Tracks[2].Name != "queue 1" {
+		t.Fatalf("tracks = %+v", tr.Tracks)
+	}
+	var names []string
+	for _, s := range tr.Slices {
+		names = append(names, s.Name)
+		if s.Track != tr.Tracks[2].UUID {
+			t.Errorf("slice %q on track %d, want %d", s.Name, s.Track, tr.Tracks[2].UUID)
+		}
+	}
+	if got := strings.Join(names, ","); got != "kernel,kernel,other" {
+		t.Errorf("slices %s", got)
+	}
+	want := []KeyValue{{"dispatch_id", "1"}, {"lds", "-1"}, {"kind", "k"}, {"grid[0]", "64"}, {"grid[1]", "1"}, {"counters.SQ_WAVES", "2.5"}}
+	for _, s := range tr.Slices {
+		if len(s.Args) != len(want) {
+			t.Fatalf("slice args %v, want %v", s.Args, want)
+		}
+		for i := range want {
+			if s.Args[i] != want[i] {
+				t.Errorf("arg %d = %v, want %v", i, s.Args[i], want[i])
+			}
+		}
+	}
+	if s := tr.Slices[1]; s.Start != 200 || s.End != 200 {
+		t.Errorf("empty slice %d..%d, want 200..200", s.Start, s.End)
+	}
+}
+
+// TestWriterInternsOnce: a name is interned by the first packet that uses it, never again.
+func TestWriterInternsOnce(t *testing.T) {
+	var tr pb.Trace
+	if err := proto.Unmarshal(sampleTrace(t), &tr); err != nil {
+		t.Fatal(err)
+	}
+	events, args := map[string]int{}, map[string]int{}
+	for _, p := range tr.Packet {
+		for _, n := range p.GetInternedData().GetEventNames() {
+			events[n.GetName()]++
+		}
+		for _, n := range p.GetInternedData().GetDebugAnnotationNames() {
+			args[n.GetName()]++
+		}
+	}
+	if len(events) != 2 || events["kernel"] != 1 || events["other"] != 1 {
+		t.Errorf("event names interned %v, want kernel and other once each", events)
+	}
+	if len(args) != 6 {
+		t.Errorf("argument names interned %v, want the 6 names once each", args)
+	}
+	for n, c := range args {
+		if c != 1 {
+			t.Errorf("argument name %s interned %d times", n, c)
+		}
+	}
+}
+
+func TestWriterRefusesBadSlices(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		track      Track
+		start, end int64
+		want       string
+	}{
+		{"no track", Track{}, 1, 2, "no track"},
+		{"ends before it starts", Track{uuid: 1}, 5, 4, "0 <= start <= end"},
+		{"negative start", Track{uuid: 1}, -1, 4, "0 <= start <= end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			w := NewWriter(&b)
+			if _, err := w.Process(1, "p", nil); err != nil {
+				t.Fatal(err)
+			}
+			err := w.Slice(tc.track, "k", tc.start, tc.end, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestWriterRefusesAnOrphanTrack(t *testing.T) {
+	_, err := NewWriter(&bytes.Buffer{}).Child(Track{}, "queue 1", 0)
+	if err == nil || !strings.Contains(err.Error(), `track "queue 1": no parent track`) {
+		t.Fatalf("err = %v, want one saying the track has no parent", err)
+	}
+}
+
+// packets builds a trace from packets, each given the trace's sequence unless it names one.
+func packets(ps ...*pb.TracePacket) []byte {
+	for _, p := range ps {
+		if p.OptionalTrustedPacketSequenceId == nil {
+			p.OptionalTrustedPacketSequenceId = &pb.TracePacket_TrustedPacketSequenceId{TrustedPacketSequenceId: 1}
+		}
+	}
+	b, err := proto.Marshal(&pb.Trace{Packet: ps})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func declare(uuid, parent uint64, flags uint32) *pb.TracePacket {
+	d := &pb.TrackDescriptor{Uuid: proto.Uint64(uuid), StaticOrDynamicName: &pb.TrackDescriptor_Name{Name: "t"}}
+	if parent != 0 {
+		d.ParentUuid = proto.Uint64(parent)
+	}
+	return &pb.TracePacket{Data: &pb.TracePacket_TrackDescriptor{TrackDescriptor: d}, SequenceFlags: proto.Uint32(flags)}
+}
+
+func event(ts, track uint64, typ pb.TrackEvent_Type, nameIID uint64, in *pb.InternedData) *pb.TracePacket {
+	e := &pb.TrackEvent{Type: typ.Enum(), TrackUuid: proto.Uint64(track)}
+	if nameIID != 0 {
+		e.NameField = &pb.TrackEvent_NameIid{NameIid: nameIID}
+	}
+	return &pb.TracePacket{Timestamp: proto.Uint64(ts), Data: &pb.TracePacket_TrackEvent{TrackEvent: e}, InternedData: in,
+		SequenceFlags: proto.Uint32(uint32(pb.TracePacket_SEQ_NEEDS_INCREMENTAL_STATE))}
+}
+
+func named(iid uint64, name string) *pb.InternedData {
+	return &pb.InternedData{EventNames: []*pb.EventName{{Iid: proto.Uint64(iid), Name: proto.String(name)}}}
+}
+
+// TestDecodeRefusesWhatTheUIRejects: each trace breaks one rule Decode checks, and it says which.
+func TestDecodeRefusesWhatTheUIRejects(t *testing.T) {
+	const cleared = uint32(pb.TracePacket_SEQ_INCREMENTAL_STATE_CLEARED)
+	begin, end := pb.TrackEvent_TYPE_SLICE_BEGIN, pb.TrackEvent_TYPE_SLICE_END
+	other := &pb.TracePacket{OptionalTrustedPacketSequenceId: &pb.TracePacket_TrustedPacketSequenceId{TrustedPacketSequenceId: 2}}
+	noFlag := event(10, 1, begin, 1, named(1, "k"))
+	noFlag.SequenceFlags = nil
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"not protobuf", []byte{0xff, 0xff}, "not a trace"},
+		{"state not cleared", packets(declare(1, 0, 0)), "does not clear"},
+		{"two sequences", packets(declare(1, 0, cleared), other), "sequence 2 after sequence 1"},
+		{"uuid twice", packets(declare(1, 0, cleared), declare(1, 0, 0)), "declared twice"},
+		{"no uuid", packets(declare(0, 0, cleared)), "without uuid"},
+		{"parent undeclared", packets(declare(1, 0, cleared), declare(2, 9, 0)), "parent 9 is not declared"},
+		{"event before its track", packets(declare(1, 0, cleared), event(10, 2, begin, 1, named(1, "k"))), "not declared before it"},
+		{"name not interned", packets(declare(1, 0, cleared), event(10, 1, begin, 3, named(1, "k"))), "iid 3, which is not interned"},
+		{"interned twice", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k")), event(20, 1, end, 0, named(1, "k"))), "interned twice"},
+		{"no incremental flag", packets(declare(1, 0, cleared), noFlag), "does not say it needs them"},
+		{"end without begin", packets(declare(1, 0, cleared), event(10, 1, end, 0, nil)), "did not begin"},
+		{"begin inside a slice", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k")), event(11, 1, begin, 1, nil)), "begins inside"},
+		{"never ends", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k"))), "never ends"},
+		{"time goes back", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k")), event(9, 1, end, 0, nil)), "at 9 ns after one at 10 ns"},
+		{"neither", packets(declare(1, 0, cleared), &pb.TracePacket{}), "neither"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode(tc.data)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzDecode: the reader of traces survives any input.
+func FuzzDecode(f *testing.F) {
+	f.Add(sampleTrace(f))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := Decode(data)
+		if err == nil && tr == nil {
+			t.Fatal("no trace and no error")
+		}
+	})
+}

@@ -6,8 +6,12 @@ import "github.com/gorocprof/gorocprof/internal/backend"
 // the input-file job and the defaults have been layered (in that order of precedence). Validate turns
 // it into a replay.Request or into every diagnostic that stops it.
 type ProfileOptions struct {
-	PMC              []string // raw counter groups, one per --pmc occurrence (or input-file group)
-	ReplayMode       string   // "" (rocprofv3's default behaviour), "kernel" or "application"
+	PMC []string // raw counter groups, one per --pmc occurrence (or input-file `pmc`)
+	// PMCGroups are an input file's pmc_groups: groups rotated over the dispatches of each agent in
+	// one run, GroupInterval dispatches each (pmc_group_interval; 0 when not given), as rocprofv3.
+	PMCGroups        []string
+	GroupInterval    int
+	ReplayMode       string // "" (rocprofv3's default behaviour), "kernel" or "application"
 	KernelReplayBeta bool
 	KernelTrace      bool
 	Stats            bool // --stats: kernel_stats.csv and domain_stats.csv of the traced kernels
@@ -45,7 +49,8 @@ type ProfileOptions struct {
 // input file keys ('-' as '_').
 const (
 	optPMC            = "pmc"
-	optPMCGroups      = "pmc-groups" // input file only: several groups at once
+	optPMCGroups      = "pmc-groups"         // input file only: groups rotated over the dispatches
+	optGroupInterval  = "pmc-group-interval" // input file only: dispatches per rotated group
 	optReplayMode     = "replay-mode"
 	optReplayBeta     = "kernel-replay-beta-enabled"
 	optKernelTrace    = "kernel-trace"

@@ -56,6 +56,7 @@ func printRequest(_ context.Context, req replay.Request) (replay.Result, error) 
 		Backend     string           `json:"backend"`
 		Groups      [][]string       `json:"groups"`
 		Mode        string           `json:"mode"`
+		Interval    int              `json:"group_interval,omitempty"`
 		KernelTrace bool             `json:"kernel_trace"`
 		Filters     contract.Filters `json:"filters"`
 		OutputDir   string           `json:"output_dir"`
@@ -69,7 +70,7 @@ func printRequest(_ context.Context, req replay.Request) (replay.Result, error) 
 		AllowDiv    bool             `json:"allow_divergence,omitempty"`
 		App         string           `json:"app"`
 		Args        []string         `json:"args"`
-	}{req.Backend, groups, req.Mode, req.KernelTrace, req.Filters, req.OutputDir, req.OutputFile, req.Formats,
+	}{req.Backend, groups, req.Mode, req.GroupInterval, req.KernelTrace, req.Filters, req.OutputDir, req.OutputFile, req.Formats,
 		req.Mangled, req.Truncate, req.Quiet, req.LogLevel, req.DryRun, req.AllowDivergence, req.App, req.Args}
 	enc := json.NewEncoder(req.Stdout)
 	enc.SetIndent("", "  ")

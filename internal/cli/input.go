@@ -193,7 +193,7 @@ func parseTextJobs(data []byte) ([]map[string]any, error) {
 // jobKeys are the input-file keys gorocprof acts on: every profiling option, plus pmc_groups and
 // pmc_group_interval.
 var jobKeys = map[string]bool{
-	optPMC: true, optPMCGroups: true, optGroupInterval: true, optReplayMode: true, optReplayBeta: true, optKernelTrace: true, optStats: true,
+	optPMC: true, optPMCGroups: true, optGroupInterval: true, optExtraCounters: true, optReplayMode: true, optReplayBeta: true, optKernelTrace: true, optStats: true,
 	optOutputDir: true, optOutputFile: true, optOutputFormat: true, optIncludeRegex: true,
 	optExcludeRegex: true, optIterationRange: true, optTruncate: true, optMangled: true,
 	optLogLevel: true, optCacheControl: true, optBackend: true, optROCmRoot: true, optQuiet: true, optDryRun: true, optAllowDiverge: true,

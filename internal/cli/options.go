@@ -9,8 +9,10 @@ type ProfileOptions struct {
 	PMC []string // raw counter groups, one per --pmc occurrence (or input-file `pmc`)
 	// PMCGroups are an input file's pmc_groups: groups rotated over the dispatches of each agent in
 	// one run, GroupInterval dispatches each (pmc_group_interval; 0 when not given), as rocprofv3.
-	PMCGroups        []string
-	GroupInterval    int
+	PMCGroups     []string
+	GroupInterval int
+	// ExtraCounters is -E: a YAML file of extra (derived) counter definitions, rocprofv3's format.
+	ExtraCounters    string
 	ReplayMode       string // "" (rocprofv3's default behaviour), "kernel" or "application"
 	KernelReplayBeta bool
 	KernelTrace      bool
@@ -51,6 +53,7 @@ const (
 	optPMC            = "pmc"
 	optPMCGroups      = "pmc-groups"         // input file only: groups rotated over the dispatches
 	optGroupInterval  = "pmc-group-interval" // input file only: dispatches per rotated group
+	optExtraCounters  = "extra-counters"
 	optReplayMode     = "replay-mode"
 	optReplayBeta     = "kernel-replay-beta-enabled"
 	optKernelTrace    = "kernel-trace"

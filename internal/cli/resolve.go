@@ -46,6 +46,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 
 	r.groups(&o.PMC)
 	r.rotation(&o.PMCGroups, &o.GroupInterval)
+	r.str(optExtraCounters, &o.ExtraCounters)
 	r.str(optReplayMode, &o.ReplayMode)
 	r.boolean(optReplayBeta, &o.KernelReplayBeta)
 	r.boolean(optKernelTrace, &o.KernelTrace)

@@ -13,8 +13,8 @@ import (
 	"github.com/gorocprof/gorocprof/internal/e2etest"
 )
 
-// rotatedRecord is what a rotation test reads of one counter record of results.json.
-type rotatedRecord struct {
+// counterRecord is what the rotation and extra counter tests read of one counter record of results.json.
+type counterRecord struct {
 	dispatchID, agentID uint64
 	replayPass          *int
 	group               *int
@@ -22,8 +22,8 @@ type rotatedRecord struct {
 	values              map[string]float64
 }
 
-// readRotated reads every counter record of a one-process results.json, in file order.
-func readRotated(t *testing.T, path string) []rotatedRecord {
+// readCounterRecords reads every counter record of a one-process results.json, in file order.
+func readCounterRecords(t *testing.T, path string) []counterRecord {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -66,9 +66,9 @@ func readRotated(t *testing.T, path string) []rotatedRecord {
 	for _, c := range doc.Tool[0].Counters {
 		names[c.ID.Handle] = c.Name
 	}
-	var out []rotatedRecord
+	var out []counterRecord
 	for _, r := range doc.Tool[0].CallbackRecords.CounterCollection {
-		rec := rotatedRecord{dispatchID: r.DispatchData.DispatchInfo.DispatchID, agentID: r.DispatchData.DispatchInfo.AgentID.Handle,
+		rec := counterRecord{dispatchID: r.DispatchData.DispatchInfo.DispatchID, agentID: r.DispatchData.DispatchInfo.AgentID.Handle,
 			replayPass: r.ReplayPass, group: r.PMCGroup, values: map[string]float64{}}
 		for _, s := range r.Records {
 			n := names[s.CounterID.Handle]
@@ -85,7 +85,7 @@ func readRotated(t *testing.T, path string) []rotatedRecord {
 
 // runRotation profiles app with an input file holding one job (its YAML text) and returns the
 // counter records of results.json.
-func runRotation(t *testing.T, job string, app ...string) []rotatedRecord {
+func runRotation(t *testing.T, job string, app ...string) []counterRecord {
 	t.Helper()
 	dir := t.TempDir()
 	input := filepath.Join(dir, "rotate.yaml")
@@ -94,7 +94,7 @@ func runRotation(t *testing.T, job string, app ...string) []rotatedRecord {
 	}
 	out := filepath.Join(dir, "out")
 	execute(t, append([]string{"-i", input, "--backend", "sim", "--quiet", "-d", out, "-o", "run", "-f", "json", "--"}, app...))
-	return readRotated(t, filepath.Join(out, "run_results.json"))
+	return readCounterRecords(t, filepath.Join(out, "run_results.json"))
 }
 
 // The rotation groups of these tests, as results.json names their counters (sorted).
@@ -139,7 +139,7 @@ func TestRotationCountsPerAgent(t *testing.T) {
 	t.Setenv("GOROCPROF_SIM_AGENTS", "gfx90a,gfx942")
 	const perAgent = 9
 	recs := runRotation(t, rotationJob, filepath.Join(root, "bin", "sim-many"), fmt.Sprint(2*perAgent), "--threads", "2")
-	byAgent := map[uint64][]rotatedRecord{}
+	byAgent := map[uint64][]counterRecord{}
 	for _, r := range recs {
 		byAgent[r.agentID] = append(byAgent[r.agentID], r)
 	}

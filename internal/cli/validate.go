@@ -84,6 +84,10 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 
 	diags = append(diags, checkCollection(o, hasCounters)...)
 	diags = append(diags, checkRotation(o)...)
+	extra, err := readExtraSetting(o.ExtraCounters)
+	if err != nil {
+		add("%v", err)
+	}
 
 	formats, fdiags := checkFormats(o.OutputFormats)
 	diags = append(diags, fdiags...)
@@ -120,6 +124,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		Backend:       o.Backend,
 		ROCmRoot:      o.ROCmRoot,
 		Groups:        groups,
+		Extra:         extra,
 		Mode:          mode,
 		GroupInterval: o.GroupInterval,
 		KernelTrace:   o.KernelTrace,

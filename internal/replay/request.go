@@ -16,7 +16,9 @@ type Request struct {
 	Backend  string           // auto|sim|cuda|rocm
 	ROCmRoot string           // --rocm-root: where rocprofiler-sdk is (rocm backend)
 	Groups   []counters.Group // --pmc groups, parsed
-	Mode     string           // contract.ModeKernel | ModeApplication | ModeRotation | ModeNone
+	// Extra holds the extra counter definitions (-E), merged into every agent\'s catalog; nil: none.
+	Extra *counters.Extra
+	Mode  string // contract.ModeKernel | ModeApplication | ModeRotation | ModeNone
 	// GroupInterval: under rotation, how many dispatches of an agent collect a group before the
 	// next one takes over (pmc_group_interval).
 	GroupInterval int

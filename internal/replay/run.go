@@ -115,6 +115,10 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 			}
 			sessions[key] = sess
 		}
+		sess, err := sess.WithExtra(req.Extra)
+		if err != nil {
+			return req, err
+		}
 		_, inject, err := sess.Backend.Tool()
 		if err != nil && req.App != "" {
 			return req, fmt.Errorf("%w %s: %w", backend.ErrBackend, sess.Backend.Name(), err)

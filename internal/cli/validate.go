@@ -73,21 +73,8 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		}
 	}
 
-	groups, groupsErr := counters.ParseGroups(o.PMC)
-	if groupsErr != nil {
-		add("%v", groupsErr)
-	}
-	rotated, rdiags := parseRotatedGroups(o.PMCGroups)
-	diags = append(diags, rdiags...)
-	// A failed parse has been reported already; do not also claim that no counters were asked for.
-	hasCounters := len(groups) > 0 || groupsErr != nil || len(o.PMCGroups) > 0
-
-	diags = append(diags, checkCollection(o, hasCounters)...)
-	diags = append(diags, checkRotation(o)...)
-	extra, err := readExtraSetting(o.ExtraCounters)
-	if err != nil {
-		add("%v", err)
-	}
+	c, cdiags := collection(o)
+	diags = append(diags, cdiags...)
 
 	formats, fdiags := checkFormats(o.OutputFormats)
 	diags = append(diags, fdiags...)
@@ -116,16 +103,12 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	}
 
 	nameKind := filterNameKind(o.Mangled, o.Truncate)
-	mode := replayMode(o, len(groups))
-	if len(rotated) > 0 {
-		groups, mode = rotated, contract.ModeRotation
-	}
 	return replay.Request{
 		Backend:       o.Backend,
 		ROCmRoot:      o.ROCmRoot,
-		Groups:        groups,
-		Extra:         extra,
-		Mode:          mode,
+		Groups:        c.groups,
+		Extra:         c.extra,
+		Mode:          c.mode,
 		GroupInterval: o.GroupInterval,
 		KernelTrace:   o.KernelTrace,
 		Stats:         o.Stats,
@@ -148,6 +131,39 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		App:             o.App,
 		Args:            o.Args,
 	}, nil
+}
+
+// collected is what a run collects: its counter groups, the mode they are collected in, and the
+// extra counter definitions its catalogs get.
+type collected struct {
+	groups []counters.Group
+	mode   string
+	extra  *counters.Extra
+}
+
+// collection reads what the run collects (the --pmc groups, or an input file's rotated
+// pmc_groups, and -E) and says what is wrong with it.
+func collection(o ProfileOptions) (collected, []string) {
+	var diags []string
+	groups, groupsErr := counters.ParseGroups(o.PMC)
+	if groupsErr != nil {
+		diags = append(diags, groupsErr.Error())
+	}
+	rotated, rdiags := parseRotatedGroups(o.PMCGroups)
+	diags = append(diags, rdiags...)
+	// A failed parse has been reported already; do not also claim that no counters were asked for.
+	hasCounters := len(groups) > 0 || groupsErr != nil || len(o.PMCGroups) > 0
+	diags = append(diags, checkCollection(o, hasCounters)...)
+	diags = append(diags, checkRotation(o)...)
+	extra, err := readExtraSetting(o.ExtraCounters)
+	if err != nil {
+		diags = append(diags, err.Error())
+	}
+	c := collected{groups: groups, mode: replayMode(o, len(groups)), extra: extra}
+	if len(rotated) > 0 {
+		c.groups, c.mode = rotated, contract.ModeRotation
+	}
+	return c, diags
 }
 
 // checkSettings checks the settings that name one of a few choices (the log level, the cache control,

@@ -38,7 +38,10 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	req.Mode = effectiveMode(stderr, req.Mode, plan)
 	req.Mode = replayableMode(stderr, req.Mode, sess.Backend, plan)
 	if req.DryRun {
-		return Result{}, PrintPlan(stdout, plan)
+		if err := PrintPlan(stdout, plan); err != nil {
+			return Result{}, err
+		}
+		return Result{}, printRotation(stdout, req)
 	}
 	warnKernelTrace(stderr, req, plan)
 	var res Result

@@ -176,7 +176,7 @@ func requestOf(t *testing.T, args []string) (string, int) {
 		fmt.Fprintf(req.Stdout, "compare: rtol %v\n", req.RTol)
 		return replay.CompareReport{}, nil
 	}
-	f.PlanData = func(_ context.Context, c backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error) {
+	f.PlanData = func(_ context.Context, c backend.Choice, _ *counters.Extra, groups []counters.Group) ([]contract.PlanAgent, error) {
 		names := make([][]string, 0, len(groups))
 		for _, g := range groups {
 			names = append(names, g.Names())

@@ -20,10 +20,11 @@ import (
 
 // AvailOptions is the avail command (and -L).
 type AvailOptions struct {
-	Backend  string
-	ROCmRoot string
-	Agent    int // -1: every agent
-	JSON     bool
+	Backend       string
+	ROCmRoot      string
+	ExtraCounters string // -E: extra counter definitions, listed with the agents' own
+	Agent         int    // -1: every agent
+	JSON          bool
 }
 
 func newAvailCmd(f *Factory) *cobra.Command {
@@ -34,9 +35,11 @@ func newAvailCmd(f *Factory) *cobra.Command {
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Backend, opts.ROCmRoot = backendSetting(cmd.Flags()), rocmRootSetting(cmd.Flags())
+			opts.ExtraCounters = extraSetting(cmd.Flags())
 			return runAvail(cmd.Context(), f, opts)
 		},
 	}
+	addExtraFlag(cmd)
 	cmd.Flags().Var(agentIndex{&opts.Agent}, "agent", "only the agent with this index (0, 1, ...)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON for scripts")
 	return cmd
@@ -69,7 +72,11 @@ func runAvail(ctx context.Context, f *Factory, o *AvailOptions) error {
 	if f.AvailData == nil {
 		return errors.New("internal error: no agent catalog source wired into the command line")
 	}
-	agents, err := f.AvailData(ctx, backend.Choice{Name: o.Backend, ROCmRoot: o.ROCmRoot})
+	extra, err := readExtraSetting(o.ExtraCounters)
+	if err != nil {
+		return err
+	}
+	agents, err := f.AvailData(ctx, backend.Choice{Name: o.Backend, ROCmRoot: o.ROCmRoot}, extra)
 	if err != nil {
 		return fmt.Errorf("listing agents of backend %s: %w", o.Backend, err)
 	}

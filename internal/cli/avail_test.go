@@ -36,7 +36,7 @@ func fixtureAgents() []AgentCounters {
 	}
 }
 
-func fixturePlan(_ context.Context, c backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error) {
+func fixturePlan(_ context.Context, c backend.Choice, _ *counters.Extra, groups []counters.Group) ([]contract.PlanAgent, error) {
 	if c.Name != "sim" {
 		return nil, errors.New("fixture planner knows only the sim backend")
 	}
@@ -58,7 +58,7 @@ func fixturePlan(_ context.Context, c backend.Choice, groups []counters.Group) (
 func TestListingGolden(t *testing.T) {
 	clearEnv(t)
 	var gotBackend string
-	avail := func(_ context.Context, c backend.Choice) ([]AgentCounters, error) {
+	avail := func(_ context.Context, c backend.Choice, _ *counters.Extra) ([]AgentCounters, error) {
 		gotBackend = c.Name
 		return fixtureAgents(), nil
 	}
@@ -95,7 +95,9 @@ func TestListingGolden(t *testing.T) {
 
 func TestListingErrors(t *testing.T) {
 	clearEnv(t)
-	avail := func(context.Context, backend.Choice) ([]AgentCounters, error) { return fixtureAgents(), nil }
+	avail := func(context.Context, backend.Choice, *counters.Extra) ([]AgentCounters, error) {
+		return fixtureAgents(), nil
+	}
 	tests := []struct {
 		args []string
 		code int
@@ -123,7 +125,7 @@ func TestPlanPassesParsedGroups(t *testing.T) {
 	clearEnv(t)
 	var got []counters.Group
 	f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
-		PlanData: func(_ context.Context, _ backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error) {
+		PlanData: func(_ context.Context, _ backend.Choice, _ *counters.Extra, groups []counters.Group) ([]contract.PlanAgent, error) {
 			got = groups
 			return nil, nil
 		}}

@@ -47,10 +47,10 @@ type Factory struct {
 	Processor func(ctx context.Context, req replay.ProcessRequest) (replay.Result, error)
 
 	// AvailData lists the agents of a backend and the counters each offers, for `avail` and -L.
-	AvailData func(ctx context.Context, c backend.Choice) ([]AgentCounters, error)
+	AvailData func(ctx context.Context, c backend.Choice, extra *counters.Extra) ([]AgentCounters, error)
 
 	// PlanData plans counter groups onto the agents of a backend, for `plan`.
-	PlanData func(ctx context.Context, c backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error)
+	PlanData func(ctx context.Context, c backend.Choice, extra *counters.Extra, groups []counters.Group) ([]contract.PlanAgent, error)
 }
 
 // AgentCounters is one agent and its counter catalog.

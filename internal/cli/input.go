@@ -190,9 +190,10 @@ func parseTextJobs(data []byte) ([]map[string]any, error) {
 	return jobs, nil
 }
 
-// jobKeys are the input-file keys gorocprof acts on: every profiling option, plus pmc_groups.
+// jobKeys are the input-file keys gorocprof acts on: every profiling option, plus pmc_groups and
+// pmc_group_interval.
 var jobKeys = map[string]bool{
-	optPMC: true, optPMCGroups: true, optReplayMode: true, optReplayBeta: true, optKernelTrace: true, optStats: true,
+	optPMC: true, optPMCGroups: true, optGroupInterval: true, optExtraCounters: true, optReplayMode: true, optReplayBeta: true, optKernelTrace: true, optStats: true,
 	optOutputDir: true, optOutputFile: true, optOutputFormat: true, optIncludeRegex: true,
 	optExcludeRegex: true, optIterationRange: true, optTruncate: true, optMangled: true,
 	optLogLevel: true, optCacheControl: true, optBackend: true, optROCmRoot: true, optQuiet: true, optDryRun: true, optAllowDiverge: true,
@@ -204,7 +205,7 @@ var jobKeys = map[string]bool{
 // unsupportedJobKeys are rocprofv3 input keys (input_schema.json) for services gorocprof does not
 // offer yet: harmless when off, an error when asked for.
 var unsupportedJobKeys = map[string]bool{
-	"pmc-group-interval": true, "hip-trace": true, "hip-runtime-trace": true, "hip-compiler-trace": true,
+	"hip-trace": true, "hip-runtime-trace": true, "hip-compiler-trace": true,
 	"marker-trace": true, "memory-copy-trace": true, "memory-allocation-trace": true,
 	"rocdecode-trace": true, "rocjpeg-trace": true, "scratch-memory-trace": true, "stats": true,
 	"hsa-trace": true, "hsa-core-trace": true, "hsa-amd-trace": true, "hsa-finalize-trace": true,

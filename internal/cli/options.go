@@ -6,8 +6,14 @@ import "github.com/gorocprof/gorocprof/internal/backend"
 // the input-file job and the defaults have been layered (in that order of precedence). Validate turns
 // it into a replay.Request or into every diagnostic that stops it.
 type ProfileOptions struct {
-	PMC              []string // raw counter groups, one per --pmc occurrence (or input-file group)
-	ReplayMode       string   // "" (rocprofv3's default behaviour), "kernel" or "application"
+	PMC []string // raw counter groups, one per --pmc occurrence (or input-file `pmc`)
+	// PMCGroups are an input file's pmc_groups: groups rotated over the dispatches of each agent in
+	// one run, GroupInterval dispatches each (pmc_group_interval; 0 when not given), as rocprofv3.
+	PMCGroups     []string
+	GroupInterval int
+	// ExtraCounters is -E: a YAML file of extra (derived) counter definitions, rocprofv3's format.
+	ExtraCounters    string
+	ReplayMode       string // "" (rocprofv3's default behaviour), "kernel" or "application"
 	KernelReplayBeta bool
 	KernelTrace      bool
 	Stats            bool // --stats: kernel_stats.csv and domain_stats.csv of the traced kernels
@@ -52,7 +58,9 @@ type ProfileOptions struct {
 // input file keys ('-' as '_').
 const (
 	optPMC            = "pmc"
-	optPMCGroups      = "pmc-groups" // input file only: several groups at once
+	optPMCGroups      = "pmc-groups"         // input file only: groups rotated over the dispatches
+	optGroupInterval  = "pmc-group-interval" // input file only: dispatches per rotated group
+	optExtraCounters  = "extra-counters"
 	optReplayMode     = "replay-mode"
 	optReplayBeta     = "kernel-replay-beta-enabled"
 	optKernelTrace    = "kernel-trace"

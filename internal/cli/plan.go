@@ -19,10 +19,11 @@ import (
 
 // PlanOptions is the plan command: which passes a counter request needs on each agent.
 type PlanOptions struct {
-	Backend  string
-	ROCmRoot string
-	PMC      []string
-	JSON     bool
+	Backend       string
+	ROCmRoot      string
+	ExtraCounters string // -E
+	PMC           []string
+	JSON          bool
 }
 
 func newPlanCmd(f *Factory) *cobra.Command {
@@ -33,6 +34,7 @@ func newPlanCmd(f *Factory) *cobra.Command {
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Backend, opts.ROCmRoot = backendSetting(cmd.Flags()), rocmRootSetting(cmd.Flags())
+			opts.ExtraCounters = extraSetting(cmd.Flags())
 			if !cmd.Flags().Changed(optPMC) {
 				if env := strings.TrimSpace(os.Getenv(envName(optPMC))); env != "" {
 					opts.PMC = strings.Split(env, ";")
@@ -44,6 +46,7 @@ func newPlanCmd(f *Factory) *cobra.Command {
 	cmd.Flags().Var(groupsValue{&opts.PMC}, optPMC, "counters to collect, one group per --pmc")
 	_ = cmd.Flags().SetAnnotation(optPMC, annotationNargs, []string{"true"})
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON for scripts")
+	addExtraFlag(cmd)
 	return cmd
 }
 
@@ -58,13 +61,17 @@ func runPlan(ctx context.Context, f *Factory, o *PlanOptions) error {
 	} else if len(groups) == 0 {
 		diags = append(diags, "plan needs counters: give at least one --pmc group")
 	}
+	extra, err := readExtraSetting(o.ExtraCounters)
+	if err != nil {
+		diags = append(diags, err.Error())
+	}
 	if len(diags) > 0 {
 		return &ValidationError{Diagnostics: diags}
 	}
 	if f.PlanData == nil {
 		return errors.New("internal error: no planner wired into the command line")
 	}
-	plans, err := f.PlanData(ctx, backend.Choice{Name: o.Backend, ROCmRoot: o.ROCmRoot}, groups)
+	plans, err := f.PlanData(ctx, backend.Choice{Name: o.Backend, ROCmRoot: o.ROCmRoot}, extra, groups)
 	if err != nil {
 		return fmt.Errorf("planning on backend %s: %w", o.Backend, err)
 	}

@@ -39,12 +39,12 @@ func TestPrecedence(t *testing.T) {
 			func(r replay.Request) any { return r.KernelTrace }, false},
 
 		{"pmc from job", layers{job: `"pmc": ["SQ_WAVES", "GRBM_COUNT"]`}, pmcNames, [][]string{{"GRBM_COUNT", "SQ_WAVES"}}},
-		{"pmc groups from job", layers{flag: []string{"--replay-mode", "kernel", "--kernel-replay-beta-enabled"},
-			job: `"pmc": ["A"], "pmc_groups": [["B", "C"], ["D"]]`}, pmcNames, [][]string{{"A"}, {"B", "C"}, {"D"}}},
+		{"pmc groups from job", layers{job: `"pmc_groups": [["B", "C"], ["D"]], "pmc_group_interval": 3`}, pmcNames,
+			[][]string{{"B", "C"}, {"D"}}},
 		{"pmc env groups over job", layers{flag: []string{"--replay-mode", "kernel", "--kernel-replay-beta-enabled"},
 			env: map[string]string{"GOROCPROF_PMC": "X Y;Z"}, job: `"pmc": ["A"]`}, pmcNames, [][]string{{"X", "Y"}, {"Z"}}},
 		{"pmc flag over env and job", layers{flag: []string{"--pmc", "F"}, env: map[string]string{"GOROCPROF_PMC": "X"},
-			job: `"pmc": ["A"], "pmc_groups": [["B"]]`}, pmcNames, [][]string{{"F"}}},
+			job: `"pmc": ["A"]`}, pmcNames, [][]string{{"F"}}},
 
 		{"formats from job", layers{job: `"output_format": ["csv"]`}, func(r replay.Request) any { return r.Formats }, []string{"csv"}},
 		{"formats env over job", layers{env: map[string]string{"GOROCPROF_OUTPUT_FORMAT": "json"}, job: `"output_format": ["csv"]`},

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"slices"
@@ -45,6 +46,8 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	o.Source = job.Source
 
 	r.groups(&o.PMC)
+	r.rotation(&o.PMCGroups, &o.GroupInterval)
+	r.str(optExtraCounters, &o.ExtraCounters)
 	r.str(optReplayMode, &o.ReplayMode)
 	r.boolean(optReplayBeta, &o.KernelReplayBeta)
 	r.boolean(optKernelTrace, &o.KernelTrace)
@@ -168,7 +171,7 @@ func (r *resolver) list(name string, dst *[]string) {
 }
 
 // groups reads the counter groups: GOROCPROF_PMC separates groups with ';'; an input-file job's
-// `pmc` is one group and its `pmc_groups` a list of groups, in that order.
+// `pmc` is one group.
 func (r *resolver) groups(dst *[]string) {
 	if f := r.flags.Lookup(optPMC); f != nil && f.Changed {
 		return
@@ -191,11 +194,18 @@ func (r *resolver) groups(dst *[]string) {
 			out = append(out, strings.Join(words, " "))
 		}
 	}
-	if v, ok := r.lower(optPMCGroups); ok {
+	if out != nil {
+		*dst = out
+	}
+}
+
+// rotation reads an input-file job's pmc_groups (a list of groups, each a list of counters or one
+// string of them) and pmc_group_interval (a positive integer).
+func (r *resolver) rotation(groups *[]string, interval *int) {
+	if v, ok := r.job.Values[optPMCGroups]; ok {
 		list, isList := v.([]any)
 		if !isList {
 			r.bad(optPMCGroups, "expected a list of counter lists, got %s", describeValue(v))
-			return
 		}
 		for _, g := range list {
 			words, err := wordsOf(g)
@@ -203,11 +213,16 @@ func (r *resolver) groups(dst *[]string) {
 				r.bad(optPMCGroups, "%v", err)
 				return
 			}
-			out = append(out, strings.Join(words, " "))
+			*groups = append(*groups, strings.Join(words, " "))
 		}
 	}
-	if out != nil {
-		*dst = out
+	if v, ok := r.job.Values[optGroupInterval]; ok {
+		n, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
+		if err != nil || n < 1 || n > math.MaxInt32 {
+			r.bad(optGroupInterval, "expected a positive integer (dispatches per group), got %s", describeValue(v))
+			return
+		}
+		*interval = int(n)
 	}
 }
 

@@ -33,11 +33,11 @@ func TestROCmRootOfAvailAndPlan(t *testing.T) {
 		var got backend.Choice
 		var out, errOut bytes.Buffer
 		f := &Factory{IO: IOStreams{Out: &out, ErrOut: &errOut},
-			AvailData: func(_ context.Context, c backend.Choice) ([]AgentCounters, error) {
+			AvailData: func(_ context.Context, c backend.Choice, _ *counters.Extra) ([]AgentCounters, error) {
 				got = c
 				return fixtureAgents(), nil
 			},
-			PlanData: func(_ context.Context, c backend.Choice, _ []counters.Group) ([]contract.PlanAgent, error) {
+			PlanData: func(_ context.Context, c backend.Choice, _ *counters.Extra, _ []counters.Group) ([]contract.PlanAgent, error) {
 				got = c
 				return []contract.PlanAgent{}, nil
 			},

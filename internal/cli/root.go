@@ -66,7 +66,8 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		SuggestionsMinimumDistance: 2,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listAvail {
-				return runAvail(cmd.Context(), f, &AvailOptions{Backend: backendSetting(cmd.Flags()), ROCmRoot: rocmRootSetting(cmd.Flags()), Agent: -1})
+				return runAvail(cmd.Context(), f, &AvailOptions{Backend: backendSetting(cmd.Flags()), ROCmRoot: rocmRootSetting(cmd.Flags()),
+					ExtraCounters: extraSetting(cmd.Flags()), Agent: -1})
 			}
 			if len(args) == 0 && cmd.Flags().NFlag() == 0 {
 				return cmd.Help()
@@ -109,6 +110,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 
 	fs.Var(groupsValue{&o.PMC}, optPMC, "counters to collect, one group per --pmc (\"--pmc A B --pmc C\" is two groups)")
 	nargs(optPMC)
+	fs.StringVarP(&o.ExtraCounters, optExtraCounters, "E", "", "YAML file of extra derived counters (rocprofv3's counter definition format), usable in --pmc")
 	fs.Var(choiceValue{&o.ReplayMode, replayModes}, optReplayMode, "how several counter groups are collected: kernel or application")
 	optional(&o.KernelReplayBeta, optReplayBeta, "", "acknowledge that kernel replay is a beta feature")
 	optional(&o.KernelTrace, optKernelTrace, "", "trace every kernel dispatch")
@@ -159,6 +161,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp))
 	}
 	_ = cmd.MarkFlagFilename(optInput, "json", "yaml", "yml", "txt")
+	_ = cmd.MarkFlagFilename(optExtraCounters, "yaml", "yml")
 	_ = cmd.MarkFlagDirname(optOutputDir)
 }
 

@@ -56,6 +56,7 @@ func printRequest(_ context.Context, req replay.Request) (replay.Result, error) 
 		Backend     string           `json:"backend"`
 		Groups      [][]string       `json:"groups"`
 		Mode        string           `json:"mode"`
+		Interval    int              `json:"group_interval,omitempty"`
 		KernelTrace bool             `json:"kernel_trace"`
 		Filters     contract.Filters `json:"filters"`
 		OutputDir   string           `json:"output_dir"`
@@ -75,7 +76,7 @@ func printRequest(_ context.Context, req replay.Request) (replay.Result, error) 
 		Rank        string           `json:"rank,omitempty"`
 		App         string           `json:"app"`
 		Args        []string         `json:"args"`
-	}{req.Backend, groups, req.Mode, req.KernelTrace, req.Filters, req.OutputDir, req.OutputFile, req.Formats,
+	}{req.Backend, groups, req.Mode, req.GroupInterval, req.KernelTrace, req.Filters, req.OutputDir, req.OutputFile, req.Formats,
 		req.Mangled, req.Truncate, req.Quiet, req.LogLevel, req.DryRun, req.AllowDivergence, req.Summary, req.SummaryTo,
 		req.RankVariables.Rank, req.RankVariables.Size, req.Unprofiled, req.Rank, req.App, req.Args}
 	enc := json.NewEncoder(req.Stdout)

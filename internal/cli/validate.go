@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -72,16 +73,10 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		}
 	}
 
-	groups, groupsErr := counters.ParseGroups(o.PMC)
-	if groupsErr != nil {
-		add("%v", groupsErr)
-	}
-	// A failed parse has been reported already; do not also claim that no counters were asked for.
-	hasCounters := len(groups) > 0 || groupsErr != nil
-
 	// The rank variables expand -o and the summary file's name; their diagnostics keep their place.
 	mpi, mdiags := checkMPIRanks(o, os.Getenv)
-	diags = append(diags, checkCollection(o, hasCounters)...)
+	c, cdiags := collection(o)
+	diags = append(diags, cdiags...)
 	diags = append(diags, checkSummary(o, mpi.vars)...)
 
 	formats, fdiags := checkFormats(o.OutputFormats)
@@ -113,14 +108,16 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 
 	nameKind := filterNameKind(o.Mangled, o.Truncate)
 	return replay.Request{
-		Backend:     o.Backend,
-		ROCmRoot:    o.ROCmRoot,
-		Groups:      groups,
-		Mode:        replayMode(o, len(groups)),
-		KernelTrace: o.KernelTrace,
-		Stats:       o.Stats,
-		Summary:     summaryRequest(o.Summary),
-		SummaryTo:   o.Summary.OutputFile,
+		Backend:       o.Backend,
+		ROCmRoot:      o.ROCmRoot,
+		Groups:        c.groups,
+		Extra:         c.extra,
+		Mode:          c.mode,
+		GroupInterval: o.GroupInterval,
+		KernelTrace:   o.KernelTrace,
+		Stats:         o.Stats,
+		Summary:       summaryRequest(o.Summary),
+		SummaryTo:     o.Summary.OutputFile,
 		Filters: contract.Filters{
 			IncludeRegex:    o.IncludeRegex,
 			ExcludeRegex:    o.ExcludeRegex,
@@ -143,6 +140,39 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		App:             o.App,
 		Args:            o.Args,
 	}, nil
+}
+
+// collected is what a run collects: its counter groups, the mode they are collected in, and the
+// extra counter definitions its catalogs get.
+type collected struct {
+	groups []counters.Group
+	mode   string
+	extra  *counters.Extra
+}
+
+// collection reads what the run collects (the --pmc groups, or an input file's rotated
+// pmc_groups, and -E) and says what is wrong with it.
+func collection(o ProfileOptions) (collected, []string) {
+	var diags []string
+	groups, groupsErr := counters.ParseGroups(o.PMC)
+	if groupsErr != nil {
+		diags = append(diags, groupsErr.Error())
+	}
+	rotated, rdiags := parseRotatedGroups(o.PMCGroups)
+	diags = append(diags, rdiags...)
+	// A failed parse has been reported already; do not also claim that no counters were asked for.
+	hasCounters := len(groups) > 0 || groupsErr != nil || len(o.PMCGroups) > 0
+	diags = append(diags, checkCollection(o, hasCounters)...)
+	diags = append(diags, checkRotation(o)...)
+	extra, err := readExtraSetting(o.ExtraCounters)
+	if err != nil {
+		diags = append(diags, err.Error())
+	}
+	c := collected{groups: groups, mode: replayMode(o, len(groups)), extra: extra}
+	if len(rotated) > 0 {
+		c.groups, c.mode = rotated, contract.ModeRotation
+	}
+	return c, diags
 }
 
 // checkSettings checks the settings that name one of a few choices (the log level, the cache control,
@@ -202,6 +232,54 @@ func checkCollection(o ProfileOptions, hasCounters bool) []string {
 		add("--spm is not supported by gorocprof yet")
 	}
 	return diags
+}
+
+// diagPMCAndGroups is rocprofv3's refusal of both at once.
+const diagPMCAndGroups = "Cannot specify both --pmc and (input file) pmc_groups"
+
+// checkRotation says what cannot go with an input file's pmc_groups: --pmc (rocprofv3 refuses it
+// too), a replay mode (rotation is one run without replay: each dispatch collects one group), and a
+// pmc_group_interval without groups to rotate.
+func checkRotation(o ProfileOptions) []string {
+	var diags []string
+	if len(o.PMCGroups) == 0 {
+		if o.GroupInterval != 0 {
+			diags = append(diags, "pmc_group_interval needs pmc_groups: it says how many dispatches of an agent collect one of them")
+		}
+		return diags
+	}
+	if len(o.PMC) > 0 {
+		diags = append(diags, diagPMCAndGroups)
+	}
+	if o.ReplayMode != "" {
+		diags = append(diags, fmt.Sprintf("pmc_groups cannot be combined with --replay-mode %s: the groups rotate over the dispatches of one run "+
+			"without replay, each dispatch collecting one group (give the groups as pmc, or --pmc, to replay them)", o.ReplayMode))
+	}
+	return diags
+}
+
+// parseRotatedGroups parses pmc_groups, numbering each group in messages as the file lists it.
+func parseRotatedGroups(raw []string) ([]counters.Group, []string) {
+	var groups []counters.Group
+	var diags []string
+	for i, g := range raw {
+		parsed, err := counters.ParseGroups([]string{g})
+		switch {
+		case err != nil:
+			if inner := errors.Unwrap(err); inner != nil {
+				err = inner // drop ParseGroups' "--pmc flag 1:", which names no flag here
+			}
+			diags = append(diags, fmt.Sprintf("pmc_groups group %d: %v", i+1, err))
+		case len(parsed) == 0:
+			diags = append(diags, fmt.Sprintf("pmc_groups group %d is empty: each group needs at least one counter", i+1))
+		default:
+			groups = append(groups, parsed[0])
+		}
+	}
+	if len(diags) > 0 {
+		return nil, diags
+	}
+	return groups, nil
 }
 
 // conflicts lists the services kernel replay cannot run beside, in rocprofv3's order.

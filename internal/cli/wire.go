@@ -17,18 +17,18 @@ func wire(f *Factory) {
 	f.Runner = replay.Run
 	f.Comparer = replay.Compare
 	f.Processor = replay.Process
-	f.AvailData = func(ctx context.Context, c backend.Choice) ([]AgentCounters, error) {
-		return availFromSession(ctx, f.Backend, c)
+	f.AvailData = func(ctx context.Context, c backend.Choice, extra *counters.Extra) ([]AgentCounters, error) {
+		return availFromSession(ctx, f.Backend, c, extra)
 	}
-	f.PlanData = func(ctx context.Context, c backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error) {
-		return planFromSession(ctx, f.Backend, c, groups)
+	f.PlanData = func(ctx context.Context, c backend.Choice, extra *counters.Extra, groups []counters.Group) ([]contract.PlanAgent, error) {
+		return planFromSession(ctx, f.Backend, c, extra, groups)
 	}
 }
 
 // availFromSession asks the backend for its agents and lists each one's catalog with that agent's
 // dimension sizes.
-func availFromSession(ctx context.Context, choose backend.Chooser, c backend.Choice) ([]AgentCounters, error) {
-	sess, err := replay.OpenSession(ctx, choose, c, "")
+func availFromSession(ctx context.Context, choose backend.Chooser, c backend.Choice, extra *counters.Extra) ([]AgentCounters, error) {
+	sess, err := openSession(ctx, choose, c, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -41,8 +41,8 @@ func availFromSession(ctx context.Context, choose backend.Chooser, c backend.Cho
 
 // planFromSession plans the groups on the backend's agents: the plan a run with these groups would
 // carry in results.json.
-func planFromSession(ctx context.Context, choose backend.Chooser, c backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error) {
-	sess, err := replay.OpenSession(ctx, choose, c, "")
+func planFromSession(ctx context.Context, choose backend.Chooser, c backend.Choice, extra *counters.Extra, groups []counters.Group) ([]contract.PlanAgent, error) {
+	sess, err := openSession(ctx, choose, c, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -51,4 +51,13 @@ func planFromSession(ctx context.Context, choose backend.Chooser, c backend.Choi
 		return nil, err
 	}
 	return plan.Agents, nil
+}
+
+// openSession is the backend's session without an application, its catalogs with the extra counters.
+func openSession(ctx context.Context, choose backend.Chooser, c backend.Choice, extra *counters.Extra) (*replay.Session, error) {
+	sess, err := replay.OpenSession(ctx, choose, c, "")
+	if err != nil {
+		return nil, err
+	}
+	return sess.WithExtra(extra)
 }

@@ -30,6 +30,9 @@ const (
 	ModeKernel      = "kernel"
 	ModeApplication = "application"
 	ModeNone        = "none"
+	// ModeRotation: no replay; each selected dispatch of an agent collects one of its passes in
+	// turn, Plan.GroupInterval dispatches each (rocprofv3's pmc_groups with pmc_group_interval).
+	ModeRotation = "rotation"
 )
 
 // Filters select dispatches by kernel name and per-kernel iteration.

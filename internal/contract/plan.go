@@ -5,13 +5,16 @@ import "encoding/json"
 // Plan is the plan file the tool reads (plan.json). Its agents are written in the tool's shape
 // (toolAgent): the passes' base counters only.
 type Plan struct {
-	Version         int         `json:"version"`
-	Backend         string      `json:"backend"`
-	ReplayMode      string      `json:"replay_mode"`
-	ApplicationPass int         `json:"application_pass"`
-	KernelTrace     bool        `json:"kernel_trace"`
-	Filters         Filters     `json:"filters"`
-	Agents          []PlanAgent `json:"-"` // written by MarshalJSON as "agents"
+	Version         int    `json:"version"`
+	Backend         string `json:"backend"`
+	ReplayMode      string `json:"replay_mode"`
+	ApplicationPass int    `json:"application_pass"`
+	// GroupInterval: under rotation, the dispatches of an agent that collect one pass before the
+	// next pass takes over (>= 1); absent in the other modes.
+	GroupInterval int         `json:"group_interval,omitempty"`
+	KernelTrace   bool        `json:"kernel_trace"`
+	Filters       Filters     `json:"filters"`
+	Agents        []PlanAgent `json:"-"` // written by MarshalJSON as "agents"
 }
 
 // PlanAgent is what the planner decided for one agent: the passes a dispatch on it is replayed for

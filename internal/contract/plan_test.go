@@ -62,3 +62,22 @@ func TestPlanAgentReport(t *testing.T) {
 		t.Errorf("report form\n got %s\nwant %s", got, want)
 	}
 }
+
+// Under rotation the plan file says how many dispatches of an agent collect a pass before the next
+// takes over; the other modes have no group_interval (TestPlanFileEncoding's golden file).
+func TestPlanFileEncodingRotation(t *testing.T) {
+	p := fixturePlan()
+	p.ReplayMode, p.ApplicationPass, p.GroupInterval = ModeRotation, -1, 4
+	data, err := p.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "plan-rotation.json"), data)
+	var back Plan
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.ReplayMode != ModeRotation || back.GroupInterval != 4 {
+		t.Errorf("read back replay_mode %q group_interval %d, want rotation 4", back.ReplayMode, back.GroupInterval)
+	}
+}

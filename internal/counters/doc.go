@@ -31,6 +31,11 @@
 // scalars broadcast over vectors. Division is the function div, which returns 0 for a zero divisor
 // as rocprofv3 does: a kernel that never used a unit reports 0, not NaN or Inf.
 //
+// Extra counters (-E, extra.go) are derived counters in the same schema, read with every line
+// number kept, and merged into a copy of an agent's catalog (Catalog.WithExtra): the shared catalogs
+// never change. Where the built-in definitions leave a counter out with its reason, an extra one is
+// an error naming the file and line, since the user asked for it.
+//
 // # Dimensions
 //
 // Values of a base counter are one per hardware instance. The dimension model (dims.go) is coarse

@@ -18,8 +18,10 @@ const (
 // checks the bytes are the same): reflection was most of the time spent writing a large file.
 // Only numbers vary, so nothing needs escaping.
 
-// appendCounterRecord appends one pass's counters, one sample per instance.
-func appendCounterRecord(b []byte, d *contract.Dispatch, k contract.Kernel, counters []idValues) []byte {
+// appendCounterRecord appends one pass's counters, one sample per instance, as replay pass pass;
+// group >= 0 adds the rotated group the dispatch collected ("pmc_group", 0-based as "group" in the
+// plan metadata).
+func appendCounterRecord(b []byte, d *contract.Dispatch, k contract.Kernel, counters []idValues, pass, group int) []byte {
 	b = append(b, `{"dispatch_data":{"size":0,"correlation_id":`...)
 	b = appendTimedDispatch(b, d)
 	b = append(b, `},"records":[`...)
@@ -40,7 +42,11 @@ func appendCounterRecord(b []byte, d *contract.Dispatch, k contract.Kernel, coun
 	b = append(b, `],"thread_id":`...)
 	b = strconv.AppendUint(b, d.ThreadID, 10)
 	b = append(b, `,"replay_pass":`...)
-	b = strconv.AppendInt(b, int64(d.Pass), 10)
+	b = strconv.AppendInt(b, int64(pass), 10)
+	if group >= 0 {
+		b = append(b, `,"pmc_group":`...)
+		b = strconv.AppendInt(b, int64(group), 10)
+	}
 	b = append(b, `,"arch_vgpr_count":`...)
 	b = strconv.AppendInt(b, k.VGPR, 10)
 	b = append(b, `,"accum_vgpr_count":`...)
@@ -52,8 +58,8 @@ func appendCounterRecord(b []byte, d *contract.Dispatch, k contract.Kernel, coun
 	return append(b, '}')
 }
 
-// appendDispatchRecord appends one pass's kernel dispatch (buffer) record.
-func appendDispatchRecord(b []byte, d *contract.Dispatch) []byte {
+// appendDispatchRecord appends one pass's kernel dispatch (buffer) record, as replay pass pass.
+func appendDispatchRecord(b []byte, d *contract.Dispatch, pass int) []byte {
 	b = append(b, `{"size":0,"kind":`...)
 	b = strconv.AppendInt(b, bufferKindKernelDispatch, 10)
 	b = append(b, `,"operation":`...)
@@ -63,7 +69,7 @@ func appendDispatchRecord(b []byte, d *contract.Dispatch) []byte {
 	b = append(b, `,"correlation_id":`...)
 	b = appendTimedDispatch(b, d)
 	b = append(b, `,"replay_pass":`...)
-	b = strconv.AppendInt(b, int64(d.Pass), 10)
+	b = strconv.AppendInt(b, int64(pass), 10)
 	return append(b, '}')
 }
 

@@ -111,13 +111,13 @@ func TestRecordAppendersMatchEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendCounterRecord(nil, d, k, counters); string(got) != string(wantJSON) {
+		if got := appendCounterRecord(nil, d, k, counters, d.Pass, -1); string(got) != string(wantJSON) {
 			t.Fatalf("counter record\n got %s\nwant %s", got, wantJSON)
 		}
 		wantJSON, _ = json.Marshal(dispatchRecord{Kind: bufferKindKernelDispatch, Operation: dispatchOpComplete,
 			ThreadID: d.ThreadID, CorrelationID: correlation{d.CorrelationID, d.ExternalID}, StartTimestamp: d.Start,
 			EndTimestamp: d.End, DispatchInfo: infoOf(d), ReplayPass: d.Pass})
-		if got := appendDispatchRecord(nil, d); string(got) != string(wantJSON) {
+		if got := appendDispatchRecord(nil, d, d.Pass); string(got) != string(wantJSON) {
 			t.Fatalf("dispatch record\n got %s\nwant %s", got, wantJSON)
 		}
 	}

@@ -40,7 +40,8 @@ func (v *view) writeResultsTail(w *bufio.Writer, trace *traceSpool) error {
 		s.raw(`"kernel_dispatch":[`)
 		wrote := false
 		s.err = trace.each(func(d *contract.Dispatch) error {
-			v.line = appendDispatchRecord(append(v.line[:0], ",\n"...), d)
+			pass, _ := v.replayPass(d)
+			v.line = appendDispatchRecord(append(v.line[:0], ",\n"...), d, pass)
 			return v.element(w, &wrote)
 		})
 		s.raw("]")

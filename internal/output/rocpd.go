@@ -136,7 +136,7 @@ func (s *rocpdSink) pass(v *view, d *contract.Dispatch, counters []idValues) err
 	for _, c := range counters {
 		s.vals = append(s.vals, rocpd.CounterValues{CounterID: c.id, Values: c.Values})
 	}
-	return s.w.Dispatch(rocpd.Dispatch{DispatchID: d.DispatchID, Pass: d.Pass, Replayed: d.Passes > 1,
+	return s.w.Dispatch(rocpd.Dispatch{DispatchID: d.DispatchID, Pass: d.Pass, Replayed: d.Passes > 1 && v.rotated == nil,
 		CorrelationID: d.CorrelationID, ExternalID: d.ExternalID, AgentID: v.csvAgentID(d.AgentID), QueueID: d.QueueID,
 		StreamID: d.StreamID, ThreadID: d.ThreadID, KernelID: d.KernelID, Grid: d.Grid, Workgroup: d.Workgroup,
 		LDS: d.LDS, Scratch: d.Scratch, Start: d.Start, End: d.End}, s.vals)

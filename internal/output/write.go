@@ -27,7 +27,11 @@ type Options struct {
 	Mangled      bool     // kernel names as mangled symbols (-M)
 	Truncate     bool     // kernel names without template and argument lists (-T)
 	PlanMetadata any      // embedded in results.json metadata as "gorocprof_plan"
-	Command      []string // the profiled command line; the record header's when empty
+	// Rotation, set for a run that rotated groups over the dispatches (contract.ModeRotation), is its
+	// plan: a record's pass then names the agent's pass the dispatch collected, which results.json
+	// shows as that pass's group ("pmc_group"), with replay_pass 0 as in any run without replay.
+	Rotation []contract.PlanAgent
+	Command  []string // the profiled command line; the record header's when empty
 
 	// Summary, with KernelTrace: rocprofv3's summary tables (-S, -D, --summary-groups) of the
 	// prefix's processes and where they go; nil for none.
@@ -325,6 +329,8 @@ type view struct {
 	line     []byte
 	// wroteCounter says whether results.json has a counter record yet.
 	wroteCounter bool
+	// rotated: under rotation, the group of each pass by agent handle (Options.Rotation).
+	rotated map[uint64][]int
 }
 
 // kernelText is a kernel's fields as the rows print them.
@@ -351,7 +357,41 @@ func newView(opts Options, p *Process) *view {
 	if len(v.command) == 0 {
 		v.command = proc.Header.Cmdline
 	}
+	if opts.Rotation != nil {
+		v.rotated = rotatedGroups(opts.Rotation, proc.Agents)
+	}
 	return v
+}
+
+// rotatedGroups maps each agent handle of the process to the groups of its planned passes.
+func rotatedGroups(plan []contract.PlanAgent, agents []contract.Agent) map[uint64][]int {
+	out := map[uint64][]int{}
+	for _, a := range agents {
+		for _, pa := range plan {
+			if pa.Index != a.Index {
+				continue
+			}
+			groups := make([]int, len(pa.Passes))
+			for i, p := range pa.Passes {
+				groups[i] = p.Group
+			}
+			out[a.ID] = groups
+		}
+	}
+	return out
+}
+
+// replayPass is the replay_pass results.json gives a pass, and the group it collected under rotation
+// (-1 otherwise: the pass is a replay pass, or the run's only one).
+func (v *view) replayPass(d *contract.Dispatch) (pass, group int) {
+	if v.rotated == nil {
+		return d.Pass, -1
+	}
+	groups := v.rotated[d.AgentID]
+	if d.Pass < 0 || d.Pass >= len(groups) {
+		return 0, -1
+	}
+	return 0, groups[d.Pass]
 }
 
 // kernel returns the kernel of a dispatch; a kernel id without a kernel record gives the zero
@@ -386,7 +426,8 @@ func (v *view) writeLogical(s *documents, l *Dispatch) error {
 		k := v.kernel(d.KernelID)
 		counters := v.passCounters(p)
 		if s.results != nil && len(counters) > 0 {
-			v.line = appendCounterRecord(append(v.line[:0], ",\n"...), d, k.k, counters)
+			pass, group := v.replayPass(d)
+			v.line = appendCounterRecord(append(v.line[:0], ",\n"...), d, k.k, counters, pass, group)
 			if err := v.element(s.results.w, &v.wroteCounter); err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
@@ -81,7 +82,7 @@ func writeOutputs(ctx context.Context, req Request, procs []*records.Process, pl
 		}
 		t.files = output.NewFiles(ctx, output.Options{
 			Dir: t.dir, File: t.file, Formats: req.Formats, KernelTrace: req.KernelTrace, Stats: req.Stats,
-			Summary: sum, Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents,
+			Summary: sum, Mangled: req.Mangled, Truncate: req.Truncate, PlanMetadata: plan.Agents, Rotation: rotation(req, plan),
 		})
 		for _, p := range t.procs {
 			byProc[p] = t
@@ -184,4 +185,12 @@ func pidList(procs []*records.Process) string {
 		return "process " + pids[0]
 	}
 	return "processes " + strings.Join(pids, ", ")
+}
+
+// rotation is output.Options.Rotation: the plan of a run that rotated its groups, nil otherwise.
+func rotation(req Request, plan *counters.Plan) []contract.PlanAgent {
+	if req.Mode != contract.ModeRotation {
+		return nil
+	}
+	return plan.Agents
 }

@@ -39,3 +39,14 @@ func (s *Session) Agent(index int, name string) contract.Agent {
 func PrintPlan(w io.Writer, plan *counters.Plan) error {
 	return output.PlanTables(w, plan.Agents)
 }
+
+// printRotation says, under a dry run's plan tables, that the passes of a rotation are taken in turn
+// by the dispatches, not replayed.
+func printRotation(w io.Writer, req Request) error {
+	if req.Mode != contract.ModeRotation {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "\nrotation (pmc_groups): nothing is replayed; dispatch k (from 1) of an agent collects its pass ((k-1) / %d) mod its passes\n",
+		groupInterval(req))
+	return err
+}

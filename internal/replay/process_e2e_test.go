@@ -28,19 +28,30 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 		truncate    bool
 		formats     []string
 		file        string
+		extra       string // -E file text
 	}{
 		{"kernel replay with a derived counter", []string{"SQ_WAVES SQ_INSTS_VALU", "GRBM_GUI_ACTIVE Wavefronts"},
-			contract.ModeKernel, false, false, false, []string{"json", "csv"}, "%hostname%/%pid%"},
+			contract.ModeKernel, false, false, false, []string{"json", "csv"}, "%hostname%/%pid%", ""},
 		{"kernel trace, stats, truncated names, csv and rocpd, variables and a custom rank in -o", []string{"SQ_WAVES"},
-			contract.ModeNone, true, true, true, []string{"csv", "rocpd"}, "%env{GOROCPROF_TEST_TAG}%_%rank%_of_%size%_%pid%"},
+			contract.ModeNone, true, true, true, []string{"csv", "rocpd"}, "%env{GOROCPROF_TEST_TAG}%_%rank%_of_%size%_%pid%", ""},
 		{"application replay", []string{"SQ_WAVES SQ_INSTS_VALU", "GRBM_GUI_ACTIVE"},
-			contract.ModeApplication, false, false, false, []string{"json", "csv"}, "run"},
+			contract.ModeApplication, false, false, false, []string{"json", "csv"}, "run", ""},
+		{"rotation, an extra counter", []string{"SQ_WAVES MY_WAVES_TWICE", "GRBM_GUI_ACTIVE"},
+			contract.ModeRotation, true, false, false, []string{"json", "csv", "rocpd"}, "run",
+			"rocprofiler-sdk:\n  counters-schema-version: 1\n  counters:\n  - name: MY_WAVES_TWICE\n    definitions:\n" +
+				"    - architectures: [gfx90a, gfx942]\n      expression: 2*SQ_WAVES\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			groups, err := counters.ParseGroups(tc.pmc)
 			if err != nil {
 				t.Fatal(err)
+			}
+			var extra *counters.Extra
+			if tc.extra != "" {
+				if extra, err = counters.ParseExtra("extra.yaml", []byte(tc.extra)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			work, tmp, kept := keptRunDirs(t)
 			t.Setenv("GOROCPROF_TEST_TAG", "atlaunch")
@@ -49,7 +60,7 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 			t.Chdir(work)
 			var ranOut, stderr bytes.Buffer
 			res, err := Run(context.Background(), Request{
-				Backend: "sim", Groups: groups, Mode: tc.mode, KernelTrace: tc.kernelTrace, Stats: tc.stats, Truncate: tc.truncate,
+				Backend: "sim", Groups: groups, Extra: extra, Mode: tc.mode, GroupInterval: 2, KernelTrace: tc.kernelTrace, Stats: tc.stats, Truncate: tc.truncate,
 				OutputDir: "out", OutputFile: tc.file, Formats: tc.formats,
 				RankVariables: output.RankVariables{Rank: "GOROCPROF_TEST_RANK", Size: "GOROCPROF_TEST_SIZE"},
 				App:           filepath.Join(root, "bin", "sim-demo"), Stdout: &ranOut, Stderr: &stderr,

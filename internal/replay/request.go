@@ -14,20 +14,25 @@ import (
 
 // Request is one validated profiling run, as the command line or an input-file job describes it.
 type Request struct {
-	Backend     string           // auto|sim|cuda|rocm
-	ROCmRoot    string           // --rocm-root: where rocprofiler-sdk is (rocm backend)
-	Groups      []counters.Group // --pmc groups, parsed
-	Mode        string           // contract.ModeKernel | ModeApplication | ModeNone
-	KernelTrace bool
-	Stats       bool // kernel_stats.csv and domain_stats.csv (with KernelTrace)
-	Filters     contract.Filters
-	OutputDir   string // placeholders are expanded per process after the run
-	OutputFile  string
-	Formats     []string
-	Mangled     bool
-	Truncate    bool
-	Quiet       bool
-	LogLevel    string
+	Backend  string           // auto|sim|cuda|rocm
+	ROCmRoot string           // --rocm-root: where rocprofiler-sdk is (rocm backend)
+	Groups   []counters.Group // --pmc groups, parsed
+	// Extra holds the extra counter definitions (-E), merged into every agent\'s catalog; nil: none.
+	Extra *counters.Extra
+	Mode  string // contract.ModeKernel | ModeApplication | ModeRotation | ModeNone
+	// GroupInterval: under rotation, how many dispatches of an agent collect a group before the
+	// next one takes over (pmc_group_interval).
+	GroupInterval int
+	KernelTrace   bool
+	Stats         bool // kernel_stats.csv and domain_stats.csv (with KernelTrace)
+	Filters       contract.Filters
+	OutputDir     string // placeholders are expanded per process after the run
+	OutputFile    string
+	Formats       []string
+	Mangled       bool
+	Truncate      bool
+	Quiet         bool
+	LogLevel      string
 	// CacheControl: CUDA, "all" (the default when empty) or "none" (contract.EnvCacheControl).
 	CacheControl string
 	DryRun       bool // plan and print, launch nothing

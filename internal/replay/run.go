@@ -38,7 +38,10 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	req.Mode = effectiveMode(stderr, req.Mode, plan)
 	req.Mode = replayableMode(stderr, req.Mode, sess.Backend, plan)
 	if req.DryRun {
-		return Result{}, PrintPlan(stdout, plan)
+		if err := PrintPlan(stdout, plan); err != nil {
+			return Result{}, err
+		}
+		return Result{}, printRotation(stdout, req)
 	}
 	if req.Unprofiled {
 		return runUnprofiled(ctx, req, plan, stdout, stderr)
@@ -118,6 +121,10 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 			}
 			sessions[key] = sess
 		}
+		sess, err := sess.WithExtra(req.Extra)
+		if err != nil {
+			return req, err
+		}
 		_, inject, err := sess.Backend.Tool()
 		if err != nil && req.App != "" {
 			return req, fmt.Errorf("%w %s: %w", backend.ErrBackend, sess.Backend.Name(), err)
@@ -125,6 +132,9 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 		planned := time.Now()
 		plan, err := sess.Plan(req.Groups)
 		if err != nil {
+			return req, err
+		}
+		if err := checkRotation(req, plan); err != nil {
 			return req, err
 		}
 		tracePhase("passes", planned)
@@ -242,7 +252,7 @@ func childEnv(req Request, runDir, planPath string) []string {
 // effectiveMode is the mode the plan needs: a plan with several passes on some agent and no kernel
 // replay (a --pmc group split by the planner) is collected by application replay, as rocprofv3 does.
 func effectiveMode(stderr io.Writer, mode string, plan *counters.Plan) string {
-	if mode == contract.ModeKernel || mode == contract.ModeApplication {
+	if mode == contract.ModeKernel || mode == contract.ModeApplication || mode == contract.ModeRotation {
 		return mode
 	}
 	for _, a := range plan.Agents {
@@ -290,6 +300,7 @@ func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan
 		Backend:         sess.Backend.Name(),
 		ReplayMode:      mode,
 		ApplicationPass: -1,
+		GroupInterval:   groupInterval(req),
 		KernelTrace:     req.KernelTrace,
 		Filters:         f,
 		Agents:          plan.Agents,
@@ -399,4 +410,35 @@ func logLevel(l string) string {
 		return "warning"
 	}
 	return l
+}
+
+// groupInterval is the plan's group_interval: the request's under rotation (1 when unset, as
+// rocprofv3's default), absent otherwise.
+func groupInterval(req Request) int {
+	if req.Mode != contract.ModeRotation {
+		return 0
+	}
+	return max(req.GroupInterval, 1)
+}
+
+// checkRotation refuses, before launch, a rotated group that does not fit one pass of an agent:
+// rotation gives each dispatch one pass, so such a group could never be collected whole (rocprofv3
+// fails at the first dispatch instead).
+func checkRotation(req Request, plan *counters.Plan) error {
+	if req.Mode != contract.ModeRotation {
+		return nil
+	}
+	var diags []string
+	for _, a := range plan.Agents {
+		for _, n := range a.Notes {
+			if n.Kind == contract.NoteSplit {
+				diags = append(diags, fmt.Sprintf("pmc_groups group %d needs %d passes on agent %d (%s): under rotation each dispatch collects one pass, so every group must fit one; split it into groups that do",
+					n.Group+1, n.Passes, a.Index, a.Name))
+			}
+		}
+	}
+	if len(diags) > 0 {
+		return fmt.Errorf("%s", strings.Join(diags, "; "))
+	}
+	return nil
 }

@@ -42,7 +42,10 @@ type RunInfo struct {
 	CWD      string    `json:"cwd"`
 	Launched time.Time `json:"launched"`
 	PMC      []string  `json:"pmc"` // the --pmc groups as ParseGroups reads them
-	Mode     string    `json:"replay_mode"`
+	// ExtraCounters is the text of the -E file the run's catalogs had, so that Process plans with
+	// the same counters; empty without one.
+	ExtraCounters string `json:"extra_counters,omitempty"`
+	Mode          string `json:"replay_mode"`
 	// ApplicationPass is the pass an application replay run collected (0-based), -1 for the merged
 	// records of all passes and for other modes; ApplicationPasses is how many runs the replay takes.
 	ApplicationPass   int              `json:"application_pass"`
@@ -105,7 +108,7 @@ func newRunInfo(req Request, sess *Session, plan *counters.Plan, launched time.T
 	}
 	return RunInfo{
 		Version: RunInfoVersion, Backend: sess.Backend.Name(), ROCmRoot: req.ROCmRoot, App: req.App, Args: nonNil(req.Args),
-		CWD: cwd, Launched: launched, PMC: pmc, Mode: modeOrNone(req.Mode),
+		CWD: cwd, Launched: launched, PMC: pmc, ExtraCounters: extraText(req.Extra), Mode: modeOrNone(req.Mode),
 		ApplicationPass: pass, ApplicationPasses: passes, KernelTrace: req.KernelTrace, Stats: req.Stats, Filters: req.Filters,
 		OutputDir: req.OutputDir, OutputFile: req.OutputFile, Formats: nonNil(req.Formats),
 		Mangled: req.Mangled, Truncate: req.Truncate, Quiet: req.Quiet, LogLevel: req.LogLevel,
@@ -205,4 +208,12 @@ func modeOrNone(mode string) string {
 		return contract.ModeNone
 	}
 	return mode
+}
+
+// extraText is run.json's extra_counters: the -E file as it was read.
+func extraText(e *counters.Extra) string {
+	if e == nil {
+		return ""
+	}
+	return string(e.Text())
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/gorocprof/gorocprof/internal/backend"
@@ -76,4 +77,22 @@ func tracePhase(phase string, began time.Time) {
 // Plan plans the groups onto the session's agents.
 func (s *Session) Plan(groups []counters.Group) (*counters.Plan, error) {
 	return counters.NewPlan(groups, s.Targets)
+}
+
+// WithExtra is the session with extra counter definitions (-E) merged into every agent's catalog,
+// or the session itself without any. The session's own catalogs are not changed (a sweep's sessions
+// serve every job, each with its own -E).
+func (s *Session) WithExtra(e *counters.Extra) (*Session, error) {
+	if e == nil {
+		return s, nil
+	}
+	out := &Session{Backend: s.Backend, Agents: s.Agents, Targets: slices.Clone(s.Targets)}
+	for i, t := range out.Targets {
+		cat, err := t.Catalog.WithExtra(e)
+		if err != nil {
+			return nil, err // it names the file, the line and the agent's architecture
+		}
+		out.Targets[i].Catalog = cat
+	}
+	return out, nil
 }

@@ -204,7 +204,8 @@ bool parse_plan(const std::string& text, const std::string& path, Config* out, s
     if (mode_name == "kernel") out->replay_mode = ReplayMode::Kernel;
     else if (mode_name == "application") out->replay_mode = ReplayMode::Application;
     else if (mode_name == "none") out->replay_mode = ReplayMode::None;
-    else return fail("replay_mode \"" + mode_name + "\" is not kernel, application or none");
+    else if (mode_name == "rotation") out->replay_mode = ReplayMode::Rotation;
+    else return fail("replay_mode \"" + mode_name + "\" is not kernel, application, rotation or none");
 
     out->application_pass = -1;
     if (const Value* ap = doc.find("application_pass")) {
@@ -214,6 +215,13 @@ bool parse_plan(const std::string& text, const std::string& path, Config* out, s
     }
     if (out->replay_mode == ReplayMode::Application && out->application_pass < 0)
         return fail("replay_mode application needs application_pass >= 0, got " + std::to_string(out->application_pass));
+
+    out->group_interval = 1;
+    if (const Value* gi = doc.find("group_interval")) {
+        int64_t interval;
+        if (!r.integer(gi, "group_interval", 1, INT64_MAX, &interval)) return fail(detail);
+        out->group_interval = static_cast<uint64_t>(interval);
+    }
 
     if (const Value* kt = doc.find("kernel_trace")) {
         if (!r.expect(kt, Value::Kind::Bool, "kernel_trace")) return fail(detail);

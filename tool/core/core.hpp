@@ -31,7 +31,7 @@ constexpr int kContractVersion = 1;
 // application replay.
 constexpr uint64_t kNotReplayed = UINT64_MAX;
 
-enum class ReplayMode { None, Kernel, Application };
+enum class ReplayMode { None, Kernel, Application, Rotation };
 enum class LogLevel { Error = 0, Warning = 1, Info = 2, Trace = 3 };
 enum class KernelNameKind { Demangled, Truncated, Mangled };
 
@@ -60,6 +60,9 @@ struct Config {
     std::string backend;
     ReplayMode replay_mode = ReplayMode::None;
     int application_pass = -1;
+    // Rotation: the selected dispatches of an agent take its passes in turn, group_interval
+    // dispatches each (rocprofv3's pmc_group_interval).
+    uint64_t group_interval = 1;
     bool kernel_trace = false;
     std::string include_regex;
     std::string exclude_regex;
@@ -108,6 +111,7 @@ struct KernelRef {
     std::string mangled;
     std::string demangled;
     std::string truncated;
+    uint64_t agent_id = 0;  // the agent the kernel was registered on: rotation counts per agent
 
     const std::string& name(KernelNameKind kind) const {
         switch (kind) {
@@ -142,6 +146,9 @@ struct DispatchFacts {
     uint64_t stream_id = 0;
     uint64_t thread_id = 0;
     int agent_index = 0;
+    // Rotation: the pass select() chose for this dispatch, for a backend that records it on another
+    // thread than the one that selected it; kNotReplayed takes the calling thread's selection.
+    uint64_t rotation_pass = UINT64_MAX;
 };
 
 class Core {
@@ -159,13 +166,22 @@ public:
     KernelRef register_kernel(const KernelDesc& desc);
 
     // Applies include/exclude regexes and the iteration range. Call exactly once per logical dispatch.
+    // Under rotation a selected dispatch also takes its agent's next place in the rotation:
+    // dispatch k (from 1) of the agent collects pass ((k-1) / group_interval) mod passes, kept for
+    // this thread (selected_rotation_pass) until the next select.
     bool select(const KernelRef& kernel);
+
+    // The pass the last dispatch this thread selected collects under rotation; kNotReplayed in the
+    // other modes or when that dispatch's agent has no passes.
+    uint64_t selected_rotation_pass() const;
 
     // Passes planned for an agent (by device ordinal); empty when the agent is not profiled.
     const std::vector<PlanPass>& passes_for_agent(int agent_index) const;
 
     // The base counters the dispatch being executed on this thread must collect now: group i of the
-    // agent during replay pass i, pass application_pass under application replay, pass 0 otherwise.
+    // agent during replay pass i, pass application_pass under application replay, the pass the
+    // rotation chose for the dispatch (the open dispatch's, else this thread's selection) under
+    // rotation, pass 0 otherwise.
     // nullptr when the agent has no such pass or the counter context is not effective for this pass
     // (localized stop). Outside a replay pass under kernel replay (one planned pass, or a declined
     // replay) it is pass 0.

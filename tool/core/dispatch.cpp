@@ -20,6 +20,7 @@ struct Frame {
     DispatchFacts facts;
     std::string lines;
     uint64_t passes_recorded = 0;
+    uint64_t rotation_pass = kNotReplayed;
 };
 
 struct ThreadRecords {
@@ -50,6 +51,11 @@ void close_frame(State& s, Frame& f) {
 
 }  // namespace
 
+uint64_t detail::open_rotation_pass() {
+    Frame* f = current_frame();
+    return f != nullptr ? f->rotation_pass : kNotReplayed;
+}
+
 void Core::begin_dispatch(const DispatchFacts& facts) {
     State* s = detail::state();
     if (s == nullptr || !s->active) return;
@@ -66,6 +72,7 @@ void Core::begin_dispatch(const DispatchFacts& facts) {
     }
     f.lines.clear();
     f.passes_recorded = 0;
+    f.rotation_pass = facts.rotation_pass != kNotReplayed ? facts.rotation_pass : selected_rotation_pass();
 }
 
 void Core::record_pass(PassRecord&& pass) { record_pass(static_cast<const PassRecord&>(pass)); }
@@ -81,6 +88,10 @@ void Core::record_pass(const PassRecord& pass) {
         total = 1;
         if (s->config.replay_mode == ReplayMode::Application) {
             number = static_cast<uint64_t>(s->config.application_pass);
+            total = passes_for_agent(f->facts.agent_index).size();
+        } else if (s->config.replay_mode == ReplayMode::Rotation && f->rotation_pass != kNotReplayed) {
+            // As under application replay: the pass this dispatch collected of the agent's passes.
+            number = f->rotation_pass;
             total = passes_for_agent(f->facts.agent_index).size();
         }
     }

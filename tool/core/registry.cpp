@@ -13,6 +13,8 @@ using detail::State;
 
 namespace {
 
+thread_local uint64_t t_rotation_pass = kNotReplayed;
+
 const PlanAgent* plan_agent(const Config& c, int index) {
     for (const PlanAgent& a : c.agents) {
         if (a.index == index) return &a;
@@ -69,6 +71,7 @@ KernelRef Core::register_kernel(const KernelDesc& desc) {
     KernelRef ref;
     State* s = detail::state();
     if (s == nullptr || !s->active) {
+        ref.agent_id = desc.agent_id;
         ref.mangled = desc.mangled_name;
         ref.demangled = demangle(desc.mangled_name);
         ref.truncated = truncate_name(ref.demangled);
@@ -79,6 +82,7 @@ KernelRef Core::register_kernel(const KernelDesc& desc) {
     auto it = s->kernels.find(key);
     if (it != s->kernels.end()) return it->second;
     ref.kernel_id = s->next_kernel_id++;
+    ref.agent_id = desc.agent_id;
     ref.mangled = desc.mangled_name;
     ref.demangled = demangle(desc.mangled_name);
     ref.truncated = truncate_name(ref.demangled);
@@ -93,12 +97,29 @@ KernelRef Core::register_kernel(const KernelDesc& desc) {
 }
 
 bool Core::select(const KernelRef& kernel) {
+    t_rotation_pass = kNotReplayed;
     State* s = detail::state();
     if (s == nullptr || !s->active) return false;
-    if (kernel.kernel_id != 0) return s->filter.select(kernel.kernel_id);
-    // Not registered with core: the regexes alone decide (no iteration count to keep).
-    return s->filter.name_matches(kernel.name(s->config.filter_name));
+    bool selected = kernel.kernel_id != 0 ? s->filter.select(kernel.kernel_id)
+                                          // Not registered with core: the regexes alone decide (no iteration count to keep).
+                                          : s->filter.name_matches(kernel.name(s->config.filter_name));
+    if (selected && s->config.replay_mode == ReplayMode::Rotation) t_rotation_pass = detail::rotate(*s, kernel.agent_id);
+    return selected;
 }
+
+uint64_t Core::selected_rotation_pass() const { return t_rotation_pass; }
+
+namespace detail {
+
+uint64_t rotate(State& s, uint64_t agent_id) {
+    // The slot's plan is read-only after registration; the count is the agent's alone.
+    AgentSlot* a = const_cast<AgentSlot*>(agent_by_id(s, agent_id));
+    if (a == nullptr || a->plan == nullptr || a->plan->passes.empty()) return kNotReplayed;
+    uint64_t k = a->rotation_count.fetch_add(1, std::memory_order_relaxed);
+    return (k / s.config.group_interval) % a->plan->passes.size();
+}
+
+}  // namespace detail
 
 const std::vector<PlanPass>& Core::passes_for_agent(int agent_index) const {
     // Never destroyed: threads may still ask while exit() runs static destructors.
@@ -125,6 +146,11 @@ const std::vector<PlanCounter>* Core::counters_for_current_pass(int agent_index)
             break;
         }
         case ReplayMode::Application: pass = static_cast<uint64_t>(s->config.application_pass); break;
+        case ReplayMode::Rotation: {
+            uint64_t open = detail::open_rotation_pass();
+            pass = open != kNotReplayed ? open : t_rotation_pass;
+            break;
+        }
         case ReplayMode::None: pass = 0; break;
     }
     return pass < passes.size() ? &passes[pass].counters : nullptr;

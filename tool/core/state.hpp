@@ -19,6 +19,7 @@ struct AgentSlot {
     uint64_t id = 0;
     int index = 0;
     const PlanAgent* plan = nullptr;  // nullptr: not profiled (absent from the plan, or another name)
+    std::atomic<uint64_t> rotation_count{0};  // rotation: dispatches of the agent selected so far
 };
 
 struct State {
@@ -64,6 +65,14 @@ State* state();
 
 const AgentSlot* agent_by_id(const State& s, uint64_t agent_id);
 const AgentSlot* agent_by_index(const State& s, int index);
+
+// Rotation: the pass the agent's next selected dispatch collects (kNotReplayed for an agent without
+// passes), advancing the agent's count.
+uint64_t rotate(State& s, uint64_t agent_id);
+
+// Rotation: the pass of the innermost dispatch open on this thread (begin_dispatch), kNotReplayed
+// when none is open.
+uint64_t open_rotation_pass();
 
 // Writes whole lines with one write(2) unless `end` was written. Reports the first failure on stderr.
 void write_lines(State& s, const std::string& lines);

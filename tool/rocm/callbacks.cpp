@@ -103,6 +103,7 @@ uint64_t pass_now(const Tool& tl) {
     switch (tl.collect) {
         case Collect::KernelReplay: return t_state.pass != kNoPass ? t_state.pass : 0;
         case Collect::Application: return static_cast<uint64_t>(core::Core::instance().config().application_pass);
+        case Collect::Rotation: return core::Core::instance().selected_rotation_pass();  // kNoPass: none
         case Collect::OnePass:
         case Collect::Single: return 0;
     }
@@ -251,7 +252,9 @@ void dispatch_callback(rocprofiler_dispatch_counting_service_data_t data, rocpro
         uint64_t p = pass_now(*tl);
         if (a == nullptr || p >= a->passes.size()) return;
         *config = a->passes[p].config;
-        if (user_data != nullptr) user_data->value = pack(thread_id(), t_state.pass);
+        // A rotated dispatch's pass travels with it: the record callback may run on another thread.
+        uint64_t carried = tl->collect == Collect::Rotation ? p : t_state.pass;
+        if (user_data != nullptr) user_data->value = pack(thread_id(), carried);
         if (t_state.pass == kNoPass) t_state.correlation = data.correlation_id.internal;
     } catch (const std::exception& e) {
         core::Core::instance().fatal(std::string("dispatch callback: ") + e.what());
@@ -288,7 +291,9 @@ void record_callback(rocprofiler_dispatch_counting_service_data_t data, rocprofi
             rec.pass = 0;  // pass 0 of the plan's passes: the front end reports the others missing
             rec.passes = a->passes.size();
         }
-        core.begin_dispatch(facts_of(*tl, *a, info, data.correlation_id.internal, unpack_tid(user_data.value)));
+        core::DispatchFacts facts = facts_of(*tl, *a, info, data.correlation_id.internal, unpack_tid(user_data.value));
+        if (tl->collect == Collect::Rotation) facts.rotation_pass = p;
+        core.begin_dispatch(facts);
         core.record_pass(rec);
         if (t.asked_passes_for != info.dispatch_id) return core.end_dispatch();
         // replay_pass_count asked for passes and none came: the SDK declined; said in the same write.

@@ -126,6 +126,7 @@ Collect choose_collection(const core::Config& c) {
     switch (c.replay_mode) {
         case core::ReplayMode::Application: return Collect::Application;
         case core::ReplayMode::None: return Collect::Single;
+        case core::ReplayMode::Rotation: return Collect::Rotation;
         case core::ReplayMode::Kernel: break;
     }
     std::string why;

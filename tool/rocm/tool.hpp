@@ -39,6 +39,7 @@ enum class Collect {
     OnePass,       // the plan asked for kernel replay but the SDK has no replay domain: pass 0 only
     Application,   // application replay: this run collects application_pass
     Single,        // replay_mode none: pass 0
+    Rotation,      // replay_mode rotation: the pass core's select() chose for the dispatch
 };
 
 struct Tool {

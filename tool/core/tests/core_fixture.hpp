@@ -27,7 +27,7 @@ using gorocprof::json::Value;
 namespace replay = gorocprof::replay;
 
 // Agent 0: three passes, agent 1: two, agent 2: one; agent 3 is not in the plan.
-inline const char* kPlan = R"({"version": 1, "backend": "sim", "replay_mode": "%MODE%", "application_pass": %APP%,
+inline const char* kPlan = R"({"version": 1, "backend": "sim", "replay_mode": "%MODE%", "application_pass": %APP%, "group_interval": %INTERVAL%,
  "kernel_trace": true, "filters": {"include_regex": "%INCLUDE%", "name_kind": "%KIND%", "iteration_ranges": %RANGES%},
  "agents": [
   {"index": 0, "name": "gfx90a", "passes": [
@@ -47,6 +47,7 @@ struct Setup {
     std::string name_kind = "demangled";
     std::string ranges = "[]";
     std::string backend = "sim";
+    int group_interval = 1;
 };
 
 inline std::string replace(std::string s, const std::string& from, const std::string& to) {
@@ -68,6 +69,7 @@ inline bool start(const Setup& s = Setup{}, const char* plan_template = kPlan) {
     plan = replace(plan, "%INCLUDE%", s.include);
     plan = replace(plan, "%KIND%", s.name_kind);
     plan = replace(plan, "%RANGES%", s.ranges);
+    plan = replace(plan, "%INTERVAL%", std::to_string(s.group_interval));
     check::write_file(g_dir + "/plan.json", plan);
     ::setenv("GOROCPROF_RUN_DIR", g_dir.c_str(), 1);
     ::setenv("GOROCPROF_CONTRACT", "1", 1);

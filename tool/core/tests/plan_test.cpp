@@ -87,6 +87,17 @@ TEST_CASE(plan_minimal_defaults) {
     CHECK(c.filter_name == KernelNameKind::Demangled);
     CHECK(c.agents.empty());
     CHECK(c.iteration_ranges.empty());
+    CHECK_EQ(c.group_interval, uint64_t{1});
+}
+
+TEST_CASE(plan_rotation) {
+    Config c;
+    std::string error;
+    CHECK(parse_plan(R"({"version": 1, "backend": "sim", "replay_mode": "rotation", "group_interval": 4})", "/x/plan.json",
+                     &c, &error));
+    CHECK_EQ(error, std::string());
+    CHECK(c.replay_mode == ReplayMode::Rotation);
+    CHECK_EQ(c.group_interval, uint64_t{4});
 }
 
 TEST_CASE(plan_errors_name_file_and_reason) {
@@ -97,7 +108,9 @@ TEST_CASE(plan_errors_name_file_and_reason) {
               std::string("plan /x/plan.json: not valid JSON: line 2, column 19: trailing comma in an object"));
     CHECK_EQ(plan_error("[1]"), std::string("plan /x/plan.json: is an array, expected an object"));
     CHECK_EQ(plan_error(R"({"version": 1, "backend": "sim", "replay_mode": "sometimes"})"),
-              std::string("plan /x/plan.json: replay_mode \"sometimes\" is not kernel, application or none"));
+              std::string("plan /x/plan.json: replay_mode \"sometimes\" is not kernel, application, rotation or none"));
+    CHECK_EQ(plan_error(R"({"version": 1, "backend": "sim", "replay_mode": "rotation", "group_interval": 0})"),
+              std::string("plan /x/plan.json: group_interval: 0 is out of range [1, 9223372036854775807]"));
     CHECK_EQ(plan_error(R"({"version": 1, "backend": "sim", "replay_mode": "application"})"),
               std::string("plan /x/plan.json: replay_mode application needs application_pass >= 0, got -1"));
     CHECK_EQ(plan_error(R"({"version": 1, "backend": "sim", "kernel_trace": 1})"),

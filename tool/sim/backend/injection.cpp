@@ -44,11 +44,26 @@ const core::KernelRef& kernel_of(const simLaunch* l) {
     return g_kernels->get(l->kernel_serial, l->kernel_name, l->attrs, l->agent);
 }
 
+// The completion callback's user value: the dispatch id and, under rotation, 1 + the pass the
+// launch thread's select() chose (the callback runs on the stream's worker, where that choice is not
+// this thread's). Ids and passes this large are refused at the launch.
+constexpr int kPassBits = 16;
+constexpr uint64_t kPassMask = (uint64_t{1} << kPassBits) - 1;
+
+bool pack_completion(uint64_t dispatch_id, uint64_t rotation_pass, void** user) {
+    uint64_t pass = rotation_pass == core::kNotReplayed ? 0 : rotation_pass + 1;
+    if ((dispatch_id >> (64 - kPassBits)) != 0 || pass > kPassMask) return false;
+    *user = reinterpret_cast<void*>(static_cast<uintptr_t>((dispatch_id << kPassBits) | pass));
+    return true;
+}
+
 // Runs on the stream's worker after the single execution of an asynchronous dispatch.
 void on_executed(const simLaunch* l, const simExecResult* result, void* user) {
     core::Core& core = core::Core::instance();
-    uint64_t dispatch_id = reinterpret_cast<uintptr_t>(user);
-    core.begin_dispatch(facts_of(l, dispatch_id, kernel_of(l).kernel_id));
+    uint64_t packed = reinterpret_cast<uintptr_t>(user);
+    core::DispatchFacts facts = facts_of(l, packed >> kPassBits, kernel_of(l).kernel_id);
+    if ((packed & kPassMask) != 0) facts.rotation_pass = (packed & kPassMask) - 1;
+    core.begin_dispatch(facts);
     record_execution(l, *result, core::kNotReplayed);
     core.end_dispatch();
 }
@@ -81,8 +96,14 @@ void on_launch(const simLaunch* l, void*) {
             replay_launch(l, dispatch_id, kernel.kernel_id);
             return;
         }
-        if (simToolEnqueueWithCallback(l, on_executed, reinterpret_cast<void*>(static_cast<uintptr_t>(dispatch_id))) !=
-            simSuccess)
+        void* user = nullptr;
+        if (!pack_completion(dispatch_id, core.selected_rotation_pass(), &user)) {
+            core.fatal("launch " + std::to_string(l->launch_id) + ": dispatch id " + std::to_string(dispatch_id) +
+                       " or its rotation pass does not fit the completion's user value; it runs unprofiled");
+            if (simToolEnqueue(l) != simSuccess) core.fatal("launch " + std::to_string(l->launch_id) + ": " + last_error());
+            return;
+        }
+        if (simToolEnqueueWithCallback(l, on_executed, user) != simSuccess)
             core.fatal("launch " + std::to_string(l->launch_id) + ": " + last_error());
     } catch (const std::exception& e) {
         // Nothing may escape into the runtime. A launch not handed on yet would hang its stream.

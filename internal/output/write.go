@@ -269,7 +269,7 @@ func (v *view) end(s *streams) error {
 type view struct {
 	opts     Options
 	proc     *records.Process
-	plan     any // results.json's gorocprof_plan
+	plan     any               // results.json's gorocprof_plan
 	nodeIDs  map[uint64]uint64 // Agent_Id of the CSV rows, by agent handle
 	cat      *catalog
 	errs     []error // the first maxShownErrors evaluation failures

@@ -177,9 +177,11 @@ func (src *jsonSource) each(h *head, fn func(d *contract.Dispatch) error) error 
 		var d *contract.Dispatch
 		switch {
 		case ts.cur == nil || (cs.cur != nil && before(cs.cur, ts.cur)):
-			d, err = cs.cur, cs.next()
+			d = cs.cur
+			err = cs.next()
 		case cs.cur == nil || before(ts.cur, cs.cur):
-			d, err = ts.cur, ts.next()
+			d = ts.cur
+			err = ts.next()
 		default: // the same pass in both: the counter record has every field the trace record has
 			d = cs.cur
 			if err = cs.next(); err == nil {

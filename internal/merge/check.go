@@ -10,6 +10,10 @@ import (
 	"github.com/gorocprof/gorocprof/internal/counters"
 )
 
+// maxPasses bounds a pass index, as the output's counter catalog bounds the passes it looks at: no
+// plan has that many, and the records builder spends time on every pass below a dispatch's count.
+const maxPasses = 4096
+
 // check reads every dispatch pass of the process once, before anything is written: each in
 // dispatch and pass order, on an agent and a kernel the process lists. On the way it notes what
 // the write needs: the counters of each (agent, pass) and the largest ids.
@@ -36,6 +40,9 @@ func (h *head) check() error {
 		if prev != nil && !before(prev, d) {
 			return fmt.Errorf("dispatch %d pass %d comes after dispatch %d pass %d: the records are not in dispatch and pass order",
 				d.DispatchID, d.Pass, prev.DispatchID, prev.Pass)
+		}
+		if d.Pass < 0 || d.Pass >= maxPasses {
+			return fmt.Errorf("dispatch %d: replay_pass %d is not a pass index (0 to %d)", d.DispatchID, d.Pass, maxPasses-1)
 		}
 		last = contract.Dispatch{DispatchID: d.DispatchID, Pass: d.Pass}
 		prev = &last

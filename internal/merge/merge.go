@@ -109,32 +109,47 @@ func readInputs(req Request) ([]*head, error) {
 	}
 	var heads []*head
 	for _, f := range files {
-		scan := scanJSON
-		if f.db {
-			scan = scanDB
-		}
-		hs, err := scan(f.path)
+		hs, err := readFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("input %s: %w", f.path, err)
-		}
-		if len(hs) == 0 {
-			return nil, fmt.Errorf("input %s: holds no process", f.path)
-		}
-		for _, h := range hs {
-			if err := h.check(); err != nil {
-				return nil, fmt.Errorf("%s: %w", h.name(), err)
-			}
-			if h.cs, err = newInputCounters(h); err != nil {
-				return nil, fmt.Errorf("%s: %w", h.name(), err)
-			}
+			return nil, err
 		}
 		heads = append(heads, hs...)
 	}
+	heads = sorted(heads)
+	return heads, compatible(heads)
+}
+
+// readFile reads and checks every process of one input.
+func readFile(f inputFile) ([]*head, error) {
+	scan := scanJSON
+	if f.db {
+		scan = scanDB
+	}
+	heads, err := scan(f.path)
+	if err != nil {
+		return nil, fmt.Errorf("input %s: %w", f.path, err)
+	}
+	if len(heads) == 0 {
+		return nil, fmt.Errorf("input %s: holds no process", f.path)
+	}
+	for _, h := range heads {
+		if err := h.check(); err != nil {
+			return nil, fmt.Errorf("%s: %w", h.name(), err)
+		}
+		if h.cs, err = newInputCounters(h); err != nil {
+			return nil, fmt.Errorf("%s: %w", h.name(), err)
+		}
+	}
+	return heads, nil
+}
+
+// sorted puts processes in merge order: by host, then start time, then pid.
+func sorted(heads []*head) []*head {
 	slices.SortStableFunc(heads, func(a, b *head) int {
 		return cmp.Or(strings.Compare(a.header.Hostname, b.header.Hostname), cmp.Compare(a.header.InitTime, b.header.InitTime),
 			cmp.Compare(a.header.PID, b.header.PID))
 	})
-	return heads, compatible(heads)
+	return heads
 }
 
 // compatible refuses processes that cannot share one result: one process twice (the same host, pid

@@ -112,12 +112,12 @@ func TestMergeRanks(t *testing.T) {
 	checkDatabase(t, "m/dirs_results.db", len(want))
 
 	for _, f := range []string{"_results.json", "_counter_collection.csv", "_kernel_trace.csv", "_agent_info.csv", "_results.db"} {
-		if !bytes.Equal(readFile(t, "m/dirs"+f), readFile(t, "m/reversed"+f)) {
+		if !bytes.Equal(readBytes(t, "m/dirs"+f), readBytes(t, "m/reversed"+f)) {
 			t.Errorf("%s: the inputs in reverse order give other bytes", f)
 		}
 	}
 	for _, f := range []string{"_results.json", "_counter_collection.csv", "_agent_info.csv"} {
-		if !bytes.Equal(readFile(t, "m/dirs"+f), readFile(t, "m/db"+f)) {
+		if !bytes.Equal(readBytes(t, "m/dirs"+f), readBytes(t, "m/db"+f)) {
 			t.Errorf("%s: merging the databases gives other bytes than merging the results.json files", f)
 		}
 	}
@@ -190,7 +190,7 @@ func readResults(t *testing.T, path string) []resultsElement {
 	var doc struct {
 		Elements []resultsElement `json:"rocprofiler-sdk-tool"`
 	}
-	if err := json.Unmarshal(readFile(t, path), &doc); err != nil {
+	if err := json.Unmarshal(readBytes(t, path), &doc); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return doc.Elements
@@ -257,7 +257,7 @@ func checkDatabase(t *testing.T, path string, counterPasses int) {
 	}
 }
 
-func readFile(t *testing.T, path string) []byte {
+func readBytes(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -268,7 +268,7 @@ func readFile(t *testing.T, path string) []byte {
 
 func withoutColumn(t *testing.T, path, column string) string {
 	t.Helper()
-	rows, err := csv.NewReader(bytes.NewReader(readFile(t, path))).ReadAll()
+	rows, err := csv.NewReader(bytes.NewReader(readBytes(t, path))).ReadAll()
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

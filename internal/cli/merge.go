@@ -7,6 +7,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/merge"
 	"github.com/gorocprof/gorocprof/internal/output"
+	"github.com/gorocprof/gorocprof/internal/replay"
 	"github.com/spf13/cobra"
 )
 
@@ -81,6 +82,8 @@ func runMerge(ctx context.Context, f *Factory, o *MergeOptions) error {
 	if len(diags) > 0 {
 		return &ValidationError{Diagnostics: diags}
 	}
+	ctx, release := replay.CatchInterrupts(ctx)
+	defer release()
 	_, err := merge.Run(ctx, merge.Request{Inputs: o.Inputs, OutputDir: o.OutputDir, OutputFile: o.OutputFile,
 		Formats: formats, Stats: o.Stats, Quiet: o.Quiet, Stdout: f.IO.Out})
 	return err

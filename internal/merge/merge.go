@@ -33,7 +33,7 @@ type Request struct {
 // result gorocprof can merge, and writes the merged files and the summary. It returns the files
 // written.
 func Run(ctx context.Context, req Request) ([]string, error) {
-	heads, err := readInputs(req)
+	heads, err := readInputs(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func write(heads []*head, files *output.Files, summary *output.SummarySink) erro
 
 // readInputs finds and checks every input, and returns its processes in merge order: by host, then
 // start time, then pid, whatever the order of the command line.
-func readInputs(req Request) ([]*head, error) {
+func readInputs(ctx context.Context, req Request) ([]*head, error) {
 	if len(req.Inputs) == 0 {
 		return nil, errors.New("nothing to merge: name results.json files, rocpd databases or directories holding them")
 	}
@@ -109,6 +109,9 @@ func readInputs(req Request) ([]*head, error) {
 	}
 	var heads []*head
 	for _, f := range files {
+		if err := context.Cause(ctx); err != nil {
+			return nil, err
+		}
 		hs, err := readFile(f)
 		if err != nil {
 			return nil, err

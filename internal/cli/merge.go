@@ -19,6 +19,8 @@ type MergeOptions struct {
 	Formats    []string
 	Stats      bool
 	Quiet      bool
+	Truncate   bool
+	Mangled    bool
 }
 
 // defaultMergeFile is merge's -o: one result, so no per-process placeholder.
@@ -55,6 +57,8 @@ and without the kernel trace are refused before anything is written.`,
 	_ = fs.SetAnnotation(optOutputFormat, annotationNargs, []string{"true"})
 	fs.BoolVar(&opts.Stats, optStats, false, "also write kernel_stats.csv and domain_stats.csv (inputs with the kernel trace)")
 	fs.BoolVar(&opts.Quiet, optQuiet, false, "no summary table")
+	fs.VarPF(optBool{&opts.Truncate}, optTruncate, "T", "truncate kernel names (drop template and argument lists)").NoOptDefVal = "true"
+	fs.VarPF(optBool{&opts.Mangled}, optMangled, "M", "keep kernel names mangled").NoOptDefVal = "true"
 	return cmd
 }
 
@@ -85,6 +89,6 @@ func runMerge(ctx context.Context, f *Factory, o *MergeOptions) error {
 	ctx, release := replay.CatchInterrupts(ctx)
 	defer release()
 	_, err := merge.Run(ctx, merge.Request{Inputs: o.Inputs, OutputDir: o.OutputDir, OutputFile: o.OutputFile,
-		Formats: formats, Stats: o.Stats, Quiet: o.Quiet, Stdout: f.IO.Out})
+		Formats: formats, Stats: o.Stats, Quiet: o.Quiet, Truncate: o.Truncate, Mangled: o.Mangled, Stdout: f.IO.Out})
 	return err
 }

@@ -26,6 +26,8 @@ type Request struct {
 	Formats    []string // -f
 	Stats      bool     // --stats: needs inputs with the kernel trace
 	Quiet      bool     // no summary
+	Truncate   bool     // -T: kernel names without template and argument lists
+	Mangled    bool     // -M: kernel names as mangled
 	Stdout     io.Writer
 }
 
@@ -42,10 +44,10 @@ func Run(ctx context.Context, req Request) ([]string, error) {
 		return nil, fmt.Errorf("--stats needs the kernel trace, which %s does not hold (it ran without --kernel-trace)", heads[0].name())
 	}
 	files := output.NewFiles(ctx, output.Options{Dir: req.OutputDir, File: req.OutputFile, Formats: req.Formats,
-		KernelTrace: trace, Stats: req.Stats})
+		KernelTrace: trace, Stats: req.Stats, Truncate: req.Truncate, Mangled: req.Mangled})
 	var summary *output.SummarySink
 	if !req.Quiet {
-		summary = output.NewSummary(output.SummaryNames{})
+		summary = output.NewSummary(output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate})
 	}
 	werr := write(heads, files, summary)
 	if werr != nil {

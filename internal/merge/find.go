@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -24,7 +25,8 @@ type inputFile struct {
 // findInputs turns the command line's inputs into files: a file as it is (results.json, or a
 // rocpd database by its name or its first bytes), a directory searched below for *_results.json
 // and *_results.db without following symbolic links. In a directory, a database whose prefix
-// also has a results.json is the same run written twice, and is left out. Files named in skip (the
+// also has a results.json is the same run written twice, and is left out, and so are the pass_<N>/
+// directories of an application replay beside its merged result. Files named in skip (the
 // merge's own outputs) are never inputs. Every input must exist and give at least one file.
 func findInputs(args []string, skip map[string]bool) ([]inputFile, error) {
 	var out []inputFile
@@ -80,6 +82,9 @@ func searchDir(dir string, skip map[string]bool) ([]inputFile, error) {
 		if err != nil {
 			return fmt.Errorf("input %s: %w", dir, err)
 		}
+		if d.IsDir() && path != dir && passDir.MatchString(d.Name()) && holdsResults(filepath.Dir(path)) {
+			return filepath.SkipDir
+		}
 		if !d.Type().IsRegular() {
 			return nil
 		}
@@ -101,6 +106,24 @@ func searchDir(dir string, skip map[string]bool) ([]inputFile, error) {
 	return slices.DeleteFunc(out, func(f inputFile) bool {
 		return f.db && jsons[strings.TrimSuffix(f.path, dbSuffix)]
 	}), nil
+}
+
+// passDir is the name of an application replay's pass output (pass_<N>/), whose passes the merged
+// result beside it already holds.
+var passDir = regexp.MustCompile(`^pass_[0-9]+$`)
+
+// holdsResults says whether dir itself has a *_results.json or *_results.db.
+func holdsResults(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if n := e.Name(); strings.HasSuffix(n, jsonSuffix) || strings.HasSuffix(n, dbSuffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // isDatabase says whether a file named on the command line is an SQLite database: by its first

@@ -30,8 +30,8 @@ func scanDB(path string) ([]*head, error) {
 		return nil, err
 	}
 	var heads []*head
-	for i, p := range procs {
-		h, err := scanDBProcess(r, path, i, p)
+	for _, p := range procs {
+		h, err := scanDBProcess(r, path, p)
 		if err != nil {
 			return nil, fmt.Errorf("process %d: %w", p.PID, err)
 		}
@@ -40,9 +40,9 @@ func scanDB(path string) ([]*head, error) {
 	return heads, nil
 }
 
-func scanDBProcess(r *rocpd.Reader, path string, index int, p rocpd.ReadProcess) (*head, error) {
+func scanDBProcess(r *rocpd.Reader, path string, p rocpd.ReadProcess) (*head, error) {
 	src := &dbSource{proc: p, agents: map[int64]uint64{}, kernels: map[int64]uint64{}}
-	h := &head{input: path, index: index, src: src, counters: map[uint64]inCounter{}}
+	h := &head{input: path, src: src, counters: map[uint64]inCounter{}}
 	var md metadata
 	if err := json.Unmarshal(p.Extdata, &md); err != nil {
 		return nil, fmt.Errorf("process extdata: %w", err)

@@ -13,7 +13,6 @@ import (
 // dispatches found (check.go). Its ids are the input's.
 type head struct {
 	input string // the input file
-	index int    // the process's place in the input: results.json element, database process
 	src   source // how its dispatches are read again
 
 	header      contract.Header
@@ -100,8 +99,7 @@ func (m *metadata) apply(h *head) error {
 	return nil
 }
 
-// name is how messages name the process: its input, and its place there when the input holds
-// several.
+// name is how messages name the process: its input, pid and host.
 func (h *head) name() string {
 	return fmt.Sprintf("%s (process %d, host %q)", h.input, h.header.PID, h.header.Hostname)
 }

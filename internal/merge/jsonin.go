@@ -80,7 +80,7 @@ func scanJSON(path string) ([]*head, error) {
 			return nil, err
 		}
 		for dec.More() {
-			h, err := scanElement(dec, path, len(heads))
+			h, err := scanElement(dec, path)
 			if err != nil {
 				return nil, fmt.Errorf("element %d: %w", len(heads), err)
 			}
@@ -103,8 +103,8 @@ func notResults(err error) error {
 // scanElement reads one element: its head decoded, its record arrays skipped and their offsets
 // kept. The head (metadata, agents, counters, strings, kernel symbols) comes before the records, as
 // gorocprof writes it.
-func scanElement(dec *json.Decoder, path string, index int) (*head, error) {
-	h := &head{input: path, index: index, counters: map[uint64]inCounter{}}
+func scanElement(dec *json.Decoder, path string) (*head, error) {
+	h := &head{input: path, counters: map[uint64]inCounter{}}
 	src := &jsonSource{countersAt: -1, traceAt: -1}
 	h.src = src
 	if err := expectDelim(dec, '{'); err != nil {

@@ -73,14 +73,21 @@ func TestMergeRanks(t *testing.T) {
 
 	var want []passKey
 	var calls int
+	metadata := map[int64]string{} // by pid
 	for r := range ranks {
 		els := readResults(t, fmt.Sprintf("out/%d/run_results.json", r))
 		want = append(want, passesOf(t, els[0], 0)...)
 		calls += len(els[0].dispatchIDs())
+		metadata[els[0].Metadata.PID] = string(els[0].Raw["metadata"])
 	}
 	merged := readResults(t, "m/dirs_results.json")
 	if len(merged) != ranks {
 		t.Fatalf("merged results.json has %d elements, want one per rank (%d)", len(merged), ranks)
+	}
+	for _, el := range merged {
+		if got := string(el.Raw["metadata"]); got != metadata[el.Metadata.PID] {
+			t.Errorf("pid %d: merged metadata (its plan included)\n%s\nis not the rank's\n%s", el.Metadata.PID, got, metadata[el.Metadata.PID])
+		}
 	}
 	var got []passKey
 	owner := map[uint64]int64{} // merged dispatch id -> pid
@@ -148,6 +155,7 @@ func comparePass(a, b passKey) int {
 }
 
 type resultsElement struct {
+	Raw      map[string]json.RawMessage `json:"-"`
 	Metadata struct {
 		PID int64 `json:"pid"`
 	} `json:"metadata"`
@@ -190,8 +198,16 @@ func readResults(t *testing.T, path string) []resultsElement {
 	var doc struct {
 		Elements []resultsElement `json:"rocprofiler-sdk-tool"`
 	}
-	if err := json.Unmarshal(readBytes(t, path), &doc); err != nil {
-		t.Fatalf("%s: %v", path, err)
+	var raw struct {
+		Elements []map[string]json.RawMessage `json:"rocprofiler-sdk-tool"`
+	}
+	for _, v := range []any{&doc, &raw} {
+		if err := json.Unmarshal(readBytes(t, path), v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	for i := range doc.Elements {
+		doc.Elements[i].Raw = raw.Elements[i]
 	}
 	return doc.Elements
 }

@@ -50,8 +50,9 @@ type recordJSON struct {
 		CounterID handleJSON `json:"counter_id"`
 		Value     *float64   `json:"value"`
 	} `json:"records"`
-	ThreadID   uint64 `json:"thread_id"`
-	ReplayPass int    `json:"replay_pass"`
+	ThreadID   uint64     `json:"thread_id"`
+	ReplayPass int        `json:"replay_pass"`
+	StreamID   handleJSON `json:"stream_id"`
 }
 
 // arrayCursor walks one record array of an element, a pass at a time.
@@ -129,7 +130,7 @@ func (h *head) dispatchOf(r *recordJSON) (*contract.Dispatch, error) {
 		corr, start, end, info = r.DispatchData.Correlation, r.DispatchData.Start, r.DispatchData.End, r.DispatchData.Info
 	}
 	d := &contract.Dispatch{DispatchID: info.DispatchID, Pass: r.ReplayPass, CorrelationID: corr.Internal,
-		ExternalID: corr.External, AgentID: info.AgentID.Handle, QueueID: info.QueueID.Handle, ThreadID: r.ThreadID,
+		ExternalID: corr.External, AgentID: info.AgentID.Handle, QueueID: info.QueueID.Handle, StreamID: r.StreamID.Handle, ThreadID: r.ThreadID,
 		KernelID: info.KernelID, Grid: [3]uint32{info.Grid.X, info.Grid.Y, info.Grid.Z},
 		Workgroup: [3]uint32{info.Workgroup.X, info.Workgroup.Y, info.Workgroup.Z}, LDS: info.Group,
 		Scratch: info.Private, Start: start, End: end}

@@ -57,7 +57,8 @@ test-go:
 # written to the package's testdata/fuzz, where `go test` replays it from then on.
 FUZZTIME     ?= 3s
 FUZZ_TARGETS  = cli:FuzzNormalizeArgs cli:FuzzParseInput cli:FuzzParseRankList output:FuzzExpandPath backend/rocm:FuzzParseProperties \
-	backend/helper:FuzzDecodeReply backend/cuda/querycache:FuzzCacheFiles replay:FuzzMergeRuns counters:FuzzParseExpression perfetto:FuzzDecode counters:FuzzParseExtra
+	backend/helper:FuzzDecodeReply backend/cuda/querycache:FuzzCacheFiles replay:FuzzMergeRuns counters:FuzzParseExpression perfetto:FuzzDecode counters:FuzzParseExtra \
+	merge:FuzzReadResults
 fuzz_pkg      = ./internal/$(word 1,$(subst :, ,$(1)))
 fuzz_name     = $(word 2,$(subst :, ,$(1)))
 

@@ -94,7 +94,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	optFlag.NoOptDefVal = "true"
 	cmd.Flags().SetInterspersed(false)
 
-	cmd.AddCommand(newAvailCmd(f), newPlanCmd(f), newCompareCmd(f), newProcessCmd(f), newVersionCmd(f))
+	cmd.AddCommand(newAvailCmd(f), newPlanCmd(f), newCompareCmd(f), newProcessCmd(f), newMergeCmd(f), newVersionCmd(f))
 	return cmd
 }
 

@@ -41,8 +41,7 @@ func appendCounterRecord(b []byte, d *contract.Dispatch, k contract.Kernel, coun
 	}
 	b = append(b, `],"thread_id":`...)
 	b = strconv.AppendUint(b, d.ThreadID, 10)
-	b = append(b, `,"replay_pass":`...)
-	b = strconv.AppendInt(b, int64(pass), 10)
+	b = appendPassStream(b, d, pass)
 	if group >= 0 {
 		b = append(b, `,"pmc_group":`...)
 		b = strconv.AppendInt(b, int64(group), 10)
@@ -68,8 +67,18 @@ func appendDispatchRecord(b []byte, d *contract.Dispatch, pass int) []byte {
 	b = strconv.AppendUint(b, d.ThreadID, 10)
 	b = append(b, `,"correlation_id":`...)
 	b = appendTimedDispatch(b, d)
+	b = appendPassStream(b, d, pass)
+	return append(b, '}')
+}
+
+// appendPassStream appends what gorocprof adds to both record kinds: the pass (pass) and the stream the
+// dispatch was launched on, which rocprofiler-sdk's records do not carry (the rocpd database and
+// kernel_trace.csv have the stream; with it here, a merge of results.json files keeps it).
+func appendPassStream(b []byte, d *contract.Dispatch, pass int) []byte {
 	b = append(b, `,"replay_pass":`...)
 	b = strconv.AppendInt(b, int64(pass), 10)
+	b = append(b, `,"stream_id":{"handle":`...)
+	b = strconv.AppendUint(b, d.StreamID, 10)
 	return append(b, '}')
 }
 

@@ -54,6 +54,7 @@ type counterRecord struct {
 	Records        []counterSample `json:"records"`
 	ThreadID       uint64          `json:"thread_id"`
 	ReplayPass     int             `json:"replay_pass"`
+	StreamID       handle          `json:"stream_id"`
 	ArchVGPRCount  int64           `json:"arch_vgpr_count"`
 	AccumVGPRCount int64           `json:"accum_vgpr_count"`
 	SGPRCount      int64           `json:"sgpr_count"`
@@ -75,6 +76,7 @@ type dispatchRecord struct {
 	EndTimestamp   int64        `json:"end_timestamp"`
 	DispatchInfo   dispatchInfo `json:"dispatch_info"`
 	ReplayPass     int          `json:"replay_pass"`
+	StreamID       handle       `json:"stream_id"`
 }
 
 func TestRecordAppendersMatchEncodingJSON(t *testing.T) {
@@ -84,11 +86,11 @@ func TestRecordAppendersMatchEncodingJSON(t *testing.T) {
 	specials := []float64{0, math.Copysign(0, -1), 1e15, -1e15, 999999999999999, 1e300, 5e-324, 0.1, -2.5, math.NaN(), math.Inf(-1)}
 	for n := 0; n < 2000; n++ {
 		d := &contract.Dispatch{DispatchID: u(), Pass: int(i()), CorrelationID: u(), ExternalID: u(), AgentID: u(),
-			QueueID: u(), ThreadID: u(), KernelID: u(), Grid: [3]uint32{r.Uint32(), r.Uint32(), 1},
+			QueueID: u(), StreamID: u(), ThreadID: u(), KernelID: u(), Grid: [3]uint32{r.Uint32(), r.Uint32(), 1},
 			Workgroup: [3]uint32{r.Uint32(), 0, 7}, LDS: i(), Scratch: i(), Start: i(), End: i()}
 		k := contract.Kernel{VGPR: i(), AccumVGPR: i(), SGPR: i()}
 		var counters []idValues
-		want := counterRecord{ThreadID: d.ThreadID, ReplayPass: d.Pass, ArchVGPRCount: k.VGPR,
+		want := counterRecord{ThreadID: d.ThreadID, ReplayPass: d.Pass, StreamID: handle{d.StreamID}, ArchVGPRCount: k.VGPR,
 			AccumVGPRCount: k.AccumVGPR, SGPRCount: k.SGPR, LDSBlockSizeV: d.LDS, Records: []counterSample{}}
 		want.DispatchData.CorrelationID = correlation{d.CorrelationID, d.ExternalID}
 		want.DispatchData.StartTimestamp, want.DispatchData.EndTimestamp = d.Start, d.End
@@ -116,7 +118,7 @@ func TestRecordAppendersMatchEncodingJSON(t *testing.T) {
 		}
 		wantJSON, _ = json.Marshal(dispatchRecord{Kind: bufferKindKernelDispatch, Operation: dispatchOpComplete,
 			ThreadID: d.ThreadID, CorrelationID: correlation{d.CorrelationID, d.ExternalID}, StartTimestamp: d.Start,
-			EndTimestamp: d.End, DispatchInfo: infoOf(d), ReplayPass: d.Pass})
+			EndTimestamp: d.End, DispatchInfo: infoOf(d), ReplayPass: d.Pass, StreamID: handle{d.StreamID}})
 		if got := appendDispatchRecord(nil, d, d.Pass); string(got) != string(wantJSON) {
 			t.Fatalf("dispatch record\n got %s\nwant %s", got, wantJSON)
 		}

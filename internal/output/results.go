@@ -145,8 +145,8 @@ func (v *view) metadata() object {
 		{"command", nonNil(v.command)},
 		{"gorocprof", run},
 	}
-	if v.opts.PlanMetadata != nil {
-		md = append(md, kv{"gorocprof_plan", v.opts.PlanMetadata})
+	if v.plan != nil {
+		md = append(md, kv{"gorocprof_plan", v.plan})
 	}
 	return md
 }

@@ -33,7 +33,10 @@ func (s *rocpdSink) Begin(proc *Process) error {
 	if v.proc.End != nil {
 		fini = v.proc.End.FiniTime
 	}
-	md, err := json.Marshal(v.metadata())
+	// The process row also says whether the kernel trace was asked for, which results.json tells by
+	// its kernel_dispatch records and a database cannot (every pass has its dispatch row): merge
+	// reads it back.
+	md, err := json.Marshal(append(v.metadata(), kv{"kernel_trace", v.opts.KernelTrace}))
 	if err != nil {
 		return err
 	}
@@ -108,9 +111,13 @@ func (s *rocpdSink) head(v *view) error {
 		}
 	}
 	for _, e := range v.cat.entries {
+		ext, err := json.Marshal(counterExtdata(e.info.Dimensions))
+		if err != nil {
+			return err
+		}
 		if err := s.w.Counter(rocpd.Counter{ID: e.id, AgentID: v.csvAgentID(e.agentID), Name: e.info.Name,
 			Description: e.info.Description, Block: e.info.Block, Expression: e.info.Expression,
-			Component: v.proc.Header.Backend, Derived: e.info.Derived}); err != nil {
+			Component: v.proc.Header.Backend, Derived: e.info.Derived, Extdata: ext}); err != nil {
 			return err
 		}
 	}
@@ -128,6 +135,17 @@ func (s *rocpdSink) head(v *view) error {
 		}
 	}
 	return nil
+}
+
+// counterExtdata is a counter row's extdata: its dimensions (name and instance count each), which
+// results.json lists and rocpd_info_pmc has no column for, so that merge reads a database back into
+// the same results.json.
+func counterExtdata(dims []Dimension) object {
+	list := []object{}
+	for _, d := range dims {
+		list = append(list, object{{"name", d.Name}, {"instance_size", d.Size}})
+	}
+	return object{{"dimensions", list}}
 }
 
 // pass writes one pass of a dispatch and its counters.

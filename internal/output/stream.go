@@ -27,7 +27,11 @@ type Sink interface {
 type Process struct {
 	*records.Process
 	Counters Counters // nil when nothing was counted
-	catalog  *catalog
+	// Plan is the plan results.json's metadata and the database carry for this process
+	// (gorocprof_plan); nil gives the Options' PlanMetadata. A merge of several runs' processes
+	// gives each its own.
+	Plan    any
+	catalog *catalog
 }
 
 // Dispatch is one logical dispatch with every pass evaluated.
@@ -59,7 +63,12 @@ type PassCounter struct {
 // counters evaluated once, then End. The dispatches are read once (records.Process.EachLogical),
 // whatever the number of sinks. Every sink that was begun is ended, with the first failure.
 func Stream(proc *records.Process, cs Counters, sinks ...Sink) error {
-	p := &Process{Process: proc, Counters: cs, catalog: buildCatalog(proc, cs)}
+	return StreamPlanned(proc, cs, nil, sinks...)
+}
+
+// StreamPlanned is Stream of a process that carries its own plan (Process.Plan).
+func StreamPlanned(proc *records.Process, cs Counters, plan any, sinks ...Sink) error {
+	p := &Process{Process: proc, Counters: cs, Plan: plan, catalog: buildCatalog(proc, cs)}
 	begun := 0
 	var err error
 	for _, s := range sinks {

@@ -321,6 +321,7 @@ func (f *Files) abort() {
 type view struct {
 	opts     Options
 	proc     *records.Process
+	plan     any               // results.json's gorocprof_plan
 	nodeIDs  map[uint64]uint64 // Agent_Id of the CSV rows, by agent handle
 	cat      *catalog
 	command  []string
@@ -349,7 +350,10 @@ const maxShownErrors = 10
 
 func newView(opts Options, p *Process) *view {
 	proc := p.Process
-	v := &view{opts: opts, proc: proc, nodeIDs: map[uint64]uint64{}, cat: p.catalog, names: map[uint64]kernelText{}}
+	v := &view{opts: opts, proc: proc, plan: opts.PlanMetadata, nodeIDs: map[uint64]uint64{}, cat: p.catalog, names: map[uint64]kernelText{}}
+	if p.Plan != nil {
+		v.plan = p.Plan
+	}
 	for _, a := range proc.Agents {
 		v.nodeIDs[a.ID] = agentNodeID(a)
 	}

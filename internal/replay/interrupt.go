@@ -93,3 +93,15 @@ func (i *interrupts) outputPhase(ctx context.Context, ended syscall.Signal) (con
 }
 
 func (i *interrupts) stop() { signal.Stop(i.sigs) }
+
+// CatchInterrupts makes SIGINT and SIGTERM cancel the returned context with an *InterruptedError
+// instead of ending gorocprof, until release is called: the output phase of a run, for a command
+// that only writes outputs (merge), so that a signal leaves no partial file.
+func CatchInterrupts(ctx context.Context) (context.Context, func()) {
+	i := catchInterrupts()
+	octx, release := i.outputPhase(ctx, 0)
+	return octx, func() {
+		release()
+		i.stop()
+	}
+}

@@ -61,6 +61,7 @@ type Counter struct {
 	Expression  string
 	Component   string
 	Derived     bool
+	Extdata     json.RawMessage // what results.json says of it that the table has no column for
 }
 
 // Kernel is one kernel symbol; ID is the kernel id dispatches name it by.
@@ -302,9 +303,9 @@ func (w *Writer) Counter(c Counter) error {
 		return err
 	}
 	return w.exec("info_pmc", "INSERT INTO `"+w.table("info_pmc")+"` (id, nid, pid, agent_id, target_arch, name, symbol, "+
-		"description, component, value_type, block, expression, is_constant, is_derived) VALUES (?, ?, ?, ?, 'GPU', ?, ?, ?, ?, 'ABS', ?, ?, 0, ?)",
+		"description, component, value_type, block, expression, is_constant, is_derived, extdata) VALUES (?, ?, ?, ?, 'GPU', ?, ?, ?, ?, 'ABS', ?, ?, 0, ?, ?)",
 		w.row("pmc", c.ID), w.nid, w.pid, w.row("agent", c.AgentID), c.Name, c.Name, c.Description, nullIfEmpty(c.Component),
-		c.Block, c.Expression, boolInt(c.Derived))
+		c.Block, c.Expression, boolInt(c.Derived), jsonText(c.Extdata))
 }
 
 func boolInt(b bool) int64 {

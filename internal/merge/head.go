@@ -1,0 +1,115 @@
+package merge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/counters"
+)
+
+// head is one process of one input, everything but its dispatches, and what the check of its
+// dispatches found (check.go). Its ids are the input's.
+type head struct {
+	input string // the input file
+	src   source // how its dispatches are read again
+
+	header      contract.Header
+	end         *contract.End // nil when the process did not end normally
+	truncated   bool
+	declines    []contract.Decline
+	warnings    []string
+	fatals      []string
+	problems    []string
+	plan        json.RawMessage // metadata.gorocprof_plan; nil when absent
+	kernelTrace bool
+	agents      []contract.Agent
+	counters    map[uint64]inCounter // by the input's counter id
+	kernels     []contract.Kernel
+
+	// found by the check of the dispatches
+	requested      map[[2]int]map[string]bool // counter names by (agent index, pass)
+	maxDispatch    uint64
+	maxCorrelation uint64
+	maxKernel      uint64
+	passes         int // pass records
+	cs             *inputCounters
+}
+
+// inCounter is one counter of the input's catalog.
+type inCounter struct {
+	agentID uint64
+	info    counters.CounterInfo
+}
+
+// source reads the dispatch passes of one process of an input again, in their order, each with
+// its counters by name and its Passes set; d is valid during the call only.
+type source interface {
+	each(h *head, fn func(d *contract.Dispatch) error) error
+}
+
+// metadata is results.json's metadata object (the database's process extdata is the same object
+// with kernel_trace added).
+type metadata struct {
+	PID       int64    `json:"pid"`
+	PPID      int64    `json:"ppid"`
+	InitTime  int64    `json:"init_time"`
+	FiniTime  int64    `json:"fini_time"`
+	Hostname  string   `json:"hostname"`
+	Command   []string `json:"command"`
+	Gorocprof *struct {
+		ContractVersion int                `json:"contract_version"`
+		Backend         string             `json:"backend"`
+		Ended           bool               `json:"ended"`
+		Truncated       bool               `json:"truncated"`
+		Declines        []contract.Decline `json:"declines"`
+		Warnings        []string           `json:"warnings"`
+		Fatals          []string           `json:"fatals"`
+		Problems        []string           `json:"problems"`
+		Dispatches      uint64             `json:"dispatches"`
+		Replayed        uint64             `json:"replayed"`
+		Declined        uint64             `json:"declined"`
+	} `json:"gorocprof"`
+	Plan        json.RawMessage `json:"gorocprof_plan"`
+	KernelTrace *bool           `json:"kernel_trace"`
+}
+
+var errNotGorocprof = errors.New("not written by gorocprof: its metadata has no gorocprof object (contract_version, backend, ...)")
+
+// apply fills h's header and run facts from the metadata.
+func (m *metadata) apply(h *head) error {
+	g := m.Gorocprof
+	if g == nil {
+		return errNotGorocprof
+	}
+	if g.ContractVersion != contract.Version {
+		return fmt.Errorf("contract version %d, this gorocprof reads version %d", g.ContractVersion, contract.Version)
+	}
+	h.header = contract.Header{Version: g.ContractVersion, PID: m.PID, PPID: m.PPID, Backend: g.Backend,
+		Hostname: m.Hostname, InitTime: m.InitTime, Cmdline: m.Command}
+	if g.Ended {
+		h.end = &contract.End{FiniTime: m.FiniTime, Dispatches: g.Dispatches, Replayed: g.Replayed, Declined: g.Declined}
+	}
+	h.truncated = g.Truncated
+	h.declines, h.warnings, h.fatals, h.problems = g.Declines, g.Warnings, g.Fatals, g.Problems
+	if len(m.Plan) > 0 && string(m.Plan) != "null" {
+		h.plan = m.Plan
+	}
+	return nil
+}
+
+// name is how messages name the process: its input, pid and host.
+func (h *head) name() string {
+	return fmt.Sprintf("%s (process %d, host %q)", h.input, h.header.PID, h.header.Hostname)
+}
+
+// agent returns the agent with the input's id.
+func (h *head) agent(id uint64) (*contract.Agent, bool) {
+	for i := range h.agents {
+		if h.agents[i].ID == id {
+			return &h.agents[i], true
+		}
+	}
+	return nil, false
+}

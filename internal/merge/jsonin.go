@@ -1,0 +1,296 @@
+package merge
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/output"
+)
+
+// A results.json is read twice, both times as a stream: scanJSON takes each element's head and
+// notes where its two record arrays begin; jsonSource.each reads those arrays side by side (the
+// counter records and, with the kernel trace, the kernel dispatch records, both in dispatch and
+// pass order) and joins them into the passes of the records.
+
+// jsonSource is where one element's record arrays begin in its file: the offset just after the
+// key "counter_collection" or "kernel_dispatch"; -1 when the element has none.
+type jsonSource struct {
+	countersAt, traceAt int64
+}
+
+type handleJSON struct {
+	Handle uint64 `json:"handle"`
+}
+
+type counterObject struct {
+	AgentID      handleJSON `json:"agent_id"`
+	ID           handleJSON `json:"id"`
+	IsDerived    int        `json:"is_derived"`
+	Name         string     `json:"name"`
+	Description  string     `json:"description"`
+	Block        string     `json:"block"`
+	Expression   string     `json:"expression"`
+	DimensionIDs []int      `json:"dimension_ids"`
+}
+
+type stringsObject struct {
+	BufferRecords []struct {
+		Kind string `json:"kind"`
+	} `json:"buffer_records"`
+	Counters struct {
+		DimensionIDs []struct {
+			ID           int    `json:"id"`
+			InstanceSize int    `json:"instance_size"`
+			Name         string `json:"name"`
+		} `json:"dimension_ids"`
+	} `json:"counters"`
+}
+
+// scanJSON reads the head of every element of a results.json.
+func scanJSON(path string) ([]*head, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, notResults(err)
+	}
+	var heads []*head
+	found := false
+	for dec.More() {
+		key, err := keyToken(dec)
+		if err != nil {
+			return nil, notResults(err)
+		}
+		if key != "rocprofiler-sdk-tool" {
+			if err := skipValue(dec); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		found = true
+		if err := expectDelim(dec, '['); err != nil {
+			return nil, err
+		}
+		for dec.More() {
+			h, err := scanElement(dec, path)
+			if err != nil {
+				return nil, fmt.Errorf("element %d: %w", len(heads), err)
+			}
+			heads = append(heads, h)
+		}
+		if err := expectDelim(dec, ']'); err != nil {
+			return nil, err
+		}
+	}
+	if !found {
+		return nil, errors.New(`not a results.json: it has no "rocprofiler-sdk-tool" array`)
+	}
+	return heads, nil
+}
+
+func notResults(err error) error {
+	return fmt.Errorf(`not a results.json (a JSON object {"rocprofiler-sdk-tool":[...]}): %w`, err)
+}
+
+// scanElement reads one element: its head decoded, its record arrays skipped and their offsets
+// kept. The head (metadata, agents, counters, strings, kernel symbols) comes before the records, as
+// gorocprof writes it.
+func scanElement(dec *json.Decoder, path string) (*head, error) {
+	h := &head{input: path, counters: map[uint64]inCounter{}}
+	src := &jsonSource{countersAt: -1, traceAt: -1}
+	h.src = src
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, err
+	}
+	var md *metadata
+	var cobjs []counterObject
+	var strs stringsObject
+	var kernels, agents []json.RawMessage
+	records := false
+	for dec.More() {
+		key, err := keyToken(dec)
+		if err != nil {
+			return nil, err
+		}
+		var derr error
+		switch key {
+		case "metadata":
+			md = &metadata{}
+			derr = dec.Decode(md)
+		case "agents":
+			derr = dec.Decode(&agents)
+		case "counters":
+			derr = dec.Decode(&cobjs)
+		case "strings":
+			derr = dec.Decode(&strs)
+		case "kernel_symbols":
+			derr = dec.Decode(&kernels)
+		case "callback_records", "buffer_records":
+			if !records {
+				records = true
+				if md == nil {
+					return nil, errors.New(`"metadata" must come before the records`)
+				}
+				if err := h.fill(md, agents, kernels, cobjs, strs); err != nil {
+					return nil, err
+				}
+			}
+			derr = scanRecords(dec, key, src)
+		default:
+			derr = skipValue(dec)
+		}
+		if derr != nil {
+			return nil, fmt.Errorf("%q: %w", key, derr)
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return nil, err
+	}
+	if !records {
+		if md == nil {
+			return nil, errors.New(`no "metadata"`)
+		}
+		if err := h.fill(md, agents, kernels, cobjs, strs); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// fill sets the head from the element's objects.
+func (h *head) fill(md *metadata, agents, kernels []json.RawMessage, cobjs []counterObject, strs stringsObject) error {
+	if err := md.apply(h); err != nil {
+		return err
+	}
+	for _, b := range strs.BufferRecords {
+		if b.Kind == "KERNEL_DISPATCH" {
+			h.kernelTrace = true
+		}
+	}
+	for i, raw := range agents {
+		a, err := output.AgentFromObject(raw)
+		if err != nil {
+			return fmt.Errorf("agents[%d]: %w", i, err)
+		}
+		h.agents = append(h.agents, a)
+	}
+	for i, raw := range kernels {
+		k, err := output.KernelFromSymbol(raw)
+		if err != nil {
+			return fmt.Errorf("kernel_symbols[%d]: %w", i, err)
+		}
+		h.kernels = append(h.kernels, k)
+	}
+	dims := map[int]counters.Dimension{}
+	for _, d := range strs.Counters.DimensionIDs {
+		dims[d.ID] = counters.Dimension{Name: d.Name, Size: d.InstanceSize}
+	}
+	for _, c := range cobjs {
+		info := counters.CounterInfo{Name: c.Name, Description: c.Description, Block: c.Block,
+			Expression: c.Expression, Derived: c.IsDerived != 0}
+		for _, id := range c.DimensionIDs {
+			d, ok := dims[id]
+			if !ok {
+				return fmt.Errorf("counter %s: dimension id %d is not in strings.counters.dimension_ids", c.Name, id)
+			}
+			info.Dimensions = append(info.Dimensions, d)
+		}
+		if _, ok := h.counters[c.ID.Handle]; ok {
+			return fmt.Errorf("counter id %d listed twice", c.ID.Handle)
+		}
+		h.counters[c.ID.Handle] = inCounter{agentID: c.AgentID.Handle, info: info}
+	}
+	return nil
+}
+
+// scanRecords notes where the record array of callback_records.counter_collection or
+// buffer_records.kernel_dispatch begins and skips every array of the object.
+func scanRecords(dec *json.Decoder, key string, src *jsonSource) error {
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		sub, err := keyToken(dec)
+		if err != nil {
+			return err
+		}
+		switch {
+		case key == "callback_records" && sub == "counter_collection":
+			src.countersAt = dec.InputOffset()
+		case key == "buffer_records" && sub == "kernel_dispatch":
+			src.traceAt = dec.InputOffset()
+		}
+		if err := skipValue(dec); err != nil {
+			return fmt.Errorf("%q: %w", sub, err)
+		}
+	}
+	return expectDelim(dec, '}')
+}
+
+func keyToken(dec *json.Decoder) (string, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	key, ok := t.(string)
+	if !ok {
+		return "", fmt.Errorf("expected an object key, found %v", t)
+	}
+	return key, nil
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("expected %q, found the end of the file", want)
+		}
+		return err
+	}
+	if d, ok := t.(json.Delim); !ok || d != want {
+		return fmt.Errorf("expected %q, found %v", want, t)
+	}
+	return nil
+}
+
+// skipValue skips one value, an array one element at a time, so that a long record array is
+// never held.
+func skipValue(dec *json.Decoder) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	d, ok := t.(json.Delim)
+	if !ok {
+		return nil
+	}
+	switch d {
+	case '[':
+		for dec.More() {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return err
+			}
+		}
+		return expectDelim(dec, ']')
+	case '{':
+		for dec.More() {
+			if _, err := keyToken(dec); err != nil {
+				return err
+			}
+			if err := skipValue(dec); err != nil {
+				return err
+			}
+		}
+		return expectDelim(dec, '}')
+	}
+	return fmt.Errorf("unexpected %q", d)
+}

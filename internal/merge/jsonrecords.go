@@ -1,0 +1,240 @@
+package merge
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/output"
+)
+
+type correlationJSON struct {
+	Internal uint64 `json:"internal"`
+	External uint64 `json:"external"`
+}
+
+type dim3JSON struct {
+	X uint32 `json:"x"`
+	Y uint32 `json:"y"`
+	Z uint32 `json:"z"`
+}
+
+type dispatchInfoJSON struct {
+	AgentID    handleJSON `json:"agent_id"`
+	QueueID    handleJSON `json:"queue_id"`
+	KernelID   uint64     `json:"kernel_id"`
+	DispatchID uint64     `json:"dispatch_id"`
+	Private    int64      `json:"private_segment_size"`
+	Group      int64      `json:"group_segment_size"`
+	Workgroup  dim3JSON   `json:"workgroup_size"`
+	Grid       dim3JSON   `json:"grid_size"`
+}
+
+// recordJSON is a counter record (its dispatch_data's fields and records) or a kernel dispatch
+// record (the same fields at the top); the one struct takes either.
+type recordJSON struct {
+	DispatchData *struct {
+		Correlation correlationJSON  `json:"correlation_id"`
+		Start       int64            `json:"start_timestamp"`
+		End         int64            `json:"end_timestamp"`
+		Info        dispatchInfoJSON `json:"dispatch_info"`
+	} `json:"dispatch_data"`
+	Correlation correlationJSON  `json:"correlation_id"`
+	Start       int64            `json:"start_timestamp"`
+	End         int64            `json:"end_timestamp"`
+	Info        dispatchInfoJSON `json:"dispatch_info"`
+	Records     []struct {
+		CounterID handleJSON `json:"counter_id"`
+		Value     *float64   `json:"value"`
+	} `json:"records"`
+	ThreadID   uint64     `json:"thread_id"`
+	ReplayPass int        `json:"replay_pass"`
+	StreamID   handleJSON `json:"stream_id"`
+}
+
+// arrayCursor walks one record array of an element, a pass at a time.
+type arrayCursor struct {
+	f    *os.File
+	dec  *json.Decoder
+	h    *head
+	cur  *contract.Dispatch // nil when the array is done
+	name string
+	n    int
+}
+
+// openArray starts a cursor at the array whose key ends at offset at; nil when at < 0.
+func openArray(path string, at int64, h *head, name string) (*arrayCursor, error) {
+	if at < 0 {
+		return &arrayCursor{}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(at, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	br := bufio.NewReaderSize(f, 1<<16)
+	for { // the key's colon, then the array
+		c, err := br.ReadByte()
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if c == ':' {
+			break
+		}
+	}
+	c := &arrayCursor{f: f, dec: json.NewDecoder(br), h: h, name: name}
+	if err := expectDelim(c.dec, '['); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return c, c.next()
+}
+
+func (c *arrayCursor) close() {
+	if c.f != nil {
+		c.f.Close()
+	}
+}
+
+// next reads the next record into cur, or sets it nil after the last.
+func (c *arrayCursor) next() error {
+	c.cur = nil
+	if c.dec == nil || !c.dec.More() {
+		return nil
+	}
+	var r recordJSON
+	if err := c.dec.Decode(&r); err != nil {
+		return fmt.Errorf("%s[%d]: %w", c.name, c.n, err)
+	}
+	d, err := c.h.dispatchOf(&r)
+	if err != nil {
+		return fmt.Errorf("%s[%d]: %w", c.name, c.n, err)
+	}
+	c.n++
+	c.cur = d
+	return nil
+}
+
+// dispatchOf turns a record into the pass it records, its counters named; a run of instance
+// values of one counter id is that counter's values.
+func (h *head) dispatchOf(r *recordJSON) (*contract.Dispatch, error) {
+	corr, start, end, info := r.Correlation, r.Start, r.End, r.Info
+	if r.DispatchData != nil {
+		corr, start, end, info = r.DispatchData.Correlation, r.DispatchData.Start, r.DispatchData.End, r.DispatchData.Info
+	}
+	d := &contract.Dispatch{DispatchID: info.DispatchID, Pass: r.ReplayPass, CorrelationID: corr.Internal,
+		ExternalID: corr.External, AgentID: info.AgentID.Handle, QueueID: info.QueueID.Handle, StreamID: r.StreamID.Handle, ThreadID: r.ThreadID,
+		KernelID: info.KernelID, Grid: [3]uint32{info.Grid.X, info.Grid.Y, info.Grid.Z},
+		Workgroup: [3]uint32{info.Workgroup.X, info.Workgroup.Y, info.Workgroup.Z}, LDS: info.Group,
+		Scratch: info.Private, Start: start, End: end}
+	last := uint64(0)
+	for _, rec := range r.Records {
+		id := rec.CounterID.Handle
+		v := output.CounterValue(rec.Value)
+		if len(d.Counters) > 0 && id == last {
+			c := &d.Counters[len(d.Counters)-1]
+			c.Values = append(c.Values, &v)
+			continue
+		}
+		c, ok := h.counters[id]
+		if !ok {
+			return nil, fmt.Errorf("dispatch %d pass %d: counter id %d is not in the counters list", d.DispatchID, d.Pass, id)
+		}
+		if c.agentID != d.AgentID {
+			return nil, fmt.Errorf("dispatch %d pass %d: counter %s (id %d) belongs to agent %d, the dispatch ran on agent %d",
+				d.DispatchID, d.Pass, c.info.Name, id, c.agentID, d.AgentID)
+		}
+		for _, prev := range d.Counters {
+			if prev.Name == c.info.Name {
+				return nil, fmt.Errorf("dispatch %d pass %d: counter %s appears twice, apart", d.DispatchID, d.Pass, c.info.Name)
+			}
+		}
+		d.Counters = append(d.Counters, contract.CounterValue{Name: c.info.Name, Values: []*float64{&v}})
+		last = id
+	}
+	return d, nil
+}
+
+func (src *jsonSource) each(h *head, fn func(d *contract.Dispatch) error) error {
+	cs, err := openArray(h.input, src.countersAt, h, "callback_records.counter_collection")
+	if err != nil {
+		return err
+	}
+	defer cs.close()
+	ts, err := openArray(h.input, src.traceAt, h, "buffer_records.kernel_dispatch")
+	if err != nil {
+		return err
+	}
+	defer ts.close()
+	g := grouper{fn: fn}
+	for cs.cur != nil || ts.cur != nil {
+		var d *contract.Dispatch
+		switch {
+		case ts.cur == nil || (cs.cur != nil && before(cs.cur, ts.cur)):
+			d = cs.cur
+			err = cs.next()
+		case cs.cur == nil || before(ts.cur, cs.cur):
+			d = ts.cur
+			err = ts.next()
+		default: // the same pass in both: the counter record has every field the trace record has
+			d = cs.cur
+			if err = cs.next(); err == nil {
+				err = ts.next()
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if err := g.add(d); err != nil {
+			return err
+		}
+	}
+	return g.flush()
+}
+
+// before orders passes as both arrays hold them: by dispatch id, then pass.
+func before(a, b *contract.Dispatch) bool {
+	if a.DispatchID != b.DispatchID {
+		return a.DispatchID < b.DispatchID
+	}
+	return a.Pass < b.Pass
+}
+
+// grouper collects the passes of one dispatch id, so that each gets Passes (its pass count: one
+// past the highest pass recorded) before it goes on.
+type grouper struct {
+	fn     func(*contract.Dispatch) error
+	passes []*contract.Dispatch
+}
+
+func (g *grouper) add(d *contract.Dispatch) error {
+	if len(g.passes) > 0 && g.passes[0].DispatchID != d.DispatchID {
+		if err := g.flush(); err != nil {
+			return err
+		}
+	}
+	g.passes = append(g.passes, d)
+	return nil
+}
+
+func (g *grouper) flush() error {
+	n := 0
+	for _, d := range g.passes {
+		n = max(n, d.Pass+1)
+	}
+	for _, d := range g.passes {
+		d.Passes = n
+		if err := g.fn(d); err != nil {
+			return err
+		}
+	}
+	g.passes = g.passes[:0]
+	return nil
+}

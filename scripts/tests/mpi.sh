@@ -2,7 +2,8 @@
 # gorocprof under Open MPI's mpirun: four ranks, each profiling its own process of a simulated-agent
 # app (kernel replay, two groups) into <dir>/<rank>/; each rank's results hold every dispatch the
 # app made, each with both passes. Then --profile-mpi-ranks 0,2: ranks 1 and 3 run the app without
-# the tool and write nothing, and every rank succeeds. Without mpirun (ensure-deps.sh mpi installs
+# the tool and write nothing, and every rank succeeds. Between the two, `gorocprof merge` makes one
+# result of the four ranks'. Without mpirun (ensure-deps.sh mpi installs
 # Debian's openmpi-bin as root) the test says so and is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -52,9 +53,21 @@ run "$tmp/all"
 for r in $(seq 0 $((ranks - 1))); do check_rank "$tmp/all" "$r"; done
 [ "$(ls "$tmp/all" | wc -l)" = "$ranks" ] || fail "other files than the ranks' in $tmp/all: $(ls "$tmp/all" | tr '\n' ' ')"
 
+# The four ranks merged into one result: one results.json element per rank, the ranks' dispatch ids
+# kept apart (every dispatch of every rank once, with both passes), the CSV rows of all.
+bin/gorocprof merge --quiet -d "$tmp/merged" -o all "$tmp/all"/*/ >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "gorocprof merge exited with status $?"; }
+mjson=$tmp/merged/all_results.json mcsv=$tmp/merged/all_counter_collection.csv
+[ "$(grep -o '"metadata":' "$mjson" | wc -l)" = "$ranks" ] || fail "merge: $(grep -o '"metadata":' "$mjson" | wc -l) processes in $mjson, want $ranks"
+ids=$(grep -o '"dispatch_id": *[0-9]*' "$mjson" | sort -u | wc -l)
+[ "$ids" = $((ranks * dispatches)) ] || fail "merge: $ids distinct dispatch ids in $mjson, want $((ranks * dispatches))"
+per_id=$(grep -o '"dispatch_id": *[0-9]*' "$mjson" | sort | uniq -c | awk -v p="$passes" '$1 != p' | wc -l)
+[ "$per_id" = 0 ] || fail "merge: $per_id dispatch ids without exactly $passes passes in $mjson"
+rows=$(($(wc -l <"$mcsv") - 1))
+[ "$rows" = $((ranks * dispatches * 4)) ] || fail "merge: $rows rows in $mcsv, want $((ranks * dispatches * 4))"
+
 run "$tmp/some" --profile-mpi-ranks 0,2
 check_rank "$tmp/some" 0
 check_rank "$tmp/some" 2
 [ "$(ls "$tmp/some" | tr '\n' ' ')" = "0 2 " ] || fail "--profile-mpi-ranks 0,2 wrote $(ls "$tmp/some" | tr '\n' ' '), want 0 and 2 only"
 elapsed=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
-echo "ok mpi ($ranks ranks x $dispatches dispatches x $passes passes, then ranks 0,2 of $ranks: ${elapsed} s)"
+echo "ok mpi ($ranks ranks x $dispatches dispatches x $passes passes, merged, then ranks 0,2 of $ranks: ${elapsed} s)"

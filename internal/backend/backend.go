@@ -29,8 +29,11 @@ type Backend interface {
 	// Agents lists the GPUs it profiles; its errors name the backend.
 	Agents(ctx context.Context) ([]contract.Agent, error)
 	// Catalog is the counter catalog of one of its agents. The catalog answers the planner's
-	// question whether a group fits one pass (Catalog.Fits).
-	Catalog(ctx context.Context, a contract.Agent) (*counters.Catalog, error)
+	// question whether a group fits one pass (Catalog.Fits). With a nil scope it is the whole catalog
+	// (avail lists it). Otherwise it may hold only the scope's counters, and holds every one of them
+	// the agent offers; when the agent lacks one, it is whole, so that the planner can suggest the
+	// names nearest to the missing one.
+	Catalog(ctx context.Context, a contract.Agent, scope *counters.Scope) (*counters.Catalog, error)
 	// Tool is the tool library injected into the application and the variables that inject it.
 	Tool() (library string, env []string, err error)
 	// NoRecords says why app, which wrote no record, never loaded the tool ("" when it cannot tell).

@@ -32,8 +32,12 @@ func availFromSession(ctx context.Context, choose backend.Chooser, c backend.Cho
 	if err != nil {
 		return nil, err
 	}
-	out := make([]AgentCounters, 0, len(sess.Targets))
-	for _, t := range sess.Targets {
+	targets, err := sess.Catalogs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AgentCounters, 0, len(targets))
+	for _, t := range targets {
 		out = append(out, AgentCounters{Agent: sess.Agent(t.Index, t.Name), Counters: t.Catalog.ListFor(t.Consts)})
 	}
 	return out, nil
@@ -46,7 +50,7 @@ func planFromSession(ctx context.Context, choose backend.Chooser, c backend.Choi
 	if err != nil {
 		return nil, err
 	}
-	plan, err := sess.Plan(groups)
+	plan, err := sess.Plan(ctx, groups)
 	if err != nil {
 		return nil, err
 	}

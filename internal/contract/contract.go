@@ -152,12 +152,23 @@ type AgentsReply struct {
 	Agents  []Agent `json:"agents"`
 }
 
-// MetricsReply is what `gorocprof-query-cuda metrics --agent N` prints.
+// MetricsReply is what `gorocprof-query-cuda metrics --agent N` prints: the chip's whole catalog. With
+// `--only A,B [--passes A,B]...` Metrics holds the named metrics the chip has, Missing the others, and
+// Passes the pass count of each --passes set whose metrics the chip all has (a set CUPTI refuses is left
+// out).
 type MetricsReply struct {
-	Version int      `json:"version"`
-	Agent   int      `json:"agent"`
-	Chip    string   `json:"chip"`
-	Metrics []Metric `json:"metrics"`
+	Version int         `json:"version"`
+	Agent   int         `json:"agent"`
+	Chip    string      `json:"chip"`
+	Metrics []Metric    `json:"metrics"`
+	Missing []string    `json:"missing,omitempty"`
+	Passes  []SetPasses `json:"passes,omitempty"`
+}
+
+// SetPasses is the hardware passes one set of metrics needs together.
+type SetPasses struct {
+	Metrics []string `json:"metrics"`
+	Passes  int      `json:"passes"`
 }
 
 // Metric is one NVIDIA metric of the catalog.

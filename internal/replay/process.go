@@ -200,11 +200,8 @@ func (info RunInfo) replan(ctx context.Context) (Request, *counters.Plan, error)
 	if err != nil {
 		return Request{}, nil, err
 	}
-	sess, err := newSession(ctx, b, info.Agents)
-	if err != nil {
-		return Request{}, nil, err
-	}
-	plan, err := sess.Plan(groups)
+	sess := &Session{Backend: b, Agents: info.Agents}
+	plan, err := sess.Plan(ctx, groups)
 	if err != nil {
 		return Request{}, nil, err
 	}

@@ -120,7 +120,7 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 			return req, fmt.Errorf("%w %s: %w", backend.ErrBackend, sess.Backend.Name(), err)
 		}
 		planned := time.Now()
-		plan, err := sess.Plan(req.Groups)
+		plan, err := sess.Plan(ctx, req.Groups)
 		if err != nil {
 			return req, err
 		}

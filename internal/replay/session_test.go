@@ -26,20 +26,20 @@ func sessionOn(t *testing.T, f *backendtest.Fake, pmc ...string) (*Session, *cou
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := sess.Plan(groups)
+	plan, err := sess.Plan(context.Background(), groups)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sess, plan
 }
 
-// A session asks its backend for the agents once and for each agent's catalog once; the planner's
-// pass questions go to the catalog.
+// A session asks its backend for the agents once and, for a run, each agent's catalog of the run's
+// counters (its scope); the planner's pass questions go to the catalog. avail asks for the whole ones.
 func TestOpenSessionAsksTheBackend(t *testing.T) {
 	f := backendtest.New("fake", 2, fakeMetrics...)
 	f.SlotsPerPass, f.Slots["sm__warps_launched.sum"] = 2, 2
 	sess, plan := sessionOn(t, f, "sm__inst_executed.sum sm__warps_launched.sum")
-	if len(sess.Agents) != 2 || len(sess.Targets) != 2 || sess.Backend.Name() != "fake" {
+	if len(sess.Agents) != 2 || sess.Backend.Name() != "fake" {
 		t.Fatalf("session %+v", sess)
 	}
 	for _, a := range plan.Agents {
@@ -48,8 +48,32 @@ func TestOpenSessionAsksTheBackend(t *testing.T) {
 		}
 	}
 	calls := f.Calls()
-	if calls[0] != "agents" || calls[1] != "catalog 0" || calls[2] != "catalog 1" {
-		t.Errorf("the session asked %q, want the agents, then each catalog", calls)
+	scope := "sm__inst_executed.sum,sm__warps_launched.sum"
+	if calls[0] != "agents" || calls[1] != "catalog 0 "+scope || calls[2] != "catalog 1 "+scope {
+		t.Errorf("the session asked %q, want the agents, then each catalog of the run's counters", calls)
+	}
+	targets, err := sess.Catalogs(context.Background())
+	if err != nil || len(targets) != 2 || len(targets[1].Catalog.Names()) != len(fakeMetrics) {
+		t.Fatalf("whole catalogs %+v, %v", targets, err)
+	}
+	if calls := f.Calls(); !reflect.DeepEqual(calls, []string{"catalog 0", "catalog 1"}) {
+		t.Errorf("the whole catalogs asked %q", calls)
+	}
+}
+
+// A counter qualified with one agent's index is in that agent's scope only.
+func TestPlanScopesEachAgent(t *testing.T) {
+	f := backendtest.New("fake", 2, fakeMetrics...)
+	sessionOn(t, f, "sm__inst_executed.sum smsp__inst_executed_op_global_ld.sum:device=1")
+	var got []string
+	for _, c := range f.Calls() {
+		if strings.HasPrefix(c, "catalog") {
+			got = append(got, c)
+		}
+	}
+	want := []string{"catalog 0 sm__inst_executed.sum", "catalog 1 sm__inst_executed.sum,smsp__inst_executed_op_global_ld.sum"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("catalogs asked %q, want %q", got, want)
 	}
 }
 
@@ -87,7 +111,7 @@ func TestSessionTracesPlanningPhases(t *testing.T) {
 			t.Errorf("unexpected trace line %q", l)
 		}
 	}
-	if got := f.Calls(); !reflect.DeepEqual(got[:2], []string{"agents", "catalog 0"}) {
+	if got := f.Calls(); !reflect.DeepEqual(got[:2], []string{"agents", "catalog 0 sm__inst_executed.sum"}) {
 		t.Errorf("calls %q", got)
 	}
 }

@@ -8,6 +8,7 @@
 
 #include "json.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,7 +28,8 @@ int fail(const PortStatus& st) {
 int usage(const char* why) {
     std::fprintf(stderr,
                  "gorocprof-query: usage: %s\n"
-                 "usage: gorocprof-query-cuda agents | metrics --agent N | passes --agent N METRIC[,METRIC...]\n",
+                 "usage: gorocprof-query-cuda agents | metrics --agent N [--only METRIC[,METRIC...] "
+                 "[--passes METRIC[,METRIC...]]...] | passes --agent N METRIC[,METRIC...]\n",
                  why);
     return 1;
 }
@@ -114,28 +116,79 @@ PortStatus open_chip(int agent, ChipSession* s) {
     return counter_availability(s->ctx, &s->availability);
 }
 
-int cmd_metrics(int agent) {
+void append_metric(std::string& out, const MetricEntry& m) {
+    out += "{\"name\":";
+    append_string(out, m.name);
+    out += ",\"description\":";
+    append_string(out, m.description);
+    out += ",\"unit\":";
+    append_string(out, m.unit);
+    out += '}';
+}
+
+void append_names(std::string& out, const std::vector<std::string>& names) {
+    out += '[';
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (i) out += ',';
+        append_string(out, names[i]);
+    }
+    out += ']';
+}
+
+// What `metrics --only` answers besides the names: the pass count of each set asked with --passes whose
+// metrics the chip all has, each on a fresh host object as `passes` counts it. A set whose configuration
+// CUPTI refuses is left out, so that the front end asks `passes` for it, which names the metric.
+void append_set_passes(std::string& out, const ChipSession& s, const std::vector<std::vector<std::string>>& sets,
+                       const std::vector<std::string>& missing) {
+    out += ",\"passes\":[";
+    bool first = true;
+    for (const std::vector<std::string>& set : sets) {
+        bool known = !set.empty();
+        for (const std::string& n : set) known = known && std::find(missing.begin(), missing.end(), n) == missing.end();
+        if (!known) continue;
+        HostObject host;
+        if (!host.init(s.chip, s.availability).ok) continue;
+        std::vector<const char*> cnames;
+        for (const std::string& n : set) cnames.push_back(n.c_str());
+        std::vector<uint8_t> image;
+        size_t passes = 0;
+        if (!build_config(host, cnames, &image, &passes).ok) continue;
+        if (!first) out += ',';
+        first = false;
+        out += "{\"metrics\":";
+        append_names(out, set);
+        out += ",\"passes\":" + std::to_string(passes) + '}';
+    }
+    out += ']';
+}
+
+// metrics --agent N: the chip's whole catalog. With --only, the named metrics alone (looked up, not
+// enumerated), those the chip lacks under "missing", and the pass counts of the --passes sets: everything a
+// run's planning asks, from one process (one CUDA start).
+int cmd_metrics(int agent, const std::vector<std::string>* only, const std::vector<std::vector<std::string>>& sets) {
     ChipSession s;
     PortStatus st = open_chip(agent, &s);
     if (!st.ok) return fail(st);
     HostObject host;
     if (!(st = host.init(s.chip, s.availability)).ok) return fail(st);
     std::vector<MetricEntry> metrics;
-    if (!(st = metric_catalog(host, &metrics)).ok) return fail(st);
+    std::vector<std::string> missing;
+    st = only ? metric_lookup(host, *only, &metrics, &missing) : metric_catalog(host, &metrics);
+    if (!st.ok) return fail(st);
     std::string out = "{\"version\":1,\"agent\":" + std::to_string(agent) + ",\"chip\":";
     append_string(out, s.chip);
     out += ",\"metrics\":[";
     for (size_t i = 0; i < metrics.size(); ++i) {
         if (i) out += ",\n";
-        out += "{\"name\":";
-        append_string(out, metrics[i].name);
-        out += ",\"description\":";
-        append_string(out, metrics[i].description);
-        out += ",\"unit\":";
-        append_string(out, metrics[i].unit);
-        out += '}';
+        append_metric(out, metrics[i]);
     }
-    out += "]}\n";
+    out += ']';
+    if (only) {
+        out += ",\"missing\":";
+        append_names(out, missing);
+        append_set_passes(out, s, sets, missing);
+    }
+    out += "}\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
     return 0;
 }
@@ -176,12 +229,9 @@ int cmd_passes(int agent, const std::vector<std::string>& names) {
     std::vector<uint8_t> image;
     size_t passes = 0;
     if (!(st = build_config(host, cnames, &image, &passes)).ok) return fail(st);
-    std::string out = "{\"version\":1,\"agent\":" + std::to_string(agent) + ",\"metrics\":[";
-    for (size_t i = 0; i < names.size(); ++i) {
-        if (i) out += ',';
-        append_string(out, names[i]);
-    }
-    out += "],\"passes\":" + std::to_string(passes) + "}\n";
+    std::string out = "{\"version\":1,\"agent\":" + std::to_string(agent) + ",\"metrics\":";
+    append_names(out, names);
+    out += ",\"passes\":" + std::to_string(passes) + "}\n";
     std::fputs(out.c_str(), stdout);
     return 0;
 }
@@ -211,8 +261,23 @@ int main(int argc, char** argv) {
     int agent = 0;
     std::vector<std::string> rest;
     if (cmd == "metrics") {
-        if (!parse_agent(argc, argv, &agent, &rest) || !rest.empty()) return usage("metrics --agent N");
-        return cmd_metrics(agent);
+        const char* form = "metrics --agent N [--only METRIC[,METRIC...] [--passes METRIC[,METRIC...]]...]";
+        if (!parse_agent(argc, argv, &agent, &rest)) return usage(form);
+        bool scoped = false;
+        std::vector<std::string> only;
+        std::vector<std::vector<std::string>> sets;
+        for (size_t i = 0; i < rest.size(); ++i) {
+            if (i + 1 >= rest.size() || (rest[i] != "--only" && rest[i] != "--passes")) return usage(form);
+            std::vector<std::string> names = split_commas(rest[++i]);
+            if (rest[i - 1] == "--only") {
+                scoped = true;
+                only.insert(only.end(), names.begin(), names.end());
+            } else {
+                sets.push_back(std::move(names));
+            }
+        }
+        if (!scoped && !sets.empty()) return usage("--passes needs --only");
+        return cmd_metrics(agent, scoped ? &only : nullptr, sets);
     }
     if (cmd == "passes") {
         if (!parse_agent(argc, argv, &agent, &rest)) return usage("passes --agent N METRIC[,METRIC...]");

@@ -158,8 +158,8 @@ func (b *Backend) missing() string {
 }
 
 // Catalog is the SDK's counter catalog of the agent, or the embedded AMD definitions of its
-// architecture when the agents came from the KFD topology.
-func (b *Backend) Catalog(ctx context.Context, a contract.Agent) (*counters.Catalog, error) {
+// architecture when the agents came from the KFD topology; whole whatever the scope.
+func (b *Backend) Catalog(ctx context.Context, a contract.Agent, _ *counters.Scope) (*counters.Catalog, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.info == nil {

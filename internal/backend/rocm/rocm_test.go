@@ -124,7 +124,7 @@ func TestAgentsFromSDK(t *testing.T) {
 		if (want == "") != (err == nil) || (err != nil && (err.Error() != want || !errors.Is(err, ErrNoKernelReplay))) {
 			t.Errorf("SDK %s: KernelReplay = %v, want %q", tc.version, err, want)
 		}
-		cat, err := b.Catalog(ctx, list[0])
+		cat, err := b.Catalog(ctx, list[0], nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestAgentsFallBackToKFD(t *testing.T) {
 		if !strings.HasPrefix(warnings.String(), tc.want) || !strings.Contains(warnings.String(), "agents from the KFD topology") {
 			t.Errorf("warnings = %q, want %q... agents from the KFD topology", warnings.String(), tc.want)
 		}
-		cat, err := b.Catalog(context.Background(), list[0])
+		cat, err := b.Catalog(context.Background(), list[0], nil)
 		if err != nil || cat.Source == "rocprofiler-sdk" {
 			t.Errorf("catalog without the SDK: %v, %v; want gorocprof's definitions", cat, err)
 		}

@@ -54,8 +54,8 @@ func (b *Backend) Agents(ctx context.Context) ([]contract.Agent, error) {
 	return list, nil
 }
 
-// Catalog is the AMD catalog of the agent's architecture.
-func (b *Backend) Catalog(_ context.Context, a contract.Agent) (*counters.Catalog, error) {
+// Catalog is the AMD catalog of the agent's architecture, whole whatever the scope (it is built in memory).
+func (b *Backend) Catalog(_ context.Context, a contract.Agent, _ *counters.Scope) (*counters.Catalog, error) {
 	return helper.AMDCatalog(a)
 }
 

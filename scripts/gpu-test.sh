@@ -280,6 +280,19 @@ if want threads; then
 d=json.load(open(sys.argv[1])); print("%d dispatches, %d pass records; %s" % (d["dispatches"], d["pass_lines"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/threads.$restore.json" 2>/dev/null || echo "checker failed")"
         grep -E "FAIL|gorocprof-tool" "$WORK/threads.$restore.txt" | head -5 | tee -a "$LOG"
     done
+    # The negative control: the same run with other threads' memory calls not held
+    # (GOROCPROF_CUDA_HOLD_OTHER_THREADS=0, test-only) must go wrong (a read-back or the digest differs, or the
+    # run fails), or the passing runs above would prove nothing.
+    t=$(date +%s%N)
+    GOROCPROF_CUDA_RESTORE=all GOROCPROF_CUDA_HOLD_OTHER_THREADS=0 \
+        run_replay "$WORK/threads-nohold" timeout 120 "$exe" >"$WORK/threads.nohold.txt" 2>&1
+    rc=$?; t_r=$(ms_since $t)
+    got=$(grep -o 'digest [0-9a-f]*' "$WORK/threads.nohold.txt")
+    bad=$(grep -c "FAIL" "$WORK/threads.nohold.txt")
+    ok=PASS
+    if [ -z "$want_digest" ] || { [ $rc -eq 0 ] && [ "$got" = "$want_digest" ]; }; then ok=FAIL; FAILED=1; fi
+    say "threads negative control (not held, restore=all): $ok (must go wrong) | rc $rc | $t_r ms | unprofiled ${want_digest:-no digest}, replayed ${got:-no digest} | $bad FAIL lines"
+    grep -E "FAIL|gorocprof-tool" "$WORK/threads.nohold.txt" | head -3 | tee -a "$LOG"
 fi
 
 # ---- PyTorch ---------------------------------------------------------------------------------

@@ -104,20 +104,30 @@ fi
 
 # ---- coldstart: a first run with an empty query cache, before anything here asks the helper -------------
 # The front end's run with GOROCPROF_QUERY_CACHE at an empty directory (GOROCPROF_QUERY_TRACE=1 prints each
-# helper call and planning phase), the same run again (warm), then each part alone: the helper's three calls,
+# helper call and planning phase), the same run again (warm), then each part alone: the helper's calls,
 # the app unprofiled (its own CUDA start), the app under the tool library without the front end, and ncu.
 if want coldstart && [ -x "$ROOT/bin/gorocprof" ]; then
     exe=$ROOT/bin/cuda-$COLD_APP
     cache=$WORK/cold-cache
     rm -rf "$cache" && mkdir -p "$cache"
-    for run in cold warm; do
+    # cold-before: bin/gorocprof-before (a build of the front end that lists the whole catalog on a cold
+    # cache), when carried, on a cache of its own, between the first cold run and a second one.
+    for run in cold cold-before cold-again warm; do
+        front=$ROOT/bin/gorocprof
+        case $run in
+        cold-before) front=$ROOT/bin/gorocprof-before; [ -x "$front" ] || continue; c=$WORK/cold-cache-before ;;
+        cold-again) c=$WORK/cold-cache-again ;;
+        *) c=$cache ;;
+        esac
+        mkdir -p "$c"
         t=$(date +%s%N)
-        GOROCPROF_QUERY_CACHE=$cache GOROCPROF_QUERY_TRACE=1 "$ROOT/bin/gorocprof" --pmc sm__inst_executed.sum \
+        GOROCPROF_QUERY_CACHE=$c GOROCPROF_QUERY_TRACE=1 "$front" --pmc sm__inst_executed.sum \
             -d "$WORK/cold-$run" -o "$COLD_APP" -- "$exe" >"$WORK/cold-$run.txt" 2>&1
         say "coldstart $COLD_APP $run: rc $? / $(ms_since $t) ms"
         grep -E "query helper|planning" "$WORK/cold-$run.txt" | tee -a "$LOG"
     done
-    for q in "agents" "metrics --agent 0" "passes --agent 0 sm__inst_executed.sum"; do
+    for q in "agents" "metrics --agent 0" "metrics --agent 0 --only sm__inst_executed.sum --passes sm__inst_executed.sum" \
+        "passes --agent 0 sm__inst_executed.sum"; do
         t=$(date +%s%N)
         "$QUERY" $q >/dev/null 2>>"$LOG"
         say "coldstart helper $q: rc $? / $(ms_since $t) ms"

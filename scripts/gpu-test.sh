@@ -162,6 +162,33 @@ out += ",\n".join(json.dumps(m, separators=(",", ":")) for m in metrics) + "\n]}
 open(sys.argv[2], "w").write(out)
 print("catalog: %d metrics on %s, %d kept in the fixture (%d bytes)" % (full, doc.get("chip"), len(metrics), len(out)))
 PY
+# metrics --only (a run's lookup) against the whole catalog: every 500th metric and two names the chip lacks,
+# each answered as the catalog lists it, the unknown ones missing, and the sets' pass counts as `passes` says.
+LOOKUP="lookup: not run"
+if python3 - "$WORK/metrics-full.json" "$QUERY" <<'PY' >"$WORK/lookup.txt" 2>&1; then LOOKUP="lookup: pass"; else LOOKUP="lookup: FAIL"; FAILED=1; fi
+import json, subprocess, sys, time
+full = {m["name"]: m for m in json.load(open(sys.argv[1]))["metrics"]}
+names = sorted(full)[::500] + ["sm__inst_executed.summ", "no_such__metric.sum"]
+sets = [["sm__inst_executed.sum", "sm__warps_launched.sum"], ["dram__bytes_read.sum", "lts__t_sectors_op_read.sum"]]
+args = [sys.argv[2], "metrics", "--agent", "0", "--only", ",".join(names)]
+for s in sets:
+    args += ["--passes", ",".join(s)]
+t = time.time()
+r = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+ms = (time.time() - t) * 1000
+bad = [m["name"] for m in r["metrics"] if full.get(m["name"]) != m]
+found = [m["name"] for m in r["metrics"]]
+want_found = [n for n in names if n in full]
+want_passes = []
+for s in sets:
+    p = json.loads(subprocess.run([sys.argv[2], "passes", "--agent", "0", ",".join(s)], check=True, capture_output=True, text=True).stdout)
+    want_passes.append({"metrics": s, "passes": p["passes"]})
+ok = not bad and found == want_found and r["missing"] == [n for n in names if n not in full] and r["passes"] == want_passes
+print("lookup of %d names in %.0f ms: %d found, missing %s, passes %s, %d differing from the catalog%s" % (
+    len(names), ms, len(found), r["missing"], r["passes"], len(bad), "" if ok else " -> FAIL"))
+sys.exit(0 if ok else 1)
+PY
+say "$LOOKUP: $(tail -1 "$WORK/lookup.txt")"
 PASSES_Q=""
 for g in $G0 $G1 $G2 $ALL; do
     n=$(query_passes "$g")
@@ -220,6 +247,7 @@ write_table() {
         echo "Command: \`scripts/gpu-test.sh\` (from the repository root). $(date -u +%Y-%m-%dT%H:%MZ); $NCU_VERSION."
         echo "Kernel replay with $PASSES groups: {$G0} {$G1} {$G2}; passes per group from gorocprof-query-cuda:$PASSES_Q."
         echo "Host tests of tool/cuda's bookkeeping (tool/cudahost, \`ctest -L cuda-unit\`): $UNIT."
+        echo "The query helper's metrics --only against its whole catalog (every 500th metric, two unknown names, two sets' passes): $LOOKUP ($(tail -1 "$WORK/lookup.txt" 2>/dev/null))."
         echo "ncu: \`ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics $ALL\`."
         echo
         echo "| app | result | unprofiled rc / wall | kernel replay rc / wall | ncu rc / wall | dispatches | pass records | same value on every pass | metric values equal to ncu | problems | bin/gorocprof |"

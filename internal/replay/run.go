@@ -119,12 +119,10 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 		if err != nil && req.App != "" {
 			return req, fmt.Errorf("%w %s: %w", backend.ErrBackend, sess.Backend.Name(), err)
 		}
-		planned := time.Now()
 		plan, err := sess.Plan(ctx, req.Groups)
 		if err != nil {
 			return req, err
 		}
-		tracePhase("passes", planned)
 		tracePhase("process start to plan ready", processStart)
 		req.prepared = &prepared{sess: sess, plan: plan, inject: inject}
 		return req, nil

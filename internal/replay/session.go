@@ -80,5 +80,10 @@ func (s *Session) Plan(ctx context.Context, groups []counters.Group) (*counters.
 	if err != nil {
 		return nil, err
 	}
-	return counters.NewPlan(groups, targets)
+	began := time.Now()
+	plan, err := counters.NewPlan(groups, targets)
+	if err == nil {
+		tracePhase("passes", began)
+	}
+	return plan, err
 }

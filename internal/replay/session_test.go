@@ -101,10 +101,10 @@ func TestSessionTracesPlanningPhases(t *testing.T) {
 	}
 	t.Setenv(helper.EnvTrace, "1")
 	sessionOn(t, f, "sm__inst_executed.sum")
-	re := regexp.MustCompile(`^gorocprof: planning: (backend and agents|counter catalogs): \d+ ms$`)
+	re := regexp.MustCompile(`^gorocprof: planning: (backend and agents|counter catalogs|passes): \d+ ms$`)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("want the two phases of opening a session, got:\n%s", buf.String())
+	if len(lines) != 3 {
+		t.Fatalf("want the three phases of opening a session and planning, got:\n%s", buf.String())
 	}
 	for _, l := range lines {
 		if !re.MatchString(l) {

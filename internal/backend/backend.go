@@ -26,8 +26,10 @@ type Backend interface {
 	Name() string
 	// Serves reports whether the executable at app (a resolved path) is one of its applications.
 	Serves(app string) bool
-	// Agents lists the GPUs it profiles; its errors name the backend.
-	Agents(ctx context.Context) ([]contract.Agent, error)
+	// Agents lists the GPUs it profiles; its errors name the backend. ahead, when not nil, is the scope
+	// the caller asks every agent's catalog for next (counters.CommonScope of a run's groups): a backend
+	// may answer those catalog questions in the same query and keep the answers for Catalog.
+	Agents(ctx context.Context, ahead *counters.Scope) ([]contract.Agent, error)
 	// Catalog is the counter catalog of one of its agents. The catalog answers the planner's
 	// question whether a group fits one pass (Catalog.Fits). With a nil scope it is the whole catalog
 	// (avail lists it). Otherwise it may hold only the scope's counters, and holds every one of them
@@ -156,7 +158,7 @@ func chooseAuto(ctx context.Context, c Choice, app string) (Backend, error) {
 	}
 	b, cudaErr := open(cuda.Name)
 	if cudaErr == nil {
-		if list, err := b.(*cuda.Backend).List(ctx); err == nil && len(list) > 0 {
+		if list, err := b.(*cuda.Backend).List(ctx, nil); err == nil && len(list) > 0 {
 			return b, nil
 		} else if err != nil {
 			cudaErr = err

@@ -145,11 +145,13 @@ type Stopped struct {
 	Reason string `json:"reason"`
 }
 
-// AgentsReply is what `gorocprof-query-<backend> agents` prints.
+// AgentsReply is what `gorocprof-query-<backend> agents` prints. The CUDA helper's `agents --only A,B
+// [--passes A,B]...` adds, for the first agent of each chip, what `metrics --agent N --only ...` answers.
 type AgentsReply struct {
-	Version int     `json:"version"`
-	Backend string  `json:"backend"`
-	Agents  []Agent `json:"agents"`
+	Version  int            `json:"version"`
+	Backend  string         `json:"backend"`
+	Agents   []Agent        `json:"agents"`
+	Catalogs []MetricsReply `json:"catalogs,omitempty"`
 }
 
 // MetricsReply is what `gorocprof-query-cuda metrics --agent N` prints: the chip's whole catalog. With

@@ -38,6 +38,22 @@ func ScopeOf(groups []Group, agent int) *Scope {
 	return s
 }
 
+// CommonScope is the scope every agent has for groups: nil when a counter is qualified with a device
+// (agents' scopes then differ) or when the groups name no counter.
+func CommonScope(groups []Group) *Scope {
+	for _, g := range groups {
+		for _, r := range g.Counters {
+			if r.Device != nil {
+				return nil
+			}
+		}
+	}
+	if s := ScopeOf(groups, 0); len(s.Names) > 0 {
+		return s
+	}
+	return nil
+}
+
 // Key names the scope in one string (for memos): its names and sets.
 func (s *Scope) Key() string {
 	if s == nil {

@@ -32,3 +32,23 @@ func TestScopeOf(t *testing.T) {
 		t.Error("the nil scope's key")
 	}
 }
+
+func TestCommonScope(t *testing.T) {
+	for _, tc := range []struct {
+		pmc  []string
+		want []string // nil: no common scope
+	}{
+		{nil, nil},
+		{[]string{"b.sum a.sum", "c.sum"}, []string{"a.sum", "b.sum", "c.sum"}},
+		{[]string{"a.sum", "b.sum:device=1"}, nil},
+	} {
+		groups, err := ParseGroups(tc.pmc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := CommonScope(groups)
+		if (s == nil) != (tc.want == nil) || (s != nil && !reflect.DeepEqual(s.Names, tc.want)) {
+			t.Errorf("CommonScope(%q) = %+v, want names %q", tc.pmc, s, tc.want)
+		}
+	}
+}

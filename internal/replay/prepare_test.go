@@ -61,7 +61,7 @@ func TestPreparerPlansEveryJobOnOneSession(t *testing.T) {
 			got = append(got, c)
 		}
 	}
-	want := []string{"agents", "catalog 0 sm__inst_executed.sum", "catalog 0 sm__warps_launched.sum", "catalog 0 no__such_metric.sum"}
+	want := []string{"agents ahead sm__inst_executed.sum", "catalog 0 sm__inst_executed.sum", "catalog 0 sm__warps_launched.sum", "catalog 0 no__such_metric.sum"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("three jobs asked the backend %q, want the agents once and each job's catalog", got)
 	}

@@ -110,7 +110,7 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 		sess := sessions[key]
 		if sess == nil {
 			var err error
-			if sess, err = OpenSession(ctx, choose, choice, req.App); err != nil {
+			if sess, err = OpenSession(ctx, choose, choice, req.App, counters.CommonScope(req.Groups)); err != nil {
 				return req, err
 			}
 			sessions[key] = sess

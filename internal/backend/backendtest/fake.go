@@ -78,9 +78,14 @@ func (f *Fake) Name() string { return f.name }
 // Serves is true for every application.
 func (f *Fake) Serves(string) bool { return true }
 
-// Agents are the agents New made.
-func (f *Fake) Agents(context.Context) ([]contract.Agent, error) {
-	f.record("agents")
+// Agents are the agents New made; the call is recorded as "agents", or "agents ahead a.sum,b.sum" with
+// the scope the caller announced.
+func (f *Fake) Agents(_ context.Context, ahead *counters.Scope) ([]contract.Agent, error) {
+	if ahead == nil {
+		f.record("agents")
+	} else {
+		f.record("agents ahead %s", strings.Join(ahead.Names, ","))
+	}
 	return f.agents, nil
 }
 

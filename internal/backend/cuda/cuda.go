@@ -34,9 +34,10 @@ type Backend struct {
 	warnings     io.Writer // where a cache that cannot be read or written says so
 
 	mu     sync.Mutex
-	agents []contract.Agent             // listed once per backend value
-	byChip map[string]*counters.Catalog // one whole catalog per chip, however many agents have it
-	scoped map[string]*counters.Catalog // chip and scope -> the catalog of the scope's metrics
+	agents []contract.Agent                 // listed once per backend value
+	byChip map[string]*counters.Catalog     // one whole catalog per chip, however many agents have it
+	scoped map[string]*counters.Catalog     // chip and scope -> the catalog of the scope's metrics
+	ahead  map[string]contract.MetricsReply // chip and scope -> the lookup the agents call answered
 }
 
 // New returns the backend whose tool library and query helper are in libDir, keeping the helper's
@@ -46,7 +47,7 @@ func New(libDir string, store *querycache.Store, warnings io.Writer) (*Backend, 
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{tool: paths[0], helper: paths[1], store: store, warnings: warnings, byChip: map[string]*counters.Catalog{}, scoped: map[string]*counters.Catalog{}}, nil
+	return &Backend{tool: paths[0], helper: paths[1], store: store, warnings: warnings, byChip: map[string]*counters.Catalog{}, scoped: map[string]*counters.Catalog{}, ahead: map[string]contract.MetricsReply{}}, nil
 }
 
 // Name is "cuda".
@@ -55,9 +56,9 @@ func (b *Backend) Name() string { return Name }
 // Serves is true for any application: whether it starts CUDA shows only when it runs.
 func (b *Backend) Serves(string) bool { return true }
 
-// Agents lists the GPUs the query helper sees.
-func (b *Backend) Agents(ctx context.Context) ([]contract.Agent, error) {
-	list, err := b.List(ctx)
+// Agents lists the GPUs the query helper sees (List says what ahead does).
+func (b *Backend) Agents(ctx context.Context, ahead *counters.Scope) ([]contract.Agent, error) {
+	list, err := b.List(ctx, ahead)
 	if err != nil {
 		return nil, fmt.Errorf("listing the agents of backend %s: %w", Name, err)
 	}
@@ -66,8 +67,12 @@ func (b *Backend) Agents(ctx context.Context) ([]contract.Agent, error) {
 
 // List is Agents with the helper's error as it is. The list comes from the query cache when this
 // machine, with the same GPUs and visibility variables, answered before: listing them starts CUDA in
-// the helper, most of a warm run's planning time.
-func (b *Backend) List(ctx context.Context) ([]contract.Agent, error) {
+// the helper, most of a warm run's planning time. When the helper is asked and ahead names metrics
+// that no catalog of this helper in the cache answers (a first run on the machine), the same helper
+// call looks them up on each chip (`agents --only`), one CUDA start instead of two; Catalog then uses
+// those answers. Where the cache would answer them the agents are asked alone, since the lookup costs
+// the helper CUPTI's start-up.
+func (b *Backend) List(ctx context.Context, ahead *counters.Scope) ([]contract.Agent, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.agents != nil {
@@ -81,7 +86,12 @@ func (b *Backend) List(ctx context.Context) ([]contract.Agent, error) {
 		b.agents = list
 		return list, nil
 	}
-	list, err := helper.Agents(ctx, b.helper)
+	var list []contract.Agent
+	if ahead != nil && !b.store.Answers(b.helper, ahead.Names) {
+		list, err = b.agentsAhead(ctx, ahead)
+	} else {
+		list, err = helper.Agents(ctx, b.helper)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +99,21 @@ func (b *Backend) List(ctx context.Context) ([]contract.Agent, error) {
 		b.warn(err)
 	}
 	b.agents = list
+	return list, nil
+}
+
+// agentsAhead lists the agents with each chip's lookup of ahead, kept for Catalog.
+func (b *Backend) agentsAhead(ctx context.Context, ahead *counters.Scope) ([]contract.Agent, error) {
+	list, catalogs, err := queryAgents(ctx, b.helper, ahead)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range catalogs {
+		i := slices.IndexFunc(list, func(a contract.Agent) bool { return a.Index == c.Agent })
+		if i >= 0 && list[i].Strings["chip"] == c.Chip {
+			b.ahead[c.Chip+"\x00"+ahead.Key()] = c
+		}
+	}
 	return list, nil
 }
 
@@ -163,9 +188,12 @@ func (b *Backend) scopedLocked(ctx context.Context, a contract.Agent, entry *que
 	if _, ok := entry.Metrics(); ok {
 		return b.wholeLocked(ctx, a, entry)
 	}
-	reply, err := queryMetrics(ctx, b.helper, a.Index, scope)
-	if err != nil {
-		return nil, fmt.Errorf("looking up the metrics of agent %d (%s): %w", a.Index, a.Name, err)
+	reply, ok := b.ahead[chip+"\x00"+scope.Key()] // answered with the agents
+	if !ok {
+		var err error
+		if reply, err = queryMetrics(ctx, b.helper, a.Index, scope); err != nil {
+			return nil, fmt.Errorf("looking up the metrics of agent %d (%s): %w", a.Index, a.Name, err)
+		}
 	}
 	if len(reply.Missing) > 0 {
 		return b.wholeLocked(ctx, a, entry)

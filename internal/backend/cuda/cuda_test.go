@@ -42,7 +42,11 @@ func tryPlan(lib string, store *querycache.Store, warnings io.Writer, scoped boo
 		return nil, nil, err
 	}
 	ctx := context.Background()
-	list, err := b.Agents(ctx)
+	var ahead *counters.Scope // what a session announces
+	if scoped {
+		ahead = counters.CommonScope(groups)
+	}
+	list, err := b.Agents(ctx, ahead)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -156,7 +160,7 @@ func fakeNVIDIAProc(t *testing.T, present bool) string {
 // driver lists no GPU (CI) the agents are asked every time.
 func TestQueryCache(t *testing.T) {
 	groups := []string{"sm__inst_executed.sum sm__warps_launched.sum", "smsp__inst_executed_op_global_ld.sum"}
-	cold := []string{"agents", "metrics --agent 0 --only sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum" +
+	cold := []string{"agents --only sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum" +
 		" --passes sm__inst_executed.sum,sm__warps_launched.sum --passes smsp__inst_executed_op_global_ld.sum"}
 	for _, tc := range []struct {
 		name string
@@ -225,7 +229,7 @@ func TestOneCatalogPerChip(t *testing.T) {
 	lib, log := fakeCUDALib(t, 4)
 	planOn(t, lib, nil, io.Discard, "sm__inst_executed.sum")
 	got := helperCalls(t, log)
-	want := []string{"agents", "metrics --agent 0 --only sm__inst_executed.sum --passes sm__inst_executed.sum"}
+	want := []string{"agents --only sm__inst_executed.sum --passes sm__inst_executed.sum"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("4 agents of one chip asked the helper\n%q\nwant\n%q", got, want)
 	}
@@ -249,11 +253,12 @@ func TestUnwritableCache(t *testing.T) {
 	if len(plan.Agents) != 1 || len(plan.Agents[0].Passes) != 1 {
 		t.Fatalf("plan %+v", plan)
 	}
-	// One warning for each answer that could not be filed: the agents, the metric looked up, the pass count.
+	// One warning for each answer that could not be filed: the agents, the metric looked up, the pass count
+	// (all three from one helper call).
 	if n := strings.Count(warned.String(), "gorocprof: warning: query cache"); n != 3 {
 		t.Errorf("%d warnings about the cache, want 3: %q", n, warned.String())
 	}
-	if got := helperCalls(t, log); len(got) != 2 {
-		t.Errorf("helper asked %q, want the agents and one metrics lookup", got)
+	if got := helperCalls(t, log); len(got) != 1 {
+		t.Errorf("helper asked %q, want the agents with the metric looked up", got)
 	}
 }

@@ -12,36 +12,68 @@ import (
 	"github.com/gorocprof/gorocprof/internal/counters"
 )
 
+// queryAgents asks the CUDA query helper for the agents and, on the first agent of each chip, the
+// lookup of scope (`agents --only ...`): every lookup is checked as queryMetrics checks its own.
+func queryAgents(ctx context.Context, helperPath string, scope *counters.Scope) ([]contract.Agent, []contract.MetricsReply, error) {
+	var reply contract.AgentsReply
+	args := append([]string{"agents"}, scopeArgs(scope)...)
+	call := strings.Join(args, " ")
+	if err := helper.Ask(ctx, helperPath, &reply, args...); err != nil {
+		return nil, nil, err
+	}
+	list, err := helper.CheckAgents(helperPath, reply.Version, reply.Agents)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range reply.Catalogs {
+		if err := checkMetrics(helperPath, call, c, c.Agent, scope); err != nil {
+			return nil, nil, err
+		}
+	}
+	return list, reply.Catalogs, nil
+}
+
+func scopeArgs(scope *counters.Scope) []string {
+	if scope == nil {
+		return nil
+	}
+	args := []string{"--only", strings.Join(scope.Names, ",")}
+	for _, set := range scope.Sets {
+		args = append(args, "--passes", strings.Join(set, ","))
+	}
+	return args
+}
+
 // queryMetrics asks the CUDA query helper for the metric catalog of one agent: the whole catalog with
 // a nil scope, otherwise the scope's metrics looked up and its sets' pass counts, from one process.
 func queryMetrics(ctx context.Context, helperPath string, agent int, scope *counters.Scope) (contract.MetricsReply, error) {
 	var reply contract.MetricsReply
-	args := []string{"metrics", "--agent", strconv.Itoa(agent)}
-	if scope != nil {
-		args = append(args, "--only", strings.Join(scope.Names, ","))
-		for _, set := range scope.Sets {
-			args = append(args, "--passes", strings.Join(set, ","))
-		}
-	}
+	args := append([]string{"metrics", "--agent", strconv.Itoa(agent)}, scopeArgs(scope)...)
 	call := strings.Join(args, " ")
 	if err := helper.Ask(ctx, helperPath, &reply, args...); err != nil {
 		return reply, err
 	}
+	return reply, checkMetrics(helperPath, call, reply, agent, scope)
+}
+
+// checkMetrics checks a metrics reply about agent: the contract version, the agent, a chip, and for a
+// scope every name answered once.
+func checkMetrics(helperPath, call string, reply contract.MetricsReply, agent int, scope *counters.Scope) error {
 	if err := helper.CheckVersion(helperPath, call, reply.Version); err != nil {
-		return reply, err
+		return err
 	}
 	if reply.Agent != agent {
-		return reply, fmt.Errorf("%s %s: the reply is about agent %d", helperPath, call, reply.Agent)
+		return fmt.Errorf("%s %s: the reply is about agent %d", helperPath, call, reply.Agent)
 	}
 	if reply.Chip == "" {
-		return reply, fmt.Errorf("%s %s: the reply names no chip", helperPath, call)
+		return fmt.Errorf("%s %s: the reply names no chip", helperPath, call)
 	}
 	if scope != nil {
 		if err := checkScoped(reply, scope); err != nil {
-			return reply, fmt.Errorf("%s %s: %w", helperPath, call, err)
+			return fmt.Errorf("%s %s: %w", helperPath, call, err)
 		}
 	}
-	return reply, nil
+	return nil
 }
 
 // checkScoped checks that a scoped reply answers for every name asked, once, and counts only sets

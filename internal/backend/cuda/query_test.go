@@ -53,6 +53,7 @@ func TestQueryErrors(t *testing.T) {
 	metrics := func(exe string) error { _, err := queryMetrics(ctx, exe, 0, nil); return err }
 	scope := &counters.Scope{Names: []string{"a.sum", "b.sum"}, Sets: [][]string{{"a.sum", "b.sum"}}}
 	lookup := func(exe string) error { _, err := queryMetrics(ctx, exe, 0, scope); return err }
+	agents := func(exe string) error { _, _, err := queryAgents(ctx, exe, scope); return err }
 	passes := func(names ...string) func(string) error {
 		return func(exe string) error { _, err := queryPasses(ctx, exe, 0, names); return err }
 	}
@@ -72,6 +73,10 @@ func TestQueryErrors(t *testing.T) {
 			"the reply counts the passes of a.sum, which was not asked"},
 		{`echo '{"version":1,"agent":0,"chip":"GH100","metrics":[],"missing":["a.sum","b.sum"],"passes":[{"metrics":["a.sum","b.sum"],"passes":0}]}'`, lookup,
 			"the reply says 0 passes for a.sum,b.sum"},
+		{`echo '{"version":1,"agents":[],"catalogs":[{"version":1,"agent":0,"chip":"GH100","metrics":[{"name":"a.sum"}]}]}'`, agents,
+			"agents --only a.sum,b.sum --passes a.sum,b.sum: the reply answers for 1 of the 2 metrics asked"},
+		{`echo '{"version":1,"agents":[],"catalogs":[{"version":1,"agent":0,"metrics":[]}]}'`, agents, "the reply names no chip"},
+		{`echo '{"version":2,"agents":[]}'`, agents, "agents: the helper speaks contract version 2"},
 		{`echo '{"version":1,"agent":7,"passes":1}'`, passes("a"), "passes --agent 0 a: the reply is about agent 7"},
 		{`echo '{"version":1,"agent":0,"passes":0}'`, passes("a"), "the reply says 0 passes"},
 		{`echo "gorocprof-query: $*: no GPU found" >&2; exit 1`, passes("a", "b"),

@@ -10,8 +10,8 @@ import (
 	"github.com/gorocprof/gorocprof/internal/counters"
 )
 
-// A run's catalog is its counters looked up, with its groups' pass counts, in one helper call: the plan
-// and the counters' descriptions are those the whole catalog gives.
+// A run's catalog is its counters looked up, with its groups' pass counts, in the helper call that lists
+// the agents: the plan and the counters' descriptions are those the whole catalog gives.
 func TestScopedCatalogPlansAsTheWholeOne(t *testing.T) {
 	groups := []string{"sm__inst_executed.sum sm__warps_launched.sum", "smsp__inst_executed_op_global_ld.sum sm__inst_executed.sum"}
 	lib, log := fakeCUDALib(t, 2)
@@ -21,9 +21,8 @@ func TestScopedCatalogPlansAsTheWholeOne(t *testing.T) {
 	}
 	helperCalls(t, log)
 	_, scoped := planOn(t, lib, nil, io.Discard, groups...)
-	want := []string{"agents",
-		"metrics --agent 0 --only sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum" +
-			" --passes sm__inst_executed.sum,sm__warps_launched.sum --passes sm__inst_executed.sum,smsp__inst_executed_op_global_ld.sum"}
+	want := []string{"agents --only sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum" +
+		" --passes sm__inst_executed.sum,sm__warps_launched.sum --passes sm__inst_executed.sum,smsp__inst_executed_op_global_ld.sum"}
 	if got := helperCalls(t, log); !reflect.DeepEqual(got, want) {
 		t.Errorf("a scoped planning of 2 agents of one chip asked\n%q\nwant\n%q", got, want)
 	}
@@ -50,8 +49,7 @@ func TestLookedUpMetricsAreNeverTheWholeCatalog(t *testing.T) {
 		pmc    []string
 		want   []string
 	}{
-		{true, []string{"sm__inst_executed.sum sm__warps_launched.sum"}, []string{"agents",
-			"metrics --agent 0 --only sm__inst_executed.sum,sm__warps_launched.sum --passes sm__inst_executed.sum,sm__warps_launched.sum"}},
+		{true, []string{"sm__inst_executed.sum sm__warps_launched.sum"}, []string{"agents --only sm__inst_executed.sum,sm__warps_launched.sum --passes sm__inst_executed.sum,sm__warps_launched.sum"}},
 		{true, []string{"sm__inst_executed.sum sm__warps_launched.sum"}, nil},
 		{true, []string{"sm__inst_executed.sum"}, []string{"passes --agent 0 sm__inst_executed.sum"}},
 		{false, []string{"sm__inst_executed.sum"}, []string{"metrics --agent 0"}},
@@ -79,7 +77,7 @@ func TestScopedCatalogOfAnUnknownCounterOrOfNone(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "unknown counter sm__inst_executed.summ (did you mean sm__inst_executed.sum") {
 		t.Errorf("planning an unknown counter: %v", err)
 	}
-	want := []string{"agents", "metrics --agent 0 --only sm__inst_executed.summ --passes sm__inst_executed.summ", "metrics --agent 0"}
+	want := []string{"agents --only sm__inst_executed.summ --passes sm__inst_executed.summ", "metrics --agent 0"}
 	if got := helperCalls(t, log); !reflect.DeepEqual(got, want) {
 		t.Errorf("the helper was asked %q, want %q", got, want)
 	}
@@ -101,7 +99,7 @@ func TestScopesOfOneBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	list, err := b.Agents(ctx)
+	list, err := b.Agents(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

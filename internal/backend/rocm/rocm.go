@@ -122,7 +122,7 @@ func LinksHIP(path string) bool { return helper.LinksLibrary(path, HIPRuntime) }
 
 // Agents are the SDK's GPU agents, or the KFD topology's GPU nodes when the root has no SDK (or
 // gorocprof's rocm query helper was not built), which the backend then says on its warnings.
-func (b *Backend) Agents(ctx context.Context) ([]contract.Agent, error) {
+func (b *Backend) Agents(ctx context.Context, _ *counters.Scope) ([]contract.Agent, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.agents != nil {

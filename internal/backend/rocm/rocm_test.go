@@ -115,7 +115,7 @@ func TestAgentsFromSDK(t *testing.T) {
 		if err := b.KernelReplay(); err != nil {
 			t.Errorf("KernelReplay before the agents are known = %v", err)
 		}
-		list, err := b.Agents(ctx)
+		list, err := b.Agents(ctx, nil)
 		if err != nil || len(list) != 1 || list[0].Name != "gfx90a" {
 			t.Fatalf("Agents = %+v, %v", list, err)
 		}
@@ -158,7 +158,7 @@ func TestAgentsFallBackToKFD(t *testing.T) {
 		var warnings strings.Builder
 		tc.cfg.Warnings = &warnings
 		b := New(tc.cfg)
-		list, err := b.Agents(context.Background())
+		list, err := b.Agents(context.Background(), nil)
 		if err != nil || len(list) == 0 {
 			t.Fatalf("Agents = %v, %v", list, err)
 		}
@@ -177,7 +177,7 @@ func TestAgentsFallBackToKFD(t *testing.T) {
 
 func TestQueryErrors(t *testing.T) {
 	cfg := fakeRoot(t, true, "", true)
-	_, err := New(cfg).Agents(context.Background())
+	_, err := New(cfg).Agents(context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), `the reply lacks the SDK's version`) {
 		t.Errorf("Agents from a helper without the SDK's version: %v", err)
 	}

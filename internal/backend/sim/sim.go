@@ -46,7 +46,7 @@ func (b *Backend) Name() string { return Name }
 func (b *Backend) Serves(app string) bool { return LinksRuntime(app) }
 
 // Agents asks the query helper for the simulated agents; they are always asked, never cached.
-func (b *Backend) Agents(ctx context.Context) ([]contract.Agent, error) {
+func (b *Backend) Agents(ctx context.Context, _ *counters.Scope) ([]contract.Agent, error) {
 	list, err := helper.Agents(ctx, b.helper)
 	if err != nil {
 		return nil, fmt.Errorf("listing the agents of backend %s: %w", Name, err)

@@ -71,3 +71,37 @@ func TestLookupsAreKeptApartFromTheCatalog(t *testing.T) {
 		t.Errorf("after a damaged file: %+v, %v", got, ok)
 	}
 }
+
+// Before the agents are known, Answers says whether any chip's entry of this helper would answer a
+// catalog of the names: a whole catalog answers any, metrics looked up only those looked up.
+func TestAnswersBeforeTheChipIsKnown(t *testing.T) {
+	dir := t.TempDir()
+	helper := filepath.Join(dir, "helper")
+	writeFile(t, helper, "#!/bin/sh\n")
+	s := At(filepath.Join(dir, "cache"))
+	a := contract.Metric{Name: "a.sum", Description: "a"}
+	steps := []struct {
+		do    func() error
+		names []string
+		want  bool
+	}{
+		{nil, []string{"a.sum"}, false},
+		{func() error { return chipOf(t, s, helper, "GH100").SaveLookups([]contract.Metric{a}) }, []string{"a.sum"}, true},
+		{nil, []string{"a.sum", "b.sum"}, false},
+		{func() error { return chipOf(t, s, helper, "GB100").SaveMetrics([]contract.Metric{a}) }, []string{"a.sum", "b.sum"}, true},
+		{func() error { writeFile(t, helper, "#!/bin/sh\n# rebuilt\n"); return nil }, []string{"a.sum"}, false},
+	}
+	for i, st := range steps {
+		if st.do != nil {
+			if err := st.do(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := s.Answers(helper, st.names); got != st.want {
+			t.Errorf("step %d: Answers(%q) = %v, want %v", i, st.names, got, st.want)
+		}
+	}
+	if (*Store)(nil).Answers(helper, []string{"a.sum"}) {
+		t.Error("a cache that is off answers")
+	}
+}

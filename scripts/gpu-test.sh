@@ -126,7 +126,8 @@ if want coldstart && [ -x "$ROOT/bin/gorocprof" ]; then
         say "coldstart $COLD_APP $run: rc $? / $(ms_since $t) ms"
         grep -E "query helper|planning" "$WORK/cold-$run.txt" | tee -a "$LOG"
     done
-    for q in "agents" "metrics --agent 0" "metrics --agent 0 --only sm__inst_executed.sum --passes sm__inst_executed.sum" \
+    for q in "agents" "agents --only sm__inst_executed.sum --passes sm__inst_executed.sum" "metrics --agent 0" \
+        "metrics --agent 0 --only sm__inst_executed.sum --passes sm__inst_executed.sum" \
         "passes --agent 0 sm__inst_executed.sum"; do
         t=$(date +%s%N)
         "$QUERY" $q >/dev/null 2>>"$LOG"
@@ -184,8 +185,12 @@ for s in sets:
     p = json.loads(subprocess.run([sys.argv[2], "passes", "--agent", "0", ",".join(s)], check=True, capture_output=True, text=True).stdout)
     want_passes.append({"metrics": s, "passes": p["passes"]})
 ok = not bad and found == want_found and r["missing"] == [n for n in names if n not in full] and r["passes"] == want_passes
-print("lookup of %d names in %.0f ms: %d found, missing %s, passes %s, %d differing from the catalog%s" % (
-    len(names), ms, len(found), r["missing"], r["passes"], len(bad), "" if ok else " -> FAIL"))
+# The agents call with the same options answers the same lookup for agent 0.
+a = json.loads(subprocess.run([sys.argv[2], "agents"] + args[4:], check=True, capture_output=True, text=True).stdout)
+same = a.get("catalogs", [None])[0] == r and len(a["agents"]) >= 1
+ok = ok and same
+print("lookup of %d names in %.0f ms: %d found, missing %s, passes %s, %d differing from the catalog, agents --only %s%s" % (
+    len(names), ms, len(found), r["missing"], r["passes"], len(bad), "the same" if same else "DIFFERENT", "" if ok else " -> FAIL"))
 sys.exit(0 if ok else 1)
 PY
 say "$LOOKUP: $(tail -1 "$WORK/lookup.txt")"
@@ -247,7 +252,7 @@ write_table() {
         echo "Command: \`scripts/gpu-test.sh\` (from the repository root). $(date -u +%Y-%m-%dT%H:%MZ); $NCU_VERSION."
         echo "Kernel replay with $PASSES groups: {$G0} {$G1} {$G2}; passes per group from gorocprof-query-cuda:$PASSES_Q."
         echo "Host tests of tool/cuda's bookkeeping (tool/cudahost, \`ctest -L cuda-unit\`): $UNIT."
-        echo "The query helper's metrics --only against its whole catalog (every 500th metric, two unknown names, two sets' passes): $LOOKUP ($(tail -1 "$WORK/lookup.txt" 2>/dev/null))."
+        echo "The query helper's metrics --only (and agents --only) against its whole catalog (every 500th metric, two unknown names, two sets' passes): $LOOKUP ($(tail -1 "$WORK/lookup.txt" 2>/dev/null))."
         echo "ncu: \`ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics $ALL\`."
         echo
         echo "| app | result | unprofiled rc / wall | kernel replay rc / wall | ncu rc / wall | dispatches | pass records | same value on every pass | metric values equal to ncu | problems | bin/gorocprof |"

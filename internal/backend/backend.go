@@ -49,6 +49,10 @@ type Backend interface {
 type Choice struct {
 	Name     string // --backend
 	ROCmRoot string // --rocm-root: where rocprofiler-sdk is (rocm.DefaultRoot when empty)
+	// Ahead is the scope the run's catalogs will be asked for (counters.CommonScope of its groups; nil
+	// when unknown): the agents are listed with it, auto's probe of CUDA included, so that the query
+	// that lists them can answer the catalogs too (Backend.Agents).
+	Ahead *counters.Scope
 }
 
 // Chooser turns a --backend choice into a Backend for an application ("" for none: avail, plan).
@@ -158,7 +162,7 @@ func chooseAuto(ctx context.Context, c Choice, app string) (Backend, error) {
 	}
 	b, cudaErr := open(cuda.Name)
 	if cudaErr == nil {
-		if list, err := b.(*cuda.Backend).List(ctx, nil); err == nil && len(list) > 0 {
+		if list, err := b.(*cuda.Backend).List(ctx, c.Ahead); err == nil && len(list) > 0 {
 			return b, nil
 		} else if err != nil {
 			cudaErr = err

@@ -28,7 +28,7 @@ func wire(f *Factory) {
 // availFromSession asks the backend for its agents and lists each one's catalog with that agent's
 // dimension sizes.
 func availFromSession(ctx context.Context, choose backend.Chooser, c backend.Choice) ([]AgentCounters, error) {
-	sess, err := replay.OpenSession(ctx, choose, c, "", nil)
+	sess, err := replay.OpenSession(ctx, choose, c, "")
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,8 @@ func availFromSession(ctx context.Context, choose backend.Chooser, c backend.Cho
 // planFromSession plans the groups on the backend's agents: the plan a run with these groups would
 // carry in results.json.
 func planFromSession(ctx context.Context, choose backend.Chooser, c backend.Choice, groups []counters.Group) ([]contract.PlanAgent, error) {
-	sess, err := replay.OpenSession(ctx, choose, c, "", counters.CommonScope(groups))
+	c.Ahead = counters.CommonScope(groups)
+	sess, err := replay.OpenSession(ctx, choose, c, "")
 	if err != nil {
 		return nil, err
 	}

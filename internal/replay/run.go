@@ -106,11 +106,12 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 			}
 		}
 		choice := backend.Choice{Name: req.Backend, ROCmRoot: req.ROCmRoot}
-		key := [2]any{choice, req.App}
+		key := [2]any{choice, req.App} // the jobs of a sweep share it, whatever their counters
 		sess := sessions[key]
 		if sess == nil {
 			var err error
-			if sess, err = OpenSession(ctx, choose, choice, req.App, counters.CommonScope(req.Groups)); err != nil {
+			choice.Ahead = counters.CommonScope(req.Groups)
+			if sess, err = OpenSession(ctx, choose, choice, req.App); err != nil {
 				return req, err
 			}
 			sessions[key] = sess

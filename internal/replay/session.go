@@ -21,14 +21,14 @@ type Session struct {
 }
 
 // OpenSession chooses the backend (resolving auto against the application, when one is given) and asks
-// it for the agents, announcing ahead, the scope the catalogs will be asked for next (nil: unknown).
-func OpenSession(ctx context.Context, choose backend.Chooser, c backend.Choice, app string, ahead *counters.Scope) (*Session, error) {
+// it for the agents, announcing the scope the catalogs will be asked for next (c.Ahead).
+func OpenSession(ctx context.Context, choose backend.Chooser, c backend.Choice, app string) (*Session, error) {
 	began := time.Now()
 	b, err := choose(ctx, c, app)
 	if err != nil {
 		return nil, err
 	}
-	list, err := b.Agents(ctx, ahead)
+	list, err := b.Agents(ctx, c.Ahead)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func sessionOn(t *testing.T, f *backendtest.Fake, pmc ...string) (*Session, *cou
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := OpenSession(context.Background(), f.Chooser(), backend.Choice{Name: f.Name()}, "", counters.CommonScope(groups))
+	sess, err := OpenSession(context.Background(), f.Chooser(), backend.Choice{Name: f.Name(), Ahead: counters.CommonScope(groups)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestPlanScopesEachAgent(t *testing.T) {
 // A backend that lists no agent is named.
 func TestOpenSessionNoAgents(t *testing.T) {
 	f := backendtest.New("fake", 0)
-	_, err := OpenSession(context.Background(), f.Chooser(), backend.Choice{Name: "fake"}, "", nil)
+	_, err := OpenSession(context.Background(), f.Chooser(), backend.Choice{Name: "fake"}, "")
 	if err == nil || err.Error() != "backend fake reports no agents" {
 		t.Errorf("OpenSession on no agents: %v", err)
 	}

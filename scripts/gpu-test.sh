@@ -104,20 +104,31 @@ fi
 
 # ---- coldstart: a first run with an empty query cache, before anything here asks the helper -------------
 # The front end's run with GOROCPROF_QUERY_CACHE at an empty directory (GOROCPROF_QUERY_TRACE=1 prints each
-# helper call and planning phase), the same run again (warm), then each part alone: the helper's three calls,
+# helper call and planning phase), the same run again (warm), then each part alone: the helper's calls,
 # the app unprofiled (its own CUDA start), the app under the tool library without the front end, and ncu.
 if want coldstart && [ -x "$ROOT/bin/gorocprof" ]; then
     exe=$ROOT/bin/cuda-$COLD_APP
     cache=$WORK/cold-cache
     rm -rf "$cache" && mkdir -p "$cache"
-    for run in cold warm; do
+    # cold-before: bin/gorocprof-before (a build of the front end that lists the whole catalog on a cold
+    # cache), when carried, on a cache of its own, between the first cold run and a second one.
+    for run in cold cold-before cold-again warm; do
+        front=$ROOT/bin/gorocprof
+        case $run in
+        cold-before) front=$ROOT/bin/gorocprof-before; [ -x "$front" ] || continue; c=$WORK/cold-cache-before ;;
+        cold-again) c=$WORK/cold-cache-again ;;
+        *) c=$cache ;;
+        esac
+        mkdir -p "$c"
         t=$(date +%s%N)
-        GOROCPROF_QUERY_CACHE=$cache GOROCPROF_QUERY_TRACE=1 "$ROOT/bin/gorocprof" --pmc sm__inst_executed.sum \
+        GOROCPROF_QUERY_CACHE=$c GOROCPROF_QUERY_TRACE=1 "$front" --pmc sm__inst_executed.sum \
             -d "$WORK/cold-$run" -o "$COLD_APP" -- "$exe" >"$WORK/cold-$run.txt" 2>&1
         say "coldstart $COLD_APP $run: rc $? / $(ms_since $t) ms"
         grep -E "query helper|planning" "$WORK/cold-$run.txt" | tee -a "$LOG"
     done
-    for q in "agents" "metrics --agent 0" "passes --agent 0 sm__inst_executed.sum"; do
+    for q in "agents" "agents --only sm__inst_executed.sum --passes sm__inst_executed.sum" "metrics --agent 0" \
+        "metrics --agent 0 --only sm__inst_executed.sum --passes sm__inst_executed.sum" \
+        "passes --agent 0 sm__inst_executed.sum"; do
         t=$(date +%s%N)
         "$QUERY" $q >/dev/null 2>>"$LOG"
         say "coldstart helper $q: rc $? / $(ms_since $t) ms"
@@ -152,6 +163,37 @@ out += ",\n".join(json.dumps(m, separators=(",", ":")) for m in metrics) + "\n]}
 open(sys.argv[2], "w").write(out)
 print("catalog: %d metrics on %s, %d kept in the fixture (%d bytes)" % (full, doc.get("chip"), len(metrics), len(out)))
 PY
+# metrics --only (a run's lookup) against the whole catalog: every 500th metric and two names the chip lacks,
+# each answered as the catalog lists it, the unknown ones missing, and the sets' pass counts as `passes` says.
+LOOKUP="lookup: not run"
+if python3 - "$WORK/metrics-full.json" "$QUERY" <<'PY' >"$WORK/lookup.txt" 2>&1; then LOOKUP="lookup: pass"; else LOOKUP="lookup: FAIL"; FAILED=1; fi
+import json, subprocess, sys, time
+full = {m["name"]: m for m in json.load(open(sys.argv[1]))["metrics"]}
+names = sorted(full)[::500] + ["sm__inst_executed.summ", "no_such__metric.sum"]
+sets = [["sm__inst_executed.sum", "sm__warps_launched.sum"], ["dram__bytes_read.sum", "lts__t_sectors_op_read.sum"]]
+args = [sys.argv[2], "metrics", "--agent", "0", "--only", ",".join(names)]
+for s in sets:
+    args += ["--passes", ",".join(s)]
+t = time.time()
+r = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+ms = (time.time() - t) * 1000
+bad = [m["name"] for m in r["metrics"] if full.get(m["name"]) != m]
+found = [m["name"] for m in r["metrics"]]
+want_found = [n for n in names if n in full]
+want_passes = []
+for s in sets:
+    p = json.loads(subprocess.run([sys.argv[2], "passes", "--agent", "0", ",".join(s)], check=True, capture_output=True, text=True).stdout)
+    want_passes.append({"metrics": s, "passes": p["passes"]})
+ok = not bad and found == want_found and r["missing"] == [n for n in names if n not in full] and r["passes"] == want_passes
+# The agents call with the same options answers the same lookup for agent 0.
+a = json.loads(subprocess.run([sys.argv[2], "agents"] + args[4:], check=True, capture_output=True, text=True).stdout)
+same = a.get("catalogs", [None])[0] == r and len(a["agents"]) >= 1
+ok = ok and same
+print("lookup of %d names in %.0f ms: %d found, missing %s, passes %s, %d differing from the catalog, agents --only %s%s" % (
+    len(names), ms, len(found), r["missing"], r["passes"], len(bad), "the same" if same else "DIFFERENT", "" if ok else " -> FAIL"))
+sys.exit(0 if ok else 1)
+PY
+say "$LOOKUP: $(tail -1 "$WORK/lookup.txt")"
 PASSES_Q=""
 for g in $G0 $G1 $G2 $ALL; do
     n=$(query_passes "$g")
@@ -210,6 +252,7 @@ write_table() {
         echo "Command: \`scripts/gpu-test.sh\` (from the repository root). $(date -u +%Y-%m-%dT%H:%MZ); $NCU_VERSION."
         echo "Kernel replay with $PASSES groups: {$G0} {$G1} {$G2}; passes per group from gorocprof-query-cuda:$PASSES_Q."
         echo "Host tests of tool/cuda's bookkeeping (tool/cudahost, \`ctest -L cuda-unit\`): $UNIT."
+        echo "The query helper's metrics --only (and agents --only) against its whole catalog (every 500th metric, two unknown names, two sets' passes): $LOOKUP ($(tail -1 "$WORK/lookup.txt" 2>/dev/null))."
         echo "ncu: \`ncu --csv --page raw --clock-control none --print-kernel-base mangled --metrics $ALL\`."
         echo
         echo "| app | result | unprofiled rc / wall | kernel replay rc / wall | ncu rc / wall | dispatches | pass records | same value on every pass | metric values equal to ncu | problems | bin/gorocprof |"
@@ -280,6 +323,19 @@ if want threads; then
 d=json.load(open(sys.argv[1])); print("%d dispatches, %d pass records; %s" % (d["dispatches"], d["pass_lines"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/threads.$restore.json" 2>/dev/null || echo "checker failed")"
         grep -E "FAIL|gorocprof-tool" "$WORK/threads.$restore.txt" | head -5 | tee -a "$LOG"
     done
+    # The negative control: the same run with other threads' memory calls not held
+    # (GOROCPROF_CUDA_HOLD_OTHER_THREADS=0, test-only) must go wrong (a read-back or the digest differs, or the
+    # run fails), or the passing runs above would prove nothing.
+    t=$(date +%s%N)
+    GOROCPROF_CUDA_RESTORE=all GOROCPROF_CUDA_HOLD_OTHER_THREADS=0 \
+        run_replay "$WORK/threads-nohold" timeout 120 "$exe" >"$WORK/threads.nohold.txt" 2>&1
+    rc=$?; t_r=$(ms_since $t)
+    got=$(grep -o 'digest [0-9a-f]*' "$WORK/threads.nohold.txt")
+    bad=$(grep -c "FAIL" "$WORK/threads.nohold.txt")
+    ok=PASS
+    if [ -z "$want_digest" ] || { [ $rc -eq 0 ] && [ "$got" = "$want_digest" ]; }; then ok=FAIL; FAILED=1; fi
+    say "threads negative control (not held, restore=all): $ok (must go wrong) | rc $rc | $t_r ms | unprofiled ${want_digest:-no digest}, replayed ${got:-no digest} | $bad FAIL lines"
+    grep -E "FAIL|gorocprof-tool" "$WORK/threads.nohold.txt" | head -3 | tee -a "$LOG"
 fi
 
 # ---- PyTorch ---------------------------------------------------------------------------------

@@ -26,11 +26,16 @@ type Backend interface {
 	Name() string
 	// Serves reports whether the executable at app (a resolved path) is one of its applications.
 	Serves(app string) bool
-	// Agents lists the GPUs it profiles; its errors name the backend.
-	Agents(ctx context.Context) ([]contract.Agent, error)
+	// Agents lists the GPUs it profiles; its errors name the backend. ahead, when not nil, is the scope
+	// the caller asks every agent's catalog for next (counters.CommonScope of a run's groups): a backend
+	// may answer those catalog questions in the same query and keep the answers for Catalog.
+	Agents(ctx context.Context, ahead *counters.Scope) ([]contract.Agent, error)
 	// Catalog is the counter catalog of one of its agents. The catalog answers the planner's
-	// question whether a group fits one pass (Catalog.Fits).
-	Catalog(ctx context.Context, a contract.Agent) (*counters.Catalog, error)
+	// question whether a group fits one pass (Catalog.Fits). With a nil scope it is the whole catalog
+	// (avail lists it). Otherwise it may hold only the scope's counters, and holds every one of them
+	// the agent offers; when the agent lacks one, it is whole, so that the planner can suggest the
+	// names nearest to the missing one.
+	Catalog(ctx context.Context, a contract.Agent, scope *counters.Scope) (*counters.Catalog, error)
 	// Tool is the tool library injected into the application and the variables that inject it.
 	Tool() (library string, env []string, err error)
 	// NoRecords says why app, which wrote no record, never loaded the tool ("" when it cannot tell).
@@ -44,6 +49,10 @@ type Backend interface {
 type Choice struct {
 	Name     string // --backend
 	ROCmRoot string // --rocm-root: where rocprofiler-sdk is (rocm.DefaultRoot when empty)
+	// Ahead is the scope the run's catalogs will be asked for (counters.CommonScope of its groups; nil
+	// when unknown): the agents are listed with it, auto's probe of CUDA included, so that the query
+	// that lists them can answer the catalogs too (Backend.Agents).
+	Ahead *counters.Scope
 }
 
 // Chooser turns a --backend choice into a Backend for an application ("" for none: avail, plan).
@@ -153,7 +162,7 @@ func chooseAuto(ctx context.Context, c Choice, app string) (Backend, error) {
 	}
 	b, cudaErr := open(cuda.Name)
 	if cudaErr == nil {
-		if list, err := b.(*cuda.Backend).List(ctx); err == nil && len(list) > 0 {
+		if list, err := b.(*cuda.Backend).List(ctx, c.Ahead); err == nil && len(list) > 0 {
 			return b, nil
 		} else if err != nil {
 			cudaErr = err

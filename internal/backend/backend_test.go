@@ -12,6 +12,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/backend/cuda/querycache"
 	"github.com/gorocprof/gorocprof/internal/backend/helper"
 	"github.com/gorocprof/gorocprof/internal/backend/rocm"
+	"github.com/gorocprof/gorocprof/internal/counters"
 )
 
 func TestChoose(t *testing.T) {
@@ -140,5 +141,54 @@ func TestChooseAutoHIP(t *testing.T) {
 		case tc.err == "" && (err != nil || b.Name() != tc.want):
 			t.Errorf("Choose(auto, %s, root %s) = %v, %v; want %s", tc.app, tc.root, b, err, tc.want)
 		}
+	}
+}
+
+// auto's probe of CUDA lists the agents with the run's counters announced (Choice.Ahead), so that a first
+// run's planning starts the CUDA helper once: the catalog of those counters comes from that same call.
+func TestChooseAutoAsksTheAgentsWithTheRunsCounters(t *testing.T) {
+	lib := t.TempDir()
+	log := filepath.Join(lib, "calls.log")
+	t.Setenv(helper.EnvLibDir, lib)
+	t.Setenv(querycache.EnvCache, "off")
+	reply := `{"version":1,"backend":"cuda","agents":[{"index":0,"id":1,"name":"NVIDIA H200","strings":{"chip":"GH100"}}],` +
+		`"catalogs":[{"version":1,"agent":0,"chip":"GH100","metrics":[{"name":"sm__inst_executed.sum","description":"d","unit":"inst"}],` +
+		`"missing":[],"passes":[{"metrics":["sm__inst_executed.sum"],"passes":1}]}]}`
+	files := map[string]string{
+		"libgorocprof_tool_cuda.so": "",
+		"gorocprof-query-cuda":      "#!/bin/sh\necho \"$*\" >> '" + log + "'\necho '" + reply + "'\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(lib, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	groups, err := counters.ParseGroups([]string{"sm__inst_executed.sum"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := counters.CommonScope(groups)
+	ctx := context.Background()
+	b, err := Choose(ctx, Choice{Name: Auto, ROCmRoot: t.TempDir(), Ahead: ahead}, "sh")
+	if err != nil || b.Name() != "cuda" {
+		t.Fatalf("Choose(auto) = %v, %v", b, err)
+	}
+	list, err := b.Agents(ctx, ahead)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("Agents = %v, %v", list, err)
+	}
+	cat, err := b.Catalog(ctx, list[0], counters.ScopeOf(groups, 0))
+	if err != nil || !cat.Has("sm__inst_executed.sum") {
+		t.Fatalf("Catalog = %v, %v", cat, err)
+	}
+	if fits, err := cat.Fits([]counters.Base{{Name: "sm__inst_executed.sum"}}); !fits || err != nil {
+		t.Errorf("Fits = %v, %v", fits, err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.TrimSpace(string(data)), "agents --only sm__inst_executed.sum --passes sm__inst_executed.sum"; got != want {
+		t.Errorf("the helper was asked\n%s\nwant only\n%s", got, want)
 	}
 }

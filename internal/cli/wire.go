@@ -32,8 +32,12 @@ func availFromSession(ctx context.Context, choose backend.Chooser, c backend.Cho
 	if err != nil {
 		return nil, err
 	}
-	out := make([]AgentCounters, 0, len(sess.Targets))
-	for _, t := range sess.Targets {
+	targets, err := sess.Catalogs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AgentCounters, 0, len(targets))
+	for _, t := range targets {
 		out = append(out, AgentCounters{Agent: sess.Agent(t.Index, t.Name), Counters: t.Catalog.ListFor(t.Consts)})
 	}
 	return out, nil
@@ -42,11 +46,12 @@ func availFromSession(ctx context.Context, choose backend.Chooser, c backend.Cho
 // planFromSession plans the groups on the backend's agents: the plan a run with these groups would
 // carry in results.json.
 func planFromSession(ctx context.Context, choose backend.Chooser, c backend.Choice, extra *counters.Extra, groups []counters.Group) ([]contract.PlanAgent, error) {
+	c.Ahead = counters.CommonScope(groups)
 	sess, err := openSession(ctx, choose, c, extra)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := sess.Plan(groups)
+	plan, err := sess.Plan(ctx, groups)
 	if err != nil {
 		return nil, err
 	}
@@ -59,5 +64,5 @@ func openSession(ctx context.Context, choose backend.Chooser, c backend.Choice, 
 	if err != nil {
 		return nil, err
 	}
-	return sess.WithExtra(extra)
+	return sess.WithExtra(extra), nil
 }

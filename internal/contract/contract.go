@@ -148,19 +148,32 @@ type Stopped struct {
 	Reason string `json:"reason"`
 }
 
-// AgentsReply is what `gorocprof-query-<backend> agents` prints.
+// AgentsReply is what `gorocprof-query-<backend> agents` prints. The CUDA helper's `agents --only A,B
+// [--passes A,B]...` adds, for the first agent of each chip, what `metrics --agent N --only ...` answers.
 type AgentsReply struct {
-	Version int     `json:"version"`
-	Backend string  `json:"backend"`
-	Agents  []Agent `json:"agents"`
+	Version  int            `json:"version"`
+	Backend  string         `json:"backend"`
+	Agents   []Agent        `json:"agents"`
+	Catalogs []MetricsReply `json:"catalogs,omitempty"`
 }
 
-// MetricsReply is what `gorocprof-query-cuda metrics --agent N` prints.
+// MetricsReply is what `gorocprof-query-cuda metrics --agent N` prints: the chip's whole catalog. With
+// `--only A,B [--passes A,B]...` Metrics holds the named metrics the chip has, Missing the others, and
+// Passes the pass count of each --passes set whose metrics the chip all has (a set CUPTI refuses is left
+// out).
 type MetricsReply struct {
-	Version int      `json:"version"`
-	Agent   int      `json:"agent"`
-	Chip    string   `json:"chip"`
-	Metrics []Metric `json:"metrics"`
+	Version int         `json:"version"`
+	Agent   int         `json:"agent"`
+	Chip    string      `json:"chip"`
+	Metrics []Metric    `json:"metrics"`
+	Missing []string    `json:"missing,omitempty"`
+	Passes  []SetPasses `json:"passes,omitempty"`
+}
+
+// SetPasses is the hardware passes one set of metrics needs together.
+type SetPasses struct {
+	Metrics []string `json:"metrics"`
+	Passes  int      `json:"passes"`
 }
 
 // Metric is one NVIDIA metric of the catalog.

@@ -208,20 +208,14 @@ func (info RunInfo) replan(ctx context.Context) (Request, *counters.Plan, error)
 	if err != nil {
 		return Request{}, nil, err
 	}
-	sess, err := newSession(ctx, b, info.Agents)
-	if err != nil {
-		return Request{}, nil, err
-	}
 	var extra *counters.Extra
 	if info.ExtraCounters != "" {
 		if extra, err = counters.ParseExtra(RunInfoFile+" extra_counters", []byte(info.ExtraCounters)); err != nil {
 			return Request{}, nil, err
 		}
 	}
-	if sess, err = sess.WithExtra(extra); err != nil {
-		return Request{}, nil, err
-	}
-	plan, err := sess.Plan(groups)
+	sess := &Session{Backend: b, Agents: info.Agents, Extra: extra}
+	plan, err := sess.Plan(ctx, groups)
 	if err != nil {
 		return Request{}, nil, err
 	}

@@ -112,32 +112,28 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 			}
 		}
 		choice := backend.Choice{Name: req.Backend, ROCmRoot: req.ROCmRoot}
-		key := [2]any{choice, req.App}
+		key := [2]any{choice, req.App} // the jobs of a sweep share it, whatever their counters
 		sess := sessions[key]
 		if sess == nil {
 			var err error
+			choice.Ahead = counters.CommonScope(req.Groups)
 			if sess, err = OpenSession(ctx, choose, choice, req.App); err != nil {
 				return req, err
 			}
 			sessions[key] = sess
 		}
-		sess, err := sess.WithExtra(req.Extra)
-		if err != nil {
-			return req, err
-		}
+		sess = sess.WithExtra(req.Extra)
 		_, inject, err := sess.Backend.Tool()
 		if err != nil && req.App != "" {
 			return req, fmt.Errorf("%w %s: %w", backend.ErrBackend, sess.Backend.Name(), err)
 		}
-		planned := time.Now()
-		plan, err := sess.Plan(req.Groups)
+		plan, err := sess.Plan(ctx, req.Groups)
 		if err != nil {
 			return req, err
 		}
 		if err := checkRotation(req, plan); err != nil {
 			return req, err
 		}
-		tracePhase("passes", planned)
 		tracePhase("process start to plan ready", processStart)
 		req.prepared = &prepared{sess: sess, plan: plan, inject: inject}
 		return req, nil

@@ -5,6 +5,7 @@
 #include "check.hpp"
 #include "core.hpp"
 #include "dispatch_path.hpp"
+#include "options.hpp"
 
 #include <iterator>
 #include <mutex>
@@ -156,6 +157,7 @@ thread_local MemoryCallHold t_memory_call;  // this thread's memory call in flig
 void on_memory_call_enter(const CUpti_CallbackData* cb) {
     Backend& b = backend();
     if (b.windows.devices() == 0 || !cb->context) return;  // no agent registered yet: no window can be open
+    if (!options().hold_other_threads) return;             // the test-only negative control
     // The call's context is current on this thread (CUPTI names it), so its device is the current one.
     int ordinal = -1;
     {

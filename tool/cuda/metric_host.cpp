@@ -3,6 +3,7 @@
 #include <cupti_profiler_target.h>
 
 #include <algorithm>
+#include <set>
 
 namespace gorocprof::cuda {
 
@@ -61,49 +62,108 @@ PortStatus build_config(HostObject& host, const std::vector<const char*>& metric
     return st;
 }
 
+namespace {
+
+const CUpti_MetricType kMetricTypes[] = {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO,
+                                         CUPTI_METRIC_TYPE_THROUGHPUT};
+
+// A base metric's description and unit; a metric without properties keeps them empty.
+void metric_properties(HostObject& host, const char* name, std::string* description, std::string* unit) {
+    CUpti_Profiler_Host_GetMetricProperties_Params prop{CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
+    prop.pHostObject = host.get();
+    prop.pMetricName = name;
+    description->clear();
+    unit->clear();
+    if (cupti(cuptiProfilerHostGetMetricProperties(&prop), "cuptiProfilerHostGetMetricProperties").ok) {
+        *description = prop.pDescription ? prop.pDescription : "";
+        *unit = prop.pDimUnit ? prop.pDimUnit : "";
+    }
+}
+
+// The full names of a base metric's sub-metrics (base.submetric), in CUPTI's order.
+PortStatus sub_metrics(HostObject& host, CUpti_MetricType type, const char* name, std::vector<std::string>* out) {
+    CUpti_Profiler_Host_GetSubMetrics_Params sub{CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE};
+    sub.pHostObject = host.get();
+    sub.metricType = type;
+    sub.pMetricName = name;
+    PortStatus st = cupti(cuptiProfilerHostGetSubMetrics(&sub), "cuptiProfilerHostGetSubMetrics");
+    if (!st.ok) {
+        st.reason += std::string(" (metric ") + name + ")";
+        return st;
+    }
+    out->clear();
+    for (size_t j = 0; j < sub.numOfSubmetrics; ++j) {
+        std::string s = sub.ppSubMetrics[j] ? sub.ppSubMetrics[j] : "";
+        if (s.empty()) continue;
+        out->push_back(std::string(name) + (s[0] == '.' ? "" : ".") + s);
+    }
+    return PortStatus::success();
+}
+
+PortStatus base_metrics(HostObject& host, CUpti_MetricType type, std::vector<const char*>* out) {
+    CUpti_Profiler_Host_GetBaseMetrics_Params base{CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
+    base.pHostObject = host.get();
+    base.metricType = type;
+    PortStatus st = cupti(cuptiProfilerHostGetBaseMetrics(&base), "cuptiProfilerHostGetBaseMetrics");
+    if (st.ok) out->assign(base.ppMetricNames, base.ppMetricNames + base.numMetrics);
+    return st;
+}
+
+}  // namespace
+
 PortStatus metric_catalog(HostObject& host, std::vector<MetricEntry>* out) {
     out->clear();
-    static const CUpti_MetricType types[] = {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO,
-                                             CUPTI_METRIC_TYPE_THROUGHPUT};
-    for (CUpti_MetricType type : types) {
-        CUpti_Profiler_Host_GetBaseMetrics_Params base{CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
-        base.pHostObject = host.get();
-        base.metricType = type;
-        PortStatus st = cupti(cuptiProfilerHostGetBaseMetrics(&base), "cuptiProfilerHostGetBaseMetrics");
+    std::vector<const char*> bases;
+    std::vector<std::string> subs;
+    for (CUpti_MetricType type : kMetricTypes) {
+        PortStatus st = base_metrics(host, type, &bases);
         if (!st.ok) return st;
-        for (size_t i = 0; i < base.numMetrics; ++i) {
-            const char* name = base.ppMetricNames[i];
-            CUpti_Profiler_Host_GetMetricProperties_Params prop{
-                CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
-            prop.pHostObject = host.get();
-            prop.pMetricName = name;
+        for (const char* name : bases) {
             std::string description, unit;
-            // A metric without properties keeps an empty description and unit.
-            if (cupti(cuptiProfilerHostGetMetricProperties(&prop), "cuptiProfilerHostGetMetricProperties").ok) {
-                description = prop.pDescription ? prop.pDescription : "";
-                unit = prop.pDimUnit ? prop.pDimUnit : "";
-            }
-            CUpti_Profiler_Host_GetSubMetrics_Params sub{CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE};
-            sub.pHostObject = host.get();
-            sub.metricType = type;
-            sub.pMetricName = name;
-            st = cupti(cuptiProfilerHostGetSubMetrics(&sub), "cuptiProfilerHostGetSubMetrics");
-            if (!st.ok) {
-                st.reason += std::string(" (metric ") + name + ")";
-                return st;
-            }
-            for (size_t j = 0; j < sub.numOfSubmetrics; ++j) {
-                std::string s = sub.ppSubMetrics[j] ? sub.ppSubMetrics[j] : "";
-                if (s.empty()) continue;
-                std::string full = std::string(name) + (s[0] == '.' ? "" : ".") + s;
-                out->push_back({std::move(full), description, unit});
-            }
+            metric_properties(host, name, &description, &unit);
+            if (!(st = sub_metrics(host, type, name, &subs)).ok) return st;
+            for (std::string& full : subs) out->push_back({std::move(full), description, unit});
         }
     }
     std::sort(out->begin(), out->end(), [](const MetricEntry& a, const MetricEntry& b) { return a.name < b.name; });
     out->erase(std::unique(out->begin(), out->end(),
                            [](const MetricEntry& a, const MetricEntry& b) { return a.name == b.name; }),
                out->end());
+    return PortStatus::success();
+}
+
+PortStatus metric_lookup(HostObject& host, const std::vector<std::string>& names, std::vector<MetricEntry>* found,
+                         std::vector<std::string>* missing) {
+    found->clear();
+    missing->clear();
+    std::vector<std::set<std::string>> bases;  // per type, in kMetricTypes' order (the catalog's)
+    std::vector<const char*> list;
+    for (CUpti_MetricType type : kMetricTypes) {
+        PortStatus st = base_metrics(host, type, &list);
+        if (!st.ok) return st;
+        bases.emplace_back(list.begin(), list.end());
+    }
+    std::set<std::string> seen;
+    std::vector<std::string> subs;
+    for (const std::string& name : names) {
+        if (!seen.insert(name).second) continue;
+        bool got = false;
+        for (size_t t = 0; t < bases.size() && !got; ++t) {
+            // Every sub-metric's full name is base "." rest, so the base ends before one of the name's dots.
+            for (size_t dot = name.find('.'); dot != std::string::npos && !got; dot = name.find('.', dot + 1)) {
+                const std::string base = name.substr(0, dot);
+                if (!bases[t].count(base)) continue;
+                PortStatus st = sub_metrics(host, kMetricTypes[t], base.c_str(), &subs);
+                if (!st.ok) return st;
+                if (std::find(subs.begin(), subs.end(), name) == subs.end()) continue;
+                MetricEntry e{name, "", ""};
+                metric_properties(host, base.c_str(), &e.description, &e.unit);
+                found->push_back(std::move(e));
+                got = true;
+            }
+        }
+        if (!got) missing->push_back(name);
+    }
     return PortStatus::success();
 }
 

@@ -44,4 +44,11 @@ struct MetricEntry {
 // Every metric of the chip, sorted by name.
 PortStatus metric_catalog(HostObject& host, std::vector<MetricEntry>* out);
 
+// The entries of `names` the chip has, as metric_catalog gives them, in the order asked (a name asked twice
+// once); the names it does not have go to `missing`. Each name is looked up under the base metrics its
+// dotted prefixes could be, so only those bases' sub-metrics are read: a run's handful of names instead of
+// every base's sub-metrics (the catalog of an H200 is 150,179 metrics).
+PortStatus metric_lookup(HostObject& host, const std::vector<std::string>& names, std::vector<MetricEntry>* found,
+                         std::vector<std::string>* missing);
+
 }  // namespace gorocprof::cuda

@@ -32,6 +32,10 @@ struct Options {
     // GOROCPROF_CUDA_REPLAY_TIMEOUT=<seconds> (> 0): the timeout guard's bound for every replayed run; 0 (unset)
     // derives it from the kernel's unprofiled time (bounded_wait.hpp).
     int64_t replay_timeout_ns = 0;
+    // GOROCPROF_CUDA_HOLD_OTHER_THREADS=0 (test-only, docs/environment.md): other threads' memory calls do not
+    // wait for a replay window, so a copy can land between two passes and be reverted; the negative control
+    // of tests/threads.cu, never for a real run.
+    bool hold_other_threads = true;
     // GOROCPROF_CUDA_TIMING=1 (any value not empty and not starting with 0): time per phase on stderr at exit.
     bool timing = false;
     // A value the backend did not understand, one sentence each (the default was taken instead).

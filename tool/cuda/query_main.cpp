@@ -8,6 +8,7 @@
 
 #include "json.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,11 +25,14 @@ int fail(const PortStatus& st) {
     return 1;
 }
 
+const char* const kAgentsForm = "agents [--only METRIC[,METRIC...] [--passes METRIC[,METRIC...]]...]";
+const char* const kMetricsForm = "metrics --agent N [--only METRIC[,METRIC...] [--passes METRIC[,METRIC...]]...]";
+
 int usage(const char* why) {
     std::fprintf(stderr,
                  "gorocprof-query: usage: %s\n"
-                 "usage: gorocprof-query-cuda agents | metrics --agent N | passes --agent N METRIC[,METRIC...]\n",
-                 why);
+                 "usage: gorocprof-query-cuda %s | %s | passes --agent N METRIC[,METRIC...]\n",
+                 why, kAgentsForm, kMetricsForm);
     return 1;
 }
 
@@ -57,22 +61,6 @@ void append_agent(std::string& out, const DeviceInfo& d) {
         append_string(out, d.strings[i].second);
     }
     out += "}}";
-}
-
-int cmd_agents() {
-    int count = 0;
-    PortStatus st = init_driver(&count);
-    if (!st.ok) return fail(st);
-    std::string out = "{\"version\":1,\"backend\":\"cuda\",\"agents\":[";
-    for (int i = 0; i < count; ++i) {
-        DeviceInfo d;
-        if (!(st = describe_device(i, &d)).ok) return fail(st);
-        if (i) out += ',';
-        append_agent(out, d);
-    }
-    out += "]}\n";
-    std::fputs(out.c_str(), stdout);
-    return 0;
 }
 
 // Everything metrics and passes need: the device's chip, its counter availability, a host object.
@@ -114,28 +102,88 @@ PortStatus open_chip(int agent, ChipSession* s) {
     return counter_availability(s->ctx, &s->availability);
 }
 
-int cmd_metrics(int agent) {
+void append_metric(std::string& out, const MetricEntry& m) {
+    out += "{\"name\":";
+    append_string(out, m.name);
+    out += ",\"description\":";
+    append_string(out, m.description);
+    out += ",\"unit\":";
+    append_string(out, m.unit);
+    out += '}';
+}
+
+void append_names(std::string& out, const std::vector<std::string>& names) {
+    out += '[';
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (i) out += ',';
+        append_string(out, names[i]);
+    }
+    out += ']';
+}
+
+// What `metrics --only` answers besides the names: the pass count of each set asked with --passes whose
+// metrics the chip all has, each on a fresh host object as `passes` counts it. A set whose configuration
+// CUPTI refuses is left out, so that the front end asks `passes` for it, which names the metric.
+void append_set_passes(std::string& out, const ChipSession& s, const std::vector<std::vector<std::string>>& sets,
+                       const std::vector<std::string>& missing) {
+    out += ",\"passes\":[";
+    bool first = true;
+    for (const std::vector<std::string>& set : sets) {
+        bool known = !set.empty();
+        for (const std::string& n : set) known = known && std::find(missing.begin(), missing.end(), n) == missing.end();
+        if (!known) continue;
+        HostObject host;
+        if (!host.init(s.chip, s.availability).ok) continue;
+        std::vector<const char*> cnames;
+        for (const std::string& n : set) cnames.push_back(n.c_str());
+        std::vector<uint8_t> image;
+        size_t passes = 0;
+        if (!build_config(host, cnames, &image, &passes).ok) continue;
+        if (!first) out += ',';
+        first = false;
+        out += "{\"metrics\":";
+        append_names(out, set);
+        out += ",\"passes\":" + std::to_string(passes) + '}';
+    }
+    out += ']';
+}
+
+// metrics --agent N: the chip's whole catalog. With --only, the named metrics alone (looked up, not
+// enumerated), those the chip lacks under "missing", and the pass counts of the --passes sets: everything a
+// run's planning asks, from one process (one CUDA start). The reply object, without a newline.
+PortStatus metrics_reply(int agent, const std::vector<std::string>* only, const std::vector<std::vector<std::string>>& sets,
+                         std::string* out) {
     ChipSession s;
     PortStatus st = open_chip(agent, &s);
-    if (!st.ok) return fail(st);
+    if (!st.ok) return st;
     HostObject host;
-    if (!(st = host.init(s.chip, s.availability)).ok) return fail(st);
+    if (!(st = host.init(s.chip, s.availability)).ok) return st;
     std::vector<MetricEntry> metrics;
-    if (!(st = metric_catalog(host, &metrics)).ok) return fail(st);
-    std::string out = "{\"version\":1,\"agent\":" + std::to_string(agent) + ",\"chip\":";
-    append_string(out, s.chip);
-    out += ",\"metrics\":[";
+    std::vector<std::string> missing;
+    st = only ? metric_lookup(host, *only, &metrics, &missing) : metric_catalog(host, &metrics);
+    if (!st.ok) return st;
+    *out = "{\"version\":1,\"agent\":" + std::to_string(agent) + ",\"chip\":";
+    append_string(*out, s.chip);
+    *out += ",\"metrics\":[";
     for (size_t i = 0; i < metrics.size(); ++i) {
-        if (i) out += ",\n";
-        out += "{\"name\":";
-        append_string(out, metrics[i].name);
-        out += ",\"description\":";
-        append_string(out, metrics[i].description);
-        out += ",\"unit\":";
-        append_string(out, metrics[i].unit);
-        out += '}';
+        if (i) *out += ",\n";
+        append_metric(*out, metrics[i]);
     }
-    out += "]}\n";
+    *out += ']';
+    if (only) {
+        *out += ",\"missing\":";
+        append_names(*out, missing);
+        append_set_passes(*out, s, sets, missing);
+    }
+    *out += '}';
+    return PortStatus::success();
+}
+
+int cmd_metrics(int agent, const std::vector<std::string>* only, const std::vector<std::vector<std::string>>& sets) {
+    std::string out;
+    PortStatus st = metrics_reply(agent, only, sets, &out);
+    if (!st.ok) return fail(st);
+    out += '\n';
     std::fwrite(out.data(), 1, out.size(), stdout);
     return 0;
 }
@@ -150,6 +198,43 @@ std::vector<std::string> split_commas(const std::string& s) {
         start = comma + 1;
     }
     return out;
+}
+
+// agents: every device. With --only (and --passes), also the `metrics --only` reply of the first device of
+// each chip under "catalogs", from the same process: a first run's planning then starts CUDA once. A chip
+// whose lookup fails is left out, so that the front end asks `metrics`, which reports the failure.
+int cmd_agents(const std::vector<std::string>* only, const std::vector<std::vector<std::string>>& sets) {
+    int count = 0;
+    PortStatus st = init_driver(&count);
+    if (!st.ok) return fail(st);
+    std::string out = "{\"version\":1,\"backend\":\"cuda\",\"agents\":[";
+    std::vector<std::pair<int, std::string>> firsts;  // the first device of each chip
+    for (int i = 0; i < count; ++i) {
+        DeviceInfo d;
+        if (!(st = describe_device(i, &d)).ok) return fail(st);
+        if (i) out += ',';
+        append_agent(out, d);
+        const std::string& chip = d.chip;
+        if (!chip.empty() &&
+            std::none_of(firsts.begin(), firsts.end(), [&](const auto& f) { return f.second == chip; }))
+            firsts.emplace_back(i, chip);
+    }
+    out += ']';
+    if (only) {
+        out += ",\"catalogs\":[";
+        bool first = true;
+        for (const auto& [ordinal, chip] : firsts) {
+            std::string reply;
+            if (!metrics_reply(ordinal, only, sets, &reply).ok) continue;
+            if (!first) out += ',';
+            first = false;
+            out += reply;
+        }
+        out += ']';
+    }
+    out += "}\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
 }
 
 int cmd_passes(int agent, const std::vector<std::string>& names) {
@@ -176,12 +261,9 @@ int cmd_passes(int agent, const std::vector<std::string>& names) {
     std::vector<uint8_t> image;
     size_t passes = 0;
     if (!(st = build_config(host, cnames, &image, &passes)).ok) return fail(st);
-    std::string out = "{\"version\":1,\"agent\":" + std::to_string(agent) + ",\"metrics\":[";
-    for (size_t i = 0; i < names.size(); ++i) {
-        if (i) out += ',';
-        append_string(out, names[i]);
-    }
-    out += "],\"passes\":" + std::to_string(passes) + "}\n";
+    std::string out = "{\"version\":1,\"agent\":" + std::to_string(agent) + ",\"metrics\":";
+    append_names(out, names);
+    out += ",\"passes\":" + std::to_string(passes) + "}\n";
     std::fputs(out.c_str(), stdout);
     return 0;
 }
@@ -202,17 +284,41 @@ bool parse_agent(int argc, char** argv, int* agent, std::vector<std::string>* re
     return have;
 }
 
+// --only METRIC[,METRIC...] (repeatable, names added) and --passes METRIC[,METRIC...] (one set each); --passes
+// needs --only.
+bool parse_scope(const std::vector<std::string>& args, bool* scoped, std::vector<std::string>* only,
+                 std::vector<std::vector<std::string>>* sets) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (i + 1 >= args.size() || (args[i] != "--only" && args[i] != "--passes")) return false;
+        std::vector<std::string> names = split_commas(args[++i]);
+        if (args[i - 1] == "--only") {
+            *scoped = true;
+            only->insert(only->end(), names.begin(), names.end());
+        } else {
+            sets->push_back(std::move(names));
+        }
+    }
+    return *scoped || sets->empty();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 2) return usage("missing command");
     std::string cmd = argv[1];
-    if (cmd == "agents") return cmd_agents();
     int agent = 0;
     std::vector<std::string> rest;
+    bool scoped = false;
+    std::vector<std::string> only;
+    std::vector<std::vector<std::string>> sets;
+    if (cmd == "agents") {
+        for (int i = 2; i < argc; ++i) rest.push_back(argv[i]);
+        if (!parse_scope(rest, &scoped, &only, &sets)) return usage(kAgentsForm);
+        return cmd_agents(scoped ? &only : nullptr, sets);
+    }
     if (cmd == "metrics") {
-        if (!parse_agent(argc, argv, &agent, &rest) || !rest.empty()) return usage("metrics --agent N");
-        return cmd_metrics(agent);
+        if (!parse_agent(argc, argv, &agent, &rest) || !parse_scope(rest, &scoped, &only, &sets)) return usage(kMetricsForm);
+        return cmd_metrics(agent, scoped ? &only : nullptr, sets);
     }
     if (cmd == "passes") {
         if (!parse_agent(argc, argv, &agent, &rest)) return usage("passes --agent N METRIC[,METRIC...]");

@@ -10,6 +10,8 @@
 
 struct CUpti_Profiler_Host_Object {
     std::vector<std::string> metrics;
+    std::map<int, std::vector<const char*>> bases;  // what GetBaseMetrics last handed out, per type
+    std::vector<const char*> subs;                  // what GetSubMetrics last handed out
 };
 
 struct CUpti_RangeProfiler_Object {
@@ -161,17 +163,39 @@ CUptiResult cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_P
 }
 
 CUptiResult cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBaseMetrics_Params* p) {
-    p->numMetrics = 0;
+    // The names live in the host object, as CUPTI's do, until it is deinitialized.
+    std::vector<const char*>& names = p->pHostObject->bases[p->metricType];
+    names.clear();
+    for (const auto& b : world().state.catalog[p->metricType]) names.push_back(b.name.c_str());
+    p->ppMetricNames = names.data();
+    p->numMetrics = names.size();
     return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params*) {
+CUptiResult cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params* p) {
+    ++world().state.host_calls;
+    for (const auto& [type, bases] : world().state.catalog)
+        for (const auto& b : bases)
+            if (b.name == p->pMetricName) {
+                p->pDescription = b.description.c_str();
+                p->pDimUnit = b.unit.c_str();
+                return CUPTI_SUCCESS;
+            }
     return CUPTI_ERROR_INVALID_OPERATION;
 }
 
 CUptiResult cuptiProfilerHostGetSubMetrics(CUpti_Profiler_Host_GetSubMetrics_Params* p) {
-    p->numOfSubmetrics = 0;
-    return CUPTI_SUCCESS;
+    ++world().state.host_calls;
+    for (const auto& b : world().state.catalog[p->metricType])
+        if (b.name == p->pMetricName) {
+            std::vector<const char*>& subs = p->pHostObject->subs;
+            subs.clear();
+            for (const std::string& s : b.subs) subs.push_back(s.c_str());
+            p->ppSubMetrics = subs.data();
+            p->numOfSubmetrics = subs.size();
+            return CUPTI_SUCCESS;
+        }
+    return CUPTI_ERROR_INVALID_PARAMETER;
 }
 
 CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) {

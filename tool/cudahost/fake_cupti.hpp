@@ -26,6 +26,15 @@ struct State {
     std::vector<std::string> last_config;  // the metrics of the last SetConfig's image
     // When set and true for a configuration's metrics, SetConfig refuses it (CUPTI_ERROR_INVALID_PARAMETER).
     std::function<bool(const std::vector<std::string>& metrics)> reject_config;
+    // The chip's metric catalog for the host API's enumeration calls, by metric type (0 counter, 1 ratio,
+    // 2 throughput): base metrics with their properties and sub-metric suffixes ("sum", ".max", as CUPTI
+    // gives them, with or without the dot). host_calls counts GetSubMetrics and GetMetricProperties calls.
+    struct BaseMetric {
+        std::string name, description, unit;
+        std::vector<std::string> subs;
+    };
+    std::map<int, std::vector<BaseMetric>> catalog;
+    size_t host_calls = 0;
 };
 
 State& state();

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gorocprof/gorocprof/internal/backend"
@@ -54,7 +56,8 @@ func (f *Fake) Chooser() backend.Chooser {
 	return func(context.Context, backend.Choice, string) (backend.Backend, error) { return f, nil }
 }
 
-// Calls returns the calls made so far ("agents", "catalog 0", "passes 0 a.sum,b.sum") and forgets them.
+// Calls returns the calls made so far ("agents", "catalog 0", "catalog 0 a.sum", "passes 0 [a.sum b.sum]")
+// and forgets them.
 func (f *Fake) Calls() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -75,16 +78,31 @@ func (f *Fake) Name() string { return f.name }
 // Serves is true for every application.
 func (f *Fake) Serves(string) bool { return true }
 
-// Agents are the agents New made.
-func (f *Fake) Agents(context.Context) ([]contract.Agent, error) {
-	f.record("agents")
+// Agents are the agents New made; the call is recorded as "agents", or "agents ahead a.sum,b.sum" with
+// the scope the caller announced.
+func (f *Fake) Agents(_ context.Context, ahead *counters.Scope) ([]contract.Agent, error) {
+	if ahead == nil {
+		f.record("agents")
+	} else {
+		f.record("agents ahead %s", strings.Join(ahead.Names, ","))
+	}
 	return f.agents, nil
 }
 
-// Catalog is an NVIDIA-style catalog of the metrics, whose pass oracle counts slots.
-func (f *Fake) Catalog(_ context.Context, a contract.Agent) (*counters.Catalog, error) {
-	f.record("catalog %d", a.Index)
-	return counters.NewNVIDIA("FAKE1", f.metrics, func(set []string) (int, error) {
+// Catalog is an NVIDIA-style catalog of the metrics, whose pass oracle counts slots: with a scope, of
+// the scope's metrics alone, or of every metric when the scope names one it lacks (as the seam says).
+// The call is recorded as "catalog 0" (whole) or "catalog 0 a.sum,b.sum" (the scope's names).
+func (f *Fake) Catalog(_ context.Context, a contract.Agent, scope *counters.Scope) (*counters.Catalog, error) {
+	metrics := f.metrics
+	if scope == nil {
+		f.record("catalog %d", a.Index)
+	} else {
+		f.record("catalog %d %s", a.Index, strings.Join(scope.Names, ","))
+		if picked, ok := f.pick(scope.Names); ok {
+			metrics = picked
+		}
+	}
+	return counters.NewNVIDIA("FAKE1", metrics, func(set []string) (int, error) {
 		f.record("passes %d %v", a.Index, set)
 		slots := 0
 		for _, m := range set {
@@ -99,6 +117,19 @@ func (f *Fake) Catalog(_ context.Context, a contract.Agent) (*counters.Catalog, 
 		}
 		return max(1, (slots+f.SlotsPerPass-1)/f.SlotsPerPass), nil
 	}), nil
+}
+
+// pick returns the metrics named, and whether the fake has them all.
+func (f *Fake) pick(names []string) ([]contract.Metric, bool) {
+	var out []contract.Metric
+	for _, n := range names {
+		i := slices.IndexFunc(f.metrics, func(m contract.Metric) bool { return m.Name == n })
+		if i < 0 {
+			return nil, false
+		}
+		out = append(out, f.metrics[i])
+	}
+	return out, true
 }
 
 // Tool injects nothing: an application launched on a fake backend runs without a tool library and

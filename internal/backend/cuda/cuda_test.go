@@ -21,51 +21,59 @@ import (
 // recordings: what is tested is which questions reach the helper and which the query cache answers.
 
 // planOn opens the backend in lib with store (nil: no cache), lists its agents, builds their
-// catalogs and plans the groups on them, as a session does.
+// catalogs for the groups' counters and plans the groups on them, as a run's session does.
 func planOn(t *testing.T, lib string, store *querycache.Store, warnings io.Writer, pmc ...string) ([]contract.Agent, *counters.Plan) {
 	t.Helper()
-	groups, err := counters.ParseGroups(pmc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := New(lib, store, warnings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	list, err := b.Agents(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var targets []counters.Target
-	for _, a := range list {
-		cat, err := b.Catalog(ctx, a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		targets = append(targets, counters.Target{Index: a.Index, Name: a.Name, Catalog: cat, Consts: counters.ConstsFromProps(a.Props)})
-	}
-	plan, err := counters.NewPlan(groups, targets)
+	list, plan, err := tryPlan(lib, store, warnings, true, pmc...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return list, plan
 }
 
-// fakeCUDALib makes a library directory whose CUDA query helper is a shell script answering from the
-// H200 recordings in testdata/cuda (agents repeated `agents` times, all of chip GH100) and writing
-// each command line it gets to the returned log. Every metric set fits one pass.
+// tryPlan is planOn returning the error; scoped false builds the whole catalogs (as avail does).
+func tryPlan(lib string, store *querycache.Store, warnings io.Writer, scoped bool, pmc ...string) ([]contract.Agent, *counters.Plan, error) {
+	groups, err := counters.ParseGroups(pmc)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := New(lib, store, warnings)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := context.Background()
+	var ahead *counters.Scope // what a session announces
+	if scoped {
+		ahead = counters.CommonScope(groups)
+	}
+	list, err := b.Agents(ctx, ahead)
+	if err != nil {
+		return nil, nil, err
+	}
+	var targets []counters.Target
+	for _, a := range list {
+		var scope *counters.Scope
+		if scoped {
+			scope = counters.ScopeOf(groups, a.Index)
+		}
+		cat, err := b.Catalog(ctx, a, scope)
+		if err != nil {
+			return nil, nil, err
+		}
+		targets = append(targets, counters.Target{Index: a.Index, Name: a.Name, Catalog: cat, Consts: counters.ConstsFromProps(a.Props)})
+	}
+	plan, err := counters.NewPlan(groups, targets)
+	return list, plan, err
+}
+
+// fakeCUDALib makes a library directory whose CUDA query helper is a shell script that writes each
+// command line it gets to the returned log and runs this test binary as the helper (fakeHelper),
+// answering from the H200 recordings in testdata/cuda (agents repeated `agents` times, all of chip
+// GH100). Every metric set fits one pass.
 func fakeCUDALib(t *testing.T, agents int) (libDir, log string) {
 	t.Helper()
 	dir := t.TempDir()
 	log = filepath.Join(dir, "calls.log")
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
 	var one struct {
 		Agents []map[string]any `json:"agents"`
 	}
@@ -83,18 +91,23 @@ func fakeCUDALib(t *testing.T, agents int) (libDir, log string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentsFile := filepath.Join(dir, "agents.json")
-	if err := os.WriteFile(agentsFile, reply, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "agents.json"), reply, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	metrics, err := os.ReadFile("../../../testdata/cuda/h200-metrics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "metrics.json"), metrics, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
 		t.Fatal(err)
 	}
 	script := `#!/bin/sh
 echo "$*" >> '` + log + `'
-case "$1" in
-agents) cat '` + agentsFile + `' ;;
-metrics) cat '` + abs("../../../testdata/cuda/h200-metrics.json") + `' ;;
-passes) echo '{"version":1,"agent":'"$3"',"metrics":[],"passes":1}' ;;
-*) echo "gorocprof-query: $1: unknown" >&2; exit 1 ;;
-esac
+` + envFakeHelper + `='` + dir + `' exec '` + self + `' "$@"
 `
 	if err := os.WriteFile(filepath.Join(dir, "gorocprof-query-cuda"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -147,9 +160,8 @@ func fakeNVIDIAProc(t *testing.T, present bool) string {
 // driver lists no GPU (CI) the agents are asked every time.
 func TestQueryCache(t *testing.T) {
 	groups := []string{"sm__inst_executed.sum sm__warps_launched.sum", "smsp__inst_executed_op_global_ld.sum"}
-	cold := []string{"agents", "metrics --agent 0",
-		"passes --agent 0 sm__inst_executed.sum,sm__warps_launched.sum",
-		"passes --agent 0 smsp__inst_executed_op_global_ld.sum"}
+	cold := []string{"agents --only sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum" +
+		" --passes sm__inst_executed.sum,sm__warps_launched.sum --passes smsp__inst_executed_op_global_ld.sum"}
 	for _, tc := range []struct {
 		name string
 		gpus bool
@@ -206,7 +218,7 @@ func TestQueryCache(t *testing.T) {
 			}
 			planCUDA(t, groups...)
 			if got := helperCalls(t, log); !reflect.DeepEqual(got, cold) {
-				t.Errorf("after the helper changed the helper was asked %q, want all 4 questions again", got)
+				t.Errorf("after the helper changed the helper was asked %q, want both questions again", got)
 			}
 		})
 	}
@@ -217,7 +229,7 @@ func TestOneCatalogPerChip(t *testing.T) {
 	lib, log := fakeCUDALib(t, 4)
 	planOn(t, lib, nil, io.Discard, "sm__inst_executed.sum")
 	got := helperCalls(t, log)
-	want := []string{"agents", "metrics --agent 0", "passes --agent 0 sm__inst_executed.sum"}
+	want := []string{"agents --only sm__inst_executed.sum --passes sm__inst_executed.sum"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("4 agents of one chip asked the helper\n%q\nwant\n%q", got, want)
 	}
@@ -241,11 +253,12 @@ func TestUnwritableCache(t *testing.T) {
 	if len(plan.Agents) != 1 || len(plan.Agents[0].Passes) != 1 {
 		t.Fatalf("plan %+v", plan)
 	}
-	// One warning for each answer that could not be filed: the agents, the catalog, the pass count.
+	// One warning for each answer that could not be filed: the agents, the metric looked up, the pass count
+	// (all three from one helper call).
 	if n := strings.Count(warned.String(), "gorocprof: warning: query cache"); n != 3 {
 		t.Errorf("%d warnings about the cache, want 3: %q", n, warned.String())
 	}
-	if got := helperCalls(t, log); len(got) != 3 {
-		t.Errorf("helper asked %q, want agents, metrics and one pass count", got)
+	if got := helperCalls(t, log); len(got) != 1 {
+		t.Errorf("helper asked %q, want the agents with the metric looked up", got)
 	}
 }

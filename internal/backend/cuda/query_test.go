@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/counters"
 )
 
 // scriptHelper is a query helper that runs body as a shell script.
@@ -29,7 +30,7 @@ esac`
 func TestQueryMetricsAndPasses(t *testing.T) {
 	exe := scriptHelper(t, answering)
 	ctx := context.Background()
-	m, err := queryMetrics(ctx, exe, 0)
+	m, err := queryMetrics(ctx, exe, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,10 @@ func TestQueryMetricsAndPasses(t *testing.T) {
 
 func TestQueryErrors(t *testing.T) {
 	ctx := context.Background()
-	metrics := func(exe string) error { _, err := queryMetrics(ctx, exe, 0); return err }
+	metrics := func(exe string) error { _, err := queryMetrics(ctx, exe, 0, nil); return err }
+	scope := &counters.Scope{Names: []string{"a.sum", "b.sum"}, Sets: [][]string{{"a.sum", "b.sum"}}}
+	lookup := func(exe string) error { _, err := queryMetrics(ctx, exe, 0, scope); return err }
+	agents := func(exe string) error { _, _, err := queryAgents(ctx, exe, scope); return err }
 	passes := func(names ...string) func(string) error {
 		return func(exe string) error { _, err := queryPasses(ctx, exe, 0, names); return err }
 	}
@@ -61,6 +65,18 @@ func TestQueryErrors(t *testing.T) {
 		{`echo '{"version":2,"agent":0,"chip":"GH100"}'`, metrics, "metrics --agent 0: the helper speaks contract version 2"},
 		{`echo '{"version":1,"agent":7,"chip":"GH100"}'`, metrics, "metrics --agent 0: the reply is about agent 7"},
 		{`echo '{"version":1,"agent":0}'`, metrics, "metrics --agent 0: the reply names no chip"},
+		{`echo '{"version":1,"agent":0,"chip":"GH100","metrics":[{"name":"a.sum"}],"missing":["c.sum"]}'`, lookup,
+			"metrics --agent 0 --only a.sum,b.sum --passes a.sum,b.sum: the reply answers for c.sum, which was not asked"},
+		{`echo '{"version":1,"agent":0,"chip":"GH100","metrics":[{"name":"a.sum"}],"missing":["a.sum","b.sum"]}'`, lookup, "a.sum, which was not asked or is answered twice"},
+		{`echo '{"version":1,"agent":0,"chip":"GH100","metrics":[{"name":"a.sum"}]}'`, lookup, "the reply answers for 1 of the 2 metrics asked"},
+		{`echo '{"version":1,"agent":0,"chip":"GH100","metrics":[],"missing":["a.sum","b.sum"],"passes":[{"metrics":["a.sum"],"passes":1}]}'`, lookup,
+			"the reply counts the passes of a.sum, which was not asked"},
+		{`echo '{"version":1,"agent":0,"chip":"GH100","metrics":[],"missing":["a.sum","b.sum"],"passes":[{"metrics":["a.sum","b.sum"],"passes":0}]}'`, lookup,
+			"the reply says 0 passes for a.sum,b.sum"},
+		{`echo '{"version":1,"agents":[],"catalogs":[{"version":1,"agent":0,"chip":"GH100","metrics":[{"name":"a.sum"}]}]}'`, agents,
+			"agents --only a.sum,b.sum --passes a.sum,b.sum: the reply answers for 1 of the 2 metrics asked"},
+		{`echo '{"version":1,"agents":[],"catalogs":[{"version":1,"agent":0,"metrics":[]}]}'`, agents, "the reply names no chip"},
+		{`echo '{"version":2,"agents":[]}'`, agents, "agents: the helper speaks contract version 2"},
 		{`echo '{"version":1,"agent":7,"passes":1}'`, passes("a"), "passes --agent 0 a: the reply is about agent 7"},
 		{`echo '{"version":1,"agent":0,"passes":0}'`, passes("a"), "the reply says 0 passes"},
 		{`echo "gorocprof-query: $*: no GPU found" >&2; exit 1`, passes("a", "b"),

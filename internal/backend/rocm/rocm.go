@@ -122,7 +122,7 @@ func LinksHIP(path string) bool { return helper.LinksLibrary(path, HIPRuntime) }
 
 // Agents are the SDK's GPU agents, or the KFD topology's GPU nodes when the root has no SDK (or
 // gorocprof's rocm query helper was not built), which the backend then says on its warnings.
-func (b *Backend) Agents(ctx context.Context) ([]contract.Agent, error) {
+func (b *Backend) Agents(ctx context.Context, _ *counters.Scope) ([]contract.Agent, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.agents != nil {
@@ -158,8 +158,8 @@ func (b *Backend) missing() string {
 }
 
 // Catalog is the SDK's counter catalog of the agent, or the embedded AMD definitions of its
-// architecture when the agents came from the KFD topology.
-func (b *Backend) Catalog(ctx context.Context, a contract.Agent) (*counters.Catalog, error) {
+// architecture when the agents came from the KFD topology; whole whatever the scope.
+func (b *Backend) Catalog(ctx context.Context, a contract.Agent, _ *counters.Scope) (*counters.Catalog, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.info == nil {

@@ -115,7 +115,7 @@ func TestAgentsFromSDK(t *testing.T) {
 		if err := b.KernelReplay(); err != nil {
 			t.Errorf("KernelReplay before the agents are known = %v", err)
 		}
-		list, err := b.Agents(ctx)
+		list, err := b.Agents(ctx, nil)
 		if err != nil || len(list) != 1 || list[0].Name != "gfx90a" {
 			t.Fatalf("Agents = %+v, %v", list, err)
 		}
@@ -124,7 +124,7 @@ func TestAgentsFromSDK(t *testing.T) {
 		if (want == "") != (err == nil) || (err != nil && (err.Error() != want || !errors.Is(err, ErrNoKernelReplay))) {
 			t.Errorf("SDK %s: KernelReplay = %v, want %q", tc.version, err, want)
 		}
-		cat, err := b.Catalog(ctx, list[0])
+		cat, err := b.Catalog(ctx, list[0], nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,14 +158,14 @@ func TestAgentsFallBackToKFD(t *testing.T) {
 		var warnings strings.Builder
 		tc.cfg.Warnings = &warnings
 		b := New(tc.cfg)
-		list, err := b.Agents(context.Background())
+		list, err := b.Agents(context.Background(), nil)
 		if err != nil || len(list) == 0 {
 			t.Fatalf("Agents = %v, %v", list, err)
 		}
 		if !strings.HasPrefix(warnings.String(), tc.want) || !strings.Contains(warnings.String(), "agents from the KFD topology") {
 			t.Errorf("warnings = %q, want %q... agents from the KFD topology", warnings.String(), tc.want)
 		}
-		cat, err := b.Catalog(context.Background(), list[0])
+		cat, err := b.Catalog(context.Background(), list[0], nil)
 		if err != nil || cat.Source == "rocprofiler-sdk" {
 			t.Errorf("catalog without the SDK: %v, %v; want gorocprof's definitions", cat, err)
 		}
@@ -177,7 +177,7 @@ func TestAgentsFallBackToKFD(t *testing.T) {
 
 func TestQueryErrors(t *testing.T) {
 	cfg := fakeRoot(t, true, "", true)
-	_, err := New(cfg).Agents(context.Background())
+	_, err := New(cfg).Agents(context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), `the reply lacks the SDK's version`) {
 		t.Errorf("Agents from a helper without the SDK's version: %v", err)
 	}

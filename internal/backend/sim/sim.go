@@ -46,7 +46,7 @@ func (b *Backend) Name() string { return Name }
 func (b *Backend) Serves(app string) bool { return LinksRuntime(app) }
 
 // Agents asks the query helper for the simulated agents; they are always asked, never cached.
-func (b *Backend) Agents(ctx context.Context) ([]contract.Agent, error) {
+func (b *Backend) Agents(ctx context.Context, _ *counters.Scope) ([]contract.Agent, error) {
 	list, err := helper.Agents(ctx, b.helper)
 	if err != nil {
 		return nil, fmt.Errorf("listing the agents of backend %s: %w", Name, err)
@@ -54,8 +54,8 @@ func (b *Backend) Agents(ctx context.Context) ([]contract.Agent, error) {
 	return list, nil
 }
 
-// Catalog is the AMD catalog of the agent's architecture.
-func (b *Backend) Catalog(_ context.Context, a contract.Agent) (*counters.Catalog, error) {
+// Catalog is the AMD catalog of the agent's architecture, whole whatever the scope (it is built in memory).
+func (b *Backend) Catalog(_ context.Context, a contract.Agent, _ *counters.Scope) (*counters.Catalog, error) {
 	return helper.AMDCatalog(a)
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -171,14 +172,20 @@ func (c *Chip) Passes(set string) (int, bool) {
 // SavePasses files one pass count, merged with what the file holds now (another gorocprof may have
 // added answers since this one read it).
 func (c *Chip) SavePasses(set string, n int) error {
-	if c == nil {
+	return c.SaveAllPasses(map[string]int{set: n})
+}
+
+// SaveAllPasses files pass counts by metric set (names sorted and joined by commas) in one write,
+// merged as SavePasses does.
+func (c *Chip) SaveAllPasses(answers map[string]int) error {
+	if c == nil || len(answers) == 0 {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.passes = nil
 	c.loadPassesLocked()
-	c.passes[set] = n
+	maps.Copy(c.passes, answers)
 	return c.store.write(c.base+".passes.json", passesFile{Format: formatVersion, Identity: c.identity, Chip: c.chip, Passes: c.passes})
 }
 

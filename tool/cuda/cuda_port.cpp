@@ -133,7 +133,8 @@ void CudaPort::arm_app_launch(Launch& l) {
     const Group* group = core::Core::instance().counters_for_current_pass(l.agent_index);
     // Pass 0 is the application's own launch: a window can open here only when the snapshot was taken
     // before it (the dispatch will be replayed).
-    if (group && !group->empty()) arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
+    if (!group || group->empty()) close_lasting(*l.cs);  // its launch must not land in the window unowned
+    else if (!join_lasting(l, group)) arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
     flush_caches(l);
     record_start(*l.cs, l.stream);
     l.app_issue_ns = core::now_ns();
@@ -229,8 +230,81 @@ bool CudaPort::recovered(ContextState& cs) {
     return true;
 }
 
+bool CudaPort::may_join_lasting(const Launch& l, bool watched, bool replayed) {
+    ContextState& cs = *l.cs;
+    JoinFacts f;
+    f.windows = options().windows && options().window_dispatches > 0 && !windows_off_.load(std::memory_order_relaxed);
+    f.counters = counters_usable() && cs.counters;
+    f.steady = f.windows && f.counters && cs.counters->steady();
+    f.replayed = replayed;
+    f.app_launch = l.app_launch_pending;
+    f.unwatched = !watched;
+    return may_last(f);
+}
+
+bool CudaPort::join_lasting(Launch& l, const Group* group) {
+    ContextState& cs = *l.cs;
+    l.lasting = false;
+    if (!may_join_lasting(l, l.unwatched.empty(), l.snapshot_planned)) return false;
+    if (cs.lasting.open() && !cs.lasting.full() && cs.counters->armed()) {
+        l.lasting = true;  // the next range of the open window: nothing to arm
+        return true;
+    }
+    close_lasting(cs);
+    PhaseTimer timer(Phase::Arm);
+    cs.lasting.set_capacity(options().window_dispatches);
+    std::string note;
+    const PortStatus st = cs.counters->arm(group, &note, cs.lasting.ranges());
+    if (!note.empty()) report_note(note);
+    if (!st.ok) {
+        report_counter_problem(st);
+        return true;  // nothing armed: the pass is recorded without counters, as arm_counters would leave it
+    }
+    cs.lasting.opened();
+    l.lasting = true;
+    return true;
+}
+
+void CudaPort::close_lasting(ContextState& cs) {
+    if (!cs.lasting.open() || !cs.counters) return;
+    PhaseTimer timer(Phase::Collect);
+    core::Core& core = core::Core::instance();
+    const PortStatus st = cs.lasting.close(
+        *cs.counters, [&core](const core::DispatchFacts& facts, std::vector<PendingPass>& passes, size_t first,
+                              size_t count, const replay::Outcome& outcome) {
+            core.begin_dispatch(facts);
+            for (size_t i = first; i < first + count; ++i) core.record_pass(std::move(passes[i].rec));
+            core.end_dispatch(outcome);
+        });
+    if (!st.ok) {
+        windows_off_ = true;  // ranges and passes no longer line up: every later pass gets its own window
+        report_counter_problem(st);
+    }
+}
+
+void CudaPort::launch_failed(Launch& l) {
+    if (l.lasting) {
+        // The cache flush queued before it is a range of the window that no pass owns, and half a pass's share:
+        // the window ends with it, so that the ranges before it keep their passes.
+        if (l.cs->flush.ready()) {
+            l.cs->lasting.add_hole();
+            close_lasting(*l.cs);
+        }
+        return;
+    }
+    if (l.unwatched.empty() && l.cs->counters && l.cs->counters->armed()) {
+        std::vector<core::CounterSample> discard;
+        l.cs->counters->collect(&discard);
+    }
+}
+
+void CudaPort::end_lasting(Launch& l, const core::DispatchFacts& facts, const replay::Outcome& outcome) {
+    l.cs->lasting.end_dispatch(facts, outcome);
+}
+
 void CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window) {
     if (!counters_usable() || !l.cs->counters) return;
+    close_lasting(*l.cs);  // its ranges end before this arm's
     PhaseTimer timer(Phase::Arm);
     std::string note;
     PortStatus st = l.cs->counters->arm(group, &note, may_window ? open_window(l, pass) : 1);
@@ -426,7 +500,9 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     }
     if (!st.ok) {
         if (l.timed_out) return st;  // the counters wait for the unfinished run: not touched until it completes
-        if (l.window) {
+        if (l.lasting) {
+            cs.lasting.add_hole();  // the launch's range stays in the window; its pass is not recorded
+        } else if (l.window) {
             flush_window(l);  // the passes before this one keep their values
         } else {
             std::vector<core::CounterSample> discard;
@@ -441,6 +517,10 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         report_note("a pass's duration is not known (0 is reported): " + timed.message());
     }
     rec.end_ns = rec.start_ns + (l.kernel_ns >= 0 ? l.kernel_ns : static_cast<int64_t>(static_cast<double>(ms) * 1e6));
+    if (l.lasting) {
+        cs.lasting.add_pass(std::move(rec), group);  // written when the window is decoded
+        return PortStatus::success();
+    }
     if (l.window) {
         // Decoded with the window's other passes, before the next arm or when the dispatch completes.
         PendingPass& p = cs.pending.emplace_back();

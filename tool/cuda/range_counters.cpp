@@ -177,6 +177,11 @@ size_t RangeCounters::held_from(const Group& config, size_t pass, size_t end) {
 // the configuration never changes.
 bool RangeCounters::single_config() { return pass_groups_.size() >= 2 && union_passes() == 1; }
 
+bool RangeCounters::steady() {
+    if (pass_groups_.empty() || !enable().ok) return false;  // configurations are built against the availability
+    return pass_groups_.size() == 1 ? config_passes(pass_groups_[0]) == 1 : single_config();
+}
+
 // Which configuration measures `group`: the union when it fits; else the run from the group's pass, or
 // the configuration in use when keeping it is no worse.
 const Group* RangeCounters::config_for(const Group* group) {

@@ -74,6 +74,9 @@ public:
     // True when every planned pass's counters fit one configuration together (the union), so that
     // one window can hold all of a dispatch's passes.
     bool single_config();
+    // True when every pass of every dispatch measures one configuration of one hardware pass (the only
+    // planned group, or the union of all of them): a window may then hold passes of many dispatches.
+    bool steady();
     // How many consecutive planned passes from `pass` (up to, not including, `end`) the configuration
     // that pass will measure also holds, each in the same single hardware pass: one window can hold
     // them all. 1 when only the pass itself (or for a pass that is not planned).

@@ -133,9 +133,10 @@ void CudaPort::arm_app_launch(Launch& l) {
     const Group* group = core::Core::instance().counters_for_current_pass(l.agent_index);
     // Pass 0 is the application's own launch: a window can open here only when the snapshot was taken
     // before it (the dispatch will be replayed).
+    bool flushed = false;
     if (!group || group->empty()) close_lasting(*l.cs);  // its launch must not land in the window unowned
-    else if (!join_lasting(l, group)) arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
-    flush_caches(l);
+    else if (!join_lasting(l, group)) flushed = arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
+    if (!flushed) flush_caches(l);
     record_start(*l.cs, l.stream);
     l.app_issue_ns = core::now_ns();
 }
@@ -302,17 +303,23 @@ void CudaPort::end_lasting(Launch& l, const core::DispatchFacts& facts, const re
     l.cs->lasting.end_dispatch(facts, outcome);
 }
 
-void CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window) {
-    if (!counters_usable() || !l.cs->counters) return;
+bool CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window) {
+    if (!counters_usable() || !l.cs->counters) return false;
     close_lasting(*l.cs);  // its ranges end before this arm's
+    const size_t ranges = may_window ? open_window(l, pass) : 1;
+    // The pass's flush before the Start: a kernel queued inside an armed session costs the host about 1 ms
+    // (CUPTI's work per auto range), outside it a few tens of microseconds (docs/perf.md, attempt 14).
+    const bool lead = l.cs->flush.ready() && l.cs->counters->flush_may_lead(group, ranges);
+    if (lead) flush_caches(l);
     PhaseTimer timer(Phase::Arm);
     std::string note;
-    PortStatus st = l.cs->counters->arm(group, &note, may_window ? open_window(l, pass) : 1);
+    PortStatus st = l.cs->counters->arm(group, &note, ranges, lead);
     if (!note.empty()) report_note(note);
     if (!st.ok) {
         l.window = false;  // nothing armed: the next pass arms its own
         report_counter_problem(st);
     }
+    return lead;
 }
 
 size_t CudaPort::open_window(Launch& l, uint64_t pass) {
@@ -486,11 +493,12 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     } else {
         // Inside an open window this pass is just the window's next range; otherwise it arms its own,
         // with a window for it and the passes after it that share its configuration.
+        bool flushed = false;
         if (!(l.window && pass < l.window_end)) {
             if (l.window) flush_window(l);  // the window's passes are done: decode them before a new arm
-            if (group) arm_counters(l, group, pass, true);
+            if (group) flushed = arm_counters(l, group, pass, true);
         }
-        flush_caches(l);
+        if (!flushed) flush_caches(l);
         record_start(cs, l.stream);
         rec.start_ns = core::now_ns();
         PhaseTimer timer(Phase::Relaunch);

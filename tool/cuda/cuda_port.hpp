@@ -197,8 +197,9 @@ private:
     // The counters of the pass that just ran; empty when `expected` differs from what was armed.
     void collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out);
     // Arms `group` for `pass` (with a window when may_window and the passes after it share its
-    // configuration) and reports what the arm says.
-    void arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window);
+    // configuration) and reports what the arm says. True when it queued the pass's cache flush itself,
+    // before the Start (RangeCounters::flush_may_lead); else the caller flushes after it.
+    bool arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window);
     // Arms pass 0 of a dispatch that is not replayed in the context's lasting window (opening one when none
     // is open or it is full): false when the dispatch does not join one (it then arms its own range).
     bool join_lasting(Launch& l, const Group* group);

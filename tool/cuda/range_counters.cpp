@@ -227,10 +227,17 @@ size_t RangeCounters::passes_held(size_t pass, size_t end) {
     return config_passes(config) == 1 ? held_from(*config, pass, end) : 1;
 }
 
-PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t ranges) {
+bool RangeCounters::flush_may_lead(const Group* group, size_t ranges) {
+    if (per_pass_ < 2 || !group || group->empty() || !enable().ok) return false;
+    if (ranges > 1 && union_sessions() != 0) return false;
+    return config_passes(config_for(group)) == 1;
+}
+
+PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t ranges, bool lead) {
     if (ranges == 0) ranges = 1;
     armed_ = nullptr;
     armed_state_ = nullptr;
+    lead_ = 0;
     if (!group || group->empty()) return PortStatus::success();
     PortStatus st = enable();
     if (!st.ok) return st;
@@ -243,7 +250,7 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
         // needs several by itself still gets its note.
         GroupState* own = nullptr;
         if (!(st = group_state(group, &own, note)).ok) return st;
-        st = arm_config(group, config, nullptr, ranges);
+        st = arm_config(group, config, nullptr, ranges, false);
         if (!st.ok) {
             // Never again in this process: the windows fall back to configuration runs.
             union_refused_ = true;
@@ -252,11 +259,13 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
         }
         return st;
     }
-    return arm_config(group, config, note, ranges);
+    return arm_config(group, config, note, ranges, lead);
 }
 
-PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t passes) {
-    const size_t ranges = passes * per_pass_;
+PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t passes,
+                                     bool lead) {
+    const size_t skipped = lead ? per_pass_ - 1 : 0;
+    const size_t ranges = passes * per_pass_ - skipped;
     const bool keep_object = !options().reenable_on_switch;
     PortStatus st;
     // A new object when the configuration changes, or when the last one was left inside an unfinished
@@ -323,6 +332,7 @@ PortStatus RangeCounters::arm_config(const Group* group, const Group* config, st
     }
     armed_ = group;
     armed_state_ = gs;
+    lead_ = skipped;
     return PortStatus::success();
 }
 
@@ -420,8 +430,9 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     }
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
-    const bool found = ranges >= per_pass_;  // the pass's kernel is the last of its per_pass_ ranges
-    if (st.ok && found) st = evaluate(per_pass_ - 1, armed_, out);
+    // The pass's kernel is the last of its per_pass_ ranges (less those that ran before the Start).
+    const bool found = ranges + lead_ >= per_pass_;
+    if (st.ok && found) st = evaluate(per_pass_ - 1 - lead_, armed_, out);
     if (st.ok && !found) empty_samples(*armed_, out);  // every counter of the group is reported, empty
     armed_ = nullptr;
     armed_state_ = nullptr;
@@ -449,9 +460,9 @@ PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups
     PortStatus st = decode(&ranges);
     // One entry per pass: the last of its per_pass_ ranges. A range count that is not a multiple (a kernel
     // that is no pass's) rounds up, so the caller sees one entry too many.
-    const size_t entries = (ranges + per_pass_ - 1) / per_pass_;
+    const size_t entries = (ranges + lead_ + per_pass_ - 1) / per_pass_;
     for (size_t r = 0; st.ok && r < entries; ++r) {
-        const size_t range = r * per_pass_ + per_pass_ - 1;
+        const size_t range = r * per_pass_ + per_pass_ - 1 - lead_;
         out->emplace_back();
         if (range < ranges) st = evaluate(range, r < groups.size() ? groups[r] : nullptr, &out->back());
     }

@@ -199,6 +199,107 @@ TEST_CASE(lasting_windows_count_ranges_against_dispatches) {
     }
 }
 
+// As the port drives a replayed dispatch's windows with the cache flush before each pass: a window's first
+// flush is queued before its arm when flush_may_lead says so (cuda_port.cpp, arm_counters), inside it
+// otherwise. Returns the windows that took the lead; `wrong` counts values that are not their kernel's.
+size_t drive_with_lead(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t dispatches, int* wrong) {
+    const size_t n = passes.size();
+    size_t leads = 0;
+    std::vector<const Group*> pending;
+    std::vector<size_t> ids;
+    auto run = [](size_t id) {
+        fakecupti::kernel(kFlushKernel);
+        fakecupti::kernel(id);
+    };
+    auto finish = [&](const std::vector<size_t>& again) {
+        size_t sessions = 0;
+        CHECK(rc.finish_sessions(
+                    [&] {
+                        for (size_t id : again) run(id);
+                        return PortStatus::success();
+                    },
+                    &sessions)
+                  .ok);
+    };
+    auto check_all = [&](const std::vector<std::vector<CounterSample>>& got) {
+        CHECK_EQ(got.size(), pending.size());
+        for (size_t i = 0; i < pending.size() && i < got.size(); ++i)
+            if (kernel_of(*pending[i], got[i], ids[i]) != static_cast<long>(ids[i])) ++*wrong;
+        pending.clear();
+        ids.clear();
+    };
+    for (size_t d = 0; d < dispatches; ++d) {
+        size_t end = 0;
+        for (size_t p = 0; p < n; ++p) {
+            const Group* group = &passes[p].counters;
+            const size_t id = kernel_id(d, p);
+            bool led = false;
+            if (p >= end) {
+                std::vector<std::vector<CounterSample>> got;
+                if (!pending.empty()) {
+                    finish(ids);
+                    CHECK(rc.collect_ranges(pending, &got).ok);
+                    check_all(got);
+                }
+                const size_t held = rc.passes_held(p, n);
+                end = held >= 2 ? p + held : 0;
+                const size_t ranges = held >= 2 ? held + 1 : 1;
+                led = rc.flush_may_lead(group, ranges);
+                if (led) fakecupti::kernel(kFlushKernel);  // before the Start: no range
+                leads += led ? 1 : 0;
+                CHECK(rc.arm(group, nullptr, ranges, led).ok);
+            }
+            if (!led) fakecupti::kernel(kFlushKernel);
+            fakecupti::kernel(id);
+            pending.push_back(group);
+            ids.push_back(id);
+            if (p >= end) {  // a pass alone
+                finish({id});
+                std::vector<CounterSample> got;
+                CHECK(rc.collect(&got).ok);
+                if (kernel_of(*group, got, id) != static_cast<long>(id)) ++*wrong;
+                pending.clear();
+                ids.clear();
+            }
+        }
+        if (!pending.empty()) {
+            std::vector<std::vector<CounterSample>> got;
+            finish(ids);
+            CHECK(rc.collect_ranges(pending, &got).ok);
+            check_all(got);
+        }
+    }
+    return leads;
+}
+
+TEST_CASE(range_counters_read_windows_whose_first_flush_ran_before_the_start) {
+    // A flush queued before the Start is no range: each pass must still read its own kernel. Configurations of
+    // several hardware passes keep every flush inside (their reruns' ranges must line up with the first session).
+    struct Row {
+        const char* name;
+        std::vector<std::vector<std::string>> groups;
+        std::map<std::string, int> cost;
+        bool sessions;
+        size_t leads;  // windows (or lone passes) over 3 dispatches that took the lead
+    } rows[] = {
+        {"the union in one window", {{"a", "b"}, {"a", "c"}, {"b", "c"}}, {}, true, 3},
+        {"configuration runs", {{"g0"}, {"g1"}, {"g2"}, {"g3"}, {"g4"}, {"g5"}}, {{"g2", 2}, {"g3", 2}, {"g4", 2}}, false, 9},
+        {"union sessions", {{"g0"}, {"g1"}, {"g2"}, {"g3"}, {"g4"}, {"g5"}}, {{"g2", 2}, {"g3", 2}, {"g4", 2}}, true, 0},
+        {"a group of two hardware passes alone", {{"x", "y"}}, {{"x", 3}, {"y", 3}}, false, 0},
+    };
+    for (const Row& r : rows) {
+        fakecupti::reset();
+        Setup t(r.groups, 2, r.cost);
+        t.rc.allow_union_sessions(r.sessions);
+        int wrong = 0;
+        const size_t leads = drive_with_lead(t.rc, t.passes, 3, &wrong);
+        if (wrong != 0) check::fail(__FILE__, __LINE__, std::string(r.name) + ": " + std::to_string(wrong) + " values wrong");
+        if (leads != r.leads)
+            check::fail(__FILE__, __LINE__, std::string(r.name) + ": " + std::to_string(leads) + " leads, want " +
+                                                std::to_string(r.leads));
+    }
+}
+
 TEST_CASE(lasting_window_with_a_foreign_kernel_writes_its_dispatches_empty) {
     // A kernel that is no dispatch's (a memset the driver runs as a kernel, missed by the tool) inside the
     // window: the spare range shows it, that window's dispatches are all written with empty counters, and

@@ -52,7 +52,6 @@ PortStatus LastingWindow::close(RangeCounters& rc, const Writer& write) {
     passes_.clear();
     slots_.clear();
     first_ = 0;
-    if (size_ < capacity_) size_ *= 2;
     return st;
 }
 

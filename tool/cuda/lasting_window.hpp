@@ -41,19 +41,14 @@ public:
     using Writer = std::function<void(const core::DispatchFacts& facts, std::vector<PendingPass>& passes, size_t first,
                                       size_t count, const replay::Outcome& outcome)>;
 
-    // Dispatches a window holds at most (0: no lasting windows). A Start costs in proportion to the ranges it
-    // is armed for, used or not, so windows start small and double up to the capacity: a process with few
-    // dispatches does not pay for a large window it never fills.
+    // Dispatches a window holds at most (0: no lasting windows).
     void set_capacity(size_t dispatches) { capacity_ = dispatches; }
     size_t capacity() const { return capacity_; }
     bool open() const { return open_; }
-    // The dispatches the next window (or the open one) holds.
-    size_t size() const { return size_ < capacity_ ? size_ : capacity_; }
-    // Passes a new window is armed for: its size and one spare, so that a kernel that is no pass's shows as
-    // a range too many instead of shifting every later pass's values.
-    size_t ranges() const { return size() + 1; }
-    bool full() const { return slots_.size() >= size(); }
-    static constexpr size_t kFirstSize = 4;
+    // Passes a new window is armed for: its capacity and one spare, so that a kernel that is no pass's shows
+    // as a range too many instead of shifting every later pass's values.
+    size_t ranges() const { return capacity_ + 1; }
+    bool full() const { return slots_.size() >= capacity_; }
     size_t dispatches() const { return slots_.size(); }
     // The window was armed (RangeCounters::arm with ranges()).
     void opened() { open_ = true; }
@@ -77,7 +72,6 @@ private:
     };
     bool open_ = false;
     size_t capacity_ = 0;
-    size_t size_ = kFirstSize;
     size_t first_ = 0;  // the first pass of the dispatch in flight
     std::vector<PendingPass> passes_;
     std::vector<Slot> slots_;

@@ -180,8 +180,6 @@ TEST_CASE(lasting_windows_count_ranges_against_dispatches) {
         {"one group, a flush before each", {{"a", "b"}}, 2, 4, {10}, 3},
         {"one group, no flush", {{"a", "b"}}, 1, 4, {10}, 3},
         {"one dispatch per window", {{"a"}}, 2, 1, {3}, 3},
-        {"windows of 4, 8, 16 and 32 dispatches up to the capacity", {{"a"}}, 2, 64, {40}, 4},
-        {"doubling stops at the capacity", {{"a"}}, 1, 8, {30}, 5},
         {"a union of three groups, every third dispatch replayed", {{"a", "b"}, {"a", "c"}, {"b", "c"}}, 2, 4,
          {12, 3}, 8},
         {"a launch that fails after its flush", {{"a"}}, 2, 4, {6, 0, kNever, 2}, 2},

@@ -66,6 +66,7 @@ void RangeCounters::disable() {
     // failure is reported there.
     cuptiRangeProfilerDisable(&p);
     profiler_ = nullptr;
+    first_ranges_ = 0;
     counter_data_group_ = nullptr;
     running_ = false;
     armed_ = nullptr;
@@ -268,9 +269,12 @@ PortStatus RangeCounters::arm_config(const Group* group, const Group* config, st
     const size_t ranges = passes * per_pass_ - skipped;
     const bool keep_object = !options().reenable_on_switch;
     PortStatus st;
-    // A new object when the configuration changes, or when the last one was left inside an unfinished
-    // sequence of hardware passes (discard()).
-    if (!keep_object && ((stale_ && profiler_) || (last_group_ && last_group_ != config))) {
+    // A new object when the configuration changes, when the last one was left inside an unfinished
+    // sequence of hardware passes (discard()), or when this window has more ranges than the object's first
+    // (an object records no more ranges per window than about twice its first SetConfig's
+    // maxRangesPerPass: docs/perf.md, attempt 13).
+    const bool larger = first_ranges_ != 0 && ranges > first_ranges_;
+    if (!keep_object && ((stale_ && profiler_) || (last_group_ && last_group_ != config) || larger)) {
         {
             PhaseTimer off(Phase::SwitchOff);
             disable();
@@ -325,6 +329,7 @@ PortStatus RangeCounters::arm_config(const Group* group, const Group* config, st
         cfg.targetNestingLevel = 1;
         st = cupti(cuptiRangeProfilerSetConfig(&cfg), "cuptiRangeProfilerSetConfig");
         if (!st.ok) return st;
+        if (first_ranges_ == 0) first_ranges_ = ranges;
     }
     {
         PhaseTimer t(Phase::Start);

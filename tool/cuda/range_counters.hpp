@@ -170,6 +170,7 @@ private:
     bool stale_ = false;         // the object must be re-created before the next arm (discard())
     size_t per_pass_ = 1;        // kernels (auto ranges) per pass: set_kernels_per_pass
     size_t lead_ = 0;            // of the armed window's first pass's kernels, those that ran before its Start
+    size_t first_ranges_ = 0;    // maxRangesPerPass of the profiler object's first SetConfig (0: none yet)
     const Group* last_group_ = nullptr;  // the configuration in use
     size_t last_passes_ = 0;              // and the hardware passes it needs
     // The counter data image belongs to the profiler object: rebuilt with it.

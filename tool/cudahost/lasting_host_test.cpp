@@ -298,6 +298,24 @@ TEST_CASE(range_counters_read_windows_whose_first_flush_ran_before_the_start) {
     }
 }
 
+TEST_CASE(range_counters_give_a_window_larger_than_the_first_a_new_object) {
+    // The fake records, like the H200, at most twice an object's first maxRangesPerPass ranges per window: a
+    // lasting window after a lone pass (a graph's kernel node before the application's launches) must still
+    // read every dispatch's own kernel, on a new object.
+    Setup t({{"a", "b"}}, 2);
+    std::vector<CounterSample> got;
+    CHECK(t.rc.arm(&t.passes[0].counters, nullptr, 1).ok);
+    fakecupti::kernel(kFlushKernel);
+    fakecupti::kernel(kernel_id(99, 0));
+    CHECK(t.rc.collect(&got).ok);
+    CHECK_EQ(kernel_of(t.passes[0].counters, got, kernel_id(99, 0)), static_cast<long>(kernel_id(99, 0)));
+    Sequence s{10};
+    const Result r = drive(t.rc, t.passes, 4, s);
+    CHECK(r.written == all_right(s, 1));
+    CHECK_EQ(r.failures, size_t(0));
+    CHECK_EQ(fakecupti::state().enables, size_t(2));  // re-created once, for the first larger window
+}
+
 TEST_CASE(lasting_window_with_a_foreign_kernel_writes_its_dispatches_empty) {
     // A kernel that is no dispatch's (a memset the driver runs as a kernel, missed by the tool) inside the
     // window: the spare range shows it, that window's dispatches are all written with empty counters, and

@@ -194,6 +194,11 @@ private:
     // Runs the kernel again (restoring first) while CUPTI says the configuration has hardware passes
     // left, `runs` times per hardware pass (a window's passes); then the counters can be decoded.
     void finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs = 1);
+    // What a pass that ran leaves (cuda_port_counters.cpp): its record pending in its window (lasting or the
+    // dispatch's; a union-sessions window's further hardware passes run after its last pass), or its counters
+    // collected and the record written.
+    replay::PortStatus finish_pass(const replay::Dispatch& d, Launch& l, uint64_t pass, const Group* group,
+                                   core::PassRecord&& rec);
     // The counters of the pass that just ran; empty when `expected` differs from what was armed.
     void collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out);
     // Arms `group` for `pass` (with a window when may_window and the passes after it share its

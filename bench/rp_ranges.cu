@@ -112,10 +112,13 @@ struct Session {
     }
 };
 
-gc::PortStatus push(CUpti_RangeProfiler_Object* obj) {
+// Each range its own name: ranges of one name were merged into one (H200, 2026-12-01 11:12Z).
+gc::PortStatus push(CUpti_RangeProfiler_Object* obj, long k) {
+    static std::vector<std::string> names;
+    while (names.size() <= static_cast<size_t>(k)) names.push_back("k" + std::to_string(names.size()));
     CUpti_RangeProfiler_PushRange_Params p{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = obj;
-    p.pRangeName = "k";
+    p.pRangeName = names[static_cast<size_t>(k)].c_str();
     return gc::cupti(cuptiRangeProfilerPushRange(&p), "cuptiRangeProfilerPushRange");
 }
 
@@ -197,7 +200,7 @@ int main(int argc, char** argv) {
             const long end = std::min(total, k + static_cast<long>(s.window));
             armed += static_cast<size_t>(end - k);
             for (; k < end; ++k) {
-                if (s.user && !(st = push(s.obj)).ok) return fail(st);
+                if (s.user && !(st = push(s.obj, k)).ok) return fail(st);
                 if (!(st = launch(k)).ok) return fail(st);
                 if (s.user && !(st = pop(s.obj)).ok) return fail(st);
             }

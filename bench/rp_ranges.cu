@@ -112,7 +112,7 @@ struct Session {
     }
 };
 
-// Each range its own name: ranges of one name were merged into one (H200, 2026-12-01 11:12Z).
+// Each range its own name: CUPTI merges ranges of one name into one.
 gc::PortStatus push(CUpti_RangeProfiler_Object* obj, long k) {
     static std::vector<std::string> names;
     while (names.size() <= static_cast<size_t>(k)) names.push_back("k" + std::to_string(names.size()));

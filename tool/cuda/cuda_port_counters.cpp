@@ -88,8 +88,8 @@ bool CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool m
     if (!counters_usable() || !l.cs->counters) return false;
     close_lasting(*l.cs);  // its ranges end before this arm's
     const size_t ranges = may_window ? open_window(l, pass) : 1;
-    // The pass's flush before the Start: a kernel queued inside an armed session costs the host about 1 ms
-    // (CUPTI's work per auto range), outside it a few tens of microseconds (docs/perf.md, attempt 14).
+    // The pass's flush before the Start: a kernel queued inside an armed session costs the host far more
+    // than outside one (CUPTI's work per auto range; docs/perf.md, attempt 14).
     const bool lead = l.cs->flush.ready() && l.cs->counters->flush_may_lead(group, ranges);
     if (lead) flush_caches(l);
     PhaseTimer timer(Phase::Arm);

@@ -272,7 +272,7 @@ PortStatus RangeCounters::arm_config(const Group* group, const Group* config, st
     // A new object when the configuration changes, when the last one was left inside an unfinished
     // sequence of hardware passes (discard()), or when this window has more ranges than the object's first
     // (an object records no more ranges per window than about twice its first SetConfig's
-    // maxRangesPerPass: docs/perf.md, attempt 13).
+    // maxRangesPerPass: docs/perf.md, attempt 15).
     const bool larger = first_ranges_ != 0 && ranges > first_ranges_;
     if (!keep_object && ((stale_ && profiler_) || (last_group_ && last_group_ != config) || larger)) {
         {

@@ -19,8 +19,8 @@ struct CUpti_RangeProfiler_Object {
     size_t cursor = 0;   // the range the next kernel goes into (each hardware pass runs the same kernels)
     uint8_t* image = nullptr;
     size_t max_ranges = 0;
-    // As measured on the H200: ranges beyond twice the first SetConfig's maxRangesPerPass are not recorded,
-    // whatever later SetConfig calls say (a window of 16 after windows of 4 and 8 decoded 10).
+    // As on the H200 (docs/perf.md, attempt 15): ranges beyond twice the first SetConfig's maxRangesPerPass
+    // are not recorded, whatever later SetConfig calls say.
     size_t first_max_ranges = 0;
     bool running = false;
 };

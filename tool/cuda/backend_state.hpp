@@ -88,6 +88,17 @@ extern const size_t kLaunchIdCount;
 void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb);
 void on_launch_exit(const CUpti_CallbackData* cb);
 
+// Lasting counter windows (lasting_window.hpp) end where the application can observe device results: at the
+// ENTER of the calls observes_device() names (synchronisations, queries, host callbacks, graph launches), of
+// every memory call and of every kernel launch that is no dispatch, when a context ends, and at exit.
+extern const CUpti_CallbackId kObserveIds[];
+extern const size_t kObserveIdCount;
+bool observes_device(CUpti_CallbackId cbid);
+// Decodes the lasting windows of device `ordinal`'s contexts; the caller holds that device's window lock.
+void close_lasting_windows_of(int ordinal);
+// The same for every device, taking each device's window lock in turn.
+void close_lasting_windows();
+
 // memory_calls.cpp: allocations tracked at their EXIT; other threads' memory calls held back by a window.
 extern const CUpti_CallbackId kAllocIds[];
 extern const size_t kAllocIdCount;

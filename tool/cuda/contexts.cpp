@@ -150,7 +150,11 @@ void on_context_destroy(CUcontext ctx) {
     }
     b.tracker.remove_context(ctx);
     if (!cs) return;
+    // Its lasting window is decoded first; a thread closing windows of this device holds the lock until
+    // it is done with this state (close_lasting_windows_of).
+    std::unique_lock<std::mutex> window = b.windows.hold(cs->ordinal);
     Guard g;
+    b.port.close_lasting(*cs);
     forget_graph_context(ctx);
     // Everything is released whatever fails; the first failure is told (the context goes anyway).
     PortStatus st = cs->flush.release();

@@ -133,8 +133,10 @@ void CudaPort::arm_app_launch(Launch& l) {
     const Group* group = core::Core::instance().counters_for_current_pass(l.agent_index);
     // Pass 0 is the application's own launch: a window can open here only when the snapshot was taken
     // before it (the dispatch will be replayed).
-    if (group && !group->empty()) arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
-    flush_caches(l);
+    bool flushed = false;
+    if (!group || group->empty()) close_lasting(*l.cs);  // its launch must not land in the window unowned
+    else if (!join_lasting(l, group)) flushed = arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
+    if (!flushed) flush_caches(l);
     record_start(*l.cs, l.stream);
     l.app_issue_ns = core::now_ns();
 }
@@ -229,75 +231,6 @@ bool CudaPort::recovered(ContextState& cs) {
     return true;
 }
 
-void CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window) {
-    if (!counters_usable() || !l.cs->counters) return;
-    PhaseTimer timer(Phase::Arm);
-    std::string note;
-    PortStatus st = l.cs->counters->arm(group, &note, may_window ? open_window(l, pass) : 1);
-    if (!note.empty()) report_note(note);
-    if (!st.ok) {
-        l.window = false;  // nothing armed: the next pass arms its own
-        report_counter_problem(st);
-    }
-}
-
-size_t CudaPort::open_window(Launch& l, uint64_t pass) {
-    l.window = false;
-    if (!options().windows || windows_off_.load(std::memory_order_relaxed)) return 1;
-    // The passes from this one that share a configuration: all of the dispatch's when the union of its
-    // groups fits one hardware pass or is measured in sessions, else a run of them
-    // (RangeCounters::passes_held).
-    const size_t planned = core::Core::instance().passes_for_agent(l.agent_index).size();
-    const size_t held = l.cs->counters->passes_held(pass, planned);
-    if (held < 2) return 1;
-    l.window = true;
-    l.window_end = pass + held;
-    l.cs->pending.clear();
-    // One spare range: a kernel that is not a pass (a copy the driver runs as a kernel) then shows as a
-    // range too many instead of silently shifting every later pass's values.
-    return held + 1;
-}
-
-void CudaPort::flush_window(Launch& l) {
-    ContextState& cs = *l.cs;
-    l.window = false;
-    PhaseTimer timer(Phase::Collect);
-    cs.window_groups.clear();
-    for (const PendingPass& p : cs.pending) cs.window_groups.push_back(p.group);
-    // Union sessions cut short (the replay ended before the window's last pass, or a rerun failed): the
-    // window is discarded, not decoded, and its passes get empty counters; windows stay on.
-    const bool cut_short = cs.counters->sessions_incomplete();
-    PortStatus st = cs.counters->collect_ranges(cs.window_groups, &cs.window_samples);
-    const bool whole = st.ok && cs.window_samples.size() == cs.pending.size();
-    if (!whole) {
-        // Otherwise ranges and passes no longer line up one to one (a kernel this tool did not launch ran in
-        // the window, or the decode failed): no value of this window can be trusted to its pass.
-        if (!cut_short) windows_off_ = true;
-        if (st.ok)
-            st = PortStatus::failure("cuptiRangeProfilerDecodeData",
-                                     "a window of " + std::to_string(cs.pending.size()) + " replay passes decoded " +
-                                         std::to_string(cs.window_samples.size()) +
-                                         " ranges; those passes' counters are empty and every later pass gets its "
-                                         "own window");
-        report_counter_problem(st);
-    }
-    for (size_t i = 0; i < cs.pending.size(); ++i) {
-        PendingPass& p = cs.pending[i];
-        if (whole) {
-            p.rec.counters = std::move(cs.window_samples[i]);
-        } else if (p.group) {
-            empty_samples(*p.group, &p.rec.counters);
-        }
-        core::Core::instance().record_pass(std::move(p.rec));
-    }
-    cs.pending.clear();
-}
-
-void CudaPort::complete(const replay::Dispatch& d) {
-    Launch& l = *static_cast<Launch*>(d.backend_dispatch);
-    if (l.window) flush_window(l);
-}
-
 replay::PortStatus CudaPort::drain(const replay::Dispatch& d) {
     const Launch& l = *static_cast<const Launch*>(d.backend_dispatch);
     if (l.snapshot_planned) return PortStatus::success();  // drained at ENTER, before the app's launch
@@ -370,25 +303,6 @@ PortStatus CudaPort::relaunch(const Launch& l) {
     return PortStatus::failure("relaunch", "unknown launch API");
 }
 
-void CudaPort::flush_caches(const Launch& l) {
-    if (!l.cs->flush.ready()) return;
-    PhaseTimer timer(Phase::Flush);
-    timer.bytes(l.cs->flush.bytes());
-    const PortStatus st = l.cs->flush.run(l.stream);
-    // The pass's counters then come from the flush's range: the window's count check reports them empty.
-    if (!st.ok) report_counter_problem(st);
-}
-
-void CudaPort::collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out) {
-    if (!cs.counters || !cs.counters->armed()) return;
-    const Group* armed = cs.counters->armed();
-    std::vector<core::CounterSample> samples;
-    PortStatus st = cs.counters->collect(&samples);
-    if (!st.ok) report_counter_problem(st);
-    // A tool may switch counters off for this pass at PASS ENTER, after pass 0 was armed.
-    if (armed == expected) *out = std::move(samples);
-}
-
 replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     Launch& l = *static_cast<Launch*>(d.backend_dispatch);
     ContextState& cs = *l.cs;
@@ -412,11 +326,12 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     } else {
         // Inside an open window this pass is just the window's next range; otherwise it arms its own,
         // with a window for it and the passes after it that share its configuration.
+        bool flushed = false;
         if (!(l.window && pass < l.window_end)) {
             if (l.window) flush_window(l);  // the window's passes are done: decode them before a new arm
-            if (group) arm_counters(l, group, pass, true);
+            if (group) flushed = arm_counters(l, group, pass, true);
         }
-        flush_caches(l);
+        if (!flushed) flush_caches(l);
         record_start(cs, l.stream);
         rec.start_ns = core::now_ns();
         PhaseTimer timer(Phase::Relaunch);
@@ -426,7 +341,9 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     }
     if (!st.ok) {
         if (l.timed_out) return st;  // the counters wait for the unfinished run: not touched until it completes
-        if (l.window) {
+        if (l.lasting) {
+            cs.lasting.add_hole();  // the launch's range stays in the window; its pass is not recorded
+        } else if (l.window) {
             flush_window(l);  // the passes before this one keep their values
         } else {
             std::vector<core::CounterSample> discard;
@@ -441,30 +358,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         report_note("a pass's duration is not known (0 is reported): " + timed.message());
     }
     rec.end_ns = rec.start_ns + (l.kernel_ns >= 0 ? l.kernel_ns : static_cast<int64_t>(static_cast<double>(ms) * 1e6));
-    if (l.window) {
-        // Decoded with the window's other passes, before the next arm or when the dispatch completes.
-        PendingPass& p = cs.pending.emplace_back();
-        p.rec = std::move(rec);
-        p.group = group;
-        // A window of union sessions: after its last pass, its kernels run again once per further hardware
-        // pass (while the snapshot is still held), so that the decode has every counter.
-        if (pass + 1 >= l.window_end && cs.counters && cs.counters->armed_passes() > 1) {
-            PhaseTimer timer(Phase::StopExtra);
-            finish_hardware_passes(d, l, cs.pending.size());
-        }
-        return PortStatus::success();
-    }
-    {
-        PhaseTimer timer(Phase::StopExtra);
-        finish_hardware_passes(d, l);
-    }
-    {
-        PhaseTimer timer(Phase::Collect);
-        collect_counters(cs, group, &rec.counters);
-    }
-    PhaseTimer timer(Phase::Record);
-    core.record_pass(std::move(rec));
-    return PortStatus::success();
+    return finish_pass(d, l, pass, group, std::move(rec));
 }
 
 PortStatus CudaPort::submit_unwatched(Launch& l, const Group* group, core::PassRecord&& rec) {
@@ -487,44 +381,6 @@ PortStatus CudaPort::submit_unwatched(Launch& l, const Group* group, core::PassR
     if (group) empty_samples(*group, &rec.counters);
     core::Core::instance().record_pass(std::move(rec));
     return PortStatus::success();
-}
-
-void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs) {
-    ContextState& cs = *l.cs;
-    if (!cs.counters || !cs.counters->armed()) return;
-    if (!l.active_snapshot) {
-        // A dispatch that is not replayed has no snapshot to run the kernel again from: collect() then finds a
-        // configuration's hardware passes incomplete and reports its counters empty, with the reason.
-        bool all = true;
-        const PortStatus st = cs.counters->stop(&all);
-        if (!st.ok) report_counter_problem(st);
-        return;
-    }
-    size_t sessions = 0;
-    // The next hardware pass: the same kernels again, in the same order, each from the snapshot (range r of
-    // every hardware pass belongs to the window's pass r).
-    const PortStatus st = cs.counters->finish_sessions(
-        [&]() -> PortStatus {
-            PortStatus rs;
-            for (size_t r = 0; rs.ok && r < runs; ++r) {
-                rs = restore(d, *l.active_snapshot);
-                if (rs.ok) flush_caches(l);
-                if (rs.ok) rs = relaunch(l);
-                if (rs.ok) rs = cu(cuCtxSynchronize(), "cuCtxSynchronize");
-            }
-            return rs;
-        },
-        &sessions);
-    if (sessions > 0 && runs > 1)
-        report_note("the counter groups do not fit one hardware pass together: each dispatch's passes are measured "
-                    "as one configuration of " + std::to_string(sessions + 1) + " hardware passes, so every replay "
-                    "pass runs the kernel " + std::to_string(sessions + 1) + " times (memory restored before each) "
-                    "and each counter comes from the run of the hardware pass that holds it");
-    else if (sessions > 0)
-        report_note("the Range Profiler asked for " + std::to_string(sessions) +
-                    " more kernel run(s) within one replay pass before all its hardware passes were submitted "
-                    "(cuptiRangeProfilerStop isAllPassSubmitted); memory is restored before each");
-    if (!st.ok) report_counter_problem(st);
 }
 
 void CudaPort::report_counter_problem(const PortStatus& st) {

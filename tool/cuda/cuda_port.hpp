@@ -8,6 +8,7 @@
 #include "cache_flush.hpp"
 #include "check.hpp"
 #include "core.hpp"
+#include "lasting_window.hpp"
 #include "range_counters.hpp"
 #include "reach.hpp"
 #include "replay_service.hpp"
@@ -21,14 +22,6 @@
 
 namespace gorocprof::cuda {
 
-// Per CUDA context: a private stream for copies, timing events, the backup buffers kept between
-// dispatches, and the Range Profiler of the context.
-// A pass of a window whose counters are decoded after the window's last pass.
-struct PendingPass {
-    core::PassRecord rec;
-    const std::vector<core::PlanCounter>* group = nullptr;  // what the pass reports (null: no counters)
-};
-
 struct ContextState;
 
 // A context's snapshot: the ranges it copied and where the copies are. One per context, reused by every
@@ -40,6 +33,8 @@ public:
     std::vector<SavedRange> saved;
 };
 
+// Per CUDA context: a private stream for copies, timing events, the backup buffers kept between
+// dispatches, and the Range Profiler of the context.
 struct ContextState {
     CUcontext ctx = nullptr;
     int ordinal = 0;
@@ -73,6 +68,9 @@ struct ContextState {
     std::vector<PendingPass> pending;
     std::vector<const std::vector<core::PlanCounter>*> window_groups;
     std::vector<std::vector<core::CounterSample>> window_samples;
+    // The window that holds dispatches which are not replayed, across dispatches (lasting_window.hpp). Touched
+    // only by a thread that holds the device's window lock.
+    LastingWindow lasting;
 };
 
 enum class LaunchApi { Kernel, KernelEx, Cooperative };
@@ -121,6 +119,9 @@ struct Launch {
     // included); decoded before the next pass that needs its own arm, or by complete().
     bool window = false;
     size_t window_end = 0;
+    // The dispatch's one pass is a range of its context's lasting window: its records are written when that
+    // window is decoded (CudaPort::end_lasting instead of the core's dispatch frame now).
+    bool lasting = false;
 };
 
 class CudaPort final : public replay::DevicePort {
@@ -158,6 +159,19 @@ public:
     void set_cache_control(CacheControl c) { cache_control_ = c; }
     CacheControl cache_control() const { return cache_control_; }
 
+    // Decodes the context's lasting window, if one is open, and writes its dispatches' records. The caller
+    // holds the device's window lock. A window that decoded wrong turns windows off.
+    void close_lasting(ContextState& cs);
+    // Whether a dispatch may join its context's lasting window (lasting_window.hpp, may_last): `watched` when
+    // it is not run once unwatched, `replayed` when its passes are replayed. One that may not closes the
+    // open window at its ENTER, before its own work reaches the device.
+    bool may_join_lasting(const Launch& l, bool watched, bool replayed);
+    // The application's launch failed (nothing ran): the counters armed for it are stopped, or its window
+    // keeps the range of the flush queued before it.
+    void launch_failed(Launch& l);
+    // After the service ran a dispatch of a lasting window: its records wait for the window's decode.
+    void end_lasting(Launch& l, const core::DispatchFacts& facts, const replay::Outcome& outcome);
+
     // Records the pass's start event on `stream`; a failure is told once.
     void record_start(ContextState& cs, CUstream stream);
 
@@ -180,11 +194,20 @@ private:
     // Runs the kernel again (restoring first) while CUPTI says the configuration has hardware passes
     // left, `runs` times per hardware pass (a window's passes); then the counters can be decoded.
     void finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs = 1);
+    // What a pass that ran leaves (cuda_port_counters.cpp): its record pending in its window (lasting or the
+    // dispatch's; a union-sessions window's further hardware passes run after its last pass), or its counters
+    // collected and the record written.
+    replay::PortStatus finish_pass(const replay::Dispatch& d, Launch& l, uint64_t pass, const Group* group,
+                                   core::PassRecord&& rec);
     // The counters of the pass that just ran; empty when `expected` differs from what was armed.
     void collect_counters(ContextState& cs, const Group* expected, std::vector<core::CounterSample>* out);
     // Arms `group` for `pass` (with a window when may_window and the passes after it share its
-    // configuration) and reports what the arm says.
-    void arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window);
+    // configuration) and reports what the arm says. True when it queued the pass's cache flush itself,
+    // before the Start (RangeCounters::flush_may_lead); else the caller flushes after it.
+    bool arm_counters(Launch& l, const Group* group, uint64_t pass, bool may_window);
+    // Arms pass 0 of a dispatch that is not replayed in the context's lasting window (opening one when none
+    // is open or it is full): false when the dispatch does not join one (it then arms its own range).
+    bool join_lasting(Launch& l, const Group* group);
     // Opens a window at `pass` when it and the passes after it can share one (GOROCPROF_CUDA_WINDOW=0
     // turns windows off); returns the ranges to arm for: the window's passes and a spare, or 1.
     size_t open_window(Launch& l, uint64_t pass);

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -55,6 +56,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
     auto* cb = static_cast<const CUpti_CallbackData*>(data);
     if (graph_probe_callback(cbid, cb) || t_guard > 0) return;
+    if (cb->callbackSite == CUPTI_API_ENTER && observes_device(cbid)) close_lasting_windows();
     if (contains(kLaunchIds, kLaunchIdCount, cbid)) {
         if (cb->callbackSite == CUPTI_API_ENTER)
             on_launch_enter(cbid, cb);
@@ -100,6 +102,7 @@ PortStatus subscribe() {
     if (!(st = enable_driver(kLaunchIds, kLaunchIdCount)).ok) return st;
     if (!(st = enable_driver(kGraphIds, kGraphIdCount)).ok) return st;
     if (!(st = enable_driver(kMemoryCallIds, kMemoryCallIdCount)).ok) return st;
+    if (!(st = enable_driver(kObserveIds, kObserveIdCount)).ok) return st;
     return enable_driver(kAllocIds, kAllocIdCount);
 }
 
@@ -117,6 +120,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     for (const std::string& problem : opts.problems) gorocprof::core::Core::instance().warn(problem);
     PhaseStats::instance();  // GOROCPROF_CUDA_TIMING=1: per-phase totals on stderr at exit
     b.port.set_cache_control(opts.cache_control);
+    // Registered after the core's exit flush, so it runs first: the open windows' records precede the end
+    // record (a context destroyed earlier at exit closed its own).
+    std::atexit([] { close_lasting_windows(); });
     // The first stack walk loads the unwinder (dlopen): here, not inside a launch callback of the driver.
     launching_communication_library();
     PortStatus st = subscribe();

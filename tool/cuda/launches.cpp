@@ -144,6 +144,47 @@ void end_window() {
 
 Launch& current_launch() { return t_launch; }
 
+// Where the application can observe device results or hand the device other work (README.md, "Windows
+// across dispatches"); memory calls and kernels that are no dispatch close the window in memory_calls.cpp.
+const CUpti_CallbackId kObserveIds[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,         CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,            CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuEventQuery,             CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz,    CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+const size_t kObserveIdCount = std::size(kObserveIds);
+
+bool observes_device(CUpti_CallbackId cbid) {
+    for (CUpti_CallbackId id : kObserveIds)
+        if (id == cbid) return true;
+    return false;
+}
+
+void close_lasting_windows_of(int ordinal) {
+    Backend& b = backend();
+    std::vector<ContextState*> open;
+    {
+        // A context erased after this list is made is released only once its device's window lock is free
+        // (on_context_destroy), which the caller holds.
+        std::lock_guard<std::mutex> lock(b.mu);
+        for (auto& [ctx, cs] : b.contexts)
+            if (cs->ordinal == ordinal && cs->lasting.open()) open.push_back(cs.get());
+    }
+    Guard g;
+    for (ContextState* cs : open) b.port.close_lasting(*cs);
+}
+
+void close_lasting_windows() {
+    Backend& b = backend();
+    for (int d = 0; d < b.windows.devices(); ++d) {
+        std::unique_lock<std::mutex> hold = b.windows.hold(d);
+        close_lasting_windows_of(d);
+    }
+}
+
 bool capturing(CUstream stream) {
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
     // A stream the driver cannot ask about is not capturing (the launch on it then fails on its own).
@@ -197,14 +238,17 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
     // (memory_calls.cpp) may land between the snapshot and the last pass.
     if (cs->ordinal < static_cast<int>(b.devices.size())) t_window = b.windows.hold(cs->ordinal);
     t_launch_active = true;
-    if (std::string why = unwatched_reason(*cs, *k); !why.empty()) {
+    std::string why = unwatched_reason(*cs, *k);
+    const auto& passes = core.passes_for_agent(cs->ordinal);
+    l.snapshot_planned = why.empty() && core.config().replay_mode == core::ReplayMode::Kernel && passes.size() > 1 &&
+                         ReplayService::instance().enabled();
+    // A dispatch that does not join the lasting window ends it before any of its own work (drain, reach scan,
+    // snapshot, timing run, its launch) reaches the device.
+    if (!b.port.may_join_lasting(l, why.empty(), l.snapshot_planned)) b.port.close_lasting(*cs);
+    if (!why.empty()) {
         open_unwatched(l, std::move(why), !k->communication.empty());
         return true;
     }
-
-    const auto& passes = core.passes_for_agent(cs->ordinal);
-    l.snapshot_planned = core.config().replay_mode == core::ReplayMode::Kernel && passes.size() > 1 &&
-                         ReplayService::instance().enabled();
     {
         PhaseTimer timer(Phase::EnterSync);
         st = cu(cuCtxSynchronize(), "cuCtxSynchronize");
@@ -230,9 +274,14 @@ void close_dispatch(uint32_t correlation) {
     d.info = t_facts.info;
     d.correlation.internal = correlation;
     d.backend_dispatch = &l;
-    core.begin_dispatch(t_facts);
-    replay::Outcome outcome = ReplayService::instance().execute(b.port, d);
-    core.end_dispatch(outcome);
+    if (l.lasting) {
+        // Its one pass is a range of the lasting window: the records are written when the window is decoded.
+        b.port.end_lasting(l, t_facts, ReplayService::instance().execute(b.port, d));
+    } else {
+        core.begin_dispatch(t_facts);
+        replay::Outcome outcome = ReplayService::instance().execute(b.port, d);
+        core.end_dispatch(outcome);
+    }
     if (l.early_snapshot) b.port.release(l.early_snapshot);  // the service did not replay
     l.early_snapshot = nullptr;
     end_window();
@@ -260,10 +309,7 @@ void on_launch_exit(const CUpti_CallbackData* cb) {
     CUresult launched = *static_cast<const CUresult*>(cb->functionReturnValue);
     if (launched != CUDA_SUCCESS) {
         // Nothing ran: no pass to record. Stop the counters armed for it and let the app see its error.
-        if (l.unwatched.empty() && l.cs->counters && l.cs->counters->armed()) {
-            std::vector<core::CounterSample> discard;
-            l.cs->counters->collect(&discard);
-        }
+        b.port.launch_failed(l);
         if (l.early_snapshot) b.port.release(l.early_snapshot);
         l.early_snapshot = nullptr;
         end_window();

@@ -166,6 +166,9 @@ void on_memory_call_enter(const CUpti_CallbackData* cb) {
         if (cu(cuCtxGetDevice(&dev), "cuCtxGetDevice").ok) ordinal = static_cast<int>(dev);  // else: no device to wait for
     }
     t_memory_call.enter(b.windows, ordinal);
+    // The call's work (a copy or memset the driver may run as a kernel, a kernel that is no dispatch) must not
+    // become a range of a lasting window, and a copy may let the application see results.
+    if (t_memory_call.holding()) close_lasting_windows_of(ordinal);
 }
 
 void on_memory_call_exit() { t_memory_call.exit(); }

@@ -31,6 +31,19 @@ int64_t parse_replay_timeout(const char* value, std::string* problem) {
     return 0;
 }
 
+size_t parse_window_dispatches(const char* value, std::string* problem) {
+    problem->clear();
+    if (!value || !*value) return Options::kDefaultWindowDispatches;
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(value, &end, 10);
+    // The counter data image grows with the ranges a window may hold; beyond a few thousand a window saves
+    // nothing more and costs memory.
+    if (end && *end == '\0' && *value != '-' && n <= 4096) return static_cast<size_t>(n);
+    *problem = std::string("GOROCPROF_CUDA_WINDOW_DISPATCHES=") + value + ": expected a whole number from 0 to 4096; " +
+               std::to_string(Options::kDefaultWindowDispatches) + " dispatches per window";
+    return Options::kDefaultWindowDispatches;
+}
+
 Options read_options(const std::function<const char*(const char*)>& env) {
     Options o;
     std::string problem;
@@ -40,6 +53,8 @@ Options read_options(const std::function<const char*(const char*)>& env) {
     o.restore_all = restore && std::string(restore) == "all";
     o.unprofiled_time = unless_zero(env("GOROCPROF_CUDA_UNPROFILED_TIME"));
     o.windows = unless_zero(env("GOROCPROF_CUDA_WINDOW"));
+    o.window_dispatches = parse_window_dispatches(env("GOROCPROF_CUDA_WINDOW_DISPATCHES"), &problem);
+    if (!problem.empty()) o.problems.push_back(problem);
     o.eager_profiler = unless_zero(env("GOROCPROF_CUDA_EAGER_PROFILER"));
     o.union_sessions = unless_zero(env("GOROCPROF_CUDA_UNION_SESSIONS"));
     o.reenable_on_switch = unless_zero(env("GOROCPROF_CUDA_REENABLE_ON_SWITCH"));

@@ -5,6 +5,7 @@
 
 #include "cache_flush.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -21,6 +22,10 @@ struct Options {
     bool unprofiled_time = true;
     // GOROCPROF_CUDA_WINDOW=0: one Range Profiler Start/Stop per pass instead of windows of passes.
     bool windows = true;
+    // GOROCPROF_CUDA_WINDOW_DISPATCHES=<n>: how many dispatches that are not replayed one counter window may
+    // hold before it is decoded (lasting_window.hpp); 0 gives each dispatch its own Start/Stop.
+    size_t window_dispatches = kDefaultWindowDispatches;
+    static constexpr size_t kDefaultWindowDispatches = 64;
     // GOROCPROF_CUDA_EAGER_PROFILER=0: the Range Profiler is enabled at a context's first launch instead of
     // at its creation.
     bool eager_profiler = true;
@@ -49,6 +54,10 @@ CacheControl parse_cache_control(const char* value, std::string* problem);
 // GOROCPROF_CUDA_REPLAY_TIMEOUT's value in nanoseconds: empty or absent is 0 (derived); anything but a
 // positive number of seconds is 0 too, with `problem` saying so.
 int64_t parse_replay_timeout(const char* value, std::string* problem);
+
+// GOROCPROF_CUDA_WINDOW_DISPATCHES's value: empty or absent is the default; anything but a whole number from
+// 0 to 4096 is the default too, with `problem` saying so.
+size_t parse_window_dispatches(const char* value, std::string* problem);
 
 // The options from `env` (getenv's shape: null when unset).
 Options read_options(const std::function<const char*(const char*)>& env);

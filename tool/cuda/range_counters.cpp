@@ -66,6 +66,7 @@ void RangeCounters::disable() {
     // failure is reported there.
     cuptiRangeProfilerDisable(&p);
     profiler_ = nullptr;
+    first_ranges_ = 0;
     counter_data_group_ = nullptr;
     running_ = false;
     armed_ = nullptr;
@@ -177,6 +178,11 @@ size_t RangeCounters::held_from(const Group& config, size_t pass, size_t end) {
 // the configuration never changes.
 bool RangeCounters::single_config() { return pass_groups_.size() >= 2 && union_passes() == 1; }
 
+bool RangeCounters::steady() {
+    if (pass_groups_.empty() || !enable().ok) return false;  // configurations are built against the availability
+    return pass_groups_.size() == 1 ? config_passes(pass_groups_[0]) == 1 : single_config();
+}
+
 // Which configuration measures `group`: the union when it fits; else the run from the group's pass, or
 // the configuration in use when keeping it is no worse.
 const Group* RangeCounters::config_for(const Group* group) {
@@ -222,10 +228,17 @@ size_t RangeCounters::passes_held(size_t pass, size_t end) {
     return config_passes(config) == 1 ? held_from(*config, pass, end) : 1;
 }
 
-PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t ranges) {
+bool RangeCounters::flush_may_lead(const Group* group, size_t ranges) {
+    if (per_pass_ < 2 || !group || group->empty() || !enable().ok) return false;
+    if (ranges > 1 && union_sessions() != 0) return false;
+    return config_passes(config_for(group)) == 1;
+}
+
+PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t ranges, bool lead) {
     if (ranges == 0) ranges = 1;
     armed_ = nullptr;
     armed_state_ = nullptr;
+    lead_ = 0;
     if (!group || group->empty()) return PortStatus::success();
     PortStatus st = enable();
     if (!st.ok) return st;
@@ -238,7 +251,7 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
         // needs several by itself still gets its note.
         GroupState* own = nullptr;
         if (!(st = group_state(group, &own, note)).ok) return st;
-        st = arm_config(group, config, nullptr, ranges);
+        st = arm_config(group, config, nullptr, ranges, false);
         if (!st.ok) {
             // Never again in this process: the windows fall back to configuration runs.
             union_refused_ = true;
@@ -247,16 +260,21 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
         }
         return st;
     }
-    return arm_config(group, config, note, ranges);
+    return arm_config(group, config, note, ranges, lead);
 }
 
-PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t passes) {
-    const size_t ranges = passes * per_pass_;
+PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t passes,
+                                     bool lead) {
+    const size_t skipped = lead ? per_pass_ - 1 : 0;
+    const size_t ranges = passes * per_pass_ - skipped;
     const bool keep_object = !options().reenable_on_switch;
     PortStatus st;
-    // A new object when the configuration changes, or when the last one was left inside an unfinished
-    // sequence of hardware passes (discard()).
-    if (!keep_object && ((stale_ && profiler_) || (last_group_ && last_group_ != config))) {
+    // A new object when the configuration changes, when the last one was left inside an unfinished
+    // sequence of hardware passes (discard()), or when this window has more ranges than the object's first
+    // (an object records no more ranges per window than about twice its first SetConfig's
+    // maxRangesPerPass: docs/perf.md, attempt 15).
+    const bool larger = first_ranges_ != 0 && ranges > first_ranges_;
+    if (!keep_object && ((stale_ && profiler_) || (last_group_ && last_group_ != config) || larger)) {
         {
             PhaseTimer off(Phase::SwitchOff);
             disable();
@@ -311,6 +329,7 @@ PortStatus RangeCounters::arm_config(const Group* group, const Group* config, st
         cfg.targetNestingLevel = 1;
         st = cupti(cuptiRangeProfilerSetConfig(&cfg), "cuptiRangeProfilerSetConfig");
         if (!st.ok) return st;
+        if (first_ranges_ == 0) first_ranges_ = ranges;
     }
     {
         PhaseTimer t(Phase::Start);
@@ -318,6 +337,7 @@ PortStatus RangeCounters::arm_config(const Group* group, const Group* config, st
     }
     armed_ = group;
     armed_state_ = gs;
+    lead_ = skipped;
     return PortStatus::success();
 }
 
@@ -415,8 +435,9 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     }
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
-    const bool found = ranges >= per_pass_;  // the pass's kernel is the last of its per_pass_ ranges
-    if (st.ok && found) st = evaluate(per_pass_ - 1, armed_, out);
+    // The pass's kernel is the last of its per_pass_ ranges (less those that ran before the Start).
+    const bool found = ranges + lead_ >= per_pass_;
+    if (st.ok && found) st = evaluate(per_pass_ - 1 - lead_, armed_, out);
     if (st.ok && !found) empty_samples(*armed_, out);  // every counter of the group is reported, empty
     armed_ = nullptr;
     armed_state_ = nullptr;
@@ -444,9 +465,9 @@ PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups
     PortStatus st = decode(&ranges);
     // One entry per pass: the last of its per_pass_ ranges. A range count that is not a multiple (a kernel
     // that is no pass's) rounds up, so the caller sees one entry too many.
-    const size_t entries = (ranges + per_pass_ - 1) / per_pass_;
+    const size_t entries = (ranges + lead_ + per_pass_ - 1) / per_pass_;
     for (size_t r = 0; st.ok && r < entries; ++r) {
-        const size_t range = r * per_pass_ + per_pass_ - 1;
+        const size_t range = r * per_pass_ + per_pass_ - 1 - lead_;
         out->emplace_back();
         if (range < ranges) st = evaluate(range, r < groups.size() ? groups[r] : nullptr, &out->back());
     }

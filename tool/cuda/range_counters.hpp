@@ -37,7 +37,13 @@ public:
     // Arms collection of `group` for the next pass launched in the context (the next `ranges` passes,
     // one auto range per kernel, set_kernels_per_pass kernels each, when ranges > 1). `note` receives a
     // message the user must see once (a group that needs more than one pass).
-    PortStatus arm(const Group* group, std::string* note, size_t ranges = 1);
+    // `lead`: the first pass's cache flush (the first of its set_kernels_per_pass kernels) was queued before
+    // this arm, outside the profiler's session, where a launch costs the host far less (flush_may_lead).
+    PortStatus arm(const Group* group, std::string* note, size_t ranges = 1, bool lead = false);
+    // Whether arm(group, ranges) may take `lead`: the flush precedes each pass and the configuration it
+    // arms has one hardware pass (the reruns of further hardware passes run every pass's flush inside
+    // their session, so their ranges would not line up with a first session that lacks one).
+    bool flush_may_lead(const Group* group, size_t ranges);
     // After the armed kernel finished: stops the range. *all_submitted is false when the
     // configuration needs the kernel once more (restart(), run it again, stop() again).
     PortStatus stop(bool* all_submitted);
@@ -74,6 +80,9 @@ public:
     // True when every planned pass's counters fit one configuration together (the union), so that
     // one window can hold all of a dispatch's passes.
     bool single_config();
+    // True when every pass of every dispatch measures one configuration of one hardware pass (the only
+    // planned group, or the union of all of them): a window may then hold passes of many dispatches.
+    bool steady();
     // How many consecutive planned passes from `pass` (up to, not including, `end`) the configuration
     // that pass will measure also holds, each in the same single hardware pass: one window can hold
     // them all. 1 when only the pass itself (or for a pass that is not planned).
@@ -119,7 +128,7 @@ private:
         std::string note;  // for the user when the configuration needs several hardware passes
     };
     PortStatus enable();
-    PortStatus arm_config(const Group* group, const Group* config, std::string* note, size_t passes);
+    PortStatus arm_config(const Group* group, const Group* config, std::string* note, size_t passes, bool lead);
     // The host object and configuration image of `group` (names point into it).
     PortStatus build_state(const Group& group, GroupState* gs);
     PortStatus group_state(const Group* group, GroupState** out, std::string* note);
@@ -160,6 +169,8 @@ private:
     bool all_submitted_ = true;  // the last Stop said every hardware pass of the configuration ran
     bool stale_ = false;         // the object must be re-created before the next arm (discard())
     size_t per_pass_ = 1;        // kernels (auto ranges) per pass: set_kernels_per_pass
+    size_t lead_ = 0;            // of the armed window's first pass's kernels, those that ran before its Start
+    size_t first_ranges_ = 0;    // maxRangesPerPass of the profiler object's first SetConfig (0: none yet)
     const Group* last_group_ = nullptr;  // the configuration in use
     size_t last_passes_ = 0;              // and the hardware passes it needs
     // The counter data image belongs to the profiler object: rebuilt with it.

@@ -4,6 +4,7 @@
 #include "../testkit/check.hpp"
 
 #include "config_runs.hpp"
+#include "counter_plans.hpp"
 #include "fake_cupti.hpp"
 #include "fake_driver.hpp"
 #include "range_counters.hpp"
@@ -74,23 +75,8 @@ using gorocprof::core::CounterSample;
 using gorocprof::core::PlanCounter;
 using gorocprof::core::PlanPass;
 
-std::vector<PlanPass> plan(const std::vector<std::vector<std::string>>& groups) {
-    std::vector<PlanPass> out;
-    for (const auto& g : groups) {
-        PlanPass p;
-        p.group = static_cast<int>(out.size());
-        for (const std::string& n : g) p.counters.push_back(PlanCounter{n, "", 0});
-        out.push_back(std::move(p));
-    }
-    return out;
-}
-
-// What a metric reads on kernel `id` in the fake: distinct per metric and kernel (FNV-1a of the name).
-double value(const std::string& metric, size_t id) {
-    uint32_t h = 2166136261u;
-    for (char c : metric) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
-    return static_cast<double>(h % 100000) * 1000 + static_cast<double>(id);
-}
+using counter_plans::plan;
+using counter_plans::value;
 
 // The id of the tool's cache flush kernel in the fake (its ranges read values no pass has).
 constexpr size_t kFlushKernel = 999999;

@@ -21,6 +21,9 @@ struct CUpti_RangeProfiler_Object {
     size_t cursor = 0;   // the range the next kernel goes into (each hardware pass runs the same kernels)
     uint8_t* image = nullptr;
     size_t max_ranges = 0;
+    // As on the H200 (docs/perf.md, attempt 15): ranges beyond twice the first SetConfig's maxRangesPerPass
+    // are not recorded, whatever later SetConfig calls say.
+    size_t first_max_ranges = 0;
     bool running = false;
 };
 
@@ -110,7 +113,7 @@ void kernel(size_t id) {
     auto it = w.objects.size() == 1 && !w.current ? w.objects.begin() : w.objects.find(w.current);
     CUpti_RangeProfiler_Object* o = it == w.objects.end() ? nullptr : it->second.get();
     if (!o || !o->running || !o->image) return;
-    if (o->cursor >= o->max_ranges) return;  // past maxRangesPerPass: not recorded
+    if (o->cursor >= o->max_ranges || o->cursor >= 2 * o->first_max_ranges) return;  // not recorded
     std::vector<Range>& ranges = w.images[o->image];
     if (ranges.size() <= o->cursor) ranges.resize(o->cursor + 1);
     for (const std::string& m : o->measured[o->hw_pass]) ranges[o->cursor][m] = w.state.value ? w.state.value(m, id) : 0;
@@ -250,6 +253,7 @@ CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* p)
     o->hw_pass = 0;
     o->image = p->pCounterDataImage;
     o->max_ranges = p->maxRangesPerPass;
+    if (o->first_max_ranges == 0) o->first_max_ranges = p->maxRangesPerPass;
     return CUPTI_SUCCESS;
 }
 

@@ -5,7 +5,8 @@
 // calls say (the other metrics then read 0). kernel() stands for a kernel that runs while the profiler is
 // started: it records into the next range value(metric, id) for each metric of the current hardware pass;
 // Stop moves to the next hardware pass and says whether all were submitted (each pass re-runs the kernels
-// into the same ranges).
+// into the same ranges). An object records at most twice its first SetConfig's maxRangesPerPass ranges per
+// window, as measured on the H200.
 #pragma once
 
 #include <cuda.h>

@@ -328,7 +328,7 @@ d=json.load(open(sys.argv[1])); print("%d dispatches, %d pass records; %s" % (d[
     # run fails), or the passing runs above would prove nothing.
     t=$(date +%s%N)
     GOROCPROF_CUDA_RESTORE=all GOROCPROF_CUDA_HOLD_OTHER_THREADS=0 \
-        run_replay "$WORK/threads-nohold" timeout 120 "$exe" >"$WORK/threads.nohold.txt" 2>&1
+        run_replay "$WORK/threads-nohold" timeout 30 "$exe" >"$WORK/threads.nohold.txt" 2>&1
     rc=$?; t_r=$(ms_since $t)
     got=$(grep -o 'digest [0-9a-f]*' "$WORK/threads.nohold.txt")
     bad=$(grep -c "FAIL" "$WORK/threads.nohold.txt")

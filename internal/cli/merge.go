@@ -29,8 +29,9 @@ const defaultMergeFile = "merged"
 func newMergeCmd(f *Factory) *cobra.Command {
 	opts := &MergeOptions{}
 	cmd := &cobra.Command{
-		Use:   "merge [-d DIR] [-o NAME] [-f FORMATS] INPUT...",
-		Short: "Write one result from the results of several processes (MPI ranks, runs, nodes)",
+		Annotations: map[string]string{annotationInputs: "true"},
+		Use:         "merge [-d DIR] [-o NAME] [-f FORMATS] INPUT...",
+		Short:       "Write one result from the results of several processes (MPI ranks, runs, nodes)",
 		Long: `merge writes one result with every process of its inputs: results.json files, rocpd databases
 (*_results.db), or directories searched for *_results.json and *_results.db (a database beside the
 results.json of its prefix is the same run, and is left out). results.json holds one element per
@@ -53,8 +54,7 @@ and without the kernel trace are refused before anything is written.`,
 	fs := cmd.Flags()
 	fs.StringVarP(&opts.OutputDir, optOutputDir, "d", ".", "directory for the merged files")
 	fs.StringVarP(&opts.OutputFile, optOutputFile, "o", defaultMergeFile, "file name prefix of the merged files, below -d")
-	fs.VarP(formatsValue{&opts.Formats}, optOutputFormat, "f", "output formats: csv, json, rocpd (default: json csv)")
-	_ = fs.SetAnnotation(optOutputFormat, annotationNargs, []string{"true"})
+	addFormatsFlag(fs, &opts.Formats, "output formats: csv, json, pftrace, rocpd (default: json csv)")
 	fs.BoolVar(&opts.Stats, optStats, false, "also write kernel_stats.csv and domain_stats.csv (inputs with the kernel trace)")
 	fs.BoolVar(&opts.Quiet, optQuiet, false, "no summary table")
 	fs.VarPF(optBool{&opts.Truncate}, optTruncate, "T", "truncate kernel names (drop template and argument lists)").NoOptDefVal = "true"

@@ -69,38 +69,7 @@ func TestRotationRecords(t *testing.T) {
 		if _, err := Write(opts, rotatedFixture(t), fakeCounters{}); err != nil {
 			t.Fatal(err)
 		}
-		data, err := os.ReadFile(filepath.Join(opts.Dir, "run_results.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc struct {
-			Tool []struct {
-				Metadata struct {
-					Gorocprof struct {
-						Interval *int `json:"pmc_group_interval"`
-					} `json:"gorocprof"`
-				} `json:"metadata"`
-				CallbackRecords struct {
-					CounterCollection []struct {
-						DispatchData struct {
-							DispatchInfo struct {
-								DispatchID int `json:"dispatch_id"`
-							} `json:"dispatch_info"`
-						} `json:"dispatch_data"`
-						ReplayPass int  `json:"replay_pass"`
-						PMCGroup   *int `json:"pmc_group"`
-					} `json:"counter_collection"`
-				} `json:"callback_records"`
-				BufferRecords struct {
-					KernelDispatch []struct {
-						ReplayPass int `json:"replay_pass"`
-					} `json:"kernel_dispatch"`
-				} `json:"buffer_records"`
-			} `json:"rocprofiler-sdk-tool"`
-		}
-		if err := json.Unmarshal(data, &doc); err != nil || len(doc.Tool) != 1 {
-			t.Fatalf("results.json: %v", err)
-		}
+		doc := readRotatedResults(t, filepath.Join(opts.Dir, "run_results.json"))
 		if interval := doc.Tool[0].Metadata.Gorocprof.Interval; rotation != (interval != nil && *interval == 4) {
 			t.Errorf("rotation %v: metadata.gorocprof.pmc_group_interval %v", rotation, interval)
 		}
@@ -187,4 +156,44 @@ func checkRotatedTrace(t *testing.T, path string, rotation bool, groups []int) {
 			t.Errorf("no rotation: slice %q of dispatch %d has pmc_group %s", s.Name, id, group)
 		}
 	}
+}
+
+// rotatedResults is what TestRotationRecords reads of a results.json.
+type rotatedResults struct {
+	Tool []struct {
+		Metadata struct {
+			Gorocprof struct {
+				Interval *int `json:"pmc_group_interval"`
+			} `json:"gorocprof"`
+		} `json:"metadata"`
+		CallbackRecords struct {
+			CounterCollection []struct {
+				DispatchData struct {
+					DispatchInfo struct {
+						DispatchID int `json:"dispatch_id"`
+					} `json:"dispatch_info"`
+				} `json:"dispatch_data"`
+				ReplayPass int  `json:"replay_pass"`
+				PMCGroup   *int `json:"pmc_group"`
+			} `json:"counter_collection"`
+		} `json:"callback_records"`
+		BufferRecords struct {
+			KernelDispatch []struct {
+				ReplayPass int `json:"replay_pass"`
+			} `json:"kernel_dispatch"`
+		} `json:"buffer_records"`
+	} `json:"rocprofiler-sdk-tool"`
+}
+
+func readRotatedResults(t *testing.T, path string) rotatedResults {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc rotatedResults
+	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Tool) != 1 {
+		t.Fatalf("results.json: %v", err)
+	}
+	return doc
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,12 @@ import (
 // the next option: `--pmc SQ_WAVES SQ_INSTS_VALU` is one group and `-f json csv` two formats.
 const annotationNargs = "gorocprof_nargs"
 
+// annotationWords lists, for a multi-word flag of a command whose positional words are its inputs
+// (merge, process), the words it takes after its first: `merge -f json csv out/` gives -f two
+// formats and merge one input. Its first word is always its value, so a misspelt one is reported
+// as the flag's.
+const annotationWords = "gorocprof_words"
+
 // normalizeArgs rewrites the words rocprofv3's parser would gather but pflag would not into forms
 // pflag reads as one value:
 //   - a multi-word flag takes every following word that does not start with '-'
@@ -20,9 +27,13 @@ const annotationNargs = "gorocprof_nargs"
 //
 // Every flag the command accepts is known here, its own, those it inherits and the persistent ones
 // it declares, so that a flag that takes a value never lets its value be mistaken for the
-// application. Scanning stops at `--` or at the first positional word (the application or a
-// subcommand's argument), so nothing that belongs to the application is ever touched. A flag that
-// needs a value followed by `--` is an error, as in rocprofv3: `--` always ends the options.
+// application. Scanning stops at `--`, and at the first positional word of a command whose flags
+// end there (the application of the profiling command and compare), so nothing that belongs to
+// the application is ever touched. A command whose positional words are inputs (merge, process)
+// takes flags before, between and after them; there a multi-word flag with annotationWords takes
+// only those words after its first, so `merge out/ -f json csv` and `merge -f json csv out/` are
+// the same. A flag that needs a value followed by `--` is an error, as in rocprofv3: `--` always
+// ends the options.
 func normalizeArgs(root *cobra.Command, args []string) ([]string, error) {
 	cmd, flags := root, flagsOf(root)
 	out := make([]string, 0, len(args))
@@ -35,7 +46,11 @@ func normalizeArgs(root *cobra.Command, args []string) ([]string, error) {
 				out = append(out, a)
 				continue
 			}
-			return append(out, args[i:]...), nil
+			if a == "--" || !takesInputs(cmd) {
+				return append(out, args[i:]...), nil
+			}
+			out = append(out, a) // an input; flags may follow it
+			continue
 		}
 		f, inlineValue := lookupFlag(flags, a)
 		if f == nil || inlineValue {
@@ -45,7 +60,7 @@ func normalizeArgs(root *cobra.Command, args []string) ([]string, error) {
 		switch {
 		case f.Annotations[annotationNargs] != nil:
 			j := i + 1
-			for j < len(args) && !strings.HasPrefix(args[j], "-") {
+			for j < len(args) && !strings.HasPrefix(args[j], "-") && (j == i+1 || takesWord(cmd, f, args[j])) {
 				j++
 			}
 			out = append(out, joinValue(a, strings.Join(args[i+1:j], " "))...)
@@ -71,6 +86,29 @@ func normalizeArgs(root *cobra.Command, args []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// annotationInputs marks a command (cobra's Command.Annotations) whose positional words are its
+// inputs, not an application: flags may stand before, between and after them.
+const annotationInputs = "gorocprof_inputs"
+
+func takesInputs(cmd *cobra.Command) bool { return cmd.Annotations[annotationInputs] != "" }
+
+// takesWord says whether a multi-word flag takes word after its first: any word, unless the
+// command's positional words are inputs and the flag lists the words it takes (annotationWords),
+// compared without case and each of a comma-separated list.
+func takesWord(cmd *cobra.Command, f *pflag.Flag, word string) bool {
+	allowed := f.Annotations[annotationWords]
+	if allowed == nil || !takesInputs(cmd) {
+		return true
+	}
+	parts := splitWords(word)
+	for _, p := range parts {
+		if !slices.Contains(allowed, strings.ToLower(p)) {
+			return false
+		}
+	}
+	return len(parts) > 0
 }
 
 // joinValue gives flag word a its value in one word, `--name=value` or `-x=value`, except an empty

@@ -44,6 +44,18 @@ func TestNormalizeArgs(t *testing.T) {
 		{in: "-d=out --pmc A -- ./app", want: "-d=out|--pmc=A|--|./app"},
 		{in: "--bogus --pmc A B -- ./app", want: "--bogus|--pmc=A B|--|./app"}, // an unknown flag is left to pflag to report
 
+		// merge and process take their inputs among their flags: -f takes the format names after its
+		// first word (commas, any case), the inputs stand before, between or after the flags, and
+		// after `--` nothing is touched. The profiling command's -f still takes every word.
+		{in: "merge out/ -f json csv", want: "merge|out/|-f=json csv"},
+		{in: "merge -f json csv out/", want: "merge|-f=json csv|out/"},
+		{in: "merge -f JSON,csv rocpd a.json -d x b.json --quiet", want: "merge|-f=JSON,csv rocpd|a.json|-d|x|b.json|--quiet"},
+		{in: "merge -f xml a.json", want: "merge|-f=xml|a.json"}, // the first word is -f's, to report
+		{in: "merge -f json out -T no", want: "merge|-f=json|out|-T=no"},
+		{in: "merge a.json -- -f json", want: "merge|a.json|--|-f|json"},
+		{in: "process run1 -f pftrace csv run2", want: "process|run1|-f=pftrace csv|run2"},
+		{in: "-f json csv ./app -- x", want: "-f=json csv ./app|--|x"},
+
 		// `--` always ends the options: a flag that needs a value cannot take it.
 		{in: "-d -- ./app", err: "flag needs an argument: -d (found --, which ends the options)"},
 		{in: "plan --backend -- x", err: "flag needs an argument: --backend (found --, which ends the options)"},

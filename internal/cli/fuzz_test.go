@@ -22,6 +22,8 @@ func FuzzNormalizeArgs(f *testing.F) {
 		"-d\n--",
 		"--kernel-trace\nno\n-T=yes\n--output-format=\n-\nx",
 		"avail\n--agent\n-3",
+		"merge\nout/\n-f\njson\ncsv\n-d\nx\nb.json",
+		"process\n-f\nJSON,csv\nrun\n--\n-f",
 	} {
 		f.Add(seed)
 	}

@@ -21,6 +21,7 @@ type MergeOptions struct {
 	Quiet      bool
 	Truncate   bool
 	Mangled    bool
+	Summary    SummaryOptions
 }
 
 // defaultMergeFile is merge's -o: one result, so no per-process placeholder.
@@ -29,8 +30,9 @@ const defaultMergeFile = "merged"
 func newMergeCmd(f *Factory) *cobra.Command {
 	opts := &MergeOptions{}
 	cmd := &cobra.Command{
-		Use:   "merge [-d DIR] [-o NAME] [-f FORMATS] INPUT...",
-		Short: "Write one result from the results of several processes (MPI ranks, runs, nodes)",
+		Annotations: map[string]string{annotationInputs: "true"},
+		Use:         "merge [-d DIR] [-o NAME] [-f FORMATS] [--stats] [-S] [-D] [--summary-groups RE...] [-u UNIT] INPUT...",
+		Short:       "Write one result from the results of several processes (MPI ranks, runs, nodes)",
 		Long: `merge writes one result with every process of its inputs: results.json files, rocpd databases
 (*_results.db), or directories searched for *_results.json and *_results.db (a database beside the
 results.json of its prefix is the same run, and is left out). results.json holds one element per
@@ -38,7 +40,9 @@ process; dispatch, correlation and kernel ids of later processes are shifted pas
 ones, and an agent seen by several processes of one host is one agent (docs/record-format.md,
 "Merged results"). Processes are ordered by host, start time and pid, so the same inputs in any
 order give the same files. Inputs that are not results, one process given twice, and results with
-and without the kernel trace are refused before anything is written.`,
+and without the kernel trace are refused before anything is written. --stats and the summaries
+(-S, -D, --summary-groups, --summary-output-file, -u, as in a run) cover every merged process and
+need inputs with the kernel trace.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf("%s needs its inputs: results.json files, rocpd databases or directories holding them", cmd.CommandPath())
@@ -53,12 +57,15 @@ and without the kernel trace are refused before anything is written.`,
 	fs := cmd.Flags()
 	fs.StringVarP(&opts.OutputDir, optOutputDir, "d", ".", "directory for the merged files")
 	fs.StringVarP(&opts.OutputFile, optOutputFile, "o", defaultMergeFile, "file name prefix of the merged files, below -d")
-	fs.VarP(formatsValue{&opts.Formats}, optOutputFormat, "f", "output formats: csv, json, rocpd (default: json csv)")
-	_ = fs.SetAnnotation(optOutputFormat, annotationNargs, []string{"true"})
+	addFormatsFlag(fs, &opts.Formats, "output formats: csv, json, pftrace, rocpd (default: json csv)")
 	fs.BoolVar(&opts.Stats, optStats, false, "also write kernel_stats.csv and domain_stats.csv (inputs with the kernel trace)")
 	fs.BoolVar(&opts.Quiet, optQuiet, false, "no summary table")
-	fs.VarPF(optBool{&opts.Truncate}, optTruncate, "T", "truncate kernel names (drop template and argument lists)").NoOptDefVal = "true"
-	fs.VarPF(optBool{&opts.Mangled}, optMangled, "M", "keep kernel names mangled").NoOptDefVal = "true"
+	optional := func(p *bool, name, short, usage string) {
+		fs.VarPF(optBool{p}, name, short, usage).NoOptDefVal = "true"
+	}
+	optional(&opts.Truncate, optTruncate, "T", "truncate kernel names (drop template and argument lists)")
+	optional(&opts.Mangled, optMangled, "M", "keep kernel names mangled")
+	addSummaryFlags(fs, &opts.Summary, optional)
 	return cmd
 }
 
@@ -71,6 +78,16 @@ func checkMerge(o *MergeOptions) ([]string, []string) {
 	for _, p := range []struct{ flag, value string }{{optOutputDir, o.OutputDir}, {optOutputFile, o.OutputFile}} {
 		if strings.Contains(p.value, "%") {
 			diags = append(diags, fmt.Sprintf("--%s %q: merge writes one result, so its names take no placeholders", p.flag, p.value))
+		}
+	}
+	diags = append(diags, checkSummaryValues(o.Summary)...)
+	if name := o.Summary.OutputFile; !summaryToTerminal(name) {
+		msg := summaryFileProblem(name, o.OutputFile)
+		if strings.Contains(name, "%") {
+			msg = "merge writes one result, so its names take no placeholders"
+		}
+		if msg != "" {
+			diags = append(diags, fmt.Sprintf("--%s %q: %s", optSummaryOutput, name, msg))
 		}
 	}
 	if len(diags) == 0 {
@@ -89,6 +106,7 @@ func runMerge(ctx context.Context, f *Factory, o *MergeOptions) error {
 	ctx, release := replay.CatchInterrupts(ctx)
 	defer release()
 	_, err := merge.Run(ctx, merge.Request{Inputs: o.Inputs, OutputDir: o.OutputDir, OutputFile: o.OutputFile,
-		Formats: formats, Stats: o.Stats, Quiet: o.Quiet, Truncate: o.Truncate, Mangled: o.Mangled, Stdout: f.IO.Out})
+		Formats: formats, Stats: o.Stats, Quiet: o.Quiet, Truncate: o.Truncate, Mangled: o.Mangled,
+		Summary: summaryRequest(o.Summary), SummaryTo: o.Summary.OutputFile, Stdout: f.IO.Out, Stderr: f.IO.ErrOut})
 	return err
 }

@@ -13,7 +13,9 @@ import (
 
 // The testscript commands that read a Perfetto trace (-f pftrace), checking on the way what the
 // UI needs of it (perfetto.Decode):
-//   - `pftrace TRACE` prints one line per slice: its track, name, dispatch id and pass, '|'-joined;
+//   - `pftrace TRACE` prints a line `process PID NAME` per process track, then one line per slice:
+//     its track, name, dispatch id and pass, '|'-joined, and its pmc_group after a fifth '|' when
+//     it has one (a rotation run's);
 //   - `pftrace-vs-csv TRACE CSV` checks that the trace has exactly the passes of a
 //     kernel_trace.csv, in its order: dispatch id, queue, kernel name (less the pass), start and end.
 
@@ -38,11 +40,18 @@ func pftraceCmd(ts *testscript.TestScript, neg bool, args []string) {
 	names := map[uint64]string{}
 	for _, t := range tr.Tracks {
 		names[t.UUID] = t.Name
+		if t.PID != 0 {
+			fmt.Fprintf(ts.Stdout(), "process %d %s\n", t.PID, t.Name)
+		}
 	}
 	for _, s := range tr.Slices {
 		id, _ := s.Arg("dispatch_id")
 		pass, _ := s.Arg("replay_pass")
-		fmt.Fprintf(ts.Stdout(), "%s|%s|%s|%s\n", names[s.Track], s.Name, id, pass)
+		line := strings.Join([]string{names[s.Track], s.Name, id, pass}, "|")
+		if group, ok := s.Arg("pmc_group"); ok {
+			line += "|" + group
+		}
+		fmt.Fprintln(ts.Stdout(), line)
 	}
 }
 

@@ -20,8 +20,9 @@ type ProcessOptions struct {
 func newProcessCmd(f *Factory) *cobra.Command {
 	opts := &ProcessOptions{}
 	cmd := &cobra.Command{
-		Use:   "process RUN_DIR... [-d DIR] [-o NAME] [-f FORMATS]",
-		Short: "Write the outputs of a kept run directory (gorocprof stopped, or the outputs could not be written)",
+		Annotations: map[string]string{annotationInputs: "true"},
+		Use:         "process RUN_DIR... [-d DIR] [-o NAME] [-f FORMATS]",
+		Short:       "Write the outputs of a kept run directory (gorocprof stopped, or the outputs could not be written)",
 		Long: `process writes the output files and the summary that the run of a run directory would have
 written from its records: gorocprof keeps the directory ($TMPDIR/gorocprof-run-*) and names it when
 it cannot write the outputs, and leaves it when it is killed. The run's own -d, -o and -f are used
@@ -41,8 +42,7 @@ each pass's output is written, then their merged result.`,
 	fs := cmd.Flags()
 	fs.StringVarP(&opts.OutputDir, optOutputDir, "d", "", "directory for the output files (default: the run's)")
 	fs.StringVarP(&opts.OutputFile, optOutputFile, "o", "", "output file name prefix (default: the run's)")
-	fs.VarP(formatsValue{&opts.Formats}, optOutputFormat, "f", "output formats: csv, json, pftrace, rocpd (default: the run's)")
-	_ = fs.SetAnnotation(optOutputFormat, annotationNargs, []string{"true"})
+	addFormatsFlag(fs, &opts.Formats, "output formats: csv, json, pftrace, rocpd (default: the run's)")
 	return cmd
 }
 

@@ -121,10 +121,16 @@ func exitsCmd(ts *testscript.TestScript, neg bool, args []string) {
 // tool library and example apps that `make` builds into lib/gorocprof and bin. Without that build it
 // skips, unless GOROCPROF_REQUIRE_E2E is set (make test), where a missing build is a failure.
 func TestScriptE2E(t *testing.T) {
+	testscript.Run(t, e2eParams(t, "../../testdata/script-e2e"))
+}
+
+// e2eParams are the end-to-end scripts' settings for the scripts in dir: the built tool library and
+// apps, and the commands that read what a run wrote.
+func e2eParams(t *testing.T, dir string) testscript.Params {
 	root := e2etest.Require(t, "sim-crash", "sim-signal", "sim-exit")
 	lib, bin := os.Getenv("GOROCPROF_LIB_DIR"), filepath.Join(root, "bin")
-	testscript.Run(t, testscript.Params{
-		Dir: "../../testdata/script-e2e",
+	return testscript.Params{
+		Dir: dir,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GOROCPROF_LIB_DIR", lib)
 			env.Setenv("BIN", bin)
@@ -145,5 +151,5 @@ func TestScriptE2E(t *testing.T) {
 			"samerecords":       sameRecordsCmd,
 			"summary-stats":     summaryMatchesStatsCmd,
 		},
-	})
+	}
 }

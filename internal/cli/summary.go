@@ -83,18 +83,25 @@ func checkSummary(o ProfileOptions, rankVars output.RankVariables) []string {
 			}
 		}
 	}
+	diags = append(diags, checkSummaryValues(s)...)
+	if msg := checkSummaryFile(o, rankVars); msg != "" {
+		add("--%s %q: %s", optSummaryOutput, s.OutputFile, msg)
+	}
+	return diags
+}
+
+// checkSummaryValues returns what is wrong with the summary's units and regular expressions.
+func checkSummaryValues(s SummaryOptions) []string {
+	var diags []string
 	if s.Units != "" {
 		if err := checkChoice(s.Units, stats.Units); err != nil {
-			add("--%s: %v", optSummaryUnits, err)
+			diags = append(diags, fmt.Sprintf("--%s: %v", optSummaryUnits, err))
 		}
 	}
 	for _, expr := range s.Groups {
 		if _, err := stats.GroupRegexp(expr); err != nil {
-			add("--%s %q: %v", optSummaryGroups, expr, err)
+			diags = append(diags, fmt.Sprintf("--%s %q: %v", optSummaryGroups, expr, err))
 		}
-	}
-	if msg := checkSummaryFile(o, rankVars); msg != "" {
-		add("--%s %q: %s", optSummaryOutput, s.OutputFile, msg)
 	}
 	return diags
 }
@@ -128,7 +135,15 @@ func checkSummaryFile(o ProfileOptions, rankVars output.RankVariables) string {
 	if err != nil {
 		return "" // -o's own diagnostic says why
 	}
-	if full := filepath.Base(prefix) + "_" + expanded + ".txt"; len(full) > 255 {
+	return summaryFileProblem(expanded, prefix)
+}
+
+// summaryFileProblem: the summary file <prefix>_NAME.txt is one file beside the others.
+func summaryFileProblem(name, prefix string) string {
+	if strings.ContainsRune(name, '/') {
+		return "expected stdout, stderr or a file name (written as <-o>_NAME.txt beside the other output files), not a path"
+	}
+	if full := filepath.Base(prefix) + "_" + name + ".txt"; len(full) > 255 {
 		return fmt.Sprintf("the summary file %s would be %d bytes long, over the 255 a file name may have", full, len(full))
 	}
 	return ""

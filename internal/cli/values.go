@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // parseBoolWord accepts the words rocprofv3 accepts for its optional-value boolean flags.
@@ -111,6 +113,15 @@ func (f formatsValue) String() string {
 	return strings.Join(*f.p, " ")
 }
 func (f formatsValue) Type() string { return "formats" }
+
+// addFormatsFlag declares -f/--output-format: one or more formats, as several words (up to the next
+// flag; in merge and process up to the first word that is not a format, an input), commas or
+// repeated flags.
+func addFormatsFlag(fs *pflag.FlagSet, p *[]string, usage string) {
+	fs.VarP(formatsValue{p}, optOutputFormat, "f", usage)
+	_ = fs.SetAnnotation(optOutputFormat, annotationNargs, []string{"true"})
+	_ = fs.SetAnnotation(optOutputFormat, annotationWords, knownFormats)
+}
 
 // splitWords splits on spaces and commas, the separators rocprofv3 accepts inside one flag value.
 func splitWords(s string) []string {

@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -83,18 +82,9 @@ type inputCounters struct {
 func newInputCounters(h *head) (*inputCounters, error) {
 	cs := &inputCounters{requested: map[[2]int][]string{}, info: map[int]map[string]counters.CounterInfo{}}
 	if h.plan != nil {
-		var plan []struct {
-			AgentIndex int `json:"agent_index"`
-			Passes     []struct {
-				Counters []string `json:"counters"`
-			} `json:"passes"`
-		}
-		if err := json.Unmarshal(h.plan, &plan); err != nil {
-			return nil, fmt.Errorf("metadata.gorocprof_plan: %w", err)
-		}
-		for _, a := range plan {
+		for _, a := range h.planAgents {
 			for i, p := range a.Passes {
-				cs.requested[[2]int{a.AgentIndex, i}] = p.Counters
+				cs.requested[[2]int{a.Index, i}] = p.Requested
 			}
 		}
 	} else {

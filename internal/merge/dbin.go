@@ -133,7 +133,8 @@ func (src *dbSource) each(h *head, fn func(d *contract.Dispatch) error) error {
 // dispatchOf turns a dispatch row back into its pass record.
 func (src *dbSource) dispatchOf(h *head, rd *rocpd.ReadDispatch) (*contract.Dispatch, error) {
 	var ext struct {
-		ReplayPass int `json:"replay_pass"`
+		ReplayPass int  `json:"replay_pass"`
+		PMCGroup   *int `json:"pmc_group"`
 	}
 	if len(rd.Extdata) > 0 {
 		if err := json.Unmarshal(rd.Extdata, &ext); err != nil {
@@ -152,6 +153,9 @@ func (src *dbSource) dispatchOf(h *head, rd *rocpd.ReadDispatch) (*contract.Disp
 		ExternalID: rd.ExternalID, AgentID: agent, QueueID: rd.QueueID, StreamID: rd.StreamID, ThreadID: rd.ThreadID,
 		KernelID: kernel, Grid: rd.Grid, Workgroup: rd.Workgroup, LDS: rd.LDS, Scratch: rd.Scratch,
 		Start: rd.Start, End: rd.End}
+	if err := h.rotatedPass(d, ext.PMCGroup); err != nil {
+		return nil, err
+	}
 	for _, v := range rd.Counters {
 		c, ok := h.counters[uint64(v.PMCRow)]
 		if !ok {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/output"
 )
 
 // head is one process of one input, everything but its dispatches, and what the check of its
@@ -15,14 +16,20 @@ type head struct {
 	input string // the input file
 	src   source // how its dispatches are read again
 
-	header      contract.Header
-	end         *contract.End // nil when the process did not end normally
-	truncated   bool
-	declines    []contract.Decline
-	warnings    []string
-	fatals      []string
-	problems    []string
-	plan        json.RawMessage // metadata.gorocprof_plan; nil when absent
+	header     contract.Header
+	end        *contract.End // nil when the process did not end normally
+	truncated  bool
+	declines   []contract.Decline
+	warnings   []string
+	fatals     []string
+	problems   []string
+	plan       json.RawMessage // metadata.gorocprof_plan; nil when absent
+	planAgents []contract.PlanAgent
+	// interval is metadata.gorocprof.pmc_group_interval: > 0 for a run that rotated its groups,
+	// whose rotation and passOf (the pass of each group, by agent handle) prepare sets.
+	interval    int
+	rotation    *output.Rotation
+	passOf      map[uint64]map[int]int
 	kernelTrace bool
 	agents      []contract.Agent
 	counters    map[uint64]inCounter // by the input's counter id
@@ -70,6 +77,7 @@ type metadata struct {
 		Dispatches      uint64             `json:"dispatches"`
 		Replayed        uint64             `json:"replayed"`
 		Declined        uint64             `json:"declined"`
+		GroupInterval   int                `json:"pmc_group_interval"`
 	} `json:"gorocprof"`
 	Plan        json.RawMessage `json:"gorocprof_plan"`
 	KernelTrace *bool           `json:"kernel_trace"`
@@ -96,6 +104,74 @@ func (m *metadata) apply(h *head) error {
 	if len(m.Plan) > 0 && string(m.Plan) != "null" {
 		h.plan = m.Plan
 	}
+	if g.GroupInterval < 0 {
+		return fmt.Errorf("metadata.gorocprof.pmc_group_interval %d is not a number of dispatches", g.GroupInterval)
+	}
+	h.interval = g.GroupInterval
+	return nil
+}
+
+// prepare reads the process's plan and, for a run that rotated its groups, the rotation: which
+// pass of its agent each group is, for the records that name their group (pmc_group).
+func (h *head) prepare() error {
+	if h.plan != nil {
+		var plan []struct {
+			AgentIndex int    `json:"agent_index"`
+			AgentName  string `json:"agent_name"`
+			Passes     []struct {
+				Group    int      `json:"group"`
+				Counters []string `json:"counters"`
+			} `json:"passes"`
+		}
+		if err := json.Unmarshal(h.plan, &plan); err != nil {
+			return fmt.Errorf("metadata.gorocprof_plan: %w", err)
+		}
+		for _, a := range plan {
+			pa := contract.PlanAgent{Index: a.AgentIndex, Name: a.AgentName}
+			for _, p := range a.Passes {
+				pa.Passes = append(pa.Passes, contract.PlanPass{Group: p.Group, Requested: p.Counters})
+			}
+			h.planAgents = append(h.planAgents, pa)
+		}
+	}
+	if h.interval == 0 {
+		return nil
+	}
+	if h.plan == nil {
+		return errors.New("metadata.gorocprof.pmc_group_interval without metadata.gorocprof_plan: the groups of the rotation are unknown")
+	}
+	h.rotation = &output.Rotation{Interval: h.interval, Plan: h.planAgents}
+	h.passOf = map[uint64]map[int]int{}
+	for _, a := range h.agents {
+		for _, pa := range h.planAgents {
+			if pa.Index != a.Index {
+				continue
+			}
+			groups := map[int]int{}
+			for i, p := range pa.Passes {
+				groups[p.Group] = i
+			}
+			h.passOf[a.ID] = groups
+		}
+	}
+	return nil
+}
+
+// rotatedPass sets the pass of a record that names its group (pmc_group) under rotation: the pass
+// of the agent's plan that collected the group, of as many passes as the agent has, as the tool
+// records a rotated dispatch.
+func (h *head) rotatedPass(d *contract.Dispatch, group *int) error {
+	if group == nil {
+		return nil
+	}
+	if h.passOf == nil {
+		return fmt.Errorf("dispatch %d: pmc_group %d, but the metadata has no pmc_group_interval: only a rotation run's records name a group", d.DispatchID, *group)
+	}
+	pass, ok := h.passOf[d.AgentID][*group]
+	if !ok {
+		return fmt.Errorf("dispatch %d: pmc_group %d is not a group the plan gives agent %d", d.DispatchID, *group, d.AgentID)
+	}
+	d.Pass, d.Passes = pass, len(h.passOf[d.AgentID])
 	return nil
 }
 

@@ -53,6 +53,7 @@ type recordJSON struct {
 	ThreadID   uint64     `json:"thread_id"`
 	ReplayPass int        `json:"replay_pass"`
 	StreamID   handleJSON `json:"stream_id"`
+	PMCGroup   *int       `json:"pmc_group"` // under rotation, the group the dispatch collected
 }
 
 // arrayCursor walks one record array of an element, a pass at a time.
@@ -134,6 +135,9 @@ func (h *head) dispatchOf(r *recordJSON) (*contract.Dispatch, error) {
 		KernelID: info.KernelID, Grid: [3]uint32{info.Grid.X, info.Grid.Y, info.Grid.Z},
 		Workgroup: [3]uint32{info.Workgroup.X, info.Workgroup.Y, info.Workgroup.Z}, LDS: info.Group,
 		Scratch: info.Private, Start: start, End: end}
+	if err := h.rotatedPass(d, r.PMCGroup); err != nil {
+		return nil, err
+	}
 	last := uint64(0)
 	for _, rec := range r.Records {
 		id := rec.CounterID.Handle
@@ -173,14 +177,20 @@ func (src *jsonSource) each(h *head, fn func(d *contract.Dispatch) error) error 
 		return err
 	}
 	defer ts.close()
+	// Under rotation a dispatch is one pass, which its counter record names by its group and its
+	// kernel dispatch record as pass 0: the two are joined by dispatch id.
+	order := before
+	if h.rotation != nil {
+		order = func(a, b *contract.Dispatch) bool { return a.DispatchID < b.DispatchID }
+	}
 	g := grouper{fn: fn}
 	for cs.cur != nil || ts.cur != nil {
 		var d *contract.Dispatch
 		switch {
-		case ts.cur == nil || (cs.cur != nil && before(cs.cur, ts.cur)):
+		case ts.cur == nil || (cs.cur != nil && order(cs.cur, ts.cur)):
 			d = cs.cur
 			err = cs.next()
-		case cs.cur == nil || before(ts.cur, cs.cur):
+		case cs.cur == nil || order(ts.cur, cs.cur):
 			d = ts.cur
 			err = ts.next()
 		default: // the same pass in both: the counter record has every field the trace record has
@@ -208,7 +218,7 @@ func before(a, b *contract.Dispatch) bool {
 }
 
 // grouper collects the passes of one dispatch id, so that each gets Passes (its pass count: one
-// past the highest pass recorded) before it goes on.
+// past the highest pass recorded, unless its record gave it one) before it goes on.
 type grouper struct {
 	fn     func(*contract.Dispatch) error
 	passes []*contract.Dispatch
@@ -230,7 +240,9 @@ func (g *grouper) flush() error {
 		n = max(n, d.Pass+1)
 	}
 	for _, d := range g.passes {
-		d.Passes = n
+		if d.Passes == 0 {
+			d.Passes = n
+		}
 		if err := g.fn(d); err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/output"
+	"github.com/gorocprof/gorocprof/internal/stats"
 )
 
 // Request is one merge.
@@ -28,7 +29,13 @@ type Request struct {
 	Quiet      bool     // no summary
 	Truncate   bool     // -T: kernel names without template and argument lists
 	Mangled    bool     // -M: kernel names as mangled
-	Stdout     io.Writer
+	// Summary: rocprofv3's summaries of every merged process (-S, -D, --summary-groups, -u), which
+	// need inputs with the kernel trace, and where they go (SummaryTo: stderr, stdout or a file
+	// name, as --summary-output-file); nil for none.
+	Summary   *stats.SummaryOptions
+	SummaryTo string
+	Stdout    io.Writer
+	Stderr    io.Writer
 }
 
 // Run reads every input, refuses the merge before anything is written when an input is not a
@@ -40,11 +47,20 @@ func Run(ctx context.Context, req Request) ([]string, error) {
 		return nil, err
 	}
 	trace := heads[0].kernelTrace
-	if req.Stats && !trace {
-		return nil, fmt.Errorf("--stats needs the kernel trace, which %s does not hold (it ran without --kernel-trace)", heads[0].name())
+	for _, wants := range []struct {
+		flag string
+		set  bool
+	}{{"--stats", req.Stats}, {"a summary (-S, -D, --summary-groups)", req.Summary != nil}} {
+		if wants.set && !trace {
+			return nil, fmt.Errorf("%s needs the kernel trace, which %s does not hold (it ran without --kernel-trace)", wants.flag, heads[0].name())
+		}
+	}
+	sum, err := output.NewStatsSummary(req.Summary, req.SummaryTo, output.PathVars{}, req.Stdout, req.Stderr)
+	if err != nil {
+		return nil, err
 	}
 	files := output.NewFiles(ctx, output.Options{Dir: req.OutputDir, File: req.OutputFile, Formats: req.Formats,
-		KernelTrace: trace, Stats: req.Stats, Truncate: req.Truncate, Mangled: req.Mangled})
+		KernelTrace: trace, Stats: req.Stats, Summary: sum, Truncate: req.Truncate, Mangled: req.Mangled})
 	var summary *output.SummarySink
 	if !req.Quiet {
 		summary = output.NewSummary(output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate})
@@ -84,7 +100,7 @@ func write(heads []*head, files *output.Files, summary *output.SummarySink) erro
 		if h.plan != nil {
 			plan = h.plan
 		}
-		err = output.StreamPlanned(proc, h.cs, plan, sinks...)
+		err = output.StreamPlanned(proc, h.cs, plan, h.rotation, sinks...)
 		proc.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", h.name(), err)
@@ -138,6 +154,9 @@ func readFile(f inputFile) ([]*head, error) {
 		return nil, fmt.Errorf("input %s: holds no process", f.path)
 	}
 	for _, h := range heads {
+		if err := h.prepare(); err != nil {
+			return nil, fmt.Errorf("%s: %w", h.name(), err)
+		}
 		if err := h.check(); err != nil {
 			return nil, fmt.Errorf("%s: %w", h.name(), err)
 		}

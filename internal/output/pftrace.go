@@ -12,15 +12,17 @@ import (
 // pftraceSink writes the processes of one prefix as a Perfetto trace (-f pftrace): a process track
 // each, below it a track per agent and below that a track per queue, with one slice per pass of
 // every dispatch, named with its pass when the dispatch was replayed, and the pass's counters
-// (summed over instances, as the CSV files have them) and launch as its arguments.
+// (summed over instances, as the CSV files have them) and launch as its arguments. Under rotation
+// nothing is replayed: a dispatch is one slice, its group the argument pmc_group.
 type pftraceSink struct {
-	opts   Options
-	w      *perfetto.Writer
-	proc   perfetto.Track
-	p      *Process
-	agents map[uint64]*agentTrack // by agent id
-	args   []perfetto.Arg
-	cs     []perfetto.Arg
+	opts    Options
+	w       *perfetto.Writer
+	proc    perfetto.Track
+	p       *Process
+	rotated map[uint64][]int       // the group of each pass by agent id, under rotation
+	agents  map[uint64]*agentTrack // by agent id
+	args    []perfetto.Arg
+	cs      []perfetto.Arg
 }
 
 // agentTrack is an agent's track and its queues' tracks, by queue id.
@@ -66,6 +68,7 @@ func (s *pftraceSink) Begin(p *Process) error {
 	}
 	var err error
 	s.p, s.agents = p, map[uint64]*agentTrack{}
+	_, s.rotated = p.rotation(s.opts)
 	s.proc, err = s.w.Process(int32(p.Header.PID), name, cmd)
 	return err
 }
@@ -79,11 +82,16 @@ func (s *pftraceSink) Dispatch(d *Dispatch) error {
 		if err != nil {
 			return err
 		}
-		name := KernelName(s.p.Kernels[r.KernelID], s.opts.Mangled, s.opts.Truncate)
-		if r.Passes > 1 {
-			name += " [pass " + strconv.Itoa(r.Pass+1) + "/" + strconv.Itoa(r.Passes) + "]"
+		index, group := replayPass(s.rotated, r)
+		passes := r.Passes
+		if group >= 0 {
+			passes = 1 // a rotated dispatch's pass is its group, not a replay
 		}
-		args, end := s.passArgs(pass), r.End
+		name := KernelName(s.p.Kernels[r.KernelID], s.opts.Mangled, s.opts.Truncate)
+		if passes > 1 {
+			name += " [pass " + strconv.Itoa(index+1) + "/" + strconv.Itoa(passes) + "]"
+		}
+		args, end := s.passArgs(pass, index, passes, group), r.End
 		if end < r.Start {
 			// A clock that went back: the slice shows the start, and the end as recorded.
 			args, end = append(args, perfetto.Int("recorded_end", r.End)), r.Start
@@ -107,15 +115,20 @@ func (s *pftraceSink) close() error { return nil }
 // abort leaves the file to the prefix, which removes it.
 func (s *pftraceSink) abort() {}
 
-// passArgs are a pass's arguments: its identity, launch and counters.
-func (s *pftraceSink) passArgs(pass *Pass) []perfetto.Arg {
+// passArgs are a pass's arguments: its identity (replay pass index of passes, and under rotation
+// its group, else group < 0), launch and counters.
+func (s *pftraceSink) passArgs(pass *Pass, index, passes, group int) []perfetto.Arg {
 	r := pass.Record
 	agentID := r.AgentID
 	if pass.Agent != nil {
 		agentID = agentNodeID(*pass.Agent)
 	}
-	s.args = append(s.args[:0], perfetto.Uint("dispatch_id", r.DispatchID), perfetto.Int("replay_pass", int64(r.Pass)),
-		perfetto.Int("replay_passes", int64(r.Passes)), perfetto.Uint("correlation_id", r.CorrelationID),
+	s.args = append(s.args[:0], perfetto.Uint("dispatch_id", r.DispatchID), perfetto.Int("replay_pass", int64(index)),
+		perfetto.Int("replay_passes", int64(passes)))
+	if group >= 0 {
+		s.args = append(s.args, perfetto.Int("pmc_group", int64(group)))
+	}
+	s.args = append(s.args, perfetto.Uint("correlation_id", r.CorrelationID),
 		perfetto.Uint("kernel_id", r.KernelID), perfetto.Uint("agent_id", agentID), perfetto.Uint("queue_id", r.QueueID),
 		perfetto.Uint("stream_id", r.StreamID), perfetto.Uint("thread_id", r.ThreadID),
 		perfetto.Array("grid", []perfetto.Arg{perfetto.Uint("", uint64(r.Grid[0])), perfetto.Uint("", uint64(r.Grid[1])), perfetto.Uint("", uint64(r.Grid[2]))}),

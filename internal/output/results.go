@@ -136,6 +136,9 @@ func (v *view) metadata() object {
 	}
 	e := v.proc.Totals()
 	run = append(run, kv{"dispatches", e.Dispatches}, kv{"replayed", e.Replayed}, kv{"declined", e.Declined})
+	if v.rotation != nil {
+		run = append(run, kv{"pmc_group_interval", v.rotation.Interval})
+	}
 	md := object{
 		{"pid", h.PID},
 		{"ppid", h.PPID},

@@ -154,7 +154,9 @@ func (s *rocpdSink) pass(v *view, d *contract.Dispatch, counters []idValues) err
 	for _, c := range counters {
 		s.vals = append(s.vals, rocpd.CounterValues{CounterID: c.id, Values: c.Values})
 	}
+	_, group := v.replayPass(d)
 	return s.w.Dispatch(rocpd.Dispatch{DispatchID: d.DispatchID, Pass: d.Pass, Replayed: d.Passes > 1 && v.rotated == nil,
+		Rotated: group >= 0, Group: group,
 		CorrelationID: d.CorrelationID, ExternalID: d.ExternalID, AgentID: v.csvAgentID(d.AgentID), QueueID: d.QueueID,
 		StreamID: d.StreamID, ThreadID: d.ThreadID, KernelID: d.KernelID, Grid: d.Grid, Workgroup: d.Workgroup,
 		LDS: d.LDS, Scratch: d.Scratch, Start: d.Start, End: d.End}, s.vals)

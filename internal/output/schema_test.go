@@ -7,17 +7,24 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
-// schemaNode is the part of JSON Schema (draft-07) that results_schema.json uses.
+// schemaNode is the part of JSON Schema (draft-07) that results_schema.json uses, and
+// additionalProperties, which it does not set: draft-07 then allows an object keys its properties
+// do not list (gorocprof's replay_pass, stream_id, pmc_group, gorocprof, gorocprof_plan), and the
+// validator would say so if the schema ever forbade them.
 type schemaNode struct {
 	Type       string                 `json:"type"`
 	Required   []string               `json:"required"`
 	Properties map[string]*schemaNode `json:"properties"`
 	Items      *schemaNode            `json:"items"`
+	Additional json.RawMessage        `json:"additionalProperties"`
 }
 
-// validate returns every place where v breaks the schema's types or misses a required field.
+// validate returns every place where v breaks the schema's types, misses a required field or has
+// a key additionalProperties false forbids.
 func validate(s *schemaNode, v any, path string) []string {
 	var errs []string
 	bad := func(format string, args ...any) { errs = append(errs, path+": "+fmt.Sprintf(format, args...)) }
@@ -41,6 +48,8 @@ func validate(s *schemaNode, v any, path string) []string {
 		for _, k := range keys {
 			if sub := s.Properties[k]; sub != nil {
 				errs = append(errs, validate(sub, obj[k], path+"."+k)...)
+			} else if string(s.Additional) == "false" {
+				bad("key %q is not in the schema, which allows no other", k)
 			}
 		}
 	case "array":
@@ -79,13 +88,23 @@ func TestResultsMatchSchema(t *testing.T) {
 	if err := json.Unmarshal(raw, &schema); err != nil {
 		t.Fatal(err)
 	}
+	// A rotation run's file too: its records carry pmc_group, its metadata pmc_group_interval.
+	rotation := &Rotation{Interval: 2}
+	for _, index := range []int{0, 1} {
+		rotation.Plan = append(rotation.Plan, contract.PlanAgent{Index: index, Passes: []contract.PlanPass{{Group: 0}, {Group: 1}, {Group: 2}}})
+	}
 	for _, tc := range []struct {
-		fixture string
-		cs      Counters
-	}{{"4242.ndjson", fakeCounters{}}, {"4300.ndjson", fakeCounters{}}, {"4300.ndjson", nil}} {
+		fixture  string
+		cs       Counters
+		rotation *Rotation
+	}{{"4242.ndjson", fakeCounters{}, nil}, {"4300.ndjson", fakeCounters{}, nil}, {"4300.ndjson", nil, nil}, {"rotated 4242.ndjson", fakeCounters{}, rotation}} {
 		dir := t.TempDir()
-		paths, err := Write(Options{Dir: dir, File: "p", Formats: []string{"json"}, KernelTrace: true},
-			readFixture(t, tc.fixture), tc.cs)
+		proc := rotatedFixture(t)
+		if tc.rotation == nil {
+			proc = readFixture(t, tc.fixture)
+		}
+		paths, err := Write(Options{Dir: dir, File: "p", Formats: []string{"json"}, KernelTrace: true, Rotation: tc.rotation},
+			proc, tc.cs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,5 +131,12 @@ func TestValidateCatchesMissingFields(t *testing.T) {
 	}
 	if errs := validate(s, map[string]any{"pid": 1.5}, "$"); len(errs) != 1 {
 		t.Errorf("non-integer: got %q", errs)
+	}
+	if errs := validate(s, map[string]any{"pid": 1.0, "extra": 1.0}, "$"); len(errs) != 0 {
+		t.Errorf("a key the schema does not list, without additionalProperties: got %q", errs)
+	}
+	s.Additional = json.RawMessage("false")
+	if errs := validate(s, map[string]any{"pid": 1.0, "extra": 1.0}, "$"); len(errs) != 1 {
+		t.Errorf("a key additionalProperties false forbids: got %q", errs)
 	}
 }

@@ -1,7 +1,9 @@
 package output
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/stats"
 )
@@ -15,6 +17,29 @@ type StatsSummary struct {
 	// once the files are in place.
 	File string
 	To   io.Writer
+}
+
+// NewStatsSummary is the summary opts asks for (nil for none) and where --summary-output-file to
+// sends it: stderr (also for ""), stdout, or the file <prefix>_<to>.txt, to's placeholders expanded
+// with vars as the prefix's are.
+func NewStatsSummary(opts *stats.SummaryOptions, to string, vars PathVars, stdout, stderr io.Writer) (*StatsSummary, error) {
+	if opts == nil {
+		return nil, nil
+	}
+	s := &StatsSummary{SummaryOptions: *opts}
+	switch strings.ToLower(to) {
+	case "", "stderr":
+		s.To = stderr
+	case "stdout":
+		s.To = stdout
+	default:
+		name, err := ExpandPath(to, vars)
+		if err != nil {
+			return nil, fmt.Errorf("--summary-output-file %q: %w", to, err)
+		}
+		s.File = name
+	}
+	return s, nil
 }
 
 // kernelDomain is the one domain gorocprof traces, named as rocprofv3 names it.

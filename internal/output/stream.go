@@ -30,8 +30,11 @@ type Process struct {
 	// Plan is the plan results.json's metadata and the database carry for this process
 	// (gorocprof_plan); nil gives the Options' PlanMetadata. A merge of several runs' processes
 	// gives each its own.
-	Plan    any
-	catalog *catalog
+	Plan any
+	// Rotation is the process's rotation of groups over its dispatches; nil gives the Options'.
+	// A merge gives each process the rotation its input says it ran with.
+	Rotation *Rotation
+	catalog  *catalog
 }
 
 // Dispatch is one logical dispatch with every pass evaluated.
@@ -63,12 +66,13 @@ type PassCounter struct {
 // counters evaluated once, then End. The dispatches are read once (records.Process.EachLogical),
 // whatever the number of sinks. Every sink that was begun is ended, with the first failure.
 func Stream(proc *records.Process, cs Counters, sinks ...Sink) error {
-	return StreamPlanned(proc, cs, nil, sinks...)
+	return StreamPlanned(proc, cs, nil, nil, sinks...)
 }
 
-// StreamPlanned is Stream of a process that carries its own plan (Process.Plan).
-func StreamPlanned(proc *records.Process, cs Counters, plan any, sinks ...Sink) error {
-	p := &Process{Process: proc, Counters: cs, Plan: plan, catalog: buildCatalog(proc, cs)}
+// StreamPlanned is Stream of a process that carries its own plan and rotation (Process.Plan and
+// Process.Rotation).
+func StreamPlanned(proc *records.Process, cs Counters, plan any, rot *Rotation, sinks ...Sink) error {
+	p := &Process{Process: proc, Counters: cs, Plan: plan, Rotation: rot, catalog: buildCatalog(proc, cs)}
 	begun := 0
 	var err error
 	for _, s := range sinks {

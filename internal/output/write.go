@@ -27,10 +27,10 @@ type Options struct {
 	Mangled      bool     // kernel names as mangled symbols (-M)
 	Truncate     bool     // kernel names without template and argument lists (-T)
 	PlanMetadata any      // embedded in results.json metadata as "gorocprof_plan"
-	// Rotation, set for a run that rotated groups over the dispatches (contract.ModeRotation), is its
-	// plan: a record's pass then names the agent's pass the dispatch collected, which results.json
-	// shows as that pass's group ("pmc_group"), with replay_pass 0 as in any run without replay.
-	Rotation []contract.PlanAgent
+	// Rotation, set for a run that rotated groups over the dispatches (contract.ModeRotation): a
+	// record's pass then names the agent's pass the dispatch collected, which every format shows as
+	// that pass's group ("pmc_group"), with replay_pass 0 as in any run without replay.
+	Rotation *Rotation
 	Command  []string // the profiled command line; the record header's when empty
 
 	// Summary, with KernelTrace: rocprofv3's summary tables (-S, -D, --summary-groups) of the
@@ -40,6 +40,14 @@ type Options struct {
 	// wrap, when set, stands between each output file and the formatting, so that tests can make a
 	// write fail part way (a full disk) or stop the run there (a signal).
 	wrap func(name string, w io.Writer) io.Writer
+}
+
+// Rotation is how a run rotated its groups over the dispatches (pmc_groups): results.json's
+// metadata keeps it ("pmc_group_interval" in the gorocprof object, the passes' groups in
+// gorocprof_plan), so that a merge of the run rotates its records back into passes.
+type Rotation struct {
+	Interval int                  // pmc_group_interval: dispatches of an agent per group
+	Plan     []contract.PlanAgent // the passes of each agent, whose Group a dispatch's pass collected
 }
 
 // Formats Write can produce.
@@ -330,8 +338,10 @@ type view struct {
 	line     []byte
 	// wroteCounter says whether results.json has a counter record yet.
 	wroteCounter bool
-	// rotated: under rotation, the group of each pass by agent handle (Options.Rotation).
-	rotated map[uint64][]int
+	// rotation and rotated: under rotation, the process's rotation and the group of each pass by
+	// agent handle.
+	rotation *Rotation
+	rotated  map[uint64][]int
 }
 
 // kernelText is a kernel's fields as the rows print them.
@@ -361,10 +371,21 @@ func newView(opts Options, p *Process) *view {
 	if len(v.command) == 0 {
 		v.command = proc.Header.Cmdline
 	}
-	if opts.Rotation != nil {
-		v.rotated = rotatedGroups(opts.Rotation, proc.Agents)
-	}
+	v.rotation, v.rotated = p.rotation(opts)
 	return v
+}
+
+// rotation returns the process's rotation (its own, else the Options') and the group of each pass
+// by agent handle; nil for a run that did not rotate.
+func (p *Process) rotation(opts Options) (*Rotation, map[uint64][]int) {
+	r := opts.Rotation
+	if p.Rotation != nil {
+		r = p.Rotation
+	}
+	if r == nil {
+		return nil, nil
+	}
+	return r, rotatedGroups(r.Plan, p.Agents)
 }
 
 // rotatedGroups maps each agent handle of the process to the groups of its planned passes.
@@ -388,10 +409,15 @@ func rotatedGroups(plan []contract.PlanAgent, agents []contract.Agent) map[uint6
 // replayPass is the replay_pass results.json gives a pass, and the group it collected under rotation
 // (-1 otherwise: the pass is a replay pass, or the run's only one).
 func (v *view) replayPass(d *contract.Dispatch) (pass, group int) {
-	if v.rotated == nil {
+	return replayPass(v.rotated, d)
+}
+
+// replayPass is view.replayPass for the groups of a process's rotation (nil for none).
+func replayPass(rotated map[uint64][]int, d *contract.Dispatch) (pass, group int) {
+	if rotated == nil {
 		return d.Pass, -1
 	}
-	groups := v.rotated[d.AgentID]
+	groups := rotated[d.AgentID]
 	if d.Pass < 0 || d.Pass >= len(groups) {
 		return 0, -1
 	}

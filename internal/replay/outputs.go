@@ -76,7 +76,7 @@ func writeOutputs(ctx context.Context, req Request, procs []*records.Process, pl
 		if note := t.sharedNote(); note != "" {
 			fmt.Fprintf(stderr, "gorocprof: note: %s\n", note)
 		}
-		sum, err := req.statsSummary(t.vars, stdout, stderr)
+		sum, err := output.NewStatsSummary(req.Summary, req.SummaryTo, t.vars, stdout, stderr)
 		if err != nil {
 			return nil, err
 		}
@@ -135,28 +135,6 @@ func streamOutputs(ctx context.Context, req Request, procs []*records.Process, p
 	return nil
 }
 
-// statsSummary is where one target's summary goes (nil for none): the file SummaryTo names, its
-// placeholders expanded as the target's -o, or stdout or stderr.
-func (req Request) statsSummary(vars output.PathVars, stdout, stderr io.Writer) (*output.StatsSummary, error) {
-	if req.Summary == nil {
-		return nil, nil
-	}
-	s := &output.StatsSummary{SummaryOptions: *req.Summary}
-	switch strings.ToLower(req.SummaryTo) {
-	case "", "stderr":
-		s.To = stderr
-	case "stdout":
-		s.To = stdout
-	default:
-		name, err := output.ExpandPath(req.SummaryTo, vars)
-		if err != nil {
-			return nil, fmt.Errorf("--summary-output-file %q: %w", req.SummaryTo, err)
-		}
-		s.File = name
-	}
-	return s, nil
-}
-
 // sharedNote says that several processes share the target's files, and how they are kept.
 // Process images of one pid (an exec) share them whatever -o says.
 func (t *target) sharedNote() string {
@@ -187,10 +165,11 @@ func pidList(procs []*records.Process) string {
 	return "processes " + strings.Join(pids, ", ")
 }
 
-// rotation is output.Options.Rotation: the plan of a run that rotated its groups, nil otherwise.
-func rotation(req Request, plan *counters.Plan) []contract.PlanAgent {
+// rotation is output.Options.Rotation: the interval and plan of a run that rotated its groups, nil
+// otherwise.
+func rotation(req Request, plan *counters.Plan) *output.Rotation {
 	if req.Mode != contract.ModeRotation {
 		return nil
 	}
-	return plan.Agents
+	return &output.Rotation{Interval: groupInterval(req), Plan: plan.Agents}
 }

@@ -46,6 +46,9 @@ type RunInfo struct {
 	// the same counters; empty without one.
 	ExtraCounters string `json:"extra_counters,omitempty"`
 	Mode          string `json:"replay_mode"`
+	// GroupInterval is pmc_group_interval under rotation (absent otherwise), which results.json's
+	// metadata states.
+	GroupInterval int `json:"pmc_group_interval,omitempty"`
 	// ApplicationPass is the pass an application replay run collected (0-based), -1 for the merged
 	// records of all passes and for other modes; ApplicationPasses is how many runs the replay takes.
 	ApplicationPass   int              `json:"application_pass"`
@@ -109,6 +112,7 @@ func newRunInfo(req Request, sess *Session, plan *counters.Plan, launched time.T
 	return RunInfo{
 		Version: RunInfoVersion, Backend: sess.Backend.Name(), ROCmRoot: req.ROCmRoot, App: req.App, Args: nonNil(req.Args),
 		CWD: cwd, Launched: launched, PMC: pmc, ExtraCounters: extraText(req.Extra), Mode: modeOrNone(req.Mode),
+		GroupInterval:   rotationInterval(req),
 		ApplicationPass: pass, ApplicationPasses: passes, KernelTrace: req.KernelTrace, Stats: req.Stats, Filters: req.Filters,
 		OutputDir: req.OutputDir, OutputFile: req.OutputFile, Formats: nonNil(req.Formats),
 		Mangled: req.Mangled, Truncate: req.Truncate, Quiet: req.Quiet, LogLevel: req.LogLevel,
@@ -216,4 +220,12 @@ func extraText(e *counters.Extra) string {
 		return ""
 	}
 	return string(e.Text())
+}
+
+// rotationInterval is run.json's pmc_group_interval: the interval under rotation, 0 (absent) otherwise.
+func rotationInterval(req Request) int {
+	if req.Mode != contract.ModeRotation {
+		return 0
+	}
+	return groupInterval(req)
 }

@@ -79,9 +79,13 @@ type Kernel struct {
 
 // Dispatch is one executed pass of one dispatch.
 type Dispatch struct {
-	DispatchID    uint64
-	Pass          int  // 0-based replay pass
-	Replayed      bool // the dispatch has several passes: its rows carry replay_pass
+	DispatchID uint64
+	Pass       int  // 0-based replay pass
+	Replayed   bool // the dispatch has several passes: its rows carry replay_pass
+	// Rotated: the run rotated its groups (pmc_groups); its rows carry the Group the dispatch
+	// collected as pmc_group.
+	Rotated       bool
+	Group         int
 	CorrelationID uint64
 	ExternalID    uint64
 	AgentID       uint64
@@ -343,8 +347,11 @@ func (w *Writer) Dispatch(d Dispatch, counters []CounterValues) error {
 	w.events++
 	id := w.events
 	extdata := "{}"
-	if d.Replayed {
+	switch {
+	case d.Replayed:
 		extdata = fmt.Sprintf(`{"replay_pass":%d}`, d.Pass)
+	case d.Rotated:
+		extdata = fmt.Sprintf(`{"pmc_group":%d}`, d.Group)
 	}
 	if err := w.ev.add(id, int64(d.CorrelationID), int64(d.CorrelationID), int64(d.ExternalID), extdata); err != nil {
 		return err

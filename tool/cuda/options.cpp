@@ -44,10 +44,20 @@ size_t parse_window_dispatches(const char* value, std::string* problem) {
     return Options::kDefaultWindowDispatches;
 }
 
+bool parse_graph_profiling(const char* value, std::string* problem) {
+    problem->clear();
+    if (!value || !*value || std::strcmp(value, "node") == 0) return false;
+    if (std::strcmp(value, "graph") == 0) return true;
+    *problem = std::string("GOROCPROF_GRAPH_PROFILING=") + value + ": expected node or graph; graphs are profiled per kernel node";
+    return false;
+}
+
 Options read_options(const std::function<const char*(const char*)>& env) {
     Options o;
     std::string problem;
     o.cache_control = parse_cache_control(env("GOROCPROF_CACHE_CONTROL"), &problem);
+    if (!problem.empty()) o.problems.push_back(problem);
+    o.graph_whole = parse_graph_profiling(env("GOROCPROF_GRAPH_PROFILING"), &problem);
     if (!problem.empty()) o.problems.push_back(problem);
     const char* restore = env("GOROCPROF_CUDA_RESTORE");
     o.restore_all = restore && std::string(restore) == "all";

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace gorocprof::cuda {
@@ -234,8 +235,9 @@ bool RangeCounters::flush_may_lead(const Group* group, size_t ranges) {
     return config_passes(config_for(group)) == 1;
 }
 
-PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t ranges, bool lead) {
-    if (ranges == 0) ranges = 1;
+PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t ranges, bool lead, size_t kernels) {
+    workload_ = kernels ? kernels : 1;
+    if (ranges == 0 || workload_ > 1) ranges = 1;
     armed_ = nullptr;
     armed_state_ = nullptr;
     lead_ = 0;
@@ -266,7 +268,7 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
 PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t passes,
                                      bool lead) {
     const size_t skipped = lead ? per_pass_ - 1 : 0;
-    const size_t ranges = passes * per_pass_ - skipped;
+    const size_t ranges = passes * (per_pass_ - 1 + workload_) - skipped;
     const bool keep_object = !options().reenable_on_switch;
     PortStatus st;
     // A new object when the configuration changes, when the last one was left inside an unfinished
@@ -421,6 +423,49 @@ PortStatus RangeCounters::evaluate(size_t range, const Group* group, std::vector
     return PortStatus::success();
 }
 
+Rollup rollup_of(const std::string& metric) {
+    auto ends = [&](const char* s) {
+        const size_t n = std::strlen(s);
+        return metric.size() >= n && metric.compare(metric.size() - n, n, s) == 0;
+    };
+    if (ends(".sum")) return Rollup::Sum;
+    if (ends(".max")) return Rollup::Max;
+    if (ends(".min")) return Rollup::Min;
+    return Rollup::None;
+}
+
+PortStatus RangeCounters::evaluate_workload(size_t first, const Group* group, std::vector<core::CounterSample>* out,
+                                            std::string* lost) {
+    out->clear();
+    lost->clear();
+    if (!group) return PortStatus::success();
+    std::vector<core::CounterSample> one;
+    for (size_t k = 0; k < workload_; ++k) {
+        PortStatus st = evaluate(first + k, group, &one);
+        if (!st.ok) return st;
+        if (k == 0) {
+            *out = std::move(one);
+            continue;
+        }
+        for (size_t i = 0; i < out->size() && i < one.size(); ++i) {
+            double& acc = (*out)[i].values[0];
+            const double v = one[i].values[0];
+            switch (rollup_of((*out)[i].counter->name)) {
+            case Rollup::Sum: acc += v; break;
+            case Rollup::Max: acc = std::max(acc, v); break;
+            case Rollup::Min: acc = std::min(acc, v); break;
+            case Rollup::None: break;
+            }
+        }
+    }
+    for (core::CounterSample& s : *out)
+        if (rollup_of(s.counter->name) == Rollup::None) {
+            s.values[0] = std::numeric_limits<double>::quiet_NaN();
+            *lost += " " + s.counter->name;
+        }
+    return PortStatus::success();
+}
+
 PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     if (!armed_) return PortStatus::success();
     if (sessions_incomplete()) {
@@ -435,17 +480,26 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     }
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
-    // The pass's kernel is the last of its per_pass_ ranges (less those that ran before the Start).
-    const bool found = ranges + lead_ >= per_pass_;
-    if (st.ok && found) st = evaluate(per_pass_ - 1 - lead_, armed_, out);
+    // The pass's kernels are the last workload_ of its ranges: the flush's first (less what ran before the
+    // Start).
+    const size_t own = per_pass_ - 1 + workload_;
+    const bool found = ranges + lead_ >= own;
+    std::string lost;
+    if (st.ok && found)
+        st = workload_ == 1 ? evaluate(own - 1 - lead_, armed_, out)
+                            : evaluate_workload(per_pass_ - 1 - lead_, armed_, out, &lost);
     if (st.ok && !found) empty_samples(*armed_, out);  // every counter of the group is reported, empty
     armed_ = nullptr;
     armed_state_ = nullptr;
     if (!st.ok) return st;
     if (!found)
         return PortStatus::failure("cuptiRangeProfilerGetCounterDataInfo",
-                                   "the pass recorded " + std::to_string(ranges) + " range(s), its kernel's is " +
-                                       std::to_string(per_pass_) + ": the kernel's counters are empty");
+                                   "the pass recorded " + std::to_string(ranges) + " range(s), its kernels' are " +
+                                       std::to_string(own) + ": the pass's counters are empty");
+    if (!lost.empty())
+        return PortStatus::failure("graph workload",
+                                   "under --graph-profiling graph a counter is the graph's kernels' values combined, "
+                                   "and" + lost + " are neither a sum, a maximum nor a minimum: they are empty");
     return PortStatus::success();
 }
 

@@ -94,7 +94,7 @@ bool CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool m
     if (lead) flush_caches(l);
     PhaseTimer timer(Phase::Arm);
     std::string note;
-    PortStatus st = l.cs->counters->arm(group, &note, ranges, lead);
+    PortStatus st = l.cs->counters->arm(group, &note, ranges, lead, l.graph ? l.graph_kernels : 1);
     if (!note.empty()) report_note(note);
     if (!st.ok) {
         l.window = false;  // nothing armed: the next pass arms its own
@@ -105,7 +105,8 @@ bool CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool m
 
 size_t CudaPort::open_window(Launch& l, uint64_t pass) {
     l.window = false;
-    if (!options().windows || windows_off_.load(std::memory_order_relaxed)) return 1;
+    // A graph dispatch's pass is several kernels: each pass arms its own (RangeCounters::arm's `kernels`).
+    if (l.graph || !options().windows || windows_off_.load(std::memory_order_relaxed)) return 1;
     // The passes from this one that share a configuration: all of the dispatch's when the union of its
     // groups fits one hardware pass or is measured in sessions, else a run of them
     // (RangeCounters::passes_held).

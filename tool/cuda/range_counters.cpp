@@ -268,7 +268,9 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
 PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t passes,
                                      bool lead) {
     const size_t skipped = lead ? per_pass_ - 1 : 0;
-    const size_t ranges = passes * (per_pass_ - 1 + workload_) - skipped;
+    // A pass of several kernels gets room for as many ranges again (nodes the driver runs as kernels).
+    const size_t own = per_pass_ - 1 + (workload_ > 1 ? 2 * workload_ : 1);
+    const size_t ranges = passes * own - skipped;
     const bool keep_object = !options().reenable_on_switch;
     PortStatus st;
     // A new object when the configuration changes, when the last one was left inside an unfinished
@@ -434,16 +436,16 @@ Rollup rollup_of(const std::string& metric) {
     return Rollup::None;
 }
 
-PortStatus RangeCounters::evaluate_workload(size_t first, const Group* group, std::vector<core::CounterSample>* out,
-                                            std::string* lost) {
+PortStatus RangeCounters::evaluate_workload(size_t first, size_t end, const Group* group,
+                                            std::vector<core::CounterSample>* out, std::string* lost) {
     out->clear();
     lost->clear();
     if (!group) return PortStatus::success();
     std::vector<core::CounterSample> one;
-    for (size_t k = 0; k < workload_; ++k) {
-        PortStatus st = evaluate(first + k, group, &one);
+    for (size_t r = first; r < end; ++r) {
+        PortStatus st = evaluate(r, group, &one);
         if (!st.ok) return st;
-        if (k == 0) {
+        if (r == first) {
             *out = std::move(one);
             continue;
         }
@@ -483,11 +485,13 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     // The pass's kernels are the last workload_ of its ranges: the flush's first (less what ran before the
     // Start).
     const size_t own = per_pass_ - 1 + workload_;
-    const bool found = ranges + lead_ >= own;
+    // A pass of several kernels that filled its room may have lost ranges (arm_config).
+    const bool full = workload_ > 1 && ranges + lead_ >= per_pass_ - 1 + 2 * workload_;
+    const bool found = ranges + lead_ >= own && !full;
     std::string lost;
     if (st.ok && found)
         st = workload_ == 1 ? evaluate(own - 1 - lead_, armed_, out)
-                            : evaluate_workload(per_pass_ - 1 - lead_, armed_, out, &lost);
+                            : evaluate_workload(per_pass_ - 1 - lead_, ranges, armed_, out, &lost);
     if (st.ok && !found) empty_samples(*armed_, out);  // every counter of the group is reported, empty
     armed_ = nullptr;
     armed_state_ = nullptr;
@@ -495,7 +499,8 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     if (!found)
         return PortStatus::failure("cuptiRangeProfilerGetCounterDataInfo",
                                    "the pass recorded " + std::to_string(ranges) + " range(s), its kernels' are " +
-                                       std::to_string(own) + ": the pass's counters are empty");
+                                       std::to_string(own) + (full ? " (and the room for more is full)" : "") +
+                                       ": the pass's counters are empty");
     if (!lost.empty())
         return PortStatus::failure("graph workload",
                                    "under --graph-profiling graph a counter is the graph's kernels' values combined, "

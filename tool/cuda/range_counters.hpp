@@ -46,8 +46,10 @@ public:
     // `lead`: the first pass's cache flush (the first of its set_kernels_per_pass kernels) was queued before
     // this arm, outside the profiler's session, where a launch costs the host far less (flush_may_lead).
     // `kernels`: the pass's own kernels, after its flush (a graph launched as one dispatch runs all of its
-    // kernels in every pass): the pass's counters are theirs combined by rollup_of (collect), and a metric
-    // without a rollup is empty. A pass of several kernels is armed alone (ranges is then 1).
+    // kernels in every pass): the pass's counters are those of every range after the flush combined by
+    // rollup_of (collect: at least `kernels` ranges, more where the driver runs another node as a kernel; room
+    // for twice as many is armed, and a pass that fills it is reported empty, as it may have lost ranges), and
+    // a metric without a rollup is empty. A pass of several kernels is armed alone (ranges is then 1).
     PortStatus arm(const Group* group, std::string* note, size_t ranges = 1, bool lead = false, size_t kernels = 1);
     // Whether arm(group, ranges) may take `lead`: the flush precedes each pass and the configuration it
     // arms has one hardware pass (the reruns of further hardware passes run every pass's flush inside
@@ -189,9 +191,10 @@ private:
     size_t counter_data_ranges_ = 0;
     PortStatus decode(size_t* ranges);
     PortStatus evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out);
-    // The armed pass's workload_ kernels from range `first`, combined per counter (rollup_of); `lost` gets
-    // the counters that have no rollup (reported empty).
-    PortStatus evaluate_workload(size_t first, const Group* group, std::vector<core::CounterSample>* out,
+    // The armed pass's ranges [first, end), combined per counter (rollup_of); `lost` gets the counters that
+    // have no rollup (reported empty). Every range after the flush counts: a node the driver runs as a kernel
+    // of its own (a memset, a copy) is part of the graph's work, as it is of a range around the graph.
+    PortStatus evaluate_workload(size_t first, size_t end, const Group* group, std::vector<core::CounterSample>* out,
                                  std::string* lost);
 };
 

@@ -26,8 +26,9 @@ APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc
 # run with an empty query cache, split into the helper's calls, the app's CUDA start and the tool's);
 # cachecost (GOROCPROF_CUDA_TIMING=1 under --cache-control all and none: what the flush costs per pass);
 # guards (tests/guards.cu: a kernel named like NCCL's runs once per launch, declined; a 300 ms kernel under
-# GOROCPROF_CUDA_REPLAY_TIMEOUT=0.05 is given up on, the app finishes with one run's results).
-SECTIONS=${GPU_TEST_SECTIONS:-"coldstart apps threads torch compare switch timing cache cachecost guards"}
+# GOROCPROF_CUDA_REPLAY_TIMEOUT=0.05 is given up on, the app finishes with one run's results); graphwhole
+# (tests/graphs.cu under --graph-profiling graph: one dispatch per graph launch, values against ncu's).
+SECTIONS=${GPU_TEST_SECTIONS:-"coldstart apps threads torch compare switch timing cache cachecost guards graphwhole"}
 # inplace is not among them: none of its kernels runs 10 us, the shortest compared.
 TIMING_APPS=${GPU_TEST_TIMING_APPS:-"timing"}
 CACHE_APPS=${GPU_TEST_CACHE_APPS:-"inplace saxpy"}
@@ -542,6 +543,105 @@ PY
     if [ $rc -ne 0 ] || [ "${verdict%% *}" != PASS ]; then ok=FAIL; FAILED=1; fi
     say "guards: $ok | rc $rc | $t_g ms | $verdict"
     grep -E "FAIL|timeout guard|communication kernel" "$d.txt" | head -6 | tee -a "$LOG"
+fi
+
+# ---- graphwhole: --graph-profiling graph (each graph launch one dispatch) against ncu's -----------------
+# tests/graphs.cu under kernel replay (3 groups) with GOROCPROF_GRAPH_PROFILING=graph: one dispatch per graph
+# launch (12: five, three, two and two launches of four graph execs), named "graph 1".."graph 4" in the order
+# of their first launch, passes 0..P-1 each, every value present and the same on every pass, the app's own
+# check of its results passing (every graph's kernels update memory in place), and each launch's values equal
+# to those ncu --graph-profiling graph reports for the same launch, in launch order. Also through bin/gorocprof
+# (--graph-profiling graph) when it is there, and refused there on the sim backend before launch.
+if want graphwhole; then
+    exe=$ROOT/bin/cuda-graphs
+    d=$WORK/graphwhole
+    say "graphwhole"
+    t=$(date +%s%N)
+    GOROCPROF_GRAPH_PROFILING=graph run_replay "$d" "$exe" >"$d.txt" 2>&1
+    rc=$?; t_r=$(ms_since $t)
+    t=$(date +%s%N)
+    ncu_csv "$ALL" "$d.ncu.csv" --graph-profiling graph "$exe" >"$d.ncu.txt" 2>&1
+    rc_n=$?; t_n=$(ms_since $t)
+    verdict=$(python3 - "$d" "$d.ncu.csv" "$PASSES" <<'PY'
+import csv, glob, json, math, os, sys, collections
+run, ncu_path, P = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lines = [json.loads(l) for f in sorted(glob.glob(os.path.join(run, "records", "*.ndjson"))) for l in open(f) if l.strip()]
+names = {l["kernel_id"]: l["name"] for l in lines if l["t"] == "kernel"}
+by = collections.defaultdict(list)
+problems = []
+for l in lines:
+    if l["t"] == "dispatch":
+        by[l["dispatch_id"]].append(l)
+    elif l["t"] in ("decline", "fatal"):
+        problems.append("%s: %s" % (l["t"], (l.get("reason") or l.get("message", ""))[:100]))
+order = [names.get(by[i][0]["kernel_id"], "?") for i in sorted(by)]
+want = ["graph 1"] * 5 + ["graph 2"] * 3 + ["graph 3"] * 2 + ["graph 4"] * 2
+if order != want:
+    problems.append("dispatches %s, want %s" % (collections.Counter(order), collections.Counter(want)))
+ours = []  # per dispatch, in order: {metric: value}
+for i in sorted(by):
+    recs = by[i]
+    if sorted(r["pass"] for r in recs) != list(range(P)):
+        problems.append("dispatch %d has passes %s" % (i, sorted(r["pass"] for r in recs)))
+    vals = collections.defaultdict(set)
+    for r in recs:
+        for c in r.get("counters") or []:
+            for v in c["values"]:
+                if v is None or (isinstance(v, float) and math.isnan(v)):
+                    problems.append("dispatch %d pass %d: %s empty" % (i, r["pass"], c["name"]))
+                else:
+                    vals[c["name"]].add(float(v))
+    for m, v in vals.items():
+        if len(v) > 1:
+            problems.append("dispatch %d: %s differs across passes %s" % (i, m, sorted(v)))
+    ours.append({m: min(v) for m, v in vals.items()})
+rows = [l for l in open(ncu_path, encoding="utf-8", errors="replace") if l.startswith('"')]
+theirs, ncu_names = [], []
+if rows:
+    reader = csv.reader(rows)
+    header = next(reader)
+    for row in reader:
+        if len(row) != len(header) or row[0] == "":
+            continue
+        rec = dict(zip(header, row))
+        ncu_names.append(rec.get("Kernel Name", "?"))
+        got = {}
+        for k, v in rec.items():
+            if "__" in k and "." in k:
+                try:
+                    got[k] = float(v.replace(",", ""))
+                except ValueError:
+                    pass
+        theirs.append(got)
+compared = mismatch = 0
+if len(theirs) != len(ours):
+    problems.append("ncu reported %d graph workloads, gorocprof %d dispatches" % (len(theirs), len(ours)))
+for k, (a, b) in enumerate(zip(ours, theirs)):
+    for m, v in a.items():
+        if m in b:
+            compared += 1
+            if v != b[m]:
+                mismatch += 1
+                problems.append("launch %d %s: ours %s, ncu %s" % (k, m, v, b[m]))
+print("%s | %d dispatches, %d/%d values equal to ncu's; ncu names its workloads %s | %s" % (
+    "PASS" if not problems and compared else "FAIL", len(ours), compared - mismatch, compared,
+    sorted(set(ncu_names))[:4], "; ".join(problems[:3]) or "-"))
+PY
+)
+    app_ok=$(grep -c "FAIL\|wrong" "$d.txt")
+    ok=PASS
+    if [ $rc -ne 0 ] || [ $rc_n -ne 0 ] || [ "${verdict%% *}" != PASS ] || [ "$app_ok" != 0 ]; then ok=FAIL; FAILED=1; fi
+    say "graphwhole: $ok | rc $rc / $t_r ms, ncu rc $rc_n / $t_n ms | $verdict"
+    grep -E "graph exec|gorocprof-tool|PASS|FAIL" "$d.txt" | head -6 | tee -a "$LOG"
+    if [ -x "$ROOT/bin/gorocprof" ]; then
+        t=$(date +%s%N)
+        timeout 120 "$ROOT/bin/gorocprof" --graph-profiling graph --pmc ${G0/,/ } --pmc ${G1/,/ } --pmc ${G2/,/ } \
+            --replay-mode kernel --kernel-replay-beta-enabled -d "$d-cli" -o graphs -- "$exe" >"$d.cli.txt" 2>&1
+        rc_cli=$?
+        say "graphwhole bin/gorocprof --graph-profiling graph: rc $rc_cli / $(ms_since $t) ms / $(check_cli "$d-cli/graphs_results.json")"
+        grep -E "graph [0-9]" "$d.cli.txt" | head -5 | tee -a "$LOG"
+        [ $rc_cli -eq 0 ] || FAILED=1
+    fi
 fi
 
 # ---- results ---------------------------------------------------------------------------------

@@ -247,9 +247,17 @@ const KernelEntry& graph_entry(ContextState& cs, CUgraphExec exec, const std::ve
 }
 
 // --graph-profiling graph: the launch is one dispatch whose every pass runs the whole graph; a graph the
-// filters leave out runs once.
+// filters leave out runs once. *ran is false when it failed before any of the graph ran (the application's
+// launch then runs it as it is).
 PortStatus run_whole(const std::vector<GraphStep>& steps, CUgraphExec exec, CUstream stream, ContextState& cs,
-                     uint32_t correlation) {
+                     uint32_t correlation, bool* ran) {
+    *ran = false;
+    for (const GraphStep& s : steps) {
+        CUfunction f = nullptr;
+        if (s.kind != StepKind::Kernel) continue;
+        PortStatus st = step_function(s, &f);
+        if (!st.ok) return st;
+    }
     const KernelEntry& g = graph_entry(cs, exec, steps);
     Launch& l = current_launch();
     l = Launch{};
@@ -262,13 +270,12 @@ PortStatus run_whole(const std::vector<GraphStep>& steps, CUgraphExec exec, CUst
     l.graph_kernels = kernel_steps(steps);
     for (const GraphStep& s : steps) {
         CUfunction f = nullptr;
-        if (s.kind != StepKind::Kernel) continue;
-        PortStatus st = step_function(s, &f);
-        if (!st.ok) return st;
+        if (s.kind != StepKind::Kernel || !step_function(s, &f).ok) continue;  // resolved above
         const KernelEntry* k = kernel_entry(cs, f, nullptr, false);
         l.graph_reach.push_back({k->module, s.kernel.kernelParams, s.kernel.extra, k->params_known ? &k->params : nullptr});
     }
     written_addresses(steps, &l.graph_writes);
+    *ran = true;
     if (open_dispatch_of(cs, g, correlation)) {
         close_dispatch(correlation);
         return PortStatus::success();
@@ -299,7 +306,12 @@ void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
         return;
     }
     if (options().graph_whole && kernel_steps(*steps) > 0) {
-        st = run_whole(*steps, p->hGraph, stream, *cs, cb->correlationId);
+        bool ran = false;
+        st = run_whole(*steps, p->hGraph, stream, *cs, cb->correlationId, &ran);
+        if (!ran) {
+            warn_once(p->hGraph, "--graph-profiling graph: " + st.message());
+            return;
+        }
         if (!st.ok)
             core::Core::instance().warn(std::string("graph exec ") + std::to_string(reinterpret_cast<uintptr_t>(p->hGraph)) +
                                         " (--graph-profiling graph): " + st.message() + "; the nodes after it did not run");

@@ -547,7 +547,7 @@ fi
 
 # ---- graphwhole: --graph-profiling graph (each graph launch one dispatch) against ncu's -----------------
 # tests/graphs.cu under kernel replay (3 groups) with GOROCPROF_GRAPH_PROFILING=graph: one dispatch per graph
-# launch (12: five, three, two and two launches of four graph execs), named "graph 1".."graph 4" in the order
+# launch (12: five, three, two and two launches of four graph execs), named graph_1..graph_4 in the order
 # of their first launch, passes 0..P-1 each, every value present and the same on every pass, the app's own
 # check of its results passing (every graph's kernels update memory in place), and each launch's values equal
 # to those ncu --graph-profiling graph reports for the same launch, in launch order. Also through bin/gorocprof
@@ -575,7 +575,7 @@ for l in lines:
     elif l["t"] in ("decline", "fatal"):
         problems.append("%s: %s" % (l["t"], (l.get("reason") or l.get("message", ""))[:100]))
 order = [names.get(by[i][0]["kernel_id"], "?") for i in sorted(by)]
-want = ["graph 1"] * 5 + ["graph 2"] * 3 + ["graph 3"] * 2 + ["graph 4"] * 2
+want = ["graph_1"] * 5 + ["graph_2"] * 3 + ["graph_3"] * 2 + ["graph_4"] * 2
 if order != want:
     problems.append("dispatches %s, want %s" % (collections.Counter(order), collections.Counter(want)))
 ours = []  # per dispatch, in order: {metric: value}
@@ -614,18 +614,23 @@ if rows:
                     pass
         theirs.append(got)
 compared = mismatch = 0
+equal = collections.defaultdict(lambda: [0, 0])  # graph name -> [values equal to ncu's, compared]
 if len(theirs) != len(ours):
     problems.append("ncu reported %d graph workloads, gorocprof %d dispatches" % (len(theirs), len(ours)))
 for k, (a, b) in enumerate(zip(ours, theirs)):
     for m, v in a.items():
         if m in b:
             compared += 1
+            equal[order[k]][1] += 1
             if v != b[m]:
                 mismatch += 1
-                problems.append("launch %d %s: ours %s, ncu %s" % (k, m, v, b[m]))
-print("%s | %d dispatches, %d/%d values equal to ncu's; ncu names its workloads %s | %s" % (
+                problems.append("launch %d (%s) %s: ours %s, ncu %s" % (k, order[k], m, v, b[m]))
+            else:
+                equal[order[k]][0] += 1
+print("%s | %d dispatches, %d/%d values equal to ncu's (%s); ncu names its workloads %s | %s" % (
     "PASS" if not problems and compared else "FAIL", len(ours), compared - mismatch, compared,
-    sorted(set(ncu_names))[:4], "; ".join(problems[:3]) or "-"))
+    ", ".join("%s %d/%d" % (g, e[0], e[1]) for g, e in sorted(equal.items())), sorted(set(ncu_names))[:4],
+    "; ".join(problems[:3]) or "-"))
 PY
 )
     app_ok=$(grep -c "FAIL\|wrong" "$d.txt")
@@ -639,7 +644,7 @@ PY
             --replay-mode kernel --kernel-replay-beta-enabled -d "$d-cli" -o graphs -- "$exe" >"$d.cli.txt" 2>&1
         rc_cli=$?
         say "graphwhole bin/gorocprof --graph-profiling graph: rc $rc_cli / $(ms_since $t) ms / $(check_cli "$d-cli/graphs_results.json")"
-        grep -E "graph [0-9]" "$d.cli.txt" | head -5 | tee -a "$LOG"
+        grep -E "graph_[0-9]" "$d.cli.txt" | head -5 | tee -a "$LOG"
         [ $rc_cli -eq 0 ] || FAILED=1
     fi
 fi

@@ -77,7 +77,7 @@ struct Redirect {
 std::mutex g_mu;  // guards the five below
 std::map<CUcontext, Redirect> g_redirects;
 std::set<CUgraphExec> g_warned;
-// --graph-profiling graph: what a graph dispatch is described by, per context and exec (its name "graph <n>",
+// --graph-profiling graph: what a graph dispatch is described by, per context and exec (its name graph_<n>,
 // n counting execs in the order of their first launch, kept across updates), made at the exec's first launch
 // after it was instantiated or updated (its kernels decide whether it is a communication workload).
 std::map<std::pair<CUcontext, CUgraphExec>, KernelEntry> g_graph_entries;
@@ -239,7 +239,7 @@ const KernelEntry& graph_entry(ContextState& cs, CUgraphExec exec, const std::ve
     auto number = g_graph_numbers.try_emplace(exec, g_next_graph_number).first;
     if (number->second == g_next_graph_number) ++g_next_graph_number;
     core::KernelDesc desc;
-    desc.mangled_name = "graph " + std::to_string(number->second);
+    desc.mangled_name = graph_dispatch_name(number->second);
     desc.agent_id = cs.agent_id;
     e.name = desc.mangled_name;
     e.ref = core::Core::instance().register_kernel(desc);

@@ -223,6 +223,8 @@ PortStatus run_graph(const std::vector<GraphStep>& steps, CUstream stream) {
     return PortStatus::success();
 }
 
+std::string graph_dispatch_name(uint64_t n) { return "graph_" + std::to_string(n); }
+
 size_t kernel_steps(const std::vector<GraphStep>& steps) {
     size_t n = 0;
     for (const GraphStep& s : steps) n += s.kind == StepKind::Kernel;

@@ -7,6 +7,7 @@
 
 #include <cuda.h>
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -59,6 +60,10 @@ size_t kernel_steps(const std::vector<GraphStep>& steps);
 // The device addresses the memset and memcpy steps write (a copy into host memory writes none): with the
 // kernels' arguments, where a snapshot of the whole graph starts looking for what it must copy.
 void written_addresses(const std::vector<GraphStep>& steps, std::vector<CUdeviceptr>* out);
+
+// The kernel name a graph dispatch carries (--graph-profiling graph): graph_<n>, n counting graph execs in the
+// order of their first launch. One word, so that demangling and truncation (-T) leave it whole.
+std::string graph_dispatch_name(uint64_t n);
 
 // "kernel", "memset", ...: for messages.
 const char* step_name(StepKind k);

@@ -10,6 +10,7 @@
 #include "fake_cupti.hpp"
 #include "fake_driver.hpp"
 #include "graph_walk.hpp"
+#include "names.hpp"
 #include "range_counters.hpp"
 #include "reach.hpp"
 
@@ -218,6 +219,16 @@ TEST_CASE(graph_whole_launches_a_kernel_node_with_its_attributes_and_names_a_fai
     const auto st = gorocprof::cuda::run_graph(g.steps, nullptr);
     CHECK(!st.ok);
     CHECK(st.message().find("a kernel node") != std::string::npos);
+}
+
+TEST_CASE(graph_whole_dispatch_names_stay_whole_demangled_and_truncated) {
+    // On the H200 a name with a space ("graph 1") truncated to "1" under -T.
+    for (uint64_t n : {1u, 12u}) {
+        const std::string name = gorocprof::cuda::graph_dispatch_name(n);
+        CHECK_EQ(name, "graph_" + std::to_string(n));
+        CHECK_EQ(gorocprof::core::demangle(name), name);
+        CHECK_EQ(gorocprof::core::truncate_name(gorocprof::core::demangle(name)), name);
+    }
 }
 
 TEST_CASE(graph_whole_rollups_follow_the_metric_name) {

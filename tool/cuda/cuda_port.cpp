@@ -341,7 +341,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         record_start(cs, l.stream);
         rec.start_ns = core::now_ns();
         PhaseTimer timer(Phase::Relaunch);
-        st = relaunch(l);
+        st = relaunch_measured(l);
         if (st.ok) st = cu(cuEventRecord(cs.ev_end, l.stream), "cuEventRecord");
         if (st.ok) st = wait_for_run(l, pass, /*timing=*/false);
     }

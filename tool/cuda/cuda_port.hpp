@@ -185,6 +185,9 @@ public:
 
 private:
     PortStatus relaunch(const Launch& l);
+    // relaunch for a pass that counters measure: a graph dispatch's run inside its user range when it has one
+    // (GOROCPROF_CUDA_GRAPH_RANGE=user).
+    PortStatus relaunch_measured(const Launch& l);
     // Waits for the pass (or timing run) that ends with cs.ev_end within the timeout guard's bound. On a
     // timeout: the run is left queued, the context marked unfinished, the window's passes recorded with empty
     // counters, and a failure naming the kernel and the bound returned.

@@ -50,7 +50,16 @@ public:
     // rollup_of (collect: at least `kernels` ranges, more where the driver runs another node as a kernel; room
     // for twice as many is armed, and a pass that fills it is reported empty, as it may have lost ranges), and
     // a metric without a rollup is empty. A pass of several kernels is armed alone (ranges is then 1).
-    PortStatus arm(const Group* group, std::string* note, size_t ranges = 1, bool lead = false, size_t kernels = 1);
+    // `user_range` (with `kernels`): the pass is one user range (CUPTI_UserRange) instead, which the caller opens
+    // and closes around the pass's work with push_range / pop_range (reruns of further hardware passes too):
+    // everything the device runs inside it counts, every metric of the group included; the cache flush runs
+    // outside it. A change between auto and user ranges gets a new profiler object, as a change of configuration.
+    PortStatus arm(const Group* group, std::string* note, size_t ranges = 1, bool lead = false, size_t kernels = 1,
+                   bool user_range = false);
+    // The armed pass's user range: push before its work, pop after it. No-ops when nothing is armed or the arm
+    // was not a user range.
+    PortStatus push_range();
+    PortStatus pop_range();
     // Whether arm(group, ranges) may take `lead`: the flush precedes each pass and the configuration it
     // arms has one hardware pass (the reruns of further hardware passes run every pass's flush inside
     // their session, so their ranges would not line up with a first session that lacks one).
@@ -181,6 +190,8 @@ private:
     bool stale_ = false;         // the object must be re-created before the next arm (discard())
     size_t per_pass_ = 1;        // kernels (auto ranges) per pass: set_kernels_per_pass
     size_t workload_ = 1;        // of them, the pass's own (the last ones): arm's `kernels`
+    bool user_range_ = false;    // arm's `user_range`: one user range per pass
+    bool last_user_range_ = false;  // whether the object in use was configured for user ranges
     size_t lead_ = 0;            // of the armed window's first pass's kernels, those that ran before its Start
     size_t first_ranges_ = 0;    // maxRangesPerPass of the profiler object's first SetConfig (0: none yet)
     const Group* last_group_ = nullptr;  // the configuration in use

@@ -24,6 +24,7 @@
 
 using gorocprof::core::CounterSample;
 using gorocprof::core::PlanPass;
+using gorocprof::replay::PortStatus;
 using gorocprof::cuda::Allocation;
 using gorocprof::cuda::GraphStep;
 using gorocprof::cuda::KernelReach;
@@ -323,6 +324,82 @@ TEST_CASE(graph_whole_counters_combine_the_graph_kernels_of_a_pass) {
                                                     ", want " + std::to_string(want[i]));
         CHECK(out[3].values.size() == 1 && std::isnan(out[3].values[0]));
     }
+}
+
+TEST_CASE(graph_whole_user_range_measures_the_whole_graph_in_one_range) {
+    // GOROCPROF_CUDA_GRAPH_RANGE=user: the pass is one user range pushed around the whole graph, so everything the
+    // device runs inside it counts (a node the driver runs as a kernel too), every metric of the group comes from
+    // that one range (the fake adds the kernels' values, as hardware counters add), and the flush before it
+    // does not count. With two hardware passes the further session runs the graph in a range of its own again.
+    using counter_plans::value;
+    constexpr size_t kNodeKernel = 3;
+    struct Row {
+        const char* name;
+        std::map<std::string, int> cost;
+        size_t node_kernels;
+    } rows[] = {
+        {"one hardware pass", {}, 0},
+        {"a node run as a kernel", {}, 1},
+        {"two hardware passes", {{"x.sum", 3}}, 1},
+    };
+    for (const Row& r : rows) {
+        fakecupti::reset();
+        fakecuda::reset();
+        install_kernels();
+        Graph g;
+        const std::vector<PlanPass> passes = counter_plans::plan({{"x.sum", "y.max", "w.avg"}});
+        fakecupti::state().value = value;
+        fakecupti::state().cost = r.cost;
+        RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
+        rc.plan_passes(passes);
+        rc.set_kernels_per_pass(2);
+        const auto* group = &passes[0].counters;
+        std::string note;
+        CHECK(rc.arm(group, &note, 1, false, gorocprof::cuda::kernel_steps(g.steps), true).ok);
+        auto run = [&] {
+            fakecupti::kernel(kFlushKernel);  // outside the range
+            PortStatus st = rc.push_range();
+            for (size_t k = 0; st.ok && k < r.node_kernels; ++k) fakecupti::kernel(kNodeKernel);
+            if (st.ok) st = gorocprof::cuda::run_graph(g.steps, nullptr);
+            if (st.ok) st = rc.pop_range();
+            return st;
+        };
+        CHECK(run().ok);
+        size_t sessions = 0;
+        CHECK(rc.finish_sessions(run, &sessions).ok);
+        CHECK_EQ(sessions, r.cost.empty() ? size_t(0) : size_t(1));
+        std::vector<CounterSample> out;
+        const auto st = rc.collect(&out);
+        CHECK(st.ok);
+        CHECK_EQ(out.size(), size_t(3));
+        for (size_t i = 0; i < out.size(); ++i) {
+            double want = value(out[i].counter->name, 1) + value(out[i].counter->name, 2);
+            if (r.node_kernels) want += value(out[i].counter->name, kNodeKernel);
+            if (out[i].values.size() != 1 || out[i].values[0] != want)
+                check::fail(__FILE__, __LINE__, std::string(r.name) + ": " + out[i].counter->name + " is " +
+                                                    std::to_string(out[i].values.empty() ? -1 : out[i].values[0]) +
+                                                    ", want " + std::to_string(want));
+        }
+    }
+    // A pass of auto ranges after one of user ranges gets a new profiler object (and back), as a change of
+    // configuration does: an object keeps what its first SetConfig said.
+    fakecupti::reset();
+    const std::vector<PlanPass> one = counter_plans::plan({{"x.sum"}});
+    fakecupti::state().value = value;
+    RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
+    rc.plan_passes(one);
+    std::string note;
+    std::vector<CounterSample> out;
+    for (bool user : {true, false, true}) {
+        CHECK(rc.arm(&one[0].counters, &note, 1, false, 2, user).ok);
+        CHECK(rc.push_range().ok);
+        fakecupti::kernel(1);
+        fakecupti::kernel(2);
+        CHECK(rc.pop_range().ok);
+        CHECK(rc.collect(&out).ok || !user);  // auto ranges: no rollup problem for x.sum either
+        CHECK(out.size() == 1 && out[0].values.size() == 1 && out[0].values[0] == value("x.sum", 1) + value("x.sum", 2));
+    }
+    CHECK_EQ(fakecupti::state().enables, size_t(3));
 }
 
 int main(int argc, char** argv) {

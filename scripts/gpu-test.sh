@@ -26,8 +26,9 @@ APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc
 # run with an empty query cache, split into the helper's calls, the app's CUDA start and the tool's);
 # cachecost (GOROCPROF_CUDA_TIMING=1 under --cache-control all and none: what the flush costs per pass);
 # guards (tests/guards.cu: a kernel named like NCCL's runs once per launch, declined; a 300 ms kernel under
-# GOROCPROF_CUDA_REPLAY_TIMEOUT=0.05 is given up on, the app finishes with one run's results).
-SECTIONS=${GPU_TEST_SECTIONS:-"coldstart apps threads torch compare switch timing cache cachecost guards"}
+# GOROCPROF_CUDA_REPLAY_TIMEOUT=0.05 is given up on, the app finishes with one run's results); graphwhole
+# (tests/graphs.cu under --graph-profiling graph: one dispatch per graph launch, values against ncu's).
+SECTIONS=${GPU_TEST_SECTIONS:-"coldstart apps threads torch compare switch timing cache cachecost guards graphwhole"}
 # inplace is not among them: none of its kernels runs 10 us, the shortest compared.
 TIMING_APPS=${GPU_TEST_TIMING_APPS:-"timing"}
 CACHE_APPS=${GPU_TEST_CACHE_APPS:-"inplace saxpy"}
@@ -542,6 +543,47 @@ PY
     if [ $rc -ne 0 ] || [ "${verdict%% *}" != PASS ]; then ok=FAIL; FAILED=1; fi
     say "guards: $ok | rc $rc | $t_g ms | $verdict"
     grep -E "FAIL|timeout guard|communication kernel" "$d.txt" | head -6 | tee -a "$LOG"
+fi
+
+# ---- graphwhole: --graph-profiling graph (each graph launch one dispatch) against ncu's -----------------
+# tests/graphs.cu under kernel replay (3 groups) with GOROCPROF_GRAPH_PROFILING=graph: one dispatch per graph
+# launch (12: five, three, two and two launches of four graph execs), named graph_1..graph_4 in the order
+# of their first launch, passes 0..P-1 each, every value present and the same on every pass, the app's own
+# check of its results passing (every graph's kernels update memory in place), and each launch's values equal
+# to those ncu --graph-profiling graph reports for the same launch, in launch order. Also through bin/gorocprof
+# (--graph-profiling graph) when it is there, and once more with GOROCPROF_CUDA_GRAPH_RANGE=user (one user range
+# per pass around the whole graph), reported beside the verdict.
+if want graphwhole; then
+    exe=$ROOT/bin/cuda-graphs
+    d=$WORK/graphwhole
+    say "graphwhole"
+    t=$(date +%s%N)
+    GOROCPROF_GRAPH_PROFILING=graph run_replay "$d" "$exe" >"$d.txt" 2>&1
+    rc=$?; t_r=$(ms_since $t)
+    t=$(date +%s%N)
+    ncu_csv "$ALL" "$d.ncu.csv" --graph-profiling graph "$exe" >"$d.ncu.txt" 2>&1
+    rc_n=$?; t_n=$(ms_since $t)
+    verdict=$(python3 tool/cuda/tests/check_graph_dispatches.py "$d" "$d.ncu.csv" "$PASSES" 2>&1)
+    app_ok=$(grep -c "FAIL\|wrong" "$d.txt")
+    ok=PASS
+    if [ $rc -ne 0 ] || [ $rc_n -ne 0 ] || [ "${verdict%% *}" != PASS ] || [ "$app_ok" != 0 ]; then ok=FAIL; FAILED=1; fi
+    say "graphwhole: $ok | rc $rc / $t_r ms, ncu rc $rc_n / $t_n ms | $verdict"
+    grep -E "graph exec|gorocprof-tool|PASS|FAIL" "$d.txt" | head -6 | tee -a "$LOG"
+    # The same with one user range around each pass's whole graph (GOROCPROF_CUDA_GRAPH_RANGE=user, a diagnostic):
+    # ncu measures a range around the graph, so this is what should also count the memset and copy nodes' work.
+    GOROCPROF_CUDA_GRAPH_RANGE=user GOROCPROF_GRAPH_PROFILING=graph run_replay "$d-user" "$exe" >"$d-user.txt" 2>&1
+    rc_u=$?
+    say "graphwhole GOROCPROF_CUDA_GRAPH_RANGE=user (not part of the verdict): rc $rc_u | $(python3 tool/cuda/tests/check_graph_dispatches.py "$d-user" "$d.ncu.csv" "$PASSES" 2>&1)"
+    grep -E "gorocprof-tool|FAIL" "$d-user.txt" | head -4 | tee -a "$LOG"
+    if [ -x "$ROOT/bin/gorocprof" ]; then
+        t=$(date +%s%N)
+        timeout 120 "$ROOT/bin/gorocprof" --graph-profiling graph --pmc ${G0/,/ } --pmc ${G1/,/ } --pmc ${G2/,/ } \
+            --replay-mode kernel --kernel-replay-beta-enabled -d "$d-cli" -o graphs -- "$exe" >"$d.cli.txt" 2>&1
+        rc_cli=$?
+        say "graphwhole bin/gorocprof --graph-profiling graph: rc $rc_cli / $(ms_since $t) ms / $(check_cli "$d-cli/graphs_results.json")"
+        grep -E "graph_[0-9]" "$d.cli.txt" | head -5 | tee -a "$LOG"
+        [ $rc_cli -eq 0 ] || FAILED=1
+    fi
 fi
 
 # ---- results ---------------------------------------------------------------------------------

@@ -196,7 +196,7 @@ var jobKeys = map[string]bool{
 	optPMC: true, optPMCGroups: true, optGroupInterval: true, optExtraCounters: true, optReplayMode: true, optReplayBeta: true, optKernelTrace: true, optStats: true,
 	optOutputDir: true, optOutputFile: true, optOutputFormat: true, optIncludeRegex: true,
 	optExcludeRegex: true, optIterationRange: true, optTruncate: true, optMangled: true,
-	optLogLevel: true, optCacheControl: true, optBackend: true, optROCmRoot: true, optQuiet: true, optDryRun: true, optAllowDiverge: true,
+	optLogLevel: true, optCacheControl: true, optGraphProfiling: true, optBackend: true, optROCmRoot: true, optQuiet: true, optDryRun: true, optAllowDiverge: true,
 	optMPIRanks: true, optMPIRankVar: true, optMPISizeVar: true,
 	optATT: true, optSPM: true, optPCBeta: true, optPCUnit: true, optPCMethod: true, optPCInterval: true,
 	optSummary: true, optSummaryPerDomain: true, optSummaryGroups: true, optSummaryOutput: true, optSummaryUnits: true,

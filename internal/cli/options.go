@@ -27,6 +27,7 @@ type ProfileOptions struct {
 	Mangled          bool
 	LogLevel         string
 	CacheControl     string // CUDA: all (flush caches before every pass, as ncu) or none
+	GraphProfiling   string // CUDA: node (each kernel node of a graph launch a dispatch, as ncu) or graph
 	Backend          string
 	ROCmRoot         string // rocm: the ROCm installation whose rocprofiler-sdk profiles
 	Quiet            bool
@@ -75,6 +76,7 @@ const (
 	optMangled        = "mangled-kernels"
 	optLogLevel       = "log-level"
 	optCacheControl   = "cache-control"
+	optGraphProfiling = "graph-profiling"
 	optBackend        = "backend"
 	optROCmRoot       = "rocm-root"
 	optQuiet          = "quiet"
@@ -102,6 +104,8 @@ const (
 	defaultBackend    = backend.Auto
 	// ncu's default: caches flushed before every pass, so cache-sensitive counters match it.
 	defaultCacheControl = "all"
+	// ncu's default: every kernel node of a graph launch is a dispatch of its own.
+	defaultGraphProfiling = backend.GraphProfilingNode
 )
 
 // defaultFormats: rocprofv3 defaults to rocpd, gorocprof to results.json and the CSV files. The
@@ -114,6 +118,7 @@ var (
 	replayModes   = []string{"kernel", "application"}
 	logLevels     = []string{"error", "warning", "info", "trace"}
 	cacheControls = []string{"all", "none"}
+	graphModes    = backend.GraphProfilingModes
 	backends      = backend.Names
 	knownFormats  = []string{"csv", "json", "pftrace", "otf2", "rocpd"}
 	writtenFormat = map[string]bool{"csv": true, "json": true, "pftrace": true, "rocpd": true}

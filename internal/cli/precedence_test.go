@@ -63,6 +63,12 @@ func TestPrecedence(t *testing.T) {
 			cacheControl, "all"},
 		{"cache control flag over env", layers{flag: []string{"--cache-control", "none"}, env: map[string]string{"GOROCPROF_CACHE_CONTROL": "all"}},
 			cacheControl, "none"},
+		{"graph profiling default", layers{}, graphProfiling, "node"},
+		{"graph profiling job", layers{job: `"graph_profiling": "graph"`}, graphProfiling, "graph"},
+		{"graph profiling env over job", layers{env: map[string]string{"GOROCPROF_GRAPH_PROFILING": "node"}, job: `"graph_profiling": "graph"`},
+			graphProfiling, "node"},
+		{"graph profiling flag over env", layers{flag: []string{"--graph-profiling", "graph"}, env: map[string]string{"GOROCPROF_GRAPH_PROFILING": "node"}},
+			graphProfiling, "graph"},
 		{"rocm root default", layers{env: map[string]string{"ROCM_PATH": ""}}, rocmRoot, "/opt/rocm"},
 		{"rocm root from ROCM_PATH", layers{env: map[string]string{"ROCM_PATH": "/opt/rocm-7.0"}}, rocmRoot, "/opt/rocm-7.0"},
 		{"rocm root job over ROCM_PATH", layers{env: map[string]string{"ROCM_PATH": "/opt/rocm-7.0"}, job: `"rocm_root": "/job"`}, rocmRoot, "/job"},
@@ -105,6 +111,8 @@ func TestPrecedence(t *testing.T) {
 }
 
 func cacheControl(r replay.Request) any { return r.CacheControl }
+
+func graphProfiling(r replay.Request) any { return r.GraphProfiling }
 
 func rocmRoot(r replay.Request) any { return r.ROCmRoot }
 

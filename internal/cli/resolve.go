@@ -37,6 +37,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	v.SetDefault(optLogLevel, defaultLogLevel)
 	v.SetDefault(optBackend, defaultBackend)
 	v.SetDefault(optCacheControl, defaultCacheControl)
+	v.SetDefault(optGraphProfiling, defaultGraphProfiling)
 	v.SetDefault(optROCmRoot, backend.DefaultROCmRoot())
 	if err := v.MergeConfigMap(job.Values); err != nil {
 		return flagOpts, []string{fmt.Sprintf("%s: %v", job.Source, err)}
@@ -65,6 +66,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.str(optBackend, &o.Backend)
 	r.str(optROCmRoot, &o.ROCmRoot)
 	r.str(optCacheControl, &o.CacheControl)
+	r.str(optGraphProfiling, &o.GraphProfiling)
 	r.boolean(optQuiet, &o.Quiet)
 	r.boolean(optDryRun, &o.DryRun)
 	r.boolean(optAllowDiverge, &o.AllowDivergence)

@@ -126,6 +126,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	optional(&o.Mangled, optMangled, "M", "keep kernel names mangled")
 	fs.Var(choiceValue{&o.LogLevel, logLevels}, optLogLevel, "what the tool prints: error, warning, info or trace (default \"warning\")")
 	fs.Var(choiceValue{&o.CacheControl, cacheControls}, optCacheControl, "CUDA: flush the L2 before every replay pass, as ncu does (all), or not (none) (default \"all\")")
+	fs.Var(choiceValue{&o.GraphProfiling, graphModes}, optGraphProfiling, "CUDA: profile each kernel node of a graph launch as a dispatch (node), or each graph launch as one (graph) (default \"node\")")
 	fs.StringVarP(input, optInput, "i", "", "input file: .json or .yaml {\"jobs\": [...]}, or .txt with \"pmc:\" lines; each job is one run")
 	optional(&o.Quiet, optQuiet, "", "do not print the counter summary table (-S is rocprofv3's summary, apart from it)")
 	optional(&o.DryRun, optDryRun, "", "plan and print the passes, launch nothing")

@@ -132,6 +132,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		Quiet:           o.Quiet,
 		LogLevel:        o.LogLevel,
 		CacheControl:    o.CacheControl,
+		GraphProfiling:  o.GraphProfiling,
 		DryRun:          o.DryRun,
 		AllowDivergence: o.AllowDivergence,
 		RankVariables:   mpi.vars,
@@ -185,6 +186,9 @@ func checkSettings(o ProfileOptions) []string {
 	}
 	if err := checkChoice(o.CacheControl, cacheControls); err != nil {
 		add("--cache-control: %v", err)
+	}
+	if err := checkChoice(o.GraphProfiling, graphModes); err != nil {
+		add("--graph-profiling: %v", err)
 	}
 	if !slices.Contains(backends, o.Backend) {
 		add("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))

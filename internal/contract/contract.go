@@ -17,6 +17,9 @@ const (
 	EnvSimAgents     = "GOROCPROF_SIM_AGENTS"
 	// EnvCacheControl: CUDA backend, "all" (flush the L2 before every pass, the default) or "none".
 	EnvCacheControl = "GOROCPROF_CACHE_CONTROL"
+	// EnvGraphProfiling: CUDA backend, "node" (each kernel node of a graph launch a dispatch, the default)
+	// or "graph" (each graph launch one dispatch).
+	EnvGraphProfiling = "GOROCPROF_GRAPH_PROFILING"
 )
 
 // File names inside the run directory.

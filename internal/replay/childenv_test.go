@@ -6,22 +6,34 @@ import (
 	"testing"
 )
 
-// The tool reads --cache-control from the child's GOROCPROF_CACHE_CONTROL: exactly one, the request's, all
-// when the request leaves it empty, whatever the caller's environment held.
-func TestChildEnvCarriesCacheControl(t *testing.T) {
+// The tool reads --cache-control and --graph-profiling from the child's GOROCPROF_CACHE_CONTROL and
+// GOROCPROF_GRAPH_PROFILING: exactly one of each, the request's, ncu's default when the request leaves it
+// empty, whatever the caller's environment held.
+func TestChildEnvCarriesCacheControlAndGraphProfiling(t *testing.T) {
 	t.Setenv("GOROCPROF_CACHE_CONTROL", "stale")
-	req := Request{prepared: &prepared{}}
-	for _, tt := range []struct{ in, want string }{{"", "all"}, {"all", "all"}, {"none", "none"}} {
-		req.CacheControl = tt.in
+	t.Setenv("GOROCPROF_GRAPH_PROFILING", "stale")
+	for _, tt := range []struct {
+		name, in, want string
+		set            func(*Request, string)
+	}{
+		{"GOROCPROF_CACHE_CONTROL", "", "all", func(r *Request, v string) { r.CacheControl = v }},
+		{"GOROCPROF_CACHE_CONTROL", "all", "all", func(r *Request, v string) { r.CacheControl = v }},
+		{"GOROCPROF_CACHE_CONTROL", "none", "none", func(r *Request, v string) { r.CacheControl = v }},
+		{"GOROCPROF_GRAPH_PROFILING", "", "node", func(r *Request, v string) { r.GraphProfiling = v }},
+		{"GOROCPROF_GRAPH_PROFILING", "node", "node", func(r *Request, v string) { r.GraphProfiling = v }},
+		{"GOROCPROF_GRAPH_PROFILING", "graph", "graph", func(r *Request, v string) { r.GraphProfiling = v }},
+	} {
+		req := Request{prepared: &prepared{}}
+		tt.set(&req, tt.in)
 		env := childEnv(req, "/run", "/run/plan.json")
 		var got []string
 		for _, kv := range env {
-			if strings.HasPrefix(kv, "GOROCPROF_CACHE_CONTROL=") {
+			if strings.HasPrefix(kv, tt.name+"=") {
 				got = append(got, kv)
 			}
 		}
-		if want := []string{"GOROCPROF_CACHE_CONTROL=" + tt.want}; !slices.Equal(got, want) {
-			t.Errorf("CacheControl %q: got %q, want %q", tt.in, got, want)
+		if want := []string{tt.name + "=" + tt.want}; !slices.Equal(got, want) {
+			t.Errorf("%s from %q: got %q, want %q", tt.name, tt.in, got, want)
 		}
 	}
 }

@@ -35,7 +35,10 @@ type Request struct {
 	LogLevel      string
 	// CacheControl: CUDA, "all" (the default when empty) or "none" (contract.EnvCacheControl).
 	CacheControl string
-	DryRun       bool // plan and print, launch nothing
+	// GraphProfiling: "node" (the default when empty) or "graph" (contract.EnvGraphProfiling); "graph"
+	// only where the backend profiles whole graphs (backend.CheckGraphProfiling, checked by Prepare).
+	GraphProfiling string
+	DryRun         bool // plan and print, launch nothing
 	// AllowDivergence keeps an application replay whose runs dispatched different kernels from
 	// failing: what matched is merged either way, and the divergences are reported.
 	AllowDivergence bool

@@ -134,6 +134,9 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 		if err := checkRotation(req, plan); err != nil {
 			return req, err
 		}
+		if err := backend.CheckGraphProfiling(sess.Backend, req.GraphProfiling); err != nil {
+			return req, err
+		}
 		tracePhase("process start to plan ready", processStart)
 		req.prepared = &prepared{sess: sess, plan: plan, inject: inject}
 		return req, nil
@@ -225,7 +228,7 @@ func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath
 }
 
 // contractVars are the variables of the contract a run sets in the child, replacing the parent's.
-var contractVars = []string{contract.EnvContract, contract.EnvRunDir, contract.EnvPlan, contract.EnvLogLevel, contract.EnvCacheControl}
+var contractVars = []string{contract.EnvContract, contract.EnvRunDir, contract.EnvPlan, contract.EnvLogLevel, contract.EnvCacheControl, contract.EnvGraphProfiling}
 
 // childEnv is the application's environment: gorocprof's own, the contract variables of this run
 // and what the backend injects its tool library with (found by Prepare), replacing any the parent
@@ -242,6 +245,7 @@ func childEnv(req Request, runDir, planPath string) []string {
 		contract.EnvPlan + "=" + planPath,
 		contract.EnvLogLevel + "=" + logLevel(req.LogLevel),
 		contract.EnvCacheControl + "=" + cacheControl(req.CacheControl),
+		contract.EnvGraphProfiling + "=" + graphProfiling(req.GraphProfiling),
 	}, req.prepared.inject...))
 }
 
@@ -399,6 +403,14 @@ func cacheControl(c string) string {
 		return "all"
 	}
 	return c
+}
+
+// graphProfiling is the --graph-profiling the tool gets: ncu's default, node, when the request names none.
+func graphProfiling(g string) string {
+	if g == "" {
+		return backend.GraphProfilingNode
+	}
+	return g
 }
 
 func logLevel(l string) string {

@@ -101,13 +101,18 @@ void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs, bool man
     const bool everything = options().restore_all;
     ContextState& cs = *l.cs;
     // Managed memory is neither scanned nor restored, and may hold the only copy of an address.
-    if (everything || managed || reach_off_.load(std::memory_order_relaxed) || !l.param_slots || allocs->empty()) return;
+    if (everything || managed || reach_off_.load(std::memory_order_relaxed) || allocs->empty()) return;
+    if (!l.graph && !l.param_slots) return;
     PhaseTimer timer(Phase::Reach);
     cs.reached.assign(allocs->size(), 0);
-    // A kernel names its own module's variables without an address in its arguments; another module's
-    // are reachable only through an address (in the arguments or in reached memory).
-    mark_module_globals(*allocs, l.module, &cs.reached);
-    if (!mark_arguments(*allocs, l.params, l.extra, *l.param_slots, &cs.reached)) return;
+    if (l.graph) {
+        if (!mark_workload(*allocs, l.graph_reach, l.graph_writes, &cs.reached)) return;
+    } else {
+        // A kernel names its own module's variables without an address in its arguments; another module's
+        // are reachable only through an address (in the arguments or in reached memory).
+        mark_module_globals(*allocs, l.module, &cs.reached);
+        if (!mark_arguments(*allocs, l.params, l.extra, *l.param_slots, &cs.reached)) return;
+    }
     uint64_t scanned = 0;
     PortStatus st = cs.reach.close(*allocs, &cs.reached, cs.copy_stream, cs.ordinal, &scanned);
     timer.bytes(scanned);
@@ -288,6 +293,7 @@ void CudaPort::release(replay::Snapshot* s) {
 }
 
 PortStatus CudaPort::relaunch(const Launch& l) {
+    if (l.graph) return run_graph(*l.graph, l.stream);  // a graph dispatch: the whole graph, every node once
     switch (l.api) {
     case LaunchApi::Kernel:
         return cu(cuLaunchKernel(l.f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
@@ -335,7 +341,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         record_start(cs, l.stream);
         rec.start_ns = core::now_ns();
         PhaseTimer timer(Phase::Relaunch);
-        st = relaunch(l);
+        st = relaunch_measured(l);
         if (st.ok) st = cu(cuEventRecord(cs.ev_end, l.stream), "cuEventRecord");
         if (st.ok) st = wait_for_run(l, pass, /*timing=*/false);
     }

@@ -8,6 +8,7 @@
 #include "cache_flush.hpp"
 #include "check.hpp"
 #include "core.hpp"
+#include "graph_walk.hpp"
 #include "lasting_window.hpp"
 #include "range_counters.hpp"
 #include "reach.hpp"
@@ -119,6 +120,13 @@ struct Launch {
     // included); decoded before the next pass that needs its own arm, or by complete().
     bool window = false;
     size_t window_end = 0;
+    // --graph-profiling graph: the graph launch this dispatch is (null for a kernel launch). Every pass runs all
+    // of its steps (relaunch), its counters are its graph_kernels kernels combined, and its snapshot starts
+    // from every kernel's arguments and what the memsets and copies write (README.md, "Graphs as one workload").
+    const std::vector<GraphStep>* graph = nullptr;
+    size_t graph_kernels = 0;
+    std::vector<KernelReach> graph_reach;
+    std::vector<CUdeviceptr> graph_writes;
     // The dispatch's one pass is a range of its context's lasting window: its records are written when that
     // window is decoded (CudaPort::end_lasting instead of the core's dispatch frame now).
     bool lasting = false;
@@ -177,6 +185,9 @@ public:
 
 private:
     PortStatus relaunch(const Launch& l);
+    // relaunch for a pass that counters measure: a graph dispatch's run inside its user range when it has one
+    // (GOROCPROF_CUDA_GRAPH_RANGE=user).
+    PortStatus relaunch_measured(const Launch& l);
     // Waits for the pass (or timing run) that ends with cs.ev_end within the timeout guard's bound. On a
     // timeout: the run is left queued, the context marked unfinished, the window's passes recorded with empty
     // counters, and a failure naming the kernel and the bound returned.

@@ -94,7 +94,8 @@ bool CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool m
     if (lead) flush_caches(l);
     PhaseTimer timer(Phase::Arm);
     std::string note;
-    PortStatus st = l.cs->counters->arm(group, &note, ranges, lead);
+    PortStatus st = l.cs->counters->arm(group, &note, ranges, lead, l.graph ? l.graph_kernels : 1,
+                                        l.graph && options().graph_user_range);
     if (!note.empty()) report_note(note);
     if (!st.ok) {
         l.window = false;  // nothing armed: the next pass arms its own
@@ -105,7 +106,8 @@ bool CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool m
 
 size_t CudaPort::open_window(Launch& l, uint64_t pass) {
     l.window = false;
-    if (!options().windows || windows_off_.load(std::memory_order_relaxed)) return 1;
+    // A graph dispatch's pass is several kernels: each pass arms its own (RangeCounters::arm's `kernels`).
+    if (l.graph || !options().windows || windows_off_.load(std::memory_order_relaxed)) return 1;
     // The passes from this one that share a configuration: all of the dispatch's when the union of its
     // groups fits one hardware pass or is measured in sessions, else a run of them
     // (RangeCounters::passes_held).
@@ -160,6 +162,21 @@ void CudaPort::complete(const replay::Dispatch& d) {
     if (l.window) flush_window(l);
 }
 
+PortStatus CudaPort::relaunch_measured(const Launch& l) {
+    // Only a graph dispatch's pass can be a user range (arm_counters); push and pop are no-ops otherwise.
+    RangeCounters* rc = l.graph && counters_usable() ? l.cs->counters.get() : nullptr;
+    if (rc) {
+        const PortStatus pushed = rc->push_range();
+        if (!pushed.ok) report_counter_problem(pushed);
+    }
+    const PortStatus st = relaunch(l);
+    if (rc) {
+        const PortStatus popped = rc->pop_range();
+        if (!popped.ok) report_counter_problem(popped);
+    }
+    return st;
+}
+
 void CudaPort::flush_caches(const Launch& l) {
     if (!l.cs->flush.ready()) return;
     PhaseTimer timer(Phase::Flush);
@@ -199,7 +216,7 @@ void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size
             for (size_t r = 0; rs.ok && r < runs; ++r) {
                 rs = restore(d, *l.active_snapshot);
                 if (rs.ok) flush_caches(l);
-                if (rs.ok) rs = relaunch(l);
+                if (rs.ok) rs = relaunch_measured(l);
                 if (rs.ok) rs = cu(cuCtxSynchronize(), "cuCtxSynchronize");
             }
             return rs;

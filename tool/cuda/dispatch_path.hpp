@@ -31,6 +31,10 @@ Launch& current_launch();
 // device's window lock, drains the device and takes the snapshot the plan needs. True when the launch is
 // a dispatch: close_dispatch must then follow (after the application's launch, if there is one).
 bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation);
+// open_dispatch for a dispatch whose kernel is already described: `k` (a graph launched as one dispatch is
+// described by its exec, graph_launch.cpp). The caller filled current_launch(), cs included.
+struct KernelEntry;
+bool open_dispatch_of(ContextState& cs, const KernelEntry& k, uint32_t correlation);
 // Runs the replay service's passes for the open dispatch and releases what open_dispatch took.
 void close_dispatch(uint32_t correlation);
 

@@ -5,10 +5,14 @@
 // callback then points the launch's parameters at an empty graph exec of the tool's: the application's
 // launch still happens, in stream order, and runs nothing a second time. That redirection is checked once
 // per context with a graph of the tool's own; where it does not hold, or the graph has a node the tool
-// cannot run, graphs are launched as they are and the user is told once per exec. See README.md, "Graphs".
+// cannot run, graphs are launched as they are and the user is told once per exec. Under `--graph-profiling
+// graph` a launch is instead one dispatch: every pass runs the whole graph (README.md, "Graphs as one
+// workload"). See README.md, "Graphs".
+#include "backend_state.hpp"
 #include "core.hpp"
 #include "dispatch_path.hpp"
 #include "graph_walk.hpp"
+#include "options.hpp"
 
 #include <cstdint>
 #include <iterator>
@@ -70,9 +74,15 @@ struct Redirect {
     std::string why;  // why not
 };
 
-std::mutex g_mu;  // guards the two below
+std::mutex g_mu;  // guards the five below
 std::map<CUcontext, Redirect> g_redirects;
 std::set<CUgraphExec> g_warned;
+// --graph-profiling graph: what a graph dispatch is described by, per context and exec (its name graph_<n>,
+// n counting execs in the order of their first launch, kept across updates), made at the exec's first launch
+// after it was instantiated or updated (its kernels decide whether it is a communication workload).
+std::map<std::pair<CUcontext, CUgraphExec>, KernelEntry> g_graph_entries;
+std::map<CUgraphExec, uint64_t> g_graph_numbers;
+uint64_t g_next_graph_number = 1;
 
 // The tool's own check: while set, a launch of t_probe_from is redirected to t_probe_to by its callback.
 thread_local CUgraphExec t_probe_from = nullptr;
@@ -155,6 +165,15 @@ CUgraphExec redirect_target(ContextState& cs, std::string* why) {
     return r.works ? r.empty : nullptr;
 }
 
+// The exec's graph dispatch entries are made again at its next launch (its kernels may have changed); an
+// update keeps its number, a new exec (the handle reused) gets the next one.
+void forget_graph_entries(CUgraphExec exec, bool keep_number) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    for (auto it = g_graph_entries.begin(); it != g_graph_entries.end();)
+        it = it->first.second == exec ? g_graph_entries.erase(it) : std::next(it);
+    if (!keep_number) g_graph_numbers.erase(exec);
+}
+
 void warn_once(CUgraphExec exec, const std::string& why) {
     {
         std::lock_guard<std::mutex> lock(g_mu);
@@ -171,11 +190,8 @@ PortStatus run_kernel(const GraphStep& s, CUstream stream, CUcontext ctx, uint32
     Launch& l = current_launch();
     l = Launch{};
     l.api = LaunchApi::Kernel;
-    l.f = k.func;
-    if (!l.f && k.kern) {
-        PortStatus st = cu(cuKernelGetFunction(&l.f, k.kern), "cuKernelGetFunction");
-        if (!st.ok) return st;
-    }
+    PortStatus st = step_function(s, &l.f);
+    if (!st.ok) return st;
     l.grid[0] = k.gridDimX, l.grid[1] = k.gridDimY, l.grid[2] = k.gridDimZ;
     l.block[0] = k.blockDimX, l.block[1] = k.blockDimY, l.block[2] = k.blockDimZ;
     l.shared_bytes = k.sharedMemBytes;
@@ -201,10 +217,70 @@ PortStatus run_kernel(const GraphStep& s, CUstream stream, CUcontext ctx, uint32
         return PortStatus::success();
     }
     // Not selected (or not profiled): it still runs, once.
-    if (l.config) return cu(cuLaunchKernelEx(l.config, l.f, l.params, l.extra), "cuLaunchKernelEx");
-    return cu(cuLaunchKernel(l.f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.shared_bytes,
-                             stream, l.params, l.extra),
-              "cuLaunchKernel");
+    return launch_kernel_step(s, stream);
+}
+
+// The entry a graph dispatch of `exec` carries in `cs` (g_graph_entries), made from the exec's steps: the
+// kernels' own entries are made too (their modules' globals resolved, as a snapshot needs).
+const KernelEntry& graph_entry(ContextState& cs, CUgraphExec exec, const std::vector<GraphStep>& steps) {
+    {
+        std::lock_guard<std::mutex> lock(g_mu);
+        auto it = g_graph_entries.find({cs.ctx, exec});
+        if (it != g_graph_entries.end()) return it->second;
+    }
+    KernelEntry e;
+    for (const GraphStep& s : steps) {
+        CUfunction f = nullptr;
+        if (s.kind != StepKind::Kernel || !step_function(s, &f).ok) continue;
+        const KernelEntry* k = kernel_entry(cs, f, nullptr, false);
+        if (e.communication.empty() && !k->communication.empty()) e.communication = k->communication;
+    }
+    std::lock_guard<std::mutex> lock(g_mu);
+    auto number = g_graph_numbers.try_emplace(exec, g_next_graph_number).first;
+    if (number->second == g_next_graph_number) ++g_next_graph_number;
+    core::KernelDesc desc;
+    desc.mangled_name = graph_dispatch_name(number->second);
+    desc.agent_id = cs.agent_id;
+    e.name = desc.mangled_name;
+    e.ref = core::Core::instance().register_kernel(desc);
+    return g_graph_entries.emplace(std::make_pair(cs.ctx, exec), std::move(e)).first->second;
+}
+
+// --graph-profiling graph: the launch is one dispatch whose every pass runs the whole graph; a graph the
+// filters leave out runs once. *ran is false when it failed before any of the graph ran (the application's
+// launch then runs it as it is).
+PortStatus run_whole(const std::vector<GraphStep>& steps, CUgraphExec exec, CUstream stream, ContextState& cs,
+                     uint32_t correlation, bool* ran) {
+    *ran = false;
+    for (const GraphStep& s : steps) {
+        CUfunction f = nullptr;
+        if (s.kind != StepKind::Kernel) continue;
+        PortStatus st = step_function(s, &f);
+        if (!st.ok) return st;
+    }
+    const KernelEntry& g = graph_entry(cs, exec, steps);
+    Launch& l = current_launch();
+    l = Launch{};
+    l.api = LaunchApi::Kernel;
+    l.grid[0] = l.grid[1] = l.grid[2] = 0;  // no one grid: README.md, "Graphs as one workload"
+    l.block[0] = l.block[1] = l.block[2] = 0;
+    l.stream = stream;
+    l.app_launch_pending = false;
+    l.graph = &steps;
+    l.graph_kernels = kernel_steps(steps);
+    for (const GraphStep& s : steps) {
+        CUfunction f = nullptr;
+        if (s.kind != StepKind::Kernel || !step_function(s, &f).ok) continue;  // resolved above
+        const KernelEntry* k = kernel_entry(cs, f, nullptr, false);
+        l.graph_reach.push_back({k->module, s.kernel.kernelParams, s.kernel.extra, k->params_known ? &k->params : nullptr});
+    }
+    written_addresses(steps, &l.graph_writes);
+    *ran = true;
+    if (open_dispatch_of(cs, g, correlation)) {
+        close_dispatch(correlation);
+        return PortStatus::success();
+    }
+    return run_graph(steps, stream);
 }
 
 void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
@@ -227,6 +303,20 @@ void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
         }
     if (!empty) {
         warn_once(p->hGraph, why);
+        return;
+    }
+    if (options().graph_whole && kernel_steps(*steps) > 0) {
+        bool ran = false;
+        st = run_whole(*steps, p->hGraph, stream, *cs, cb->correlationId, &ran);
+        if (!ran) {
+            warn_once(p->hGraph, "--graph-profiling graph: " + st.message());
+            return;
+        }
+        if (!st.ok)
+            core::Core::instance().warn(std::string("graph exec ") + std::to_string(reinterpret_cast<uintptr_t>(p->hGraph)) +
+                                        " (--graph-profiling graph): " + st.message() + "; the nodes after it did not run");
+        t_swapped = p->hGraph;
+        p->hGraph = empty;
         return;
     }
     for (const GraphStep& s : *steps) {
@@ -275,18 +365,23 @@ void on_graph_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz: {
         auto* h = static_cast<const InstantiateHead*>(cb->functionParams);
-        if (h->exec && *h->exec) execs().instantiate(*h->exec, h->graph);
+        if (h->exec && *h->exec) {
+            execs().instantiate(*h->exec, h->graph);
+            forget_graph_entries(*h->exec, false);
+        }
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2: {
         auto* h = static_cast<const UpdateHead*>(cb->functionParams);
         execs().instantiate(h->exec, h->graph);
+        forget_graph_entries(h->exec, true);
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy: {
         CUgraphExec exec = static_cast<const ExecHead*>(cb->functionParams)->exec;
         execs().forget(exec);
+        forget_graph_entries(exec, false);
         std::lock_guard<std::mutex> lock(g_mu);
         g_warned.erase(exec);  // the handle may come back for another exec
         break;

@@ -186,6 +186,61 @@ PortStatus run_step(const GraphStep& s, CUstream stream) {
     return PortStatus::failure("run_step", "a kernel step is a dispatch, not run here");
 }
 
+PortStatus step_function(const GraphStep& s, CUfunction* f) {
+    *f = s.kernel.func;
+    if (*f || !s.kernel.kern) return PortStatus::success();
+    return cu(cuKernelGetFunction(f, s.kernel.kern), "cuKernelGetFunction");
+}
+
+PortStatus launch_kernel_step(const GraphStep& s, CUstream stream) {
+    const CUDA_KERNEL_NODE_PARAMS& k = s.kernel;
+    CUfunction f = nullptr;
+    PortStatus st = step_function(s, &f);
+    if (!st.ok) return st;
+    if (s.attrs.empty())
+        return cu(cuLaunchKernel(f, k.gridDimX, k.gridDimY, k.gridDimZ, k.blockDimX, k.blockDimY, k.blockDimZ,
+                                 k.sharedMemBytes, stream, k.kernelParams, k.extra),
+                  "cuLaunchKernel");
+    CUlaunchConfig config{};
+    config.gridDimX = k.gridDimX, config.gridDimY = k.gridDimY, config.gridDimZ = k.gridDimZ;
+    config.blockDimX = k.blockDimX, config.blockDimY = k.blockDimY, config.blockDimZ = k.blockDimZ;
+    config.sharedMemBytes = k.sharedMemBytes;
+    config.hStream = stream;
+    config.attrs = const_cast<CUlaunchAttribute*>(s.attrs.data());
+    config.numAttrs = static_cast<unsigned>(s.attrs.size());
+    return cu(cuLaunchKernelEx(&config, f, k.kernelParams, k.extra), "cuLaunchKernelEx");
+}
+
+PortStatus run_graph(const std::vector<GraphStep>& steps, CUstream stream) {
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const GraphStep& s = steps[i];
+        PortStatus st = s.kind == StepKind::Kernel ? launch_kernel_step(s, stream) : run_step(s, stream);
+        if (!st.ok) {
+            st.reason += " (step " + std::to_string(i) + " of the graph, a " + step_name(s.kind) + " node)";
+            return st;
+        }
+    }
+    return PortStatus::success();
+}
+
+std::string graph_dispatch_name(uint64_t n) { return "graph_" + std::to_string(n); }
+
+size_t kernel_steps(const std::vector<GraphStep>& steps) {
+    size_t n = 0;
+    for (const GraphStep& s : steps) n += s.kind == StepKind::Kernel;
+    return n;
+}
+
+void written_addresses(const std::vector<GraphStep>& steps, std::vector<CUdeviceptr>* out) {
+    out->clear();
+    for (const GraphStep& s : steps) {
+        if (s.kind == StepKind::Memset && s.memset.dst) out->push_back(s.memset.dst);
+        if (s.kind == StepKind::Memcpy && (s.memcpy.dstMemoryType == CU_MEMORYTYPE_DEVICE || s.memcpy.dstMemoryType == CU_MEMORYTYPE_UNIFIED) &&
+            s.memcpy.dstDevice)
+            out->push_back(s.memcpy.dstDevice);
+    }
+}
+
 // The clones below are the tool's own copies: a failed destroy only leaves one allocated until exit, so the
 // results of cuGraphDestroy are not checked through cu() here.
 GraphExecs::~GraphExecs() {

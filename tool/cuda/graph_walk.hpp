@@ -7,6 +7,7 @@
 
 #include <cuda.h>
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -39,6 +40,30 @@ PortStatus walk_graph(CUgraph graph, std::vector<GraphStep>* out);
 
 // Runs a step that is not a kernel on `stream` (memset, memcpy, event record or wait, host function).
 PortStatus run_step(const GraphStep& s, CUstream stream);
+
+// The function kernel step `s` launches: the node's CUfunction, or its CUkernel's function in the current
+// context.
+PortStatus step_function(const GraphStep& s, CUfunction* f);
+
+// Launches kernel step `s` once on `stream` as its node would run: cuLaunchKernelEx with the node's launch
+// attributes when it sets any, else cuLaunchKernel.
+PortStatus launch_kernel_step(const GraphStep& s, CUstream stream);
+
+// Runs every step once on `stream`, in order, kernels included: one run of the whole graph, what each pass
+// of a graph launched as one dispatch runs (--graph-profiling graph). On failure the steps before the one
+// that failed have run; the status names its kind.
+PortStatus run_graph(const std::vector<GraphStep>& steps, CUstream stream);
+
+// How many of `steps` are kernels.
+size_t kernel_steps(const std::vector<GraphStep>& steps);
+
+// The device addresses the memset and memcpy steps write (a copy into host memory writes none): with the
+// kernels' arguments, where a snapshot of the whole graph starts looking for what it must copy.
+void written_addresses(const std::vector<GraphStep>& steps, std::vector<CUdeviceptr>* out);
+
+// The kernel name a graph dispatch carries (--graph-profiling graph): graph_<n>, n counting graph execs in the
+// order of their first launch. One word, so that demangling and truncation (-T) leave it whole.
+std::string graph_dispatch_name(uint64_t n);
 
 // "kernel", "memset", ...: for messages.
 const char* step_name(StepKind k);

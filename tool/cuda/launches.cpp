@@ -192,39 +192,46 @@ bool capturing(CUstream stream) {
 }
 
 bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
-    Backend& b = backend();
-    Core& core = Core::instance();
     Launch& l = t_launch;
     register_agents();
     PortStatus st;
     ContextState* cs = context_state(ctx, &st);
     if (!cs) {
-        core.warn("launch of " + std::string(symbol ? symbol : "?") + " not profiled: " + st.message());
+        Core::instance().warn("launch of " + std::string(symbol ? symbol : "?") + " not profiled: " + st.message());
         return false;
     }
-    l.cs = cs;
-    l.agent_index = cs->ordinal;
     const KernelEntry* k = kernel_entry(*cs, l.f, symbol, l.app_launch_pending);
     l.param_slots = k->params_known ? &k->params : nullptr;
     l.module = k->module;
-    l.kernel_name = k->name.c_str();
+    return open_dispatch_of(*cs, *k, correlation);
+}
+
+bool open_dispatch_of(ContextState& context, const KernelEntry& k, uint32_t correlation) {
+    Backend& b = backend();
+    Core& core = Core::instance();
+    Launch& l = t_launch;
+    PortStatus st;
+    ContextState* cs = &context;
+    l.cs = cs;
+    l.agent_index = cs->ordinal;
+    l.kernel_name = k.name.c_str();
     uint64_t id = ReplayService::instance().reserve_dispatch_id();
-    if (!core.select(k->ref)) return false;
+    if (!core.select(k.ref)) return false;
 
     core::DispatchFacts& f = t_facts;
     f = core::DispatchFacts{};
     f.info.size = sizeof(f.info);
     f.info.agent_id.handle = cs->agent_id;
     uint32_t stream_id = 0;
-    st = cupti(cuptiGetStreamIdEx(ctx, l.stream == CU_STREAM_PER_THREAD ? nullptr : l.stream,
+    st = cupti(cuptiGetStreamIdEx(cs->ctx, l.stream == CU_STREAM_PER_THREAD ? nullptr : l.stream,
                                   l.stream == CU_STREAM_PER_THREAD ? 1 : 0, &stream_id),
                "cuptiGetStreamIdEx");
     if (!st.ok) b.port.report_note("a dispatch's stream id is not known (0 is reported): " + st.message());
     f.info.queue_id.handle = stream_id;
-    f.info.kernel_id = k->ref.kernel_id;
+    f.info.kernel_id = k.ref.kernel_id;
     f.info.dispatch_id = id;
-    f.info.private_segment_size = static_cast<uint32_t>(k->local_bytes);
-    f.info.group_segment_size = static_cast<uint32_t>(k->static_shared + l.shared_bytes);
+    f.info.private_segment_size = static_cast<uint32_t>(k.local_bytes);
+    f.info.group_segment_size = static_cast<uint32_t>(k.static_shared + l.shared_bytes);
     f.info.workgroup_size = {l.block[0], l.block[1], l.block[2]};
     // Grid in work-items, as rocprofv3 counts it: blocks times threads per block.
     f.info.grid_size = {l.grid[0] * l.block[0], l.grid[1] * l.block[1], l.grid[2] * l.block[2]};
@@ -238,7 +245,7 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
     // (memory_calls.cpp) may land between the snapshot and the last pass.
     if (cs->ordinal < static_cast<int>(b.devices.size())) t_window = b.windows.hold(cs->ordinal);
     t_launch_active = true;
-    std::string why = unwatched_reason(*cs, *k);
+    std::string why = unwatched_reason(*cs, k);
     const auto& passes = core.passes_for_agent(cs->ordinal);
     l.snapshot_planned = why.empty() && core.config().replay_mode == core::ReplayMode::Kernel && passes.size() > 1 &&
                          ReplayService::instance().enabled();
@@ -246,7 +253,7 @@ bool open_dispatch(CUcontext ctx, const char* symbol, uint32_t correlation) {
     // snapshot, timing run, its launch) reaches the device.
     if (!b.port.may_join_lasting(l, why.empty(), l.snapshot_planned)) b.port.close_lasting(*cs);
     if (!why.empty()) {
-        open_unwatched(l, std::move(why), !k->communication.empty());
+        open_unwatched(l, std::move(why), !k.communication.empty());
         return true;
     }
     {

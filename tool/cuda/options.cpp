@@ -44,11 +44,26 @@ size_t parse_window_dispatches(const char* value, std::string* problem) {
     return Options::kDefaultWindowDispatches;
 }
 
+bool parse_graph_profiling(const char* value, std::string* problem) {
+    problem->clear();
+    if (!value || !*value || std::strcmp(value, "node") == 0) return false;
+    if (std::strcmp(value, "graph") == 0) return true;
+    *problem = std::string("GOROCPROF_GRAPH_PROFILING=") + value + ": expected node or graph; graphs are profiled per kernel node";
+    return false;
+}
+
 Options read_options(const std::function<const char*(const char*)>& env) {
     Options o;
     std::string problem;
     o.cache_control = parse_cache_control(env("GOROCPROF_CACHE_CONTROL"), &problem);
     if (!problem.empty()) o.problems.push_back(problem);
+    o.graph_whole = parse_graph_profiling(env("GOROCPROF_GRAPH_PROFILING"), &problem);
+    if (!problem.empty()) o.problems.push_back(problem);
+    const char* graph_range = env("GOROCPROF_CUDA_GRAPH_RANGE");
+    o.graph_user_range = graph_range && std::strcmp(graph_range, "user") == 0;
+    if (graph_range && *graph_range && !o.graph_user_range && std::strcmp(graph_range, "kernels") != 0)
+        o.problems.push_back(std::string("GOROCPROF_CUDA_GRAPH_RANGE=") + graph_range +
+                             ": expected kernels or user; a graph's kernels' ranges are combined (kernels)");
     const char* restore = env("GOROCPROF_CUDA_RESTORE");
     o.restore_all = restore && std::string(restore) == "all";
     o.unprofiled_time = unless_zero(env("GOROCPROF_CUDA_UNPROFILED_TIME"));

@@ -16,6 +16,12 @@ namespace gorocprof::cuda {
 struct Options {
     // GOROCPROF_CACHE_CONTROL (contract, from --cache-control): flush the L2 before every pass.
     CacheControl cache_control = CacheControl::All;
+    // GOROCPROF_GRAPH_PROFILING=graph (contract, from --graph-profiling): each graph launch is one dispatch,
+    // the whole graph run per pass (README.md, "Graphs as one workload"); node (the default): each kernel node.
+    bool graph_whole = false;
+    // GOROCPROF_CUDA_GRAPH_RANGE=user (diagnostic): a graph dispatch's pass is one Range Profiler user range
+    // around the whole graph instead of its kernels' auto ranges combined (`kernels`, the default).
+    bool graph_user_range = false;
     // GOROCPROF_CUDA_RESTORE=all: snapshots copy every tracked allocation instead of what a launch can reach.
     bool restore_all = false;
     // GOROCPROF_CUDA_UNPROFILED_TIME=0: no timing run; passes report their own event time.
@@ -50,6 +56,10 @@ struct Options {
 // GOROCPROF_CACHE_CONTROL's value: empty or absent is `all`; anything but `all` or `none` is `all` too,
 // with `problem` saying so.
 CacheControl parse_cache_control(const char* value, std::string* problem);
+
+// GOROCPROF_GRAPH_PROFILING's value: true for `graph`; empty, absent or `node` is false, and so is anything
+// else, with `problem` saying so.
+bool parse_graph_profiling(const char* value, std::string* problem);
 
 // GOROCPROF_CUDA_REPLAY_TIMEOUT's value in nanoseconds: empty or absent is 0 (derived); anything but a
 // positive number of seconds is 0 too, with `problem` saying so.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace gorocprof::cuda {
@@ -234,8 +235,12 @@ bool RangeCounters::flush_may_lead(const Group* group, size_t ranges) {
     return config_passes(config_for(group)) == 1;
 }
 
-PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t ranges, bool lead) {
-    if (ranges == 0) ranges = 1;
+PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t ranges, bool lead, size_t kernels,
+                              bool user_range) {
+    workload_ = kernels ? kernels : 1;
+    user_range_ = user_range;
+    if (ranges == 0 || workload_ > 1 || user_range_) ranges = 1;
+    if (user_range_) lead = false;  // the flush runs outside the user range: it needs no range of its own
     armed_ = nullptr;
     armed_state_ = nullptr;
     lead_ = 0;
@@ -266,7 +271,10 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
 PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t passes,
                                      bool lead) {
     const size_t skipped = lead ? per_pass_ - 1 : 0;
-    const size_t ranges = passes * per_pass_ - skipped;
+    // A pass of several kernels gets room for as many ranges again (nodes the driver runs as kernels); a user
+    // range is one range, whatever runs in it.
+    const size_t own = user_range_ ? 1 : per_pass_ - 1 + (workload_ > 1 ? 2 * workload_ : 1);
+    const size_t ranges = passes * own - skipped;
     const bool keep_object = !options().reenable_on_switch;
     PortStatus st;
     // A new object when the configuration changes, when the last one was left inside an unfinished
@@ -274,7 +282,8 @@ PortStatus RangeCounters::arm_config(const Group* group, const Group* config, st
     // (an object records no more ranges per window than about twice its first SetConfig's
     // maxRangesPerPass: docs/perf.md, attempt 15).
     const bool larger = first_ranges_ != 0 && ranges > first_ranges_;
-    if (!keep_object && ((stale_ && profiler_) || (last_group_ && last_group_ != config) || larger)) {
+    const bool other_ranges = last_group_ && last_user_range_ != user_range_;
+    if (!keep_object && ((stale_ && profiler_) || (last_group_ && last_group_ != config) || larger || other_ranges)) {
         {
             PhaseTimer off(Phase::SwitchOff);
             disable();
@@ -284,6 +293,7 @@ PortStatus RangeCounters::arm_config(const Group* group, const Group* config, st
     }
     stale_ = false;
     last_group_ = config;
+    last_user_range_ = user_range_;
     last_passes_ = 0;
     GroupState* gs = nullptr;
     if (!(st = group_state(config, &gs, note)).ok) return st;
@@ -320,7 +330,7 @@ PortStatus RangeCounters::arm_config(const Group* group, const Group* config, st
         cfg.pConfig = gs->config.data();
         cfg.counterDataImageSize = counter_data_.size();
         cfg.pCounterDataImage = counter_data_.data();
-        cfg.range = CUPTI_AutoRange;
+        cfg.range = user_range_ ? CUPTI_UserRange : CUPTI_AutoRange;
         cfg.replayMode = CUPTI_UserReplay;
         cfg.maxRangesPerPass = ranges;
         cfg.numNestingLevels = 1;
@@ -366,6 +376,21 @@ PortStatus RangeCounters::stop(bool* all_submitted) {
     *all_submitted = true;
     if (!armed_ || !running_) return PortStatus::success();
     return stop_profiler(all_submitted);
+}
+
+PortStatus RangeCounters::push_range() {
+    if (!armed_ || !running_ || !user_range_) return PortStatus::success();
+    CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    push.pRangeProfilerObject = profiler_;
+    push.pRangeName = "graph";
+    return cupti(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+}
+
+PortStatus RangeCounters::pop_range() {
+    if (!armed_ || !running_ || !user_range_) return PortStatus::success();
+    CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+    pop.pRangeProfilerObject = profiler_;
+    return cupti(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
 }
 
 PortStatus RangeCounters::restart() {
@@ -421,6 +446,49 @@ PortStatus RangeCounters::evaluate(size_t range, const Group* group, std::vector
     return PortStatus::success();
 }
 
+Rollup rollup_of(const std::string& metric) {
+    auto ends = [&](const char* s) {
+        const size_t n = std::strlen(s);
+        return metric.size() >= n && metric.compare(metric.size() - n, n, s) == 0;
+    };
+    if (ends(".sum")) return Rollup::Sum;
+    if (ends(".max")) return Rollup::Max;
+    if (ends(".min")) return Rollup::Min;
+    return Rollup::None;
+}
+
+PortStatus RangeCounters::evaluate_workload(size_t first, size_t end, const Group* group,
+                                            std::vector<core::CounterSample>* out, std::string* lost) {
+    out->clear();
+    lost->clear();
+    if (!group) return PortStatus::success();
+    std::vector<core::CounterSample> one;
+    for (size_t r = first; r < end; ++r) {
+        PortStatus st = evaluate(r, group, &one);
+        if (!st.ok) return st;
+        if (r == first) {
+            *out = std::move(one);
+            continue;
+        }
+        for (size_t i = 0; i < out->size() && i < one.size(); ++i) {
+            double& acc = (*out)[i].values[0];
+            const double v = one[i].values[0];
+            switch (rollup_of((*out)[i].counter->name)) {
+            case Rollup::Sum: acc += v; break;
+            case Rollup::Max: acc = std::max(acc, v); break;
+            case Rollup::Min: acc = std::min(acc, v); break;
+            case Rollup::None: break;
+            }
+        }
+    }
+    for (core::CounterSample& s : *out)
+        if (rollup_of(s.counter->name) == Rollup::None) {
+            s.values[0] = std::numeric_limits<double>::quiet_NaN();
+            *lost += " " + s.counter->name;
+        }
+    return PortStatus::success();
+}
+
 PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     if (!armed_) return PortStatus::success();
     if (sessions_incomplete()) {
@@ -435,17 +503,30 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
     }
     size_t ranges = 0;
     PortStatus st = decode(&ranges);
-    // The pass's kernel is the last of its per_pass_ ranges (less those that ran before the Start).
-    const bool found = ranges + lead_ >= per_pass_;
-    if (st.ok && found) st = evaluate(per_pass_ - 1 - lead_, armed_, out);
+    // The pass's kernels are the last workload_ of its ranges: the flush's first (less what ran before the
+    // Start).
+    const size_t own = user_range_ ? 1 : per_pass_ - 1 + workload_;
+    // A pass of several kernels that filled its room may have lost ranges (arm_config).
+    const bool full = !user_range_ && workload_ > 1 && ranges + lead_ >= per_pass_ - 1 + 2 * workload_;
+    const bool found = ranges + lead_ >= own && !full;
+    std::string lost;
+    if (st.ok && found && user_range_) st = evaluate(0, armed_, out);
+    else if (st.ok && found)
+        st = workload_ == 1 ? evaluate(own - 1 - lead_, armed_, out)
+                            : evaluate_workload(per_pass_ - 1 - lead_, ranges, armed_, out, &lost);
     if (st.ok && !found) empty_samples(*armed_, out);  // every counter of the group is reported, empty
     armed_ = nullptr;
     armed_state_ = nullptr;
     if (!st.ok) return st;
     if (!found)
         return PortStatus::failure("cuptiRangeProfilerGetCounterDataInfo",
-                                   "the pass recorded " + std::to_string(ranges) + " range(s), its kernel's is " +
-                                       std::to_string(per_pass_) + ": the kernel's counters are empty");
+                                   "the pass recorded " + std::to_string(ranges) + " range(s), its kernels' are " +
+                                       std::to_string(own) + (full ? " (and the room for more is full)" : "") +
+                                       ": the pass's counters are empty");
+    if (!lost.empty())
+        return PortStatus::failure("graph workload",
+                                   "under --graph-profiling graph a counter is the graph's kernels' values combined, "
+                                   "and" + lost + " are neither a sum, a maximum nor a minimum: they are empty");
     return PortStatus::success();
 }
 

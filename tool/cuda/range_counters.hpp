@@ -27,6 +27,12 @@ using Group = std::vector<core::PlanCounter>;
 // One sample per counter of `group`, each an empty value (NaN: the hardware delivered nothing).
 void empty_samples(const Group& group, std::vector<core::CounterSample>* out);
 
+// How a metric of a workload of several kernels (a graph launched as one dispatch) follows from its kernels'
+// values, by the metric's name: `.sum` adds up, `.max` and `.min` take the largest and smallest; any other
+// (an average, a ratio, a rate, a percentage of peak) is not a function of the kernels' values alone.
+enum class Rollup { Sum, Max, Min, None };
+Rollup rollup_of(const std::string& metric);
+
 class RangeCounters {
 public:
     RangeCounters(CUcontext ctx, std::string chip);
@@ -39,7 +45,21 @@ public:
     // message the user must see once (a group that needs more than one pass).
     // `lead`: the first pass's cache flush (the first of its set_kernels_per_pass kernels) was queued before
     // this arm, outside the profiler's session, where a launch costs the host far less (flush_may_lead).
-    PortStatus arm(const Group* group, std::string* note, size_t ranges = 1, bool lead = false);
+    // `kernels`: the pass's own kernels, after its flush (a graph launched as one dispatch runs all of its
+    // kernels in every pass): the pass's counters are those of every range after the flush combined by
+    // rollup_of (collect: at least `kernels` ranges, more where the driver runs another node as a kernel; room
+    // for twice as many is armed, and a pass that fills it is reported empty, as it may have lost ranges), and
+    // a metric without a rollup is empty. A pass of several kernels is armed alone (ranges is then 1).
+    // `user_range` (with `kernels`): the pass is one user range (CUPTI_UserRange) instead, which the caller opens
+    // and closes around the pass's work with push_range / pop_range (reruns of further hardware passes too):
+    // everything the device runs inside it counts, every metric of the group included; the cache flush runs
+    // outside it. A change between auto and user ranges gets a new profiler object, as a change of configuration.
+    PortStatus arm(const Group* group, std::string* note, size_t ranges = 1, bool lead = false, size_t kernels = 1,
+                   bool user_range = false);
+    // The armed pass's user range: push before its work, pop after it. No-ops when nothing is armed or the arm
+    // was not a user range.
+    PortStatus push_range();
+    PortStatus pop_range();
     // Whether arm(group, ranges) may take `lead`: the flush precedes each pass and the configuration it
     // arms has one hardware pass (the reruns of further hardware passes run every pass's flush inside
     // their session, so their ranges would not line up with a first session that lacks one).
@@ -169,6 +189,9 @@ private:
     bool all_submitted_ = true;  // the last Stop said every hardware pass of the configuration ran
     bool stale_ = false;         // the object must be re-created before the next arm (discard())
     size_t per_pass_ = 1;        // kernels (auto ranges) per pass: set_kernels_per_pass
+    size_t workload_ = 1;        // of them, the pass's own (the last ones): arm's `kernels`
+    bool user_range_ = false;    // arm's `user_range`: one user range per pass
+    bool last_user_range_ = false;  // whether the object in use was configured for user ranges
     size_t lead_ = 0;            // of the armed window's first pass's kernels, those that ran before its Start
     size_t first_ranges_ = 0;    // maxRangesPerPass of the profiler object's first SetConfig (0: none yet)
     const Group* last_group_ = nullptr;  // the configuration in use
@@ -179,6 +202,11 @@ private:
     size_t counter_data_ranges_ = 0;
     PortStatus decode(size_t* ranges);
     PortStatus evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out);
+    // The armed pass's ranges [first, end), combined per counter (rollup_of); `lost` gets the counters that
+    // have no rollup (reported empty). Every range after the flush counts: a node the driver runs as a kernel
+    // of its own (a memset, a copy) is part of the graph's work, as it is of a range around the graph.
+    PortStatus evaluate_workload(size_t first, size_t end, const Group* group, std::vector<core::CounterSample>* out,
+                                 std::string* lost);
 };
 
 }  // namespace gorocprof::cuda

@@ -169,6 +169,16 @@ bool mark_arguments(const std::vector<Allocation>& allocs, void** params, void**
     return true;
 }
 
+bool mark_workload(const std::vector<Allocation>& allocs, const std::vector<KernelReach>& kernels,
+                   const std::vector<CUdeviceptr>& written, std::vector<char>* reached) {
+    for (const KernelReach& k : kernels) {
+        mark_module_globals(allocs, k.module, reached);
+        if (!k.slots || !mark_arguments(allocs, k.params, k.extra, *k.slots, reached)) return false;
+    }
+    for (const CUdeviceptr& p : written) mark_words(allocs, &p, sizeof p, reached);
+    return true;
+}
+
 PortStatus ReachScanner::load() {
     if (scan_) return PortStatus::success();
     return load_ptx_kernel(kScanPtx, "gorocprof_reach_scan", &module_, &scan_);

@@ -41,6 +41,21 @@ size_t mark_module_globals(const std::vector<Allocation>& allocs, CUmodule modul
 bool mark_arguments(const std::vector<Allocation>& allocs, void** params, void** extra,
                     const std::vector<ParamSlot>& slots, std::vector<char>* reached);
 
+// One kernel of a workload of several (a graph launched as one dispatch): its module and its arguments as
+// mark_arguments reads them; slots null when the driver did not give its parameter layout.
+struct KernelReach {
+    CUmodule module = nullptr;
+    void** params = nullptr;
+    void** extra = nullptr;
+    const std::vector<ParamSlot>* slots = nullptr;
+};
+
+// Marks what a workload of several kernels reaches before the scan closes it: each kernel's own module
+// globals and arguments, and the allocations holding the addresses in `written` (what its memsets and copies
+// write). False when a kernel's arguments cannot be read (the caller then copies everything).
+bool mark_workload(const std::vector<Allocation>& allocs, const std::vector<KernelReach>& kernels,
+                   const std::vector<CUdeviceptr>& written, std::vector<char>* reached);
+
 // The device half, one per context: the scan kernel (PTX the driver compiles once per context) and
 // its table of allocations.
 class ReachScanner {

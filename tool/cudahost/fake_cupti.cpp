@@ -25,6 +25,10 @@ struct CUpti_RangeProfiler_Object {
     // are not recorded, whatever later SetConfig calls say.
     size_t first_max_ranges = 0;
     bool running = false;
+    // CUPTI_UserRange: kernels count only between PushRange and PopRange, all into the pushed range (their
+    // values added up, as hardware counters add); a kernel outside a range is not recorded.
+    bool user_range = false;
+    bool pushed = false;
 };
 
 namespace fakecupti {
@@ -113,11 +117,15 @@ void kernel(size_t id) {
     auto it = w.objects.size() == 1 && !w.current ? w.objects.begin() : w.objects.find(w.current);
     CUpti_RangeProfiler_Object* o = it == w.objects.end() ? nullptr : it->second.get();
     if (!o || !o->running || !o->image) return;
+    if (o->user_range && !o->pushed) return;  // outside any user range
     if (o->cursor >= o->max_ranges || o->cursor >= 2 * o->first_max_ranges) return;  // not recorded
     std::vector<Range>& ranges = w.images[o->image];
     if (ranges.size() <= o->cursor) ranges.resize(o->cursor + 1);
-    for (const std::string& m : o->measured[o->hw_pass]) ranges[o->cursor][m] = w.state.value ? w.state.value(m, id) : 0;
-    ++o->cursor;
+    for (const std::string& m : o->measured[o->hw_pass]) {
+        const double v = w.state.value ? w.state.value(m, id) : 0;
+        ranges[o->cursor][m] = o->user_range ? ranges[o->cursor][m] + v : v;
+    }
+    if (!o->user_range) ++o->cursor;
 }
 
 }  // namespace fakecupti
@@ -254,6 +262,7 @@ CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* p)
     o->image = p->pCounterDataImage;
     o->max_ranges = p->maxRangesPerPass;
     if (o->first_max_ranges == 0) o->first_max_ranges = p->maxRangesPerPass;
+    o->user_range = p->range == CUPTI_UserRange;
     return CUPTI_SUCCESS;
 }
 
@@ -273,6 +282,26 @@ CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) {
     // The configuration's hardware passes in turn: Stop says whether the last one was submitted.
     o->hw_pass = o->hw_pass + 1 < o->measured.size() ? o->hw_pass + 1 : 0;
     p->isAllPassSubmitted = o->hw_pass == 0;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params* p) {
+    CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
+    if (!fakecupti::known(o) || !o->running || !o->user_range || o->pushed || !p->pRangeName)
+        return CUPTI_ERROR_INVALID_OPERATION;
+    o->pushed = true;
+    // Each hardware pass measures the same range again: it starts from nothing.
+    std::vector<fakecupti::Range>& ranges = world().images[o->image];
+    if (ranges.size() <= o->cursor) ranges.resize(o->cursor + 1);
+    for (const std::string& m : o->measured[o->hw_pass]) ranges[o->cursor][m] = 0;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params* p) {
+    CUpti_RangeProfiler_Object* o = p->pRangeProfilerObject;
+    if (!fakecupti::known(o) || !o->pushed) return CUPTI_ERROR_INVALID_OPERATION;
+    o->pushed = false;
+    ++o->cursor;
     return CUPTI_SUCCESS;
 }
 

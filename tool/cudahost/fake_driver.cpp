@@ -127,8 +127,32 @@ CUresult run_flush(unsigned gx, unsigned bx, void** params) {
 }
 }  // namespace
 
+namespace {
+// An application kernel (State::kernels): its body, then the hook.
+CUresult run_app_kernel(CUfunction f, void** params) {
+    auto it = fakecuda::state().kernels.find(f);
+    if (it == fakecuda::state().kernels.end()) return CUDA_ERROR_INVALID_VALUE;
+    ++fakecuda::state().app_launches;
+    it->second(params);
+    if (fakecuda::state().on_kernel) fakecuda::state().on_kernel(f);
+    return CUDA_SUCCESS;
+}
+}  // namespace
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params, void**) {
+    if (!config) return CUDA_ERROR_INVALID_VALUE;
+    ++fakecuda::state().ex_launches;
+    return run_app_kernel(f, params);
+}
+
+CUresult cuKernelGetFunction(CUfunction* f, CUkernel kernel) {
+    *f = reinterpret_cast<CUfunction>(kernel);  // one context: the kernel's function is itself
+    return kernel ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned, unsigned,
                         CUstream, void** params, void**) {
+    if (fakecuda::state().kernels.count(f)) return run_app_kernel(f, params);
     if (f == reinterpret_cast<CUfunction>(&flush_token)) return run_flush(gx, bx, params);
     if (f != reinterpret_cast<CUfunction>(&function_token) || gx == 0 || bx == 0 || !params)
         return CUDA_ERROR_INVALID_VALUE;

@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -30,6 +31,12 @@ struct State {
     // more times (kNever: a kernel that never completes), then completes.
     std::map<CUevent, size_t> queries_until_ready;
     size_t event_queries = 0;
+    // Application kernels: a launch of one of these functions runs its body on the host with the launch's
+    // parameters, then on_kernel (a test's fake CUPTI range); app_launches counts them, ex_launches those
+    // through cuLaunchKernelEx.
+    std::map<CUfunction, std::function<void(void** params)>> kernels;
+    std::function<void(CUfunction)> on_kernel;
+    size_t app_launches = 0, ex_launches = 0;
     std::vector<std::string> stream_ops;  // what graph steps queued, in order ("record 0x..", "wait", "host")
 };
 

@@ -23,6 +23,8 @@ Options from(const std::map<std::string, std::string>& env) {
 std::string describe(const Options& o) {
     std::string s;
     s += o.cache_control == CacheControl::All ? "cache=all" : "cache=none";
+    s += o.graph_whole ? " graphs=whole" : "";
+    s += o.graph_user_range ? " graphrange=user" : "";
     s += o.restore_all ? " restore=all" : " restore=reach";
     s += o.unprofiled_time ? " unprofiled" : "";
     s += o.windows ? " windows" : "";
@@ -47,6 +49,13 @@ TEST_CASE(options_read_each_variable_and_default_the_rest) {
         {{}, defaults},
         {{{"GOROCPROF_CACHE_CONTROL", "none"}}, "cache=none restore=reach unprofiled windows eager union reenable problems=0"},
         {{{"GOROCPROF_CACHE_CONTROL", "off"}}, "cache=all restore=reach unprofiled windows eager union reenable problems=1"},
+        {{{"GOROCPROF_GRAPH_PROFILING", "graph"}}, "cache=all graphs=whole restore=reach unprofiled windows eager union reenable problems=0"},
+        {{{"GOROCPROF_GRAPH_PROFILING", "node"}}, defaults},
+        {{{"GOROCPROF_CUDA_GRAPH_RANGE", "user"}}, "cache=all graphrange=user restore=reach unprofiled windows eager union reenable problems=0"},
+        {{{"GOROCPROF_CUDA_GRAPH_RANGE", "kernels"}}, defaults},
+        {{{"GOROCPROF_CUDA_GRAPH_RANGE", "range"}}, defaults.substr(0, defaults.size() - 11) + " problems=1"},
+        {{{"GOROCPROF_GRAPH_PROFILING", ""}}, defaults},
+        {{{"GOROCPROF_GRAPH_PROFILING", "Graph"}}, defaults.substr(0, defaults.size() - 11) + " problems=1"},
         {{{"GOROCPROF_CUDA_RESTORE", "all"}}, "cache=all restore=all unprofiled windows eager union reenable problems=0"},
         {{{"GOROCPROF_CUDA_RESTORE", "reach"}}, defaults},
         {{{"GOROCPROF_CUDA_UNPROFILED_TIME", "0"}}, "cache=all restore=reach windows eager union reenable problems=0"},

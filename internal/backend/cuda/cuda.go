@@ -256,6 +256,10 @@ func (b *Backend) Tool() (string, []string, error) {
 // KernelReplay is always possible: the tool library replays through tool/replay.
 func (b *Backend) KernelReplay() error { return nil }
 
+// ProfilesWholeGraphs: the tool runs a graph launch as one dispatch under --graph-profiling graph
+// (backend.WholeGraphs).
+func (b *Backend) ProfilesWholeGraphs() bool { return true }
+
 // NoRecords says why app wrote no record: CUDA loads the tool library when it initialises.
 func (b *Backend) NoRecords(string) string {
 	return "it never initialised CUDA, which loads the tool library"

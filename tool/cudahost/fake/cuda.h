@@ -17,6 +17,7 @@ typedef int CUdevice;
 typedef struct CUctx_st* CUcontext;
 typedef struct CUmod_st* CUmodule;
 typedef struct CUfunc_st* CUfunction;
+typedef struct CUkern_st* CUkernel;
 typedef struct CUstream_st* CUstream;
 typedef unsigned long long CUmemGenericAllocationHandle;
 typedef struct CUgraph_st* CUgraph;
@@ -47,7 +48,7 @@ typedef enum CUgraphNodeType_enum {
     CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10
 } CUgraphNodeType;
 
-typedef enum CUmemorytype_enum { CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2 } CUmemorytype;
+typedef enum CUmemorytype_enum { CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2, CU_MEMORYTYPE_UNIFIED = 4 } CUmemorytype;
 
 typedef enum CUlaunchAttributeID_enum {
     CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
@@ -67,6 +68,14 @@ typedef struct CUlaunchAttribute_st {
     char pad[8 - sizeof(CUlaunchAttributeID)];
     CUlaunchAttributeValue value;
 } CUlaunchAttribute;
+typedef struct CUlaunchConfig_st {
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute* attrs;
+    unsigned int numAttrs;
+} CUlaunchConfig;
 typedef CUlaunchAttributeID CUkernelNodeAttrID;
 typedef CUlaunchAttributeValue CUkernelNodeAttrValue;
 
@@ -77,7 +86,7 @@ typedef struct CUDA_KERNEL_NODE_PARAMS_st {
     unsigned int sharedMemBytes;
     void** kernelParams;
     void** extra;
-    void* kern;
+    CUkernel kern;
     CUcontext ctx;
 } CUDA_KERNEL_NODE_PARAMS;
 typedef struct CUDA_MEMSET_NODE_PARAMS_st {
@@ -136,6 +145,8 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int n,
 CUresult cuModuleGetFunction(CUfunction* f, CUmodule module, const char* name);
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, CUstream stream, void** params, void** extra);
+CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params, void** extra);
+CUresult cuKernelGetFunction(CUfunction* f, CUkernel kernel);
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count, CUstream stream);
 CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short value, size_t count, CUstream stream);
 CUresult cuMemsetD2D8Async(CUdeviceptr dst, size_t pitch, unsigned char value, size_t w, size_t h, CUstream stream);

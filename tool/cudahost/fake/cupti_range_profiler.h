@@ -87,6 +87,17 @@ typedef struct {
     size_t counterDataImageSize;
     size_t numTotalRanges;
 } CUpti_RangeProfiler_GetCounterDataInfo_Params;
+typedef struct {
+    size_t structSize;
+    void* pPriv;
+    CUpti_RangeProfiler_Object* pRangeProfilerObject;
+    const char* pRangeName;
+} CUpti_RangeProfiler_PushRange_Params;
+typedef struct {
+    size_t structSize;
+    void* pPriv;
+    CUpti_RangeProfiler_Object* pRangeProfilerObject;
+} CUpti_RangeProfiler_PopRange_Params;
 
 #define CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE sizeof(CUpti_RangeProfiler_Enable_Params)
 #define CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE sizeof(CUpti_RangeProfiler_Disable_Params)
@@ -98,6 +109,8 @@ typedef struct {
 #define CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE sizeof(CUpti_RangeProfiler_Stop_Params)
 #define CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE sizeof(CUpti_RangeProfiler_DecodeData_Params)
 #define CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE sizeof(CUpti_RangeProfiler_GetCounterDataInfo_Params)
+#define CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE sizeof(CUpti_RangeProfiler_PushRange_Params)
+#define CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE sizeof(CUpti_RangeProfiler_PopRange_Params)
 
 CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params* p);
 CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params* p);
@@ -108,6 +121,8 @@ CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* p);
 CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p);
 CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* p);
 CUptiResult cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params* p);
+CUptiResult cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params* p);
+CUptiResult cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params* p);
 
 #ifdef __cplusplus
 }

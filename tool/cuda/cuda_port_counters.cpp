@@ -12,7 +12,7 @@
 
 namespace gorocprof::cuda {
 
-bool CudaPort::may_join_lasting(const Launch& l, bool watched, bool replayed) {
+bool CudaPort::may_join_lasting(Launch& l, bool watched, bool replayed) {
     ContextState& cs = *l.cs;
     JoinFacts f;
     f.windows = options().windows && options().window_dispatches > 0 && !windows_off_.load(std::memory_order_relaxed);
@@ -21,18 +21,38 @@ bool CudaPort::may_join_lasting(const Launch& l, bool watched, bool replayed) {
     f.replayed = replayed;
     f.app_launch = l.app_launch_pending;
     f.unwatched = !watched;
-    return may_last(f);
+    f.capacity = options().window_dispatches;
+    f.passes = replayed ? core::Core::instance().passes_for_agent(l.agent_index).size() : 1;
+    if (replayed && f.steady && watched) {
+        f.replayed_may = options().lasting_replayed;
+        f.timed = cs.counters->timed();
+        if (f.replayed_may && f.timed) {
+            size_t managed = 0;
+            tracker_.restorable(cs.ctx, &cs.allocs, &managed);
+            l.allocs_listed = true;
+            l.managed = managed != 0;
+            f.scan = snapshot_scans(cs.allocs, copies_all(l), true);
+        }
+    }
+    l.lasting_planned = may_last(f);
+    return l.lasting_planned;
+}
+
+bool CudaPort::copies_all(const Launch& l) const {
+    return options().restore_all || l.managed || reach_off_.load(std::memory_order_relaxed) || !l.param_slots;
 }
 
 bool CudaPort::join_lasting(Launch& l, const Group* group) {
     ContextState& cs = *l.cs;
     l.lasting = false;
-    if (!may_join_lasting(l, l.unwatched.empty(), l.snapshot_planned)) return false;
-    if (cs.lasting.open() && !cs.lasting.full() && cs.counters->armed()) {
-        l.lasting = true;  // the next range of the open window: nothing to arm
+    if (!l.lasting_planned || windows_off_.load(std::memory_order_relaxed)) return false;
+    const size_t passes = l.snapshot_planned ? core::Core::instance().passes_for_agent(l.agent_index).size() : 1;
+    if (cs.lasting.open() && cs.lasting.room(passes) && cs.counters->armed()) {
+        l.lasting = true;  // the next ranges of the open window: nothing to arm
         return true;
     }
     close_lasting(cs);
+    if (windows_off_.load(std::memory_order_relaxed)) return false;  // that window decoded wrong
     PhaseTimer timer(Phase::Arm);
     cs.lasting.set_capacity(options().window_dispatches);
     std::string note;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace gorocprof::cuda {
@@ -54,6 +55,7 @@ Group run_union(const std::vector<const Group*>& groups, size_t start, size_t le
 
 RangeCounters::RangeCounters(CUcontext ctx, std::string chip) : ctx_(ctx), chip_(std::move(chip)) {
     allow_union_sessions_ = options().union_sessions;
+    allow_duration_ = options().duration_metric;
 }
 
 RangeCounters::~RangeCounters() { disable(); }
@@ -125,6 +127,8 @@ void RangeCounters::plan_passes(const std::vector<core::PlanPass>& passes, size_
     for (size_t i = 0; i < passes.size(); ++i)
         if (only == kAllPasses || i == only) pass_groups_.push_back(&passes[i].counters);
     union_ = run_union(pass_groups_, 0, pass_groups_.size());
+    timed_state_ = kUnknownTimed;
+    groups_.erase(&timed_);  // built for the previous plan's configuration
     runs_.assign(pass_groups_.size(), nullptr);
     run_length_.assign(pass_groups_.size(), 0);
     windows_from_.assign(pass_groups_.size(), 0);
@@ -183,9 +187,23 @@ bool RangeCounters::steady() {
     return pass_groups_.size() == 1 ? config_passes(pass_groups_[0]) == 1 : single_config();
 }
 
-// Which configuration measures `group`: the union when it fits; else the run from the group's pass, or
-// the configuration in use when keeping it is no worse.
+bool RangeCounters::timed() {
+    if (timed_state_ == kUnknownTimed) {
+        timed_state_ = 0;
+        if (allow_duration_ && steady()) {
+            timed_ = pass_groups_.size() == 1 ? *pass_groups_[0] : union_;
+            const core::PlanCounter duration{kDurationMetric, "", 0};
+            if (!holds(timed_, duration)) timed_.push_back(duration);
+            if (config_passes(&timed_) == 1) timed_state_ = 1;
+        }
+    }
+    return timed_state_ == 1;
+}
+
+// Which configuration measures `group`: the timed one when every pass measures it; the union when it
+// fits; else the run from the group's pass, or the configuration in use when keeping it is no worse.
 const Group* RangeCounters::config_for(const Group* group) {
+    if (timed() && holds_all(timed_, *group)) return &timed_;
     if (single_config()) return holds_all(union_, *group) ? &union_ : group;
     const size_t n = pass_groups_.size();
     size_t pass = 0;
@@ -391,9 +409,11 @@ PortStatus RangeCounters::decode(size_t* ranges) {
 }
 
 // One value per counter of the armed group for one decoded range (NaN where the hardware gave none).
-PortStatus RangeCounters::evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out) {
+PortStatus RangeCounters::evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out,
+                                   double* duration) {
     GroupState* gs = armed_state_;
     out->clear();
+    if (duration) *duration = std::numeric_limits<double>::quiet_NaN();
     if (!group) return PortStatus::success();
     std::vector<double> values(gs->names.size(), std::numeric_limits<double>::quiet_NaN());
     CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
@@ -406,6 +426,9 @@ PortStatus RangeCounters::evaluate(size_t range, const Group* group, std::vector
     eval.pMetricValues = values.data();
     PortStatus st = cupti(cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
     if (!st.ok) return st;
+    if (duration)
+        for (size_t j = 0; j < gs->names.size(); ++j)
+            if (std::strcmp(gs->names[j], kDurationMetric) == 0) *duration = values[j];
     out->clear();
     out->reserve(group->size());
     for (size_t i = 0; i < group->size(); ++i) {
@@ -450,8 +473,10 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
 }
 
 PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups,
-                                         std::vector<std::vector<core::CounterSample>>* out) {
+                                         std::vector<std::vector<core::CounterSample>>* out,
+                                         std::vector<double>* durations) {
     out->clear();
+    if (durations) durations->clear();
     if (!armed_) return PortStatus::success();
     if (sessions_incomplete()) {
         // Decoding now would read the missing hardware passes' metrics as 0: nothing of the window is
@@ -469,7 +494,9 @@ PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups
     for (size_t r = 0; st.ok && r < entries; ++r) {
         const size_t range = r * per_pass_ + per_pass_ - 1 - lead_;
         out->emplace_back();
-        if (range < ranges) st = evaluate(range, r < groups.size() ? groups[r] : nullptr, &out->back());
+        double duration = std::numeric_limits<double>::quiet_NaN();
+        if (range < ranges) st = evaluate(range, r < groups.size() ? groups[r] : nullptr, &out->back(), &duration);
+        if (durations) durations->push_back(duration);
     }
     armed_ = nullptr;
     armed_state_ = nullptr;

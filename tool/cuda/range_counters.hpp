@@ -76,13 +76,25 @@ public:
     // range r reported as groups[r] (an empty list where groups[r] is null or past the end). The
     // caller compares out->size() with the number of kernels it ran in the window. A window whose
     // configuration's hardware passes did not all run is discarded, not decoded (a failure, out empty).
-    PortStatus collect_ranges(const std::vector<const Group*>& groups, std::vector<std::vector<core::CounterSample>>* out);
+    // `durations`, when given: one entry per entry of *out, its range's kDurationMetric in ns when the armed
+    // configuration holds it (timed()), else NaN.
+    PortStatus collect_ranges(const std::vector<const Group*>& groups, std::vector<std::vector<core::CounterSample>>* out,
+                              std::vector<double>* durations = nullptr);
     // True when every planned pass's counters fit one configuration together (the union), so that
     // one window can hold all of a dispatch's passes.
     bool single_config();
     // True when every pass of every dispatch measures one configuration of one hardware pass (the only
     // planned group, or the union of all of them): a window may then hold passes of many dispatches.
     bool steady();
+    // The metric whose value in a range is its kernel's GPU time in ns (what ncu reports as the duration).
+    static constexpr const char* kDurationMetric = "gpu__time_duration.sum";
+    // True when the configuration of steady() measures kDurationMetric too, in its one hardware pass (added
+    // to it unless a group asks for it; not when it would need another hardware pass or CUPTI does not know
+    // it, nor under GOROCPROF_CUDA_DURATION_METRIC=0): every range then gives its kernel's duration, so a
+    // replayed dispatch needs no timing run outside the session. Every pass measures that configuration.
+    bool timed();
+    // Whether timed() may add the metric (the option by default; tests set it).
+    void allow_duration_metric(bool on) { allow_duration_ = on; timed_state_ = kUnknownTimed; }
     // How many consecutive planned passes from `pass` (up to, not including, `end`) the configuration
     // that pass will measure also holds, each in the same single hardware pass: one window can hold
     // them all. 1 when only the pass itself (or for a pass that is not planned).
@@ -147,6 +159,11 @@ private:
     size_t union_passes_ = kUnknownPasses;
     size_t union_passes();
     bool allow_union_sessions_ = true;
+    // steady()'s configuration with kDurationMetric, worked out once per plan (timed()).
+    static constexpr int kUnknownTimed = -1;
+    int timed_state_ = kUnknownTimed;  // 1: timed_ is what every pass measures; 0: no duration metric
+    bool allow_duration_ = true;
+    Group timed_;
     bool union_refused_ = false;  // CUPTI refused the union's configuration: no union sessions any more
     // The planned groups in pass order; per pass the configuration of the run that starts there (null
     // until first needed; the group itself when no longer run fits) and its length in groups (it may
@@ -178,7 +195,9 @@ private:
     const Group* counter_data_group_ = nullptr;
     size_t counter_data_ranges_ = 0;
     PortStatus decode(size_t* ranges);
-    PortStatus evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out);
+    // `duration`, when given: the range's kDurationMetric when the armed configuration holds it, else NaN.
+    PortStatus evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out,
+                        double* duration = nullptr);
 };
 
 }  // namespace gorocprof::cuda

@@ -199,8 +199,9 @@ private:
     // before its start event): the next kernel is the pass's.
     void flush_caches(const Launch& l);
     // Runs the kernel again (restoring first) while CUPTI says the configuration has hardware passes
-    // left, `runs` times per hardware pass (a window's passes); then the counters can be decoded.
-    void finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs = 1);
+    // left, once per hardware pass, or per pass of `window` (its passes' groups) that the hardware pass
+    // needs (RangeCounters::session_runs); then the counters can be decoded.
+    void finish_hardware_passes(const replay::Dispatch& d, Launch& l, const std::vector<const Group*>* window = nullptr);
     // What a pass that ran leaves (cuda_port_counters.cpp): its record pending in its window (lasting or the
     // dispatch's; a union-sessions window's further hardware passes run after its last pass), or its counters
     // collected and the record written.

@@ -199,7 +199,7 @@ void CudaPort::collect_counters(ContextState& cs, const Group* expected, std::ve
     if (armed == expected) *out = std::move(samples);
 }
 
-void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs) {
+void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, const std::vector<const Group*>* window) {
     ContextState& cs = *l.cs;
     if (!cs.counters || !cs.counters->armed()) return;
     if (!l.active_snapshot) {
@@ -211,12 +211,14 @@ void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size
         return;
     }
     size_t sessions = 0;
+    const size_t runs = window ? window->size() : 1;
     // The next hardware pass: the same kernels again, in the same order, each from the snapshot (range r of
-    // every hardware pass belongs to the window's pass r).
+    // every hardware pass belongs to the window's pass r), up to the last pass that session measures.
     const PortStatus st = cs.counters->finish_sessions(
-        [&]() -> PortStatus {
+        [&](size_t session) -> PortStatus {
             PortStatus rs;
-            for (size_t r = 0; rs.ok && r < runs; ++r) {
+            const size_t n = window ? cs.counters->session_runs(session, *window) : 1;
+            for (size_t r = 0; rs.ok && r < n; ++r) {
                 rs = restore(d, *l.active_snapshot);
                 if (rs.ok) flush_caches(l);
                 if (rs.ok) rs = relaunch(l);
@@ -227,9 +229,10 @@ void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size
         &sessions);
     if (sessions > 0 && runs > 1)
         report_note("the counter groups do not fit one hardware pass together: each dispatch's passes are measured "
-                    "as one configuration of " + std::to_string(sessions + 1) + " hardware passes, so every replay "
-                    "pass runs the kernel " + std::to_string(sessions + 1) + " times (memory restored before each) "
-                    "and each counter comes from the run of the hardware pass that holds it");
+                    "as one configuration of " + std::to_string(sessions + 1) + " hardware passes, so replay passes "
+                    "run the kernel up to " + std::to_string(sessions + 1) + " times (memory restored before each: "
+                    "each further hardware pass reruns the passes up to the last whose group it measures) and each "
+                    "counter comes from the run of the hardware pass that holds it");
     else if (sessions > 0)
         report_note("the Range Profiler asked for " + std::to_string(sessions) +
                     " more kernel run(s) within one replay pass before all its hardware passes were submitted "
@@ -253,7 +256,9 @@ replay::PortStatus CudaPort::finish_pass(const replay::Dispatch& d, Launch& l, u
         // pass (while the snapshot is still held), so that the decode has every counter.
         if (pass + 1 >= l.window_end && cs.counters && cs.counters->armed_passes() > 1) {
             PhaseTimer timer(Phase::StopExtra);
-            finish_hardware_passes(d, l, cs.pending.size());
+            cs.window_groups.clear();
+            for (const PendingPass& q : cs.pending) cs.window_groups.push_back(q.group);
+            finish_hardware_passes(d, l, &cs.window_groups);
         }
         return PortStatus::success();
     }

@@ -39,6 +39,9 @@ struct Options {
     bool eager_profiler = true;
     // GOROCPROF_CUDA_UNION_SESSIONS=0: windows of configuration runs instead of union sessions.
     bool union_sessions = true;
+    // GOROCPROF_CUDA_PARTIAL_SESSIONS=0: a further session of union sessions reruns every pass of the window,
+    // not only those up to the last whose group it measures (RangeCounters::session_runs).
+    bool partial_sessions = true;
     // GOROCPROF_CUDA_REENABLE_ON_SWITCH=0: keep one profiler object across configuration changes (shows
     // why the object is re-created: the other configuration's metrics then read 0).
     bool reenable_on_switch = true;

@@ -49,20 +49,32 @@ public:
     PortStatus stop(bool* all_submitted);
     PortStatus restart();
     // After the armed window's (or pass's) last kernel: stops, and while the configuration has hardware
-    // passes left, restarts, calls rerun() (which must run the same kernels again, in the same order, each
-    // from the same memory) and stops again, at most max_sessions times. *sessions: the further sessions run.
+    // passes left, restarts, calls rerun(session) (session 1, 2, ...: it must run the window's first
+    // session_runs(session, ...) kernels again, in the same order, each from the same memory) and stops again,
+    // at most max_sessions times. *sessions: the further sessions run.
     template <class Rerun>
     PortStatus finish_sessions(Rerun&& rerun, size_t* sessions, size_t max_sessions = 32) {
         *sessions = 0;
         bool all = true;
         PortStatus st = stop(&all);
         while (st.ok && !all && *sessions < max_sessions) {
-            if (!(st = restart()).ok || !(st = rerun()).ok) break;
+            if (!(st = restart()).ok || !(st = rerun(*sessions + 1)).ok) break;
             ++*sessions;
             st = stop(&all);
         }
         return st;
     }
+    // How many of a union-sessions window's passes (`window`: their groups, in order) further session
+    // `session` runs again: up to the last pass whose group has a counter in that session's hardware pass,
+    // once which metric CUPTI put in which hardware pass is known (ranges merge by index, and a range a session
+    // did not reach reads NaN for that session's metrics: docs/h200/start-cost-2026-11-30T0905Z.md). The first
+    // such window of the profiler object learns it: it was armed with a range more per further session, and
+    // session k runs the window's passes and then the last one k times more, so range P + k - 1 holds only
+    // sessions k and later (collect_ranges decodes and drops those ranges). Every pass otherwise, or when
+    // GOROCPROF_CUDA_PARTIAL_SESSIONS=0.
+    size_t session_runs(size_t session, const std::vector<const Group*>& window) const;
+    // Whether partial reruns may be learned and used (the option by default; tests set it).
+    void allow_partial_sessions(bool on) { allow_partial_ = on; }
     // True while a configuration of several hardware passes is armed and not all of them have run.
     bool sessions_incomplete() const;
     // Forgets what is armed without decoding it (stopping first); the next arm gets a new profiler object,
@@ -159,6 +171,13 @@ private:
     size_t union_passes_ = kUnknownPasses;
     size_t union_passes();
     bool allow_union_sessions_ = true;
+    // Partial reruns of union sessions (session_runs): the hardware pass of each union metric, learned by a
+    // probing window (probe_ the further sessions it was armed for, 0 when none is armed).
+    bool allow_partial_ = true;
+    size_t probe_ = 0;
+    bool probe_failed_ = false;  // a probe did not show every metric in one hardware pass: full reruns
+    std::map<std::string, size_t> session_of_;
+    bool learn_sessions(size_t window_passes, size_t extra, std::vector<std::vector<core::CounterSample>>* out);
     // steady()'s configuration with kDurationMetric, worked out once per plan (timed()).
     static constexpr int kUnknownTimed = -1;
     int timed_state_ = kUnknownTimed;  // 1: timed_ is what every pass measures; 0: no duration metric

@@ -13,6 +13,7 @@
 #include "options.hpp"
 #include "range_counters.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -262,8 +263,9 @@ size_t drive_with_lead(RangeCounters& rc, const std::vector<PlanPass>& passes, s
     auto finish = [&](const std::vector<size_t>& again) {
         size_t sessions = 0;
         CHECK(rc.finish_sessions(
-                    [&] {
-                        for (size_t id : again) run(id);
+                    [&](size_t session) {
+                        const size_t k = again.size() > 1 ? rc.session_runs(session, pending) : 1;
+                        for (size_t r = 0; r < k; ++r) run(again[std::min(r, again.size() - 1)]);
                         return PortStatus::success();
                     },
                     &sessions)

@@ -511,12 +511,17 @@ PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups
         if (durations) durations->push_back(duration);
     }
     // The probe's ranges are the tool's: dropped once they have told the metrics' hardware passes (a window
-    // with a range too many still shows one entry too many).
+    // with a range too many still shows one entry too many). A probe that does not tell them (a hardware pass
+    // left without a metric: a kernel that is no pass's ran in the first session, or CUPTI merged otherwise)
+    // is not dropped, so the caller sees entries that do not line up with its passes and trusts none.
     if (st.ok && probe && out->size() >= groups.size() + probe) {
-        if (!learn_sessions(groups.size(), probe, out)) probe_failed_ = true;
-        out->erase(out->begin() + static_cast<std::ptrdiff_t>(groups.size()),
-                   out->begin() + static_cast<std::ptrdiff_t>(groups.size() + probe));
-        if (durations) durations->resize(out->size());
+        if (learn_sessions(groups.size(), probe, out)) {
+            out->erase(out->begin() + static_cast<std::ptrdiff_t>(groups.size()),
+                       out->begin() + static_cast<std::ptrdiff_t>(groups.size() + probe));
+            if (durations) durations->resize(out->size());
+        } else {
+            probe_failed_ = true;
+        }
     }
     armed_ = nullptr;
     armed_state_ = nullptr;

@@ -287,6 +287,38 @@ TEST_CASE(range_counters_rerun_only_the_passes_a_further_session_measures) {
     }
 }
 
+TEST_CASE(range_counters_trust_no_probe_with_a_foreign_kernel_in_its_first_session) {
+    // A kernel that is no pass's in the probing window's first session fills the probe's range with every
+    // metric: nothing is learned, the window decodes one entry too many (the caller empties it), and later
+    // windows rerun every pass.
+    counters::Setup t(counters::singles("g", 10));
+    fakecupti::state().capacity = 16;
+    fakecupti::state().pass_of = {{"g4", 1}};
+    t.rc.plan_passes(t.passes);
+    std::vector<const gorocprof::cuda::Group*> window;
+    for (const gorocprof::core::PlanPass& p : t.passes) window.push_back(&p.counters);
+    for (int w = 0; w < 2; ++w) {
+        CHECK(t.rc.arm(window[0], nullptr, window.size() + 1).ok);
+        for (size_t p = 0; p < window.size(); ++p) {
+            fakecupti::kernel(w * 100 + p);
+            if (w == 0 && p == 2) fakecupti::kernel(999);  // the foreign kernel
+        }
+        size_t sessions = 0, runs = 0;
+        CHECK(t.rc.finish_sessions(
+                      [&](size_t session) {
+                          runs = t.rc.session_runs(session, window);
+                          for (size_t r = 0; r < runs; ++r) fakecupti::kernel(w * 100 + std::min(r, window.size() - 1));
+                          return PortStatus::success();
+                      },
+                      &sessions)
+                  .ok);
+        std::vector<std::vector<gorocprof::core::CounterSample>> got;
+        CHECK(t.rc.collect_ranges(window, &got).ok);
+        CHECK_EQ(runs, (w == 0 ? window.size() + 1 : window.size()));  // the probe, then full reruns
+        CHECK_EQ(got.size(), (w == 0 ? window.size() + 1 : window.size()));
+    }
+}
+
 TEST_CASE(range_counters_leave_unions_of_many_passes_to_runs) {
     // A union that needs more than kMaxUnionSessions hardware passes would run every kernel that many times:
     // configuration runs instead.

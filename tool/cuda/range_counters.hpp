@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gorocprof::cuda {
@@ -58,7 +59,11 @@ public:
         bool all = true;
         PortStatus st = stop(&all);
         while (st.ok && !all && *sessions < max_sessions) {
-            if (!(st = restart()).ok || !(st = rerun(*sessions + 1)).ok) break;
+            if (!(st = restart()).ok) break;
+            // A rerun that does not ask which session it is runs the same kernels every time.
+            if constexpr (std::is_invocable_v<Rerun&, size_t>) st = rerun(*sessions + 1);
+            else st = rerun();
+            if (!st.ok) break;
             ++*sessions;
             st = stop(&all);
         }

@@ -23,7 +23,7 @@ bool CudaPort::may_join_lasting(Launch& l, bool watched, bool replayed) {
     f.unwatched = !watched;
     f.capacity = options().window_dispatches;
     f.passes = replayed ? core::Core::instance().passes_for_agent(l.agent_index).size() : 1;
-    if (replayed && f.steady && watched) {
+    if (replayed && f.steady && watched && f.app_launch) {  // the tracker is walked only for a candidate
         f.replayed_may = options().lasting_replayed;
         f.timed = cs.counters->timed();
         if (f.replayed_may && f.timed) {

@@ -441,7 +441,9 @@ fi
 
 # ---- timing: the kernel's own time in the records -----------------------------------------------------
 # Two groups, the duration counter first: each dispatch is replayed, so its passes report the run the tool
-# makes with no counters armed, which must be within 10% of gpu__time_duration.sum for kernels of 10 us and up.
+# makes with no counters armed or, in a window across dispatches, their own ranges' gpu__time_duration.sum
+# (tool/cuda/README.md, "Windows across dispatches"), which must be within 10% of the dispatch's
+# gpu__time_duration.sum for kernels of 10 us and up.
 if want timing; then
     for app in $TIMING_APPS; do
         say "timing $app"
@@ -511,7 +513,9 @@ if want guards; then
     say "guards"
     t=$(date +%s%N)
     # A hang would be the failure: the app is bounded (it takes about a second).
-    GOROCPROF_CUDA_REPLAY_TIMEOUT=0.05 run_replay "$d" timeout 120 "$ROOT/bin/cuda-guards" >"$d.txt" 2>&1
+    # Replayed dispatches keep windows of their own here: the check is of the timing run, which a dispatch in a
+    # window across dispatches does not have (its pass 0 would be the run the guard gives up on).
+    GOROCPROF_CUDA_LASTING_REPLAYED=0 GOROCPROF_CUDA_REPLAY_TIMEOUT=0.05 run_replay "$d" timeout 120 "$ROOT/bin/cuda-guards" >"$d.txt" 2>&1
     rc=$?; t_g=$(ms_since $t)
     verdict=$(python3 - "$d" <<'PY'
 import glob, json, os, sys, collections

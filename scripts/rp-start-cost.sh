@@ -27,6 +27,9 @@ CONFIGS=(
     "dram:dram__bytes_read.sum"
     "six:$SIX"
 )
+# RP_START_CONFIGS="NAME:METRIC,METRIC ..." measures those instead (e.g. a configuration with and without
+# gpu__time_duration.sum); RP_START_CASES=0 leaves out the cases below the table.
+[ -n "${RP_START_CONFIGS:-}" ] && read -r -a CONFIGS <<<"$RP_START_CONFIGS"
 RANGES=${RP_START_RANGES:-"1 2 4 8"}
 MD=$OUT/rp-start-cost.md
 {
@@ -48,6 +51,7 @@ for c in "${CONFIGS[@]}"; do
 done
 for c in "lts:lts__t_sectors.sum" "sm:sm__inst_executed.sum"; do row "${c%%:*}" "${c#*:}" 1 3; done
 cat "$MD"
+[ "${RP_START_CASES:-1}" = 0 ] && exit 0
 
 # What changes of configuration cost: the same windows with a new profiler object before each, and the pass
 # mode (one Start per pass) over groups that need two hardware passes together, as S10 does in the tool.

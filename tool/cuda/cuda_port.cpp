@@ -27,9 +27,10 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     snap->cs = &cs;
     snap->on_device = true;
     std::vector<Allocation>& allocs = cs.allocs;  // kept per context for its capacity
-    size_t managed = 0;
-    tracker_.restorable(cs.ctx, &allocs, &managed);
-    snapshot_set(l, &allocs, managed != 0);
+    size_t managed = l.managed ? 1 : 0;
+    if (!l.allocs_listed) tracker_.restorable(cs.ctx, &allocs, &managed);  // else listed at ENTER
+    l.managed = managed != 0;
+    snapshot_set(l, &allocs);
     PhaseTimer timer(Phase::Snapshot);
     const size_t total = plan_backup(allocs, &snap->saved);
     if (PhaseStats::instance().on())
@@ -97,12 +98,11 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     return PortStatus::success();
 }
 
-void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs, bool managed) {
-    const bool everything = options().restore_all;
+void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs) {
     ContextState& cs = *l.cs;
-    // Managed memory is neither scanned nor restored, and may hold the only copy of an address.
-    if (everything || managed || reach_off_.load(std::memory_order_relaxed) || allocs->empty()) return;
-    if (!l.graph && !l.param_slots) return;
+    // Managed memory is neither scanned nor restored, and may hold the only copy of an address. Inside a
+    // window across dispatches a small footprint is copied whole: the scan is a kernel, which would be a range.
+    if (!snapshot_scans(*allocs, copies_all(l), l.lasting_planned)) return;
     PhaseTimer timer(Phase::Reach);
     cs.reached.assign(allocs->size(), 0);
     if (l.graph) {
@@ -147,7 +147,9 @@ void CudaPort::arm_app_launch(Launch& l) {
 }
 
 void CudaPort::time_unprofiled(Launch& l) {
-    if (!options().unprofiled_time || !l.early_snapshot) return;
+    // A dispatch in a window across dispatches lasts its ranges' gpu__time_duration.sum instead
+    // (RangeCounters::timed): a run of the tool inside the window would be a range.
+    if (!options().unprofiled_time || !l.early_snapshot || l.lasting_planned) return;
     ContextState& cs = *l.cs;
     PhaseTimer timer(Phase::Unprofiled);
     flush_caches(l);
@@ -205,6 +207,7 @@ PortStatus CudaPort::wait_for_run(Launch& l, uint64_t pass, bool timing) {
     l.timed_out = true;
     // Decoding the window's passes would stop the Range Profiler, which waits for the unfinished run: they
     // are recorded with empty counters instead, and the counters are discarded once the run completes.
+    if (l.lasting) cs.lasting.abandon();
     for (PendingPass& p : cs.pending) {
         if (p.group) empty_samples(*p.group, &p.rec.counters);
         core::Core::instance().record_pass(std::move(p.rec));
@@ -323,6 +326,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     if (!l.unwatched.empty()) return submit_unwatched(l, group, std::move(rec));
 
     PortStatus st;
+    const bool app = l.app_launch_pending;
     if (l.app_launch_pending) {
         // Pass 0 (or the single run) is the application's launch, already issued by the driver.
         l.app_launch_pending = false;
@@ -333,7 +337,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         // Inside an open window this pass is just the window's next range; otherwise it arms its own,
         // with a window for it and the passes after it that share its configuration.
         bool flushed = false;
-        if (!(l.window && pass < l.window_end)) {
+        if (!l.lasting && !(l.window && pass < l.window_end)) {
             if (l.window) flush_window(l);  // the window's passes are done: decode them before a new arm
             if (group) flushed = arm_counters(l, group, pass, true);
         }
@@ -347,8 +351,10 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     }
     if (!st.ok) {
         if (l.timed_out) return st;  // the counters wait for the unfinished run: not touched until it completes
-        if (l.lasting) {
+        if (l.lasting && app) {
             cs.lasting.add_hole();  // the launch's range stays in the window; its pass is not recorded
+        } else if (l.lasting) {
+            cs.lasting.spoil();  // the relaunch may have failed after its flush: half a pass's ranges
         } else if (l.window) {
             flush_window(l);  // the passes before this one keep their values
         } else {

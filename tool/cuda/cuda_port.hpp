@@ -127,9 +127,16 @@ struct Launch {
     size_t graph_kernels = 0;
     std::vector<KernelReach> graph_reach;
     std::vector<CUdeviceptr> graph_writes;
-    // The dispatch's one pass is a range of its context's lasting window: its records are written when that
+    // The dispatch's passes are ranges of its context's lasting window: their records are written when that
     // window is decoded (CudaPort::end_lasting instead of the core's dispatch frame now).
     bool lasting = false;
+    // Decided at ENTER (may_join_lasting): the dispatch joins the lasting window (a replayed one then has no
+    // timing run and no reach scan).
+    bool lasting_planned = false;
+    // may_join_lasting listed the context's tracked allocations for a replayed dispatch (into cs->allocs,
+    // with whether the process has managed memory): take_snapshot uses that list.
+    bool allocs_listed = false;
+    bool managed = false;
 };
 
 class CudaPort final : public replay::DevicePort {
@@ -170,10 +177,10 @@ public:
     // Decodes the context's lasting window, if one is open, and writes its dispatches' records. The caller
     // holds the device's window lock. A window that decoded wrong turns windows off.
     void close_lasting(ContextState& cs);
-    // Whether a dispatch may join its context's lasting window (lasting_window.hpp, may_last): `watched` when
-    // it is not run once unwatched, `replayed` when its passes are replayed. One that may not closes the
-    // open window at its ENTER, before its own work reaches the device.
-    bool may_join_lasting(const Launch& l, bool watched, bool replayed);
+    // Whether a dispatch may join its context's lasting window (lasting_window.hpp, may_last), kept in
+    // l.lasting_planned: `watched` when it is not run once unwatched, `replayed` when its passes are replayed.
+    // One that may not closes the open window at its ENTER, before its own work reaches the device.
+    bool may_join_lasting(Launch& l, bool watched, bool replayed);
     // The application's launch failed (nothing ran): the counters armed for it are stopped, or its window
     // keeps the range of the flush queued before it.
     void launch_failed(Launch& l);
@@ -203,8 +210,9 @@ private:
     // before its start event): the next kernel is the pass's.
     void flush_caches(const Launch& l);
     // Runs the kernel again (restoring first) while CUPTI says the configuration has hardware passes
-    // left, `runs` times per hardware pass (a window's passes); then the counters can be decoded.
-    void finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs = 1);
+    // left, once per hardware pass, or per pass of `window` (its passes' groups) that the hardware pass
+    // needs (RangeCounters::session_runs); then the counters can be decoded.
+    void finish_hardware_passes(const replay::Dispatch& d, Launch& l, const std::vector<const Group*>* window = nullptr);
     // What a pass that ran leaves (cuda_port_counters.cpp): its record pending in its window (lasting or the
     // dispatch's; a union-sessions window's further hardware passes run after its last pass), or its counters
     // collected and the record written.
@@ -219,12 +227,15 @@ private:
     // Arms pass 0 of a dispatch that is not replayed in the context's lasting window (opening one when none
     // is open or it is full): false when the dispatch does not join one (it then arms its own range).
     bool join_lasting(Launch& l, const Group* group);
+    // Whether a snapshot of this launch copies every tracked allocation whatever its size (no reach scan).
+    bool copies_all(const Launch& l) const;
     // Opens a window at `pass` when it and the passes after it can share one (GOROCPROF_CUDA_WINDOW=0
     // turns windows off); returns the ranges to arm for: the window's passes and a spare, or 1.
     size_t open_window(Launch& l, uint64_t pass);
     // The allocations a snapshot of this launch copies: the reachable ones, or all when that cannot
-    // be worked out (or when the process has managed memory: `managed`).
-    void snapshot_set(Launch& l, std::vector<Allocation>* allocs, bool managed);
+    // be worked out (or when the process has managed memory: l.managed), or all of a small footprint when
+    // the launch joins a window across dispatches (snapshot_scans).
+    void snapshot_set(Launch& l, std::vector<Allocation>* allocs);
     // Ends the launch's window: decodes it and writes its passes' records, in pass order.
     void flush_window(Launch& l);
 

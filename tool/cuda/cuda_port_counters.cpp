@@ -12,7 +12,7 @@
 
 namespace gorocprof::cuda {
 
-bool CudaPort::may_join_lasting(const Launch& l, bool watched, bool replayed) {
+bool CudaPort::may_join_lasting(Launch& l, bool watched, bool replayed) {
     ContextState& cs = *l.cs;
     JoinFacts f;
     f.windows = options().windows && options().window_dispatches > 0 && !windows_off_.load(std::memory_order_relaxed);
@@ -21,18 +21,39 @@ bool CudaPort::may_join_lasting(const Launch& l, bool watched, bool replayed) {
     f.replayed = replayed;
     f.app_launch = l.app_launch_pending;
     f.unwatched = !watched;
-    return may_last(f);
+    f.capacity = options().window_dispatches;
+    f.passes = replayed ? core::Core::instance().passes_for_agent(l.agent_index).size() : 1;
+    if (replayed && f.steady && watched && f.app_launch) {  // the tracker is walked only for a candidate
+        f.replayed_may = options().lasting_replayed;
+        f.timed = cs.counters->timed();
+        if (f.replayed_may && f.timed) {
+            size_t managed = 0;
+            tracker_.restorable(cs.ctx, &cs.allocs, &managed);
+            l.allocs_listed = true;
+            l.managed = managed != 0;
+            f.scan = snapshot_scans(cs.allocs, copies_all(l), true);
+        }
+    }
+    l.lasting_planned = may_last(f);
+    return l.lasting_planned;
+}
+
+bool CudaPort::copies_all(const Launch& l) const {
+    return options().restore_all || l.managed || reach_off_.load(std::memory_order_relaxed) ||
+           (!l.graph && !l.param_slots);
 }
 
 bool CudaPort::join_lasting(Launch& l, const Group* group) {
     ContextState& cs = *l.cs;
     l.lasting = false;
-    if (!may_join_lasting(l, l.unwatched.empty(), l.snapshot_planned)) return false;
-    if (cs.lasting.open() && !cs.lasting.full() && cs.counters->armed()) {
-        l.lasting = true;  // the next range of the open window: nothing to arm
+    if (!l.lasting_planned || windows_off_.load(std::memory_order_relaxed)) return false;
+    const size_t passes = l.snapshot_planned ? core::Core::instance().passes_for_agent(l.agent_index).size() : 1;
+    if (cs.lasting.open() && cs.lasting.room(passes) && cs.counters->armed()) {
+        l.lasting = true;  // the next ranges of the open window: nothing to arm
         return true;
     }
     close_lasting(cs);
+    if (windows_off_.load(std::memory_order_relaxed)) return false;  // that window decoded wrong
     PhaseTimer timer(Phase::Arm);
     cs.lasting.set_capacity(options().window_dispatches);
     std::string note;
@@ -196,7 +217,7 @@ void CudaPort::collect_counters(ContextState& cs, const Group* expected, std::ve
     if (armed == expected) *out = std::move(samples);
 }
 
-void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size_t runs) {
+void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, const std::vector<const Group*>* window) {
     ContextState& cs = *l.cs;
     if (!cs.counters || !cs.counters->armed()) return;
     if (!l.active_snapshot) {
@@ -208,12 +229,14 @@ void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size
         return;
     }
     size_t sessions = 0;
+    const size_t runs = window ? window->size() : 1;
     // The next hardware pass: the same kernels again, in the same order, each from the snapshot (range r of
-    // every hardware pass belongs to the window's pass r).
+    // every hardware pass belongs to the window's pass r), up to the last pass that session measures.
     const PortStatus st = cs.counters->finish_sessions(
-        [&]() -> PortStatus {
+        [&](size_t session) -> PortStatus {
             PortStatus rs;
-            for (size_t r = 0; rs.ok && r < runs; ++r) {
+            const size_t n = window ? cs.counters->session_runs(session, *window) : 1;
+            for (size_t r = 0; rs.ok && r < n; ++r) {
                 rs = restore(d, *l.active_snapshot);
                 if (rs.ok) flush_caches(l);
                 if (rs.ok) rs = relaunch_measured(l);
@@ -224,9 +247,10 @@ void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, size
         &sessions);
     if (sessions > 0 && runs > 1)
         report_note("the counter groups do not fit one hardware pass together: each dispatch's passes are measured "
-                    "as one configuration of " + std::to_string(sessions + 1) + " hardware passes, so every replay "
-                    "pass runs the kernel " + std::to_string(sessions + 1) + " times (memory restored before each) "
-                    "and each counter comes from the run of the hardware pass that holds it");
+                    "as one configuration of " + std::to_string(sessions + 1) + " hardware passes, so replay passes "
+                    "run the kernel up to " + std::to_string(sessions + 1) + " times (memory restored before each: "
+                    "each further hardware pass reruns the passes up to the last whose group it measures) and each "
+                    "counter comes from the run of the hardware pass that holds it");
     else if (sessions > 0)
         report_note("the Range Profiler asked for " + std::to_string(sessions) +
                     " more kernel run(s) within one replay pass before all its hardware passes were submitted "
@@ -250,7 +274,9 @@ replay::PortStatus CudaPort::finish_pass(const replay::Dispatch& d, Launch& l, u
         // pass (while the snapshot is still held), so that the decode has every counter.
         if (pass + 1 >= l.window_end && cs.counters && cs.counters->armed_passes() > 1) {
             PhaseTimer timer(Phase::StopExtra);
-            finish_hardware_passes(d, l, cs.pending.size());
+            cs.window_groups.clear();
+            for (const PendingPass& q : cs.pending) cs.window_groups.push_back(q.group);
+            finish_hardware_passes(d, l, &cs.window_groups);
         }
         return PortStatus::success();
     }

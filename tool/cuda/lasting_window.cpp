@@ -6,7 +6,20 @@
 namespace gorocprof::cuda {
 
 bool may_last(const JoinFacts& f) {
-    return f.windows && f.counters && f.steady && !f.replayed && f.app_launch && !f.unwatched;
+    if (!(f.windows && f.counters && f.steady && f.app_launch && !f.unwatched)) return false;
+    if (f.passes == 0 || f.passes > f.capacity) return false;
+    return !f.replayed || (f.replayed_may && f.timed && !f.scan);
+}
+
+bool snapshot_scans(const std::vector<Allocation>& allocs, bool copy_all, bool lasting) {
+    if (copy_all || allocs.empty()) return false;
+    if (!lasting || allocs.size() > kCopyAllAllocations) return true;
+    size_t bytes = 0;
+    for (const Allocation& a : allocs) {
+        bytes += a.size;
+        if (bytes > kCopyAllBytes) return true;
+    }
+    return false;
 }
 
 void LastingWindow::add_pass(core::PassRecord&& rec, const Group* group) {
@@ -34,9 +47,15 @@ PortStatus LastingWindow::close(RangeCounters& rc, const Writer& write) {
     open_ = false;
     groups_.clear();
     for (const PendingPass& p : passes_) groups_.push_back(p.group);
-    PortStatus st = rc.collect_ranges(groups_, &samples_);
-    const bool whole = st.ok && samples_.size() == passes_.size();
-    if (st.ok && !whole)
+    PortStatus st;
+    samples_.clear();
+    if (!abandoned_) st = rc.collect_ranges(groups_, &samples_, &durations_);
+    const bool whole = st.ok && !abandoned_ && !spoiled_ && samples_.size() == passes_.size();
+    if (st.ok && spoiled_)
+        st = PortStatus::failure("cuLaunchKernel", "a relaunch failed inside a window of " +
+                                                       std::to_string(slots_.size()) +
+                                                       " dispatches: those dispatches' counters are empty");
+    else if (st.ok && !whole && !abandoned_)
         st = PortStatus::failure("cuptiRangeProfilerDecodeData",
                                  "a window of " + std::to_string(slots_.size()) + " dispatches (" +
                                      std::to_string(passes_.size()) + " ranges) decoded " +
@@ -45,9 +64,16 @@ PortStatus LastingWindow::close(RangeCounters& rc, const Writer& write) {
                                      "counters are empty");
     for (size_t i = 0; i < passes_.size(); ++i) {
         PendingPass& p = passes_[i];
-        if (whole) p.rec.counters = std::move(samples_[i]);
-        else if (p.group) empty_samples(*p.group, &p.rec.counters);
+        if (whole) {
+            p.rec.counters = std::move(samples_[i]);
+            // The range's own GPU time: the pass's events also bracket CUPTI's work around the range.
+            const double ns = i < durations_.size() ? durations_[i] : -1;
+            if (ns >= 0) p.rec.end_ns = p.rec.start_ns + static_cast<int64_t>(ns + 0.5);
+        } else if (p.group) {
+            empty_samples(*p.group, &p.rec.counters);
+        }
     }
+    spoiled_ = abandoned_ = false;
     for (const Slot& s : slots_) write(s.facts, passes_, s.first, s.count, s.outcome);
     passes_.clear();
     slots_.clear();

@@ -70,8 +70,11 @@ Options read_options(const std::function<const char*(const char*)>& env) {
     o.windows = unless_zero(env("GOROCPROF_CUDA_WINDOW"));
     o.window_dispatches = parse_window_dispatches(env("GOROCPROF_CUDA_WINDOW_DISPATCHES"), &problem);
     if (!problem.empty()) o.problems.push_back(problem);
+    o.duration_metric = unless_zero(env("GOROCPROF_CUDA_DURATION_METRIC"));
+    o.lasting_replayed = unless_zero(env("GOROCPROF_CUDA_LASTING_REPLAYED"));
     o.eager_profiler = unless_zero(env("GOROCPROF_CUDA_EAGER_PROFILER"));
     o.union_sessions = unless_zero(env("GOROCPROF_CUDA_UNION_SESSIONS"));
+    o.partial_sessions = unless_zero(env("GOROCPROF_CUDA_PARTIAL_SESSIONS"));
     o.reenable_on_switch = unless_zero(env("GOROCPROF_CUDA_REENABLE_ON_SWITCH"));
     o.hold_other_threads = unless_zero(env("GOROCPROF_CUDA_HOLD_OTHER_THREADS"));
     o.replay_timeout_ns = parse_replay_timeout(env("GOROCPROF_CUDA_REPLAY_TIMEOUT"), &problem);

@@ -28,15 +28,26 @@ struct Options {
     bool unprofiled_time = true;
     // GOROCPROF_CUDA_WINDOW=0: one Range Profiler Start/Stop per pass instead of windows of passes.
     bool windows = true;
-    // GOROCPROF_CUDA_WINDOW_DISPATCHES=<n>: how many dispatches that are not replayed one counter window may
-    // hold before it is decoded (lasting_window.hpp); 0 gives each dispatch its own Start/Stop.
+    // GOROCPROF_CUDA_WINDOW_DISPATCHES=<n>: how many passes one counter window across dispatches may hold
+    // before it is decoded (lasting_window.hpp; a dispatch that is not replayed has one); 0 gives each
+    // dispatch its own Start/Stop.
     size_t window_dispatches = kDefaultWindowDispatches;
     static constexpr size_t kDefaultWindowDispatches = 64;
+    // GOROCPROF_CUDA_DURATION_METRIC=0: the configuration every pass measures when it never changes
+    // (RangeCounters::steady) does not take gpu__time_duration.sum for the records' durations.
+    bool duration_metric = true;
+    // GOROCPROF_CUDA_LASTING_REPLAYED=0: replayed dispatches keep a window each (their timing run outside
+    // any session) instead of joining the window across dispatches when their durations come from the
+    // configuration and their snapshot needs no reach scan.
+    bool lasting_replayed = true;
     // GOROCPROF_CUDA_EAGER_PROFILER=0: the Range Profiler is enabled at a context's first launch instead of
     // at its creation.
     bool eager_profiler = true;
     // GOROCPROF_CUDA_UNION_SESSIONS=0: windows of configuration runs instead of union sessions.
     bool union_sessions = true;
+    // GOROCPROF_CUDA_PARTIAL_SESSIONS=0: a further session of union sessions reruns every pass of the window,
+    // not only those up to the last whose group it measures (RangeCounters::session_runs).
+    bool partial_sessions = true;
     // GOROCPROF_CUDA_REENABLE_ON_SWITCH=0: keep one profiler object across configuration changes (shows
     // why the object is re-created: the other configuration's metrics then read 0).
     bool reenable_on_switch = true;

@@ -55,6 +55,8 @@ Group run_union(const std::vector<const Group*>& groups, size_t start, size_t le
 
 RangeCounters::RangeCounters(CUcontext ctx, std::string chip) : ctx_(ctx), chip_(std::move(chip)) {
     allow_union_sessions_ = options().union_sessions;
+    allow_duration_ = options().duration_metric;
+    allow_partial_ = options().partial_sessions;
 }
 
 RangeCounters::~RangeCounters() { disable(); }
@@ -126,6 +128,11 @@ void RangeCounters::plan_passes(const std::vector<core::PlanPass>& passes, size_
     for (size_t i = 0; i < passes.size(); ++i)
         if (only == kAllPasses || i == only) pass_groups_.push_back(&passes[i].counters);
     union_ = run_union(pass_groups_, 0, pass_groups_.size());
+    timed_state_ = kUnknownTimed;
+    groups_.erase(&timed_);  // built for the previous plan's configuration
+    session_of_.clear();
+    probe_ = 0;
+    probe_failed_ = false;
     runs_.assign(pass_groups_.size(), nullptr);
     run_length_.assign(pass_groups_.size(), 0);
     windows_from_.assign(pass_groups_.size(), 0);
@@ -184,9 +191,23 @@ bool RangeCounters::steady() {
     return pass_groups_.size() == 1 ? config_passes(pass_groups_[0]) == 1 : single_config();
 }
 
-// Which configuration measures `group`: the union when it fits; else the run from the group's pass, or
-// the configuration in use when keeping it is no worse.
+bool RangeCounters::timed() {
+    if (timed_state_ == kUnknownTimed) {
+        timed_state_ = 0;
+        if (allow_duration_ && steady()) {
+            timed_ = pass_groups_.size() == 1 ? *pass_groups_[0] : union_;
+            const core::PlanCounter duration{kDurationMetric, "", 0};
+            if (!holds(timed_, duration)) timed_.push_back(duration);
+            if (config_passes(&timed_) == 1) timed_state_ = 1;
+        }
+    }
+    return timed_state_ == 1;
+}
+
+// Which configuration measures `group`: the timed one when every pass measures it; the union when it
+// fits; else the run from the group's pass, or the configuration in use when keeping it is no worse.
 const Group* RangeCounters::config_for(const Group* group) {
+    if (timed() && holds_all(timed_, *group)) return &timed_;
     if (single_config()) return holds_all(union_, *group) ? &union_ : group;
     const size_t n = pass_groups_.size();
     size_t pass = 0;
@@ -244,6 +265,7 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
     armed_ = nullptr;
     armed_state_ = nullptr;
     lead_ = 0;
+    probe_ = 0;
     if (!group || group->empty()) return PortStatus::success();
     PortStatus st = enable();
     if (!st.ok) return st;
@@ -256,7 +278,10 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
         // needs several by itself still gets its note.
         GroupState* own = nullptr;
         if (!(st = group_state(group, &own, note)).ok) return st;
-        st = arm_config(group, config, nullptr, ranges, false);
+        // Until the metrics' hardware passes are known, each further session takes one range more.
+        const size_t probe = allow_partial_ && !probe_failed_ && session_of_.empty() ? union_sessions() - 1 : 0;
+        st = arm_config(group, config, nullptr, ranges + probe, false);
+        probe_ = st.ok ? probe : 0;
         if (!st.ok) {
             // Never again in this process: the windows fall back to configuration runs.
             union_refused_ = true;
@@ -416,9 +441,11 @@ PortStatus RangeCounters::decode(size_t* ranges) {
 }
 
 // One value per counter of the armed group for one decoded range (NaN where the hardware gave none).
-PortStatus RangeCounters::evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out) {
+PortStatus RangeCounters::evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out,
+                                   double* duration) {
     GroupState* gs = armed_state_;
     out->clear();
+    if (duration) *duration = std::numeric_limits<double>::quiet_NaN();
     if (!group) return PortStatus::success();
     std::vector<double> values(gs->names.size(), std::numeric_limits<double>::quiet_NaN());
     CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
@@ -431,6 +458,9 @@ PortStatus RangeCounters::evaluate(size_t range, const Group* group, std::vector
     eval.pMetricValues = values.data();
     PortStatus st = cupti(cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
     if (!st.ok) return st;
+    if (duration)
+        for (size_t j = 0; j < gs->names.size(); ++j)
+            if (std::strcmp(gs->names[j], kDurationMetric) == 0) *duration = values[j];
     out->clear();
     out->reserve(group->size());
     for (size_t i = 0; i < group->size(); ++i) {
@@ -531,8 +561,10 @@ PortStatus RangeCounters::collect(std::vector<core::CounterSample>* out) {
 }
 
 PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups,
-                                         std::vector<std::vector<core::CounterSample>>* out) {
+                                         std::vector<std::vector<core::CounterSample>>* out,
+                                         std::vector<double>* durations) {
     out->clear();
+    if (durations) durations->clear();
     if (!armed_) return PortStatus::success();
     if (sessions_incomplete()) {
         // Decoding now would read the missing hardware passes' metrics as 0: nothing of the window is
@@ -547,10 +579,29 @@ PortStatus RangeCounters::collect_ranges(const std::vector<const Group*>& groups
     // One entry per pass: the last of its per_pass_ ranges. A range count that is not a multiple (a kernel
     // that is no pass's) rounds up, so the caller sees one entry too many.
     const size_t entries = (ranges + lead_ + per_pass_ - 1) / per_pass_;
+    const size_t probe = probe_;
+    probe_ = 0;
     for (size_t r = 0; st.ok && r < entries; ++r) {
         const size_t range = r * per_pass_ + per_pass_ - 1 - lead_;
         out->emplace_back();
-        if (range < ranges) st = evaluate(range, r < groups.size() ? groups[r] : nullptr, &out->back());
+        double duration = std::numeric_limits<double>::quiet_NaN();
+        // A probe's ranges, after the window's passes, are read as the whole union.
+        const Group* group = r < groups.size() ? groups[r] : (probe && r < groups.size() + probe ? &union_ : nullptr);
+        if (range < ranges) st = evaluate(range, group, &out->back(), &duration);
+        if (durations) durations->push_back(duration);
+    }
+    // The probe's ranges are the tool's: dropped once they have told the metrics' hardware passes (a window
+    // with a range too many still shows one entry too many). A probe that does not tell them (a hardware pass
+    // left without a metric: a kernel that is no pass's ran in the first session, or CUPTI merged otherwise)
+    // is not dropped, so the caller sees entries that do not line up with its passes and trusts none.
+    if (st.ok && probe && out->size() >= groups.size() + probe) {
+        if (learn_sessions(groups.size(), probe, out)) {
+            out->erase(out->begin() + static_cast<std::ptrdiff_t>(groups.size()),
+                       out->begin() + static_cast<std::ptrdiff_t>(groups.size() + probe));
+            if (durations) durations->resize(out->size());
+        } else {
+            probe_failed_ = true;
+        }
     }
     armed_ = nullptr;
     armed_state_ = nullptr;
@@ -561,7 +612,50 @@ bool RangeCounters::sessions_incomplete() const {
     return armed_ && armed_state_ && armed_state_->passes > 1 && (running_ || !all_submitted_);
 }
 
+size_t RangeCounters::session_runs(size_t session, const std::vector<const Group*>& window) const {
+    if (armed_ != nullptr && armed_state_ != nullptr && armed_state_->passes > 1 && probe_ > 0)
+        return window.size() + session;  // the probe: the last pass again, once per session so far
+    if (session_of_.empty() || window.empty()) return window.size();
+    size_t runs = 0;
+    for (size_t r = 0; r < window.size(); ++r) {
+        if (!window[r]) continue;
+        for (const core::PlanCounter& c : *window[r]) {
+            auto it = session_of_.find(c.name);
+            // A counter the probe did not place (not in the union): rerun everything up to it, to be safe.
+            if (it == session_of_.end() || it->second == session) runs = r + 1;
+        }
+    }
+    return runs ? runs : 1;  // a session still runs a kernel: CUPTI needs its hardware pass submitted
+}
+
+bool RangeCounters::learn_sessions(size_t window_passes, size_t extra,
+                                   std::vector<std::vector<core::CounterSample>>* out) {
+    // Entry window_passes + j - 1 was reached by sessions j and later only: its non-NaN metrics are theirs.
+    std::vector<std::vector<bool>> seen(extra + 1);
+    for (size_t j = 1; j <= extra; ++j) {
+        const std::vector<core::CounterSample>& e = (*out)[window_passes + j - 1];
+        seen[j].assign(union_.size(), false);
+        for (size_t i = 0; i < e.size() && i < union_.size(); ++i)
+            seen[j][i] = !e[i].values.empty() && !std::isnan(e[i].values[0]);
+    }
+    std::map<std::string, size_t> learned;
+    for (size_t i = 0; i < union_.size(); ++i) {
+        size_t s = 0;  // seen in no probe range: session 0's
+        for (size_t j = 1; j <= extra; ++j)
+            if (seen[j][i]) s = j;  // sessions j.. reached it, and j + 1.. did not, once the loop ends
+        learned[union_[i].name] = s;
+    }
+    // Every hardware pass must hold a metric, else the ranges did not behave as measured: full reruns.
+    std::vector<bool> used(extra + 1, false);
+    for (const auto& [name, s] : learned) used[s] = true;
+    for (bool u : used)
+        if (!u) return false;
+    session_of_ = std::move(learned);
+    return true;
+}
+
 void RangeCounters::discard() {
+    probe_ = 0;
     if (running_) stop_profiler(nullptr);
     armed_ = nullptr;
     armed_state_ = nullptr;

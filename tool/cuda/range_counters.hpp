@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gorocprof::cuda {
@@ -69,20 +70,36 @@ public:
     PortStatus stop(bool* all_submitted);
     PortStatus restart();
     // After the armed window's (or pass's) last kernel: stops, and while the configuration has hardware
-    // passes left, restarts, calls rerun() (which must run the same kernels again, in the same order, each
-    // from the same memory) and stops again, at most max_sessions times. *sessions: the further sessions run.
+    // passes left, restarts, calls rerun(session) (session 1, 2, ...: it must run the window's first
+    // session_runs(session, ...) kernels again, in the same order, each from the same memory) and stops again,
+    // at most max_sessions times. *sessions: the further sessions run.
     template <class Rerun>
     PortStatus finish_sessions(Rerun&& rerun, size_t* sessions, size_t max_sessions = 32) {
         *sessions = 0;
         bool all = true;
         PortStatus st = stop(&all);
         while (st.ok && !all && *sessions < max_sessions) {
-            if (!(st = restart()).ok || !(st = rerun()).ok) break;
+            if (!(st = restart()).ok) break;
+            // A rerun that does not ask which session it is runs the same kernels every time.
+            if constexpr (std::is_invocable_v<Rerun&, size_t>) st = rerun(*sessions + 1);
+            else st = rerun();
+            if (!st.ok) break;
             ++*sessions;
             st = stop(&all);
         }
         return st;
     }
+    // How many of a union-sessions window's passes (`window`: their groups, in order) further session
+    // `session` runs again: up to the last pass whose group has a counter in that session's hardware pass,
+    // once which metric CUPTI put in which hardware pass is known (ranges merge by index, and a range a session
+    // did not reach reads NaN for that session's metrics: docs/h200/start-cost-2026-11-30T0905Z.md). The first
+    // such window of the profiler object learns it: it was armed with a range more per further session, and
+    // session k runs the window's passes and then the last one k times more, so range P + k - 1 holds only
+    // sessions k and later (collect_ranges decodes and drops those ranges). Every pass otherwise, or when
+    // GOROCPROF_CUDA_PARTIAL_SESSIONS=0.
+    size_t session_runs(size_t session, const std::vector<const Group*>& window) const;
+    // Whether partial reruns may be learned and used (the option by default; tests set it).
+    void allow_partial_sessions(bool on) { allow_partial_ = on; }
     // True while a configuration of several hardware passes is armed and not all of them have run.
     bool sessions_incomplete() const;
     // Forgets what is armed without decoding it (stopping first); the next arm gets a new profiler object,
@@ -96,13 +113,25 @@ public:
     // range r reported as groups[r] (an empty list where groups[r] is null or past the end). The
     // caller compares out->size() with the number of kernels it ran in the window. A window whose
     // configuration's hardware passes did not all run is discarded, not decoded (a failure, out empty).
-    PortStatus collect_ranges(const std::vector<const Group*>& groups, std::vector<std::vector<core::CounterSample>>* out);
+    // `durations`, when given: one entry per entry of *out, its range's kDurationMetric in ns when the armed
+    // configuration holds it (timed()), else NaN.
+    PortStatus collect_ranges(const std::vector<const Group*>& groups, std::vector<std::vector<core::CounterSample>>* out,
+                              std::vector<double>* durations = nullptr);
     // True when every planned pass's counters fit one configuration together (the union), so that
     // one window can hold all of a dispatch's passes.
     bool single_config();
     // True when every pass of every dispatch measures one configuration of one hardware pass (the only
     // planned group, or the union of all of them): a window may then hold passes of many dispatches.
     bool steady();
+    // The metric whose value in a range is its kernel's GPU time in ns (what ncu reports as the duration).
+    static constexpr const char* kDurationMetric = "gpu__time_duration.sum";
+    // True when the configuration of steady() measures kDurationMetric too, in its one hardware pass (added
+    // to it unless a group asks for it; not when it would need another hardware pass or CUPTI does not know
+    // it, nor under GOROCPROF_CUDA_DURATION_METRIC=0): every range then gives its kernel's duration, so a
+    // replayed dispatch needs no timing run outside the session. Every pass measures that configuration.
+    bool timed();
+    // Whether timed() may add the metric (the option by default; tests set it).
+    void allow_duration_metric(bool on) { allow_duration_ = on; timed_state_ = kUnknownTimed; }
     // How many consecutive planned passes from `pass` (up to, not including, `end`) the configuration
     // that pass will measure also holds, each in the same single hardware pass: one window can hold
     // them all. 1 when only the pass itself (or for a pass that is not planned).
@@ -167,6 +196,18 @@ private:
     size_t union_passes_ = kUnknownPasses;
     size_t union_passes();
     bool allow_union_sessions_ = true;
+    // Partial reruns of union sessions (session_runs): the hardware pass of each union metric, learned by a
+    // probing window (probe_ the further sessions it was armed for, 0 when none is armed).
+    bool allow_partial_ = true;
+    size_t probe_ = 0;
+    bool probe_failed_ = false;  // a probe did not show every metric in one hardware pass: full reruns
+    std::map<std::string, size_t> session_of_;
+    bool learn_sessions(size_t window_passes, size_t extra, std::vector<std::vector<core::CounterSample>>* out);
+    // steady()'s configuration with kDurationMetric, worked out once per plan (timed()).
+    static constexpr int kUnknownTimed = -1;
+    int timed_state_ = kUnknownTimed;  // 1: timed_ is what every pass measures; 0: no duration metric
+    bool allow_duration_ = true;
+    Group timed_;
     bool union_refused_ = false;  // CUPTI refused the union's configuration: no union sessions any more
     // The planned groups in pass order; per pass the configuration of the run that starts there (null
     // until first needed; the group itself when no longer run fits) and its length in groups (it may
@@ -201,7 +242,9 @@ private:
     const Group* counter_data_group_ = nullptr;
     size_t counter_data_ranges_ = 0;
     PortStatus decode(size_t* ranges);
-    PortStatus evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out);
+    // `duration`, when given: the range's kDurationMetric when the armed configuration holds it, else NaN.
+    PortStatus evaluate(size_t range, const Group* group, std::vector<core::CounterSample>* out,
+                        double* duration = nullptr);
     // The armed pass's ranges [first, end), combined per counter (rollup_of); `lost` gets the counters that
     // have no rollup (reported empty). Every range after the flush counts: a node the driver runs as a kernel
     // of its own (a memset, a copy) is part of the graph's work, as it is of a range around the graph.

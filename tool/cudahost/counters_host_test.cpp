@@ -86,9 +86,10 @@ constexpr size_t kFlushKernel = 999999;
 // before the next pass that needs its own arm; a pass alone arms one range, and runs its kernel again while
 // Stop says hardware passes are left (finish_hardware_passes). Every pass runs a kernel (id = dispatch * P
 // + pass) and must read, for each counter of its own group, that kernel's value; with two kernels per pass
-// the cache flush kernel runs before each (reruns included). Notes from arm go to `notes`. Returns the windows per dispatch as "first+passes" ("0+4 4+2 ...").
+// the cache flush kernel runs before each (reruns included). Notes from arm go to `notes`, the kernels the
+// further sessions ran to `reruns`. Returns the windows per dispatch as "first+passes" ("0+4 4+2 ...").
 std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t dispatches, int* wrong,
-                  std::set<std::string>* notes = nullptr) {
+                  std::set<std::string>* notes = nullptr, size_t* reruns = nullptr) {
     const size_t n = passes.size();
     std::string windows;
     std::vector<const std::vector<PlanCounter>*> pending;
@@ -107,11 +108,15 @@ std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t
     };
     // As the port does after a window's (or a lone pass's) last kernel: the same kernels again for every
     // further hardware pass of the configuration (union sessions), after which the decode has every counter.
-    auto finish = [&](const std::vector<size_t>& ids) {
+    // A window's further sessions run its passes up to the last one they measure (session_runs; a probing
+    // window's run the last pass again), a lone pass's its one kernel.
+    auto finish = [&](const std::vector<size_t>& ids, const std::vector<const std::vector<PlanCounter>*>* window) {
         size_t sessions = 0;
         CHECK(rc.finish_sessions(
-                    [&] {
-                        for (size_t id : ids) run(id);
+                    [&](size_t session) {
+                        const size_t n = window ? rc.session_runs(session, *window) : ids.size();
+                        for (size_t r = 0; r < n; ++r) run(ids[std::min(r, ids.size() - 1)]);
+                        if (reruns) *reruns += n;
                         return PortStatus::success();
                     },
                     &sessions)
@@ -119,7 +124,7 @@ std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t
         CHECK(!rc.sessions_incomplete());
     };
     auto flush = [&] {
-        finish(pending_ids);
+        finish(pending_ids, &pending);
         CHECK(rc.collect_ranges(pending, &ranges).ok);
         CHECK_EQ(ranges.size(), pending.size());
         for (size_t i = 0; i < pending.size() && i < ranges.size(); ++i) check(*pending[i], ranges[i], pending_ids[i]);
@@ -146,7 +151,7 @@ std::string drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t
                 pending.push_back(group);
                 pending_ids.push_back(id);
             } else {
-                finish({id});
+                finish({id}, nullptr);
                 std::vector<CounterSample> got;
                 CHECK(rc.collect(&got).ok);
                 check(*group, got, id);
@@ -228,7 +233,7 @@ TEST_CASE(range_counters_measure_a_union_of_two_passes_in_sessions) {
     std::set<std::string> notes;
     CHECK_EQ(counters::drive(t.rc, t.passes, 3, &wrong, &notes), std::string("0+10 | 0+10 | 0+10 | "));
     // Each pass's metric came from its own position in the session of the hardware pass holding it (the
-    // fake reads 0 for a range its hardware pass did not run).
+    // fake reads NaN for a range its hardware pass did not run).
     CHECK_EQ(wrong, 0);
     CHECK_EQ(fakecupti::state().enables, size_t(1));  // one object for the whole process
     CHECK_EQ(fakecupti::state().starts, size_t(6));   // two sessions per dispatch
@@ -244,6 +249,74 @@ TEST_CASE(range_counters_measure_a_union_of_two_passes_in_sessions) {
     std::vector<gorocprof::core::CounterSample> got;
     CHECK(t.rc.collect(&got).ok);
     CHECK(got.size() == 1 && got[0].values.size() == 1 && got[0].values[0] == counters::value("g4", 99));
+}
+
+TEST_CASE(range_counters_rerun_only_the_passes_a_further_session_measures) {
+    // S10 as the H200 splits it: nine metrics in the first hardware pass, the fifth group's alone in the second
+    // (docs/h200/start-cost-2026-11-30T0905Z.md). The first window learns that (its second session runs the ten
+    // passes and the last once more, whose range holds only the second hardware pass's metric); later windows'
+    // second sessions run passes 0..4 only. Every value stays its own pass's kernel's.
+    struct Row {
+        const char* name;
+        bool partial;
+        std::map<std::string, size_t> pass_of;
+        size_t reruns;  // kernels the second sessions ran over three dispatches
+    } rows[] = {
+        {"partial reruns", true, {{"g4", 1}}, 11 + 5 + 5},
+        {"off (GOROCPROF_CUDA_PARTIAL_SESSIONS=0)", false, {{"g4", 1}}, 30},
+        {"the second hardware pass holds the last groups", true, {{"g8", 1}, {"g9", 1}}, 11 + 10 + 10},
+        {"it holds the first group", true, {{"g0", 1}}, 11 + 1 + 1},
+    };
+    for (const Row& r : rows) {
+        fakecupti::reset();
+        counters::Setup t(counters::singles("g", 10));
+        fakecupti::state().capacity = 16;
+        fakecupti::state().pass_of = r.pass_of;
+        t.rc.plan_passes(t.passes);
+        t.rc.allow_partial_sessions(r.partial);
+        CHECK_EQ(t.rc.union_sessions(), size_t(2));
+        int wrong = 0;
+        size_t reruns = 0;
+        CHECK_EQ(counters::drive(t.rc, t.passes, 3, &wrong, nullptr, &reruns), std::string("0+10 | 0+10 | 0+10 | "));
+        if (wrong != 0) check::fail(__FILE__, __LINE__, std::string(r.name) + ": " + std::to_string(wrong) + " values wrong");
+        if (reruns != r.reruns)
+            check::fail(__FILE__, __LINE__, std::string(r.name) + ": " + std::to_string(reruns) + " reruns, want " +
+                                                std::to_string(r.reruns));
+        CHECK_EQ(fakecupti::state().enables, size_t(1));
+        CHECK_EQ(fakecupti::state().starts, size_t(6));
+    }
+}
+
+TEST_CASE(range_counters_trust_no_probe_with_a_foreign_kernel_in_its_first_session) {
+    // A kernel that is no pass's in the probing window's first session fills the probe's range with every
+    // metric: nothing is learned, the window decodes one entry too many (the caller empties it), and later
+    // windows rerun every pass.
+    counters::Setup t(counters::singles("g", 10));
+    fakecupti::state().capacity = 16;
+    fakecupti::state().pass_of = {{"g4", 1}};
+    t.rc.plan_passes(t.passes);
+    std::vector<const gorocprof::cuda::Group*> window;
+    for (const gorocprof::core::PlanPass& p : t.passes) window.push_back(&p.counters);
+    for (int w = 0; w < 2; ++w) {
+        CHECK(t.rc.arm(window[0], nullptr, window.size() + 1).ok);
+        for (size_t p = 0; p < window.size(); ++p) {
+            fakecupti::kernel(w * 100 + p);
+            if (w == 0 && p == 2) fakecupti::kernel(999);  // the foreign kernel
+        }
+        size_t sessions = 0, runs = 0;
+        CHECK(t.rc.finish_sessions(
+                      [&](size_t session) {
+                          runs = t.rc.session_runs(session, window);
+                          for (size_t r = 0; r < runs; ++r) fakecupti::kernel(w * 100 + std::min(r, window.size() - 1));
+                          return PortStatus::success();
+                      },
+                      &sessions)
+                  .ok);
+        std::vector<std::vector<gorocprof::core::CounterSample>> got;
+        CHECK(t.rc.collect_ranges(window, &got).ok);
+        CHECK_EQ(runs, (w == 0 ? window.size() + 1 : window.size()));  // the probe, then full reruns
+        CHECK_EQ(got.size(), (w == 0 ? window.size() + 1 : window.size()));
+    }
 }
 
 TEST_CASE(range_counters_leave_unions_of_many_passes_to_runs) {
@@ -356,7 +429,8 @@ TEST_CASE(range_counters_plan_only_the_pass_of_an_application_replay_run) {
         CHECK(t.rc.collect(&got).ok);
         CHECK(got.size() == 1 && got[0].values.size() == 1 && got[0].values[0] == counters::value("g5", d));
     }
-    CHECK_EQ(fakecupti::state().last_config, std::vector<std::string>{"g5"});
+    // With the duration metric, which fits the group's hardware pass (its ranges then give the durations).
+    CHECK(fakecupti::state().last_config == (std::vector<std::string>{"g5", RangeCounters::kDurationMetric}));
     CHECK_EQ(fakecupti::state().enables, size_t(1));
 }
 

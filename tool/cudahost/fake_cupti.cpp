@@ -5,6 +5,7 @@
 #include <cupti_range_profiler.h>
 
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -93,6 +94,20 @@ std::vector<std::vector<std::string>> split(const std::vector<std::string>& metr
         used += c;
     }
     if (out.empty()) out.emplace_back();
+    if (!s.pass_of.empty()) {
+        std::vector<std::vector<std::string>> placed(out.size());
+        for (size_t k = 0; k < out.size(); ++k)
+            for (const std::string& m : out[k]) {
+                auto it = s.pass_of.find(m);
+                const size_t to = it == s.pass_of.end() ? k : it->second;
+                if (placed.size() <= to) placed.resize(to + 1);
+                placed[to].push_back(m);
+            }
+        out.clear();
+        for (auto& pass : placed)
+            if (!pass.empty()) out.push_back(std::move(pass));
+        if (out.empty()) out.emplace_back();
+    }
     return out;
 }
 
@@ -213,9 +228,23 @@ CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToG
     auto it = world().images.find(p->pCounterDataImage);
     if (it == world().images.end() || p->rangeIndex >= it->second.size()) return CUPTI_ERROR_INVALID_PARAMETER;
     const fakecupti::Range& r = it->second[p->rangeIndex];
+    // The configuration the image's object measures: a metric of it that no session recorded into this range
+    // (a session ran fewer kernels) reads NaN; a metric of another configuration reads 0, as on the H200.
+    const CUpti_RangeProfiler_Object* owner = nullptr;
+    for (const auto& [ctx, obj] : world().objects)
+        if (obj->image == p->pCounterDataImage) owner = obj.get();
+    auto measured = [owner](const std::string& m) {
+        if (owner)
+            for (const auto& pass : owner->measured)
+                for (const std::string& x : pass)
+                    if (x == m) return true;
+        return false;
+    };
     for (size_t i = 0; i < p->numMetrics; ++i) {
         auto v = r.find(p->ppMetricNames[i]);
-        p->pMetricValues[i] = v == r.end() ? 0.0 : v->second;  // not measured: reads 0, as on the H200
+        p->pMetricValues[i] = v != r.end() ? v->second
+                              : measured(p->ppMetricNames[i]) ? std::numeric_limits<double>::quiet_NaN()
+                                                              : 0.0;
     }
     return CUPTI_SUCCESS;
 }

@@ -5,7 +5,8 @@
 // calls say (the other metrics then read 0). kernel() stands for a kernel that runs while the profiler is
 // started: it records into the next range value(metric, id) for each metric of the current hardware pass;
 // Stop moves to the next hardware pass and says whether all were submitted (each pass re-runs the kernels
-// into the same ranges). An object records at most twice its first SetConfig's maxRangesPerPass ranges per
+// into the same ranges; a metric of the measured configuration that a range did not get, because its session
+// ran fewer kernels, reads NaN). An object records at most twice its first SetConfig's maxRangesPerPass ranges per
 // window, as measured on the H200.
 #pragma once
 
@@ -22,6 +23,9 @@ namespace fakecupti {
 struct State {
     std::map<std::string, int> cost;  // per metric (1 when absent)
     int capacity = 4;                 // one hardware pass holds metrics whose costs add up to this
+    // CUPTI's own choice of hardware pass for a metric, where a test names one (on the H200 it put S10's
+    // smsp__thread_inst_executed alone in the second of two): the metric moves there from where cost put it.
+    std::map<std::string, size_t> pass_of;
     std::function<double(const std::string& metric, size_t kernel)> value;
     size_t enables = 0, disables = 0, starts = 0;
     std::vector<std::string> last_config;  // the metrics of the last SetConfig's image

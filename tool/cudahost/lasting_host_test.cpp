@@ -13,6 +13,7 @@
 #include "options.hpp"
 #include "range_counters.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -59,15 +60,30 @@ long kernel_of(const Group& group, const std::vector<CounterSample>& got, size_t
 
 struct Sequence {
     size_t dispatches = 0;
-    size_t replay_every = 0;     // every n-th dispatch (n > 0) is replayed: reach scan, timing run, its own window
+    size_t replay_every = 0;     // every n-th dispatch (n > 0) is replayed
     size_t foreign_after = kNever;  // a kernel the tool does not see runs after this dispatch
     size_t failed = kNever;      // this dispatch's launch fails after its cache flush was queued
+    // Replayed dispatches may join the window across dispatches (GOROCPROF_CUDA_LASTING_REPLAYED), and the
+    // context's tracked allocations their snapshot starts from (joining needs no reach scan of them). One
+    // that does not join runs its reach scan and timing run and its passes in a window of their own.
+    bool replayed_may = false;
+    std::vector<gorocprof::cuda::Allocation> footprint;
 };
 
 struct Result {
     std::vector<std::pair<uint64_t, std::vector<long>>> written;  // per dispatch written: its id, per pass its kernel
     size_t failures = 0;
+    size_t wrong_durations = 0;  // passes of a timed window whose duration is not their range's duration metric
 };
+
+std::vector<gorocprof::cuda::Allocation> footprint(size_t allocations, size_t bytes_each) {
+    std::vector<gorocprof::cuda::Allocation> out(allocations);
+    for (size_t i = 0; i < allocations; ++i) {
+        out[i].base = 0x100000000ull + i * (bytes_each + 4096);
+        out[i].size = bytes_each;
+    }
+    return out;
+}
 
 // The expected `written` when every value is right: each dispatch but the failed one, in order.
 std::vector<std::pair<uint64_t, std::vector<long>>> all_right(const Sequence& s, size_t passes) {
@@ -92,27 +108,40 @@ Result drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t capa
     const bool flush = rc.kernels_per_pass() == 2;
     const Group* first = &passes[0].counters;
     // The pass's kernel id travels in its start time (this test's own convention).
+    const bool timed = rc.timed();
     auto write = [&](const DispatchFacts& f, std::vector<PendingPass>& ps, size_t at, size_t n, const Outcome&) {
         std::vector<long> kernels;
-        for (size_t i = at; i < at + n; ++i)
-            kernels.push_back(kernel_of(*ps[i].group, ps[i].rec.counters, static_cast<size_t>(ps[i].rec.start_ns)));
+        for (size_t i = at; i < at + n; ++i) {
+            const size_t id = static_cast<size_t>(ps[i].rec.start_ns);
+            const long k = kernel_of(*ps[i].group, ps[i].rec.counters, id);
+            kernels.push_back(k);
+            // A pass that read its range lasts that range's duration metric (the fake's value for its kernel).
+            const int64_t want = timed && k >= 0 ? static_cast<int64_t>(value(RangeCounters::kDurationMetric, id)) : 0;
+            if (ps[i].rec.end_ns - ps[i].rec.start_ns != want) ++r.wrong_durations;
+        }
         r.written.emplace_back(f.info.dispatch_id, kernels);
     };
     auto close = [&] {
         if (!lw.close(rc, write).ok) ++r.failures;
     };
+    const size_t n = passes.size();
     for (size_t d = 0; d < s.dispatches; ++d) {
         JoinFacts f;
         f.windows = f.counters = f.app_launch = true;
         f.steady = rc.steady();
         f.replayed = s.replay_every && d % s.replay_every == s.replay_every - 1;
-        if (!gorocprof::cuda::may_last(f)) close();
-        if (f.replayed) {
+        f.capacity = capacity;
+        f.passes = f.replayed ? n : 1;
+        f.replayed_may = s.replayed_may;
+        f.timed = timed;
+        f.scan = gorocprof::cuda::snapshot_scans(s.footprint, false, true);
+        const bool joins = gorocprof::cuda::may_last(f);
+        if (!joins) close();
+        if (f.replayed && !joins) {
             fakecupti::kernel(kReachScan);
             fakecupti::kernel(kReachScan);
             if (flush) fakecupti::kernel(kFlushKernel);
             fakecupti::kernel(kTimingRun);
-            const size_t n = passes.size();
             CHECK(rc.arm(first, nullptr, rc.passes_held(0, n) + 1).ok);
             std::vector<const Group*> groups;
             for (size_t p = 0; p < n; ++p) {
@@ -127,7 +156,7 @@ Result drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t capa
             r.written.emplace_back(d, kernels);
             continue;
         }
-        if (!lw.open() || lw.full()) {
+        if (!lw.open() || !lw.room(f.passes)) {
             close();
             CHECK(rc.arm(first, nullptr, lw.ranges()).ok);
             lw.opened();
@@ -140,10 +169,15 @@ Result drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t capa
             }
             continue;
         }
-        fakecupti::kernel(kernel_id(d, 0));
-        PassRecord rec;
-        rec.start_ns = static_cast<int64_t>(kernel_id(d, 0));
-        lw.add_pass(std::move(rec), first);
+        // A replayed dispatch's snapshot and restores between its passes are copies, never ranges; each pass
+        // is its flush and its launch (the application's, then the relaunches).
+        for (size_t p = 0; p < f.passes; ++p) {
+            if (p > 0 && flush) fakecupti::kernel(kFlushKernel);
+            fakecupti::kernel(kernel_id(d, p));
+            PassRecord rec;
+            rec.start_ns = rec.end_ns = static_cast<int64_t>(kernel_id(d, p));
+            lw.add_pass(std::move(rec), f.replayed ? &passes[p].counters : first);
+        }
         DispatchFacts facts;
         facts.info.dispatch_id = d;
         lw.end_dispatch(facts, Outcome{});
@@ -176,6 +210,7 @@ TEST_CASE(lasting_windows_count_ranges_against_dispatches) {
         size_t kernels_per_pass, capacity;
         Sequence seq;
         size_t starts;
+        size_t enables = 1;  // one configuration: re-created only for a window larger than the object's first
     } rows[] = {
         {"one group, a flush before each", {{"a", "b"}}, 2, 4, {10}, 3},
         {"one group, no flush", {{"a", "b"}}, 1, 4, {10}, 3},
@@ -183,17 +218,33 @@ TEST_CASE(lasting_windows_count_ranges_against_dispatches) {
         {"a union of three groups, every third dispatch replayed", {{"a", "b"}, {"a", "c"}, {"b", "c"}}, 2, 4,
          {12, 3}, 8},
         {"a launch that fails after its flush", {{"a"}}, 2, 4, {6, 0, kNever, 2}, 2},
+        // Windows of 8 passes: 1+1+3+1+1 | 3+1+1+3 | 1+1+3 (a replayed dispatch never straddles two).
+        {"replayed dispatches join, a small footprint copied whole", {{"a", "b"}, {"a", "c"}, {"b", "c"}}, 2, 8,
+         {12, 3, kNever, kNever, true, footprint(2, 1 << 20)}, 3},
+        {"replayed, no flush", {{"a", "b"}, {"a", "c"}, {"b", "c"}}, 1, 8,
+         {12, 3, kNever, kNever, true, footprint(16, 4 << 20)}, 3},
+        // Windows of 4: 1+1 | own | 1+1 | own | ...: each replayed dispatch closes the window before its scan.
+        {"replayed with a footprint that needs the reach scan", {{"a", "b"}, {"a", "c"}, {"b", "c"}}, 2, 4,
+         {12, 3, kNever, kNever, true, footprint(17, 1 << 20)}, 8},
+        {"replayed with 65 MiB to copy", {{"a", "b"}, {"a", "c"}, {"b", "c"}}, 2, 8,
+         {12, 3, kNever, kNever, true, footprint(1, 65 << 20)}, 8},
+        {"replayed, a window too small for their passes", {{"a", "b"}, {"a", "c"}, {"b", "c"}}, 2, 2,
+         {12, 3, kNever, kNever, true, footprint(1, 4096)}, 8, 2},
+        {"replayed without the duration metric in the configuration", {{"a", "b"}, {"c", "d"}}, 2, 8,
+         {12, 3, kNever, kNever, true, footprint(1, 4096)}, 8},
     };
     for (const Row& row : rows) {
         fakecupti::reset();
         Setup t(row.groups, row.kernels_per_pass);
         const Result r = drive(t.rc, t.passes, row.capacity, row.seq);
-        if (r.written != all_right(row.seq, t.passes.size()) || r.failures != 0)
-            check::fail(__FILE__, __LINE__, std::string(row.name) + ": values or dispatches wrong");
+        if (r.written != all_right(row.seq, t.passes.size()) || r.failures != 0 || r.wrong_durations != 0)
+            check::fail(__FILE__, __LINE__, std::string(row.name) + ": values, durations or dispatches wrong");
         if (fakecupti::state().starts != row.starts)
             check::fail(__FILE__, __LINE__, std::string(row.name) + ": " + std::to_string(fakecupti::state().starts) +
                                                 " Starts, want " + std::to_string(row.starts));
-        CHECK_EQ(fakecupti::state().enables, size_t(1));  // one configuration: never re-created
+        if (fakecupti::state().enables != row.enables)
+            check::fail(__FILE__, __LINE__, std::string(row.name) + ": " + std::to_string(fakecupti::state().enables) +
+                                                " profiler objects, want " + std::to_string(row.enables));
     }
 }
 
@@ -212,8 +263,9 @@ size_t drive_with_lead(RangeCounters& rc, const std::vector<PlanPass>& passes, s
     auto finish = [&](const std::vector<size_t>& again) {
         size_t sessions = 0;
         CHECK(rc.finish_sessions(
-                    [&] {
-                        for (size_t id : again) run(id);
+                    [&](size_t session) {
+                        const size_t k = again.size() > 1 ? rc.session_runs(session, pending) : 1;
+                        for (size_t r = 0; r < k; ++r) run(again[std::min(r, again.size() - 1)]);
                         return PortStatus::success();
                     },
                     &sessions)
@@ -336,6 +388,10 @@ TEST_CASE(lasting_window_with_a_foreign_kernel_writes_its_dispatches_empty) {
 TEST_CASE(lasting_windows_only_for_dispatches_whose_only_kernel_is_their_launch) {
     JoinFacts yes;
     yes.windows = yes.counters = yes.steady = yes.app_launch = true;
+    yes.capacity = 64;
+    JoinFacts replayed = yes;
+    replayed.replayed = replayed.replayed_may = replayed.timed = true;
+    replayed.passes = 3;
     struct Row {
         const char* name;
         JoinFacts f;
@@ -345,12 +401,137 @@ TEST_CASE(lasting_windows_only_for_dispatches_whose_only_kernel_is_their_launch)
         {"windows off", [&] { JoinFacts f = yes; f.windows = false; return f; }(), false},
         {"no counters", [&] { JoinFacts f = yes; f.counters = false; return f; }(), false},
         {"configurations change between passes", [&] { JoinFacts f = yes; f.steady = false; return f; }(), false},
-        {"replayed (reach scan, snapshot, timing run)", [&] { JoinFacts f = yes; f.replayed = true; return f; }(), false},
+        {"replayed, durations from the configuration, no reach scan", replayed, true},
+        {"replayed, off (GOROCPROF_CUDA_LASTING_REPLAYED=0)", [&] { JoinFacts f = replayed; f.replayed_may = false; return f; }(), false},
+        {"replayed, durations need the timing run", [&] { JoinFacts f = replayed; f.timed = false; return f; }(), false},
+        {"replayed, the snapshot runs the reach scan", [&] { JoinFacts f = replayed; f.scan = true; return f; }(), false},
+        {"replayed, more passes than a window holds", [&] { JoinFacts f = replayed; f.capacity = 2; return f; }(), false},
+        {"a window of no passes", [&] { JoinFacts f = yes; f.capacity = 0; return f; }(), false},
         {"a graph's kernel node", [&] { JoinFacts f = yes; f.app_launch = false; return f; }(), false},
         {"unwatched", [&] { JoinFacts f = yes; f.unwatched = true; return f; }(), false},
     };
     for (const Row& r : rows)
         if (gorocprof::cuda::may_last(r.f) != r.joins) check::fail(__FILE__, __LINE__, r.name);
+}
+
+TEST_CASE(lasting_window_spoiled_or_abandoned_writes_its_dispatches_empty) {
+    // A relaunch that failed after its flush (spoil): the window's ranges may be a half pass off, so nothing of
+    // it is trusted. A run the timeout guard left queued (abandon): the profiler is not touched (stopping it
+    // would wait for the run), the passes are written empty, and once the counters are discarded the next
+    // window reads right again.
+    for (bool abandon : {false, true}) {
+        fakecupti::reset();
+        Setup t({{"a", "b"}, {"a", "c"}}, 2);
+        LastingWindow lw;
+        lw.set_capacity(8);
+        std::vector<std::pair<uint64_t, std::vector<long>>> written;
+        auto write = [&](const DispatchFacts& f, std::vector<PendingPass>& ps, size_t at, size_t n, const Outcome&) {
+            std::vector<long> kernels;
+            for (size_t i = at; i < at + n; ++i)
+                kernels.push_back(kernel_of(*ps[i].group, ps[i].rec.counters, static_cast<size_t>(ps[i].rec.start_ns)));
+            written.emplace_back(f.info.dispatch_id, kernels);
+        };
+        auto pass = [&](size_t d, size_t p) {
+            fakecupti::kernel(kFlushKernel);
+            fakecupti::kernel(kernel_id(d, p));
+            PassRecord rec;
+            rec.start_ns = static_cast<int64_t>(kernel_id(d, p));
+            lw.add_pass(std::move(rec), &t.passes[p].counters);
+        };
+        auto end = [&](size_t d) {
+            DispatchFacts facts;
+            facts.info.dispatch_id = d;
+            lw.end_dispatch(facts, Outcome{});
+        };
+        CHECK(t.rc.arm(&t.passes[0].counters, nullptr, lw.ranges()).ok);
+        lw.opened();
+        pass(0, 0);
+        pass(0, 1);
+        end(0);
+        pass(1, 0);
+        if (abandon) {
+            lw.abandon();  // pass 1's run did not complete in time
+        } else {
+            fakecupti::kernel(kFlushKernel);  // pass 1's relaunch failed after its flush
+            lw.spoil();
+        }
+        end(1);
+        const auto starts = fakecupti::state().starts;
+        const PortStatus st = lw.close(t.rc, write);
+        CHECK_EQ(st.ok, abandon);  // a spoiled window fails (windows go off); an abandoned one was reported already
+        CHECK(written == (std::vector<std::pair<uint64_t, std::vector<long>>>{{0, {-1, -1}}, {1, {-1}}}));
+        CHECK_EQ(t.rc.armed() != nullptr, abandon);  // abandoned: the profiler left as it was
+        if (abandon) t.rc.discard();                 // what CudaPort::recovered does once the run completed
+        written.clear();
+        CHECK(t.rc.arm(&t.passes[0].counters, nullptr, lw.ranges()).ok);
+        lw.opened();
+        pass(2, 0);
+        pass(2, 1);
+        end(2);
+        CHECK(lw.close(t.rc, write).ok);
+        CHECK(written == (std::vector<std::pair<uint64_t, std::vector<long>>>{
+                             {2, {static_cast<long>(kernel_id(2, 0)), static_cast<long>(kernel_id(2, 1))}}}));
+        CHECK_EQ(fakecupti::state().starts, starts + 1);
+    }
+}
+
+TEST_CASE(range_counters_measure_the_duration_metric_when_it_fits_the_steady_configuration) {
+    const std::string dur = RangeCounters::kDurationMetric;
+    struct Row {
+        const char* name;
+        std::vector<std::vector<std::string>> groups;
+        bool allow, timed;
+        std::vector<std::string> config;  // what SetConfig gets
+    } rows[] = {
+        {"one group", {{"a", "b"}}, true, true, {"a", "b", dur}},
+        {"the union of three", {{"a", "b"}, {"a", "c"}, {"b", "c"}}, true, true, {"a", "b", "c", dur}},
+        {"a group that asks for it", {{"a", dur}}, true, true, {"a", dur}},
+        {"the union fills its hardware pass", {{"a", "b"}, {"c", "d"}}, true, false, {"a", "b", "c", "d"}},
+        {"off (GOROCPROF_CUDA_DURATION_METRIC=0)", {{"a", "b"}}, false, false, {"a", "b"}},
+        {"configurations change between passes", {{"a", "b"}, {"c", "d"}, {"e"}}, true, false, {}},
+    };
+    for (const Row& r : rows) {
+        fakecupti::reset();
+        Setup t(r.groups, 1);
+        t.rc.allow_duration_metric(r.allow);
+        if (t.rc.timed() != r.timed) check::fail(__FILE__, __LINE__, std::string(r.name) + ": timed wrong");
+        if (r.config.empty()) continue;  // not steady: no window across dispatches to read durations from
+        CHECK(t.rc.arm(&t.passes[0].counters, nullptr, 3).ok);
+        if (fakecupti::state().last_config != r.config) check::fail(__FILE__, __LINE__, std::string(r.name) + ": config");
+        fakecupti::kernel(7);
+        fakecupti::kernel(8);
+        std::vector<std::vector<CounterSample>> got;
+        std::vector<double> durations;
+        const std::vector<const Group*> groups(2, &t.passes[0].counters);
+        CHECK(t.rc.collect_ranges(groups, &got, &durations).ok);
+        CHECK_EQ(durations.size(), size_t(2));
+        for (size_t i = 0; i < durations.size(); ++i) {
+            CHECK_EQ(kernel_of(t.passes[0].counters, got[i], 7 + i), static_cast<long>(7 + i));
+            const bool right = r.timed ? durations[i] == value(dur, 7 + i) : std::isnan(durations[i]);
+            if (!right) check::fail(__FILE__, __LINE__, std::string(r.name) + ": duration of range " + std::to_string(i));
+        }
+    }
+}
+
+TEST_CASE(snapshots_in_windows_across_dispatches_copy_small_footprints_whole) {
+    struct Row {
+        const char* name;
+        std::vector<gorocprof::cuda::Allocation> allocs;
+        bool copy_all, lasting, scans;
+    } rows[] = {
+        {"nothing tracked", {}, false, true, false},
+        {"everything copied anyway", footprint(100, 1 << 30), true, true, false},
+        {"a dispatch with its own window scans", footprint(1, 4096), false, false, true},
+        {"one small allocation", footprint(1, 4096), false, true, false},
+        {"exactly the limits", footprint(gorocprof::cuda::kCopyAllAllocations, gorocprof::cuda::kCopyAllBytes /
+                                                                                   gorocprof::cuda::kCopyAllAllocations),
+         false, true, false},
+        {"one allocation too many", footprint(gorocprof::cuda::kCopyAllAllocations + 1, 4096), false, true, true},
+        {"one byte too many", footprint(1, gorocprof::cuda::kCopyAllBytes + 1), false, true, true},
+    };
+    for (const Row& r : rows)
+        if (gorocprof::cuda::snapshot_scans(r.allocs, r.copy_all, r.lasting) != r.scans)
+            check::fail(__FILE__, __LINE__, r.name);
 }
 
 TEST_CASE(range_counters_are_steady_when_one_configuration_serves_every_pass) {

@@ -32,6 +32,9 @@ std::string describe(const Options& o) {
     s += o.union_sessions ? " union" : "";
     s += o.reenable_on_switch ? " reenable" : "";
     s += o.hold_other_threads ? "" : " nohold";
+    s += o.duration_metric ? "" : " noduration";
+    s += o.lasting_replayed ? "" : " nolastingreplayed";
+    s += o.partial_sessions ? "" : " nopartial";
     s += o.timing ? " timing" : "";
     s += o.replay_timeout_ns ? " timeout=" + std::to_string(o.replay_timeout_ns) : "";
     s += " problems=" + std::to_string(o.problems.size());
@@ -67,6 +70,10 @@ TEST_CASE(options_read_each_variable_and_default_the_rest) {
         {{{"GOROCPROF_CUDA_TIMING", "0"}}, defaults},
         {{{"GOROCPROF_CUDA_HOLD_OTHER_THREADS", "0"}}, defaults.substr(0, defaults.size() - 11) + " nohold problems=0"},
         {{{"GOROCPROF_CUDA_HOLD_OTHER_THREADS", "1"}}, defaults},
+        {{{"GOROCPROF_CUDA_DURATION_METRIC", "0"}}, defaults.substr(0, defaults.size() - 11) + " noduration problems=0"},
+        {{{"GOROCPROF_CUDA_LASTING_REPLAYED", "0"}}, defaults.substr(0, defaults.size() - 11) + " nolastingreplayed problems=0"},
+        {{{"GOROCPROF_CUDA_PARTIAL_SESSIONS", "0"}}, defaults.substr(0, defaults.size() - 11) + " nopartial problems=0"},
+        {{{"GOROCPROF_CUDA_DURATION_METRIC", "1"}, {"GOROCPROF_CUDA_LASTING_REPLAYED", "1"}}, defaults},
         {{{"GOROCPROF_CUDA_REPLAY_TIMEOUT", "0.25"}}, defaults.substr(0, defaults.size() - 11) + " timeout=250000000 problems=0"},
         {{{"GOROCPROF_CUDA_REPLAY_TIMEOUT", "30"}}, defaults.substr(0, defaults.size() - 11) + " timeout=30000000000 problems=0"},
         {{{"GOROCPROF_CUDA_REPLAY_TIMEOUT", ""}}, defaults},

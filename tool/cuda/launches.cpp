@@ -220,6 +220,9 @@ bool open_dispatch_of(ContextState& context, const KernelEntry& k, uint32_t corr
 
     core::DispatchFacts& f = t_facts;
     f = core::DispatchFacts{};
+    // A dispatch in a window across dispatches is recorded when the window closes, at another dispatch's
+    // select: its rotation pass must travel with its facts (kNotReplayed outside rotation).
+    f.rotation_pass = core.selected_rotation_pass();
     f.info.size = sizeof(f.info);
     f.info.agent_id.handle = cs->agent_id;
     uint32_t stream_id = 0;

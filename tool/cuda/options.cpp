@@ -60,10 +60,10 @@ Options read_options(const std::function<const char*(const char*)>& env) {
     o.graph_whole = parse_graph_profiling(env("GOROCPROF_GRAPH_PROFILING"), &problem);
     if (!problem.empty()) o.problems.push_back(problem);
     const char* graph_range = env("GOROCPROF_CUDA_GRAPH_RANGE");
-    o.graph_user_range = graph_range && std::strcmp(graph_range, "user") == 0;
-    if (graph_range && *graph_range && !o.graph_user_range && std::strcmp(graph_range, "kernels") != 0)
+    o.graph_user_range = !(graph_range && std::strcmp(graph_range, "kernels") == 0);
+    if (graph_range && *graph_range && std::strcmp(graph_range, "kernels") != 0 && std::strcmp(graph_range, "user") != 0)
         o.problems.push_back(std::string("GOROCPROF_CUDA_GRAPH_RANGE=") + graph_range +
-                             ": expected kernels or user; a graph's kernels' ranges are combined (kernels)");
+                             ": expected user or kernels; each pass is one user range around the graph (user)");
     const char* restore = env("GOROCPROF_CUDA_RESTORE");
     o.restore_all = restore && std::string(restore) == "all";
     o.unprofiled_time = unless_zero(env("GOROCPROF_CUDA_UNPROFILED_TIME"));

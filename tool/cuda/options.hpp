@@ -19,9 +19,10 @@ struct Options {
     // GOROCPROF_GRAPH_PROFILING=graph (contract, from --graph-profiling): each graph launch is one dispatch,
     // the whole graph run per pass (README.md, "Graphs as one workload"); node (the default): each kernel node.
     bool graph_whole = false;
-    // GOROCPROF_CUDA_GRAPH_RANGE=user (diagnostic): a graph dispatch's pass is one Range Profiler user range
-    // around the whole graph instead of its kernels' auto ranges combined (`kernels`, the default).
-    bool graph_user_range = false;
+    // GOROCPROF_CUDA_GRAPH_RANGE: a graph dispatch's pass is one Range Profiler user range around the whole
+    // graph (`user`, the default: what ncu's range around a graph counts, memset and copy nodes included), or
+    // its kernels' auto ranges combined (`kernels`).
+    bool graph_user_range = true;
     // GOROCPROF_CUDA_RESTORE=all: snapshots copy every tracked allocation instead of what a launch can reach.
     bool restore_all = false;
     // GOROCPROF_CUDA_UNPROFILED_TIME=0: no timing run; passes report their own event time.

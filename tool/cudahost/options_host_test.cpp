@@ -24,7 +24,7 @@ std::string describe(const Options& o) {
     std::string s;
     s += o.cache_control == CacheControl::All ? "cache=all" : "cache=none";
     s += o.graph_whole ? " graphs=whole" : "";
-    s += o.graph_user_range ? " graphrange=user" : "";
+    s += o.graph_user_range ? "" : " graphrange=kernels";
     s += o.restore_all ? " restore=all" : " restore=reach";
     s += o.unprofiled_time ? " unprofiled" : "";
     s += o.windows ? " windows" : "";
@@ -54,8 +54,8 @@ TEST_CASE(options_read_each_variable_and_default_the_rest) {
         {{{"GOROCPROF_CACHE_CONTROL", "off"}}, "cache=all restore=reach unprofiled windows eager union reenable problems=1"},
         {{{"GOROCPROF_GRAPH_PROFILING", "graph"}}, "cache=all graphs=whole restore=reach unprofiled windows eager union reenable problems=0"},
         {{{"GOROCPROF_GRAPH_PROFILING", "node"}}, defaults},
-        {{{"GOROCPROF_CUDA_GRAPH_RANGE", "user"}}, "cache=all graphrange=user restore=reach unprofiled windows eager union reenable problems=0"},
-        {{{"GOROCPROF_CUDA_GRAPH_RANGE", "kernels"}}, defaults},
+        {{{"GOROCPROF_CUDA_GRAPH_RANGE", "kernels"}}, "cache=all graphrange=kernels restore=reach unprofiled windows eager union reenable problems=0"},
+        {{{"GOROCPROF_CUDA_GRAPH_RANGE", "user"}}, defaults},
         {{{"GOROCPROF_CUDA_GRAPH_RANGE", "range"}}, defaults.substr(0, defaults.size() - 11) + " problems=1"},
         {{{"GOROCPROF_GRAPH_PROFILING", ""}}, defaults},
         {{{"GOROCPROF_GRAPH_PROFILING", "Graph"}}, defaults.substr(0, defaults.size() - 11) + " problems=1"},

@@ -137,8 +137,10 @@ func lex(src string) ([]token, error) {
 			toks = append(toks, token{tNum, src[i:j], i + 1})
 			i = j
 		case isIdentStart(c):
+			// NVIDIA's metric names have dots (sm__inst_executed.sum); AMD's never do, and a
+			// number cannot start a name, so a dot inside one is part of it.
 			j := i + 1
-			for j < len(src) && (isIdentStart(src[j]) || isDigit(src[j])) {
+			for j < len(src) && (isIdentStart(src[j]) || isDigit(src[j]) || src[j] == '.') {
 				j++
 			}
 			toks = append(toks, token{tIdent, src[i:j], i + 1})

@@ -26,6 +26,8 @@ func TestParseExpression(t *testing.T) {
 		{"reduce(accumulate(SQ_LEVEL_WAVES, HIGH_RES),sum)/CU_NUM", "(reduce(accumulate(SQ_LEVEL_WAVES, HIGH_RES), sum) / CU_NUM)"},
 		{"400*reduce(SQ_WAIT_INST_LDS,sum)/reduce(SQ_WAVES,sum)", "((400 * reduce(SQ_WAIT_INST_LDS, sum)) / reduce(SQ_WAVES, sum))"},
 		{"simd_count/simd_per_cu", "(simd_count / simd_per_cu)"},
+		{"2*sm__inst_executed.sum/sm__warps_launched.sum", "((2 * sm__inst_executed.sum) / sm__warps_launched.sum)"},
+		{"0.5*smsp__inst_executed_op_global_ld.sum.per_second", "(0.5 * smsp__inst_executed_op_global_ld.sum.per_second)"},
 	}
 	for _, tt := range tests {
 		n, err := ParseExpression(tt.src)

@@ -121,9 +121,9 @@ func TestSessionTracesPlanningPhases(t *testing.T) {
 // counters nor, from the run's names, the base counters their expressions name) and merges them in,
 // so an extra counter plans from its base counters.
 func TestSessionWithExtraBuildsWholeCatalogs(t *testing.T) {
-	f := backendtest.New("fake", 1, "INST", "WAVES")
+	f := backendtest.New("fake", 1, fakeMetrics...)
 	extra, err := counters.ParseExtra("extra.yaml", []byte("rocprofiler-sdk:\n  counters-schema-version: 1\n  counters:\n"+
-		"  - name: MY_INST_TWICE\n    definitions:\n    - architectures: [FAKE1]\n      expression: 2*INST\n"))
+		"  - name: MY_INST_TWICE\n    definitions:\n    - architectures: [FAKE1]\n      expression: 2*sm__inst_executed.sum\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestSessionWithExtraBuildsWholeCatalogs(t *testing.T) {
 		t.Fatalf("planning an extra counter: %v", err)
 	}
 	pass := plan.Agents[0].Passes[0]
-	if len(pass.Base) != 1 || pass.Base[0].Name != "INST" {
+	if len(pass.Base) != 1 || pass.Base[0].Name != "sm__inst_executed.sum" {
 		got := pass.Base
 		t.Errorf("the extra counter's pass collects %+v, want its expression's base counter", got)
 	}

@@ -13,16 +13,18 @@ import (
 // each, below it a track per agent and below that a track per queue, with one slice per pass of
 // every dispatch, named with its pass when the dispatch was replayed, and the pass's counters
 // (summed over instances, as the CSV files have them) and launch as its arguments. Under rotation
-// nothing is replayed: a dispatch is one slice, its group the argument pmc_group.
+// nothing is replayed: a dispatch is one slice, its group the argument pmc_group. Under
+// SeveralHosts every host is a machine of the trace, its processes on it.
 type pftraceSink struct {
-	opts    Options
-	w       *perfetto.Writer
-	proc    perfetto.Track
-	p       *Process
-	rotated map[uint64][]int       // the group of each pass by agent id, under rotation
-	agents  map[uint64]*agentTrack // by agent id
-	args    []perfetto.Arg
-	cs      []perfetto.Arg
+	opts     Options
+	w        *perfetto.Writer
+	machines map[string]perfetto.Machine // by host name, under SeveralHosts
+	proc     perfetto.Track
+	p        *Process
+	rotated  map[uint64][]int       // the group of each pass by agent id, under rotation
+	agents   map[uint64]*agentTrack // by agent id
+	args     []perfetto.Arg
+	cs       []perfetto.Arg
 }
 
 // agentTrack is an agent's track and its queues' tracks, by queue id.
@@ -53,10 +55,11 @@ func openPftrace(pf *prefix, opts Options, _ bool) (prefixSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pftraceSink{opts: opts, w: perfetto.NewWriter(o.w)}, nil
+	return &pftraceSink{opts: opts, w: perfetto.NewWriter(o.w), machines: map[string]perfetto.Machine{}}, nil
 }
 
-// Begin declares the process's track; its agents and queues are declared with their first slice.
+// Begin declares the process's track, and its host's machine when this is the host's first process
+// under SeveralHosts; its agents and queues are declared with their first slice.
 func (s *pftraceSink) Begin(p *Process) error {
 	cmd := s.opts.Command
 	if len(cmd) == 0 {
@@ -66,10 +69,22 @@ func (s *pftraceSink) Begin(p *Process) error {
 	if len(cmd) > 0 {
 		name = filepath.Base(cmd[0])
 	}
+	var m perfetto.Machine
+	if s.opts.SeveralHosts {
+		host := p.Header.Hostname
+		var ok bool
+		if m, ok = s.machines[host]; !ok {
+			var err error
+			if m, err = s.w.Machine(host); err != nil {
+				return err
+			}
+			s.machines[host] = m
+		}
+	}
 	var err error
 	s.p, s.agents = p, map[uint64]*agentTrack{}
 	_, s.rotated = p.rotation(s.opts)
-	s.proc, err = s.w.Process(int32(p.Header.PID), name, cmd)
+	s.proc, err = s.w.Process(m, int32(p.Header.PID), name, cmd)
 	return err
 }
 

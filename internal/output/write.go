@@ -32,6 +32,10 @@ type Options struct {
 	// that pass's group ("pmc_group"), with replay_pass 0 as in any run without replay.
 	Rotation *Rotation
 	Command  []string // the profiled command line; the record header's when empty
+	// SeveralHosts, set when the processes come from more than one host (a merge of nodes' results):
+	// the Perfetto trace then puts each host's processes on a machine of their own, named by the
+	// host, since a trace tells the processes of one machine apart by pid alone.
+	SeveralHosts bool
 
 	// Summary, with KernelTrace: rocprofv3's summary tables (-S, -D, --summary-groups) of the
 	// prefix's processes and where they go; nil for none.

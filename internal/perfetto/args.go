@@ -48,12 +48,12 @@ func Dict(name string, entries []Arg) Arg { return Arg{Name: name, kind: argDict
 // Array is an array of values; their names are not written.
 func Array(name string, items []Arg) Arg { return Arg{Name: name, kind: argArray, items: items} }
 
-// annotation encodes a named argument, interning its name (and its entries' names) into interned
-// when first used.
-func (w *Writer) annotation(a Arg, interned *pb.InternedData) *pb.DebugAnnotation {
-	d := w.value(a, interned)
+// annotation encodes a named argument, interning its name (and its entries' names) on the
+// sequence into interned when first used there.
+func (s *sequence) annotation(a Arg, interned *pb.InternedData) *pb.DebugAnnotation {
+	d := s.value(a, interned)
 	name := a.Name
-	d.NameField = &pb.DebugAnnotation_NameIid{NameIid: intern(w.argNames, name, func(iid uint64) {
+	d.NameField = &pb.DebugAnnotation_NameIid{NameIid: intern(s.argNames, name, func(iid uint64) {
 		interned.DebugAnnotationNames = append(interned.DebugAnnotationNames,
 			&pb.DebugAnnotationName{Iid: proto.Uint64(iid), Name: proto.String(name)})
 	})}
@@ -61,7 +61,7 @@ func (w *Writer) annotation(a Arg, interned *pb.InternedData) *pb.DebugAnnotatio
 }
 
 // value encodes an argument's value, without its name.
-func (w *Writer) value(a Arg, interned *pb.InternedData) *pb.DebugAnnotation {
+func (s *sequence) value(a Arg, interned *pb.InternedData) *pb.DebugAnnotation {
 	d := &pb.DebugAnnotation{}
 	switch a.kind {
 	case argUint:
@@ -74,11 +74,11 @@ func (w *Writer) value(a Arg, interned *pb.InternedData) *pb.DebugAnnotation {
 		d.Value = &pb.DebugAnnotation_StringValue{StringValue: a.s}
 	case argDict:
 		for _, e := range a.items {
-			d.DictEntries = append(d.DictEntries, w.annotation(e, interned))
+			d.DictEntries = append(d.DictEntries, s.annotation(e, interned))
 		}
 	case argArray:
 		for _, e := range a.items {
-			d.ArrayValues = append(d.ArrayValues, w.value(e, interned))
+			d.ArrayValues = append(d.ArrayValues, s.value(e, interned))
 		}
 	}
 	return d

@@ -9,16 +9,24 @@ import (
 	"github.com/gorocprof/gorocprof/internal/perfetto/pb"
 )
 
-// Decoded is a trace read back: its tracks in declaration order and its slices in the order their
-// begin events were written, with the interned names resolved.
+// Decoded is a trace read back: its named machines, its tracks in declaration order and its
+// slices in the order their begin events were written, with the interned names resolved.
 type Decoded struct {
-	Tracks []DecodedTrack
-	Slices []DecodedSlice
+	Machines []DecodedMachine
+	Tracks   []DecodedTrack
+	Slices   []DecodedSlice
+}
+
+// DecodedMachine is a machine other than the host, named by its first packet.
+type DecodedMachine struct {
+	ID   uint32
+	Name string
 }
 
 // DecodedTrack is one declared track.
 type DecodedTrack struct {
 	UUID, Parent uint64
+	Machine      uint32 // the machine whose packets declared it, 0 for the host
 	Name         string // a named track's name, a process track's process name
 	PID          int32  // a process track's pid, else 0
 	Cmdline      []string
@@ -48,19 +56,21 @@ func (s DecodedSlice) Arg(key string) (string, bool) {
 }
 
 // Decode reads a trace written by Writer and checks what the Perfetto UI needs of it: one trusted
-// packet sequence whose first packet clears its incremental state; every track declared once,
-// with a uuid of its own and a parent declared before it; every event on a declared track, with
-// interned names defined before (or in) the packet that uses them and the flag saying it needs
-// them; on each track, slices that begin and end in order and events in time order. The first
-// violation is the error, naming the packet.
+// packet sequence per machine (the trace processor reads each machine's packets apart), whose first
+// packet clears its incremental state and, on a machine other than the host, names the machine,
+// once; every track declared once, with a uuid of its own and a parent declared before it on its
+// machine; every event on a track declared on its machine, with interned names defined on its
+// sequence before (or in) the packet that uses them and the flag saying it needs them; on each
+// track, slices that begin and end in order and events in time order. The first violation is the
+// error, naming the packet.
 func Decode(data []byte) (*Decoded, error) {
 	var t pb.Trace
 	if err := proto.Unmarshal(data, &t); err != nil {
 		return nil, fmt.Errorf("not a trace: %w", err)
 	}
-	r := reader{tracks: map[uint64]*trackState{}, names: map[uint64]string{}, argNames: map[uint64]string{}}
+	r := reader{tracks: map[uint64]*trackState{}, seqs: map[uint32]*seqState{}, machines: map[uint32]uint32{}}
 	for i, p := range t.Packet {
-		if err := r.packet(i, p); err != nil {
+		if err := r.packet(p); err != nil {
 			return nil, fmt.Errorf("packet %d: %w", i, err)
 		}
 	}
@@ -74,54 +84,93 @@ func Decode(data []byte) (*Decoded, error) {
 
 type reader struct {
 	out      Decoded
-	seq      uint32
 	tracks   map[uint64]*trackState
+	seqs     map[uint32]*seqState
+	machines map[uint32]uint32 // the sequence of each machine
+}
+
+// seqState is what a sequence's packets have defined: its machine and its interned names.
+type seqState struct {
+	machine  uint32
 	names    map[uint64]string
 	argNames map[uint64]string
 }
 
 type trackState struct {
-	last int64 // the time of the track's last event
-	open int   // the index of its open slice, -1 when none
+	machine uint32
+	last    int64 // the time of the track's last event
+	open    int   // the index of its open slice, -1 when none
 }
 
-func (r *reader) packet(i int, p *pb.TracePacket) error {
-	seq := p.GetTrustedPacketSequenceId()
-	switch {
-	case seq == 0:
-		return fmt.Errorf("no trusted_packet_sequence_id")
-	case i == 0 && p.GetSequenceFlags()&uint32(pb.TracePacket_SEQ_INCREMENTAL_STATE_CLEARED) == 0:
-		return fmt.Errorf("the first packet does not clear the sequence's incremental state")
-	case i == 0:
-		r.seq = seq
-	case seq != r.seq:
-		return fmt.Errorf("sequence %d after sequence %d: a trace of one writer has one", seq, r.seq)
+func (r *reader) packet(p *pb.TracePacket) error {
+	seq, first, err := r.sequence(p)
+	if err != nil {
+		return err
 	}
 	if in := p.GetInternedData(); in != nil {
-		if err := r.intern(in); err != nil {
+		if err := seq.intern(in); err != nil {
 			return err
 		}
 	}
 	switch {
+	case p.GetSystemInfo() != nil && first && seq.machine != 0:
+		return nil // the machine's name, which sequence took
+	case p.GetSystemInfo() != nil:
+		return fmt.Errorf("a machine name after the first packet of machine %d", seq.machine)
 	case p.GetTrackDescriptor() != nil:
-		return r.track(p.GetTrackDescriptor())
+		return r.track(seq.machine, p.GetTrackDescriptor())
 	case p.GetTrackEvent() != nil:
 		if p.GetSequenceFlags()&uint32(pb.TracePacket_SEQ_NEEDS_INCREMENTAL_STATE) == 0 {
 			return fmt.Errorf("a track event with interned names whose packet does not say it needs them")
 		}
-		return r.event(int64(p.GetTimestamp()), p.GetTrackEvent())
+		return r.event(seq, int64(p.GetTimestamp()), p.GetTrackEvent())
 	}
 	return fmt.Errorf("neither a track descriptor nor a track event")
 }
 
-func (r *reader) intern(in *pb.InternedData) error {
+// sequence returns the state of the packet's sequence and whether this is its first packet, which
+// starts it: that packet must clear the sequence's state and, on a machine other than the host,
+// name the machine (a SystemInfo packet, which carries no track or event).
+func (r *reader) sequence(p *pb.TracePacket) (*seqState, bool, error) {
+	id, machine := p.GetTrustedPacketSequenceId(), p.GetMachineId()
+	if id == 0 {
+		return nil, false, fmt.Errorf("no trusted_packet_sequence_id")
+	}
+	if seq := r.seqs[id]; seq != nil {
+		if seq.machine != machine {
+			return nil, false, fmt.Errorf("sequence %d of machine %d carries machine %d", id, seq.machine, machine)
+		}
+		return seq, false, nil
+	}
+	if old, ok := r.machines[machine]; ok {
+		return nil, false, fmt.Errorf("sequence %d after sequence %d on machine %d: a trace of one writer has one per machine", id, old, machine)
+	}
+	if p.GetSequenceFlags()&uint32(pb.TracePacket_SEQ_INCREMENTAL_STATE_CLEARED) == 0 {
+		return nil, false, fmt.Errorf("the first packet of sequence %d does not clear the sequence's incremental state", id)
+	}
+	seq := &seqState{machine: machine, names: map[uint64]string{}, argNames: map[uint64]string{}}
+	r.seqs[id], r.machines[machine] = seq, id
+	info := p.GetSystemInfo()
+	switch {
+	case machine == 0 && info != nil:
+		return nil, false, fmt.Errorf("a machine name (%q) on the host's packets: only another machine is named", info.GetMachineName())
+	case machine == 0:
+		return seq, true, nil
+	case info == nil || info.MachineName == nil:
+		return nil, false, fmt.Errorf("machine %d: its first packet does not name it", machine)
+	}
+	r.out.Machines = append(r.out.Machines, DecodedMachine{ID: machine, Name: info.GetMachineName()})
+	return seq, true, nil
+}
+
+func (s *seqState) intern(in *pb.InternedData) error {
 	for _, n := range in.GetEventNames() {
-		if err := define(r.names, n.GetIid(), n.GetName(), "event name"); err != nil {
+		if err := define(s.names, n.GetIid(), n.GetName(), "event name"); err != nil {
 			return err
 		}
 	}
 	for _, n := range in.GetDebugAnnotationNames() {
-		if err := define(r.argNames, n.GetIid(), n.GetName(), "annotation name"); err != nil {
+		if err := define(s.argNames, n.GetIid(), n.GetName(), "annotation name"); err != nil {
 			return err
 		}
 	}
@@ -141,7 +190,7 @@ func define(table map[uint64]string, iid uint64, name, what string) error {
 	return nil
 }
 
-func (r *reader) track(d *pb.TrackDescriptor) error {
+func (r *reader) track(machine uint32, d *pb.TrackDescriptor) error {
 	u := d.GetUuid()
 	if u == 0 {
 		return fmt.Errorf("a track without uuid")
@@ -150,23 +199,30 @@ func (r *reader) track(d *pb.TrackDescriptor) error {
 		return fmt.Errorf("track uuid %d declared twice", u)
 	}
 	if d.ParentUuid != nil {
-		if _, ok := r.tracks[d.GetParentUuid()]; !ok {
+		parent, ok := r.tracks[d.GetParentUuid()]
+		if !ok {
 			return fmt.Errorf("track %d: its parent %d is not declared before it", u, d.GetParentUuid())
 		}
+		if parent.machine != machine {
+			return fmt.Errorf("track %d of machine %d: its parent %d is of machine %d", u, machine, d.GetParentUuid(), parent.machine)
+		}
 	}
-	t := DecodedTrack{UUID: u, Parent: d.GetParentUuid(), Name: d.GetName(), Rank: d.GetSiblingOrderRank()}
+	t := DecodedTrack{UUID: u, Parent: d.GetParentUuid(), Machine: machine, Name: d.GetName(), Rank: d.GetSiblingOrderRank()}
 	if pd := d.GetProcess(); pd != nil {
 		t.PID, t.Name, t.Cmdline = pd.GetPid(), pd.GetProcessName(), pd.GetCmdline()
 	}
-	r.tracks[u] = &trackState{open: -1}
+	r.tracks[u] = &trackState{machine: machine, open: -1}
 	r.out.Tracks = append(r.out.Tracks, t)
 	return nil
 }
 
-func (r *reader) event(ts int64, e *pb.TrackEvent) error {
+func (r *reader) event(seq *seqState, ts int64, e *pb.TrackEvent) error {
 	st, ok := r.tracks[e.GetTrackUuid()]
 	if !ok {
 		return fmt.Errorf("an event on track %d, which is not declared before it", e.GetTrackUuid())
+	}
+	if st.machine != seq.machine {
+		return fmt.Errorf("an event of machine %d on track %d, which is of machine %d", seq.machine, e.GetTrackUuid(), st.machine)
 	}
 	if ts < st.last {
 		return fmt.Errorf("track %d: an event at %d ns after one at %d ns", e.GetTrackUuid(), ts, st.last)
@@ -177,14 +233,14 @@ func (r *reader) event(ts int64, e *pb.TrackEvent) error {
 		if st.open >= 0 {
 			return fmt.Errorf("track %d: a slice begins inside slice %q", e.GetTrackUuid(), r.out.Slices[st.open].Name)
 		}
-		name, ok := r.names[e.GetNameIid()]
+		name, ok := seq.names[e.GetNameIid()]
 		if !ok {
 			return fmt.Errorf("a slice named by iid %d, which is not interned", e.GetNameIid())
 		}
 		s := DecodedSlice{Track: e.GetTrackUuid(), Name: name, Start: ts}
 		for _, a := range e.GetDebugAnnotations() {
 			var err error
-			if s.Args, err = r.flatten(s.Args, "", a); err != nil {
+			if s.Args, err = seq.flatten(s.Args, "", a); err != nil {
 				return fmt.Errorf("slice %q: %w", name, err)
 			}
 		}
@@ -203,15 +259,15 @@ func (r *reader) event(ts int64, e *pb.TrackEvent) error {
 }
 
 // flatten appends annotation a, named by its interned name below prefix, as key-value pairs.
-func (r *reader) flatten(out []KeyValue, prefix string, a *pb.DebugAnnotation) ([]KeyValue, error) {
-	name, ok := r.argNames[a.GetNameIid()]
+func (s *seqState) flatten(out []KeyValue, prefix string, a *pb.DebugAnnotation) ([]KeyValue, error) {
+	name, ok := s.argNames[a.GetNameIid()]
 	if !ok {
 		return nil, fmt.Errorf("an argument named by iid %d, which is not interned", a.GetNameIid())
 	}
-	return r.flattenValue(out, prefix+name, a)
+	return s.flattenValue(out, prefix+name, a)
 }
 
-func (r *reader) flattenValue(out []KeyValue, key string, a *pb.DebugAnnotation) ([]KeyValue, error) {
+func (s *seqState) flattenValue(out []KeyValue, key string, a *pb.DebugAnnotation) ([]KeyValue, error) {
 	var err error
 	switch v := a.GetValue().(type) {
 	case *pb.DebugAnnotation_UintValue:
@@ -226,12 +282,12 @@ func (r *reader) flattenValue(out []KeyValue, key string, a *pb.DebugAnnotation)
 		return append(out, KeyValue{key, strconv.FormatBool(v.BoolValue)}), nil
 	}
 	for _, e := range a.GetDictEntries() {
-		if out, err = r.flatten(out, key+".", e); err != nil {
+		if out, err = s.flatten(out, key+".", e); err != nil {
 			return nil, err
 		}
 	}
 	for i, e := range a.GetArrayValues() {
-		if out, err = r.flattenValue(out, key+"["+strconv.Itoa(i)+"]", e); err != nil {
+		if out, err = s.flattenValue(out, key+"["+strconv.Itoa(i)+"]", e); err != nil {
 			return nil, err
 		}
 	}

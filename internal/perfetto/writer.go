@@ -1,6 +1,6 @@
 // Package perfetto writes Perfetto traces (the protobuf trace format the Perfetto UI and
-// trace_processor open): process tracks, named tracks below them, and complete slices with
-// arguments. It knows nothing of records; internal/output feeds it the dispatches.
+// trace_processor open): machines, process tracks, named tracks below them, and complete slices
+// with arguments. It knows nothing of records; internal/output feeds it the dispatches.
 package perfetto
 
 import (
@@ -13,70 +13,106 @@ import (
 	"github.com/gorocprof/gorocprof/internal/perfetto/pb"
 )
 
-// sequenceID is the one trusted packet sequence of a trace: a single writer, so its interned names
-// and their incremental state are that sequence's.
-const sequenceID = 1
-
 // traceFieldPacket is Trace.packet: a trace file is the concatenation of that field, one
 // length-prefixed TracePacket each, so packets are written one at a time.
 const traceFieldPacket = 1
 
+// A Machine is a machine of the trace (Perfetto's TracePacket.machine_id): the processes of one
+// machine are told apart from another's by pid, and those of different machines never are, as
+// Perfetto's trace processor keeps a process table per machine. The zero Machine is the trace's
+// host, whose packets carry no machine id.
+type Machine struct{ id uint32 }
+
 // A Track is a declared track of the trace; the zero Track is none.
-type Track struct{ uuid uint64 }
+type Track struct {
+	uuid uint64
+	seq  *sequence // the sequence of the track's machine
+}
+
+// sequence is the trusted packet sequence of one machine. The trace processor reads each machine's
+// packets apart, its interned names and tracks included, so every machine has a sequence of its
+// own, with its own interning, and numbered machine id + 1 so that the host's is sequence 1.
+type sequence struct {
+	id       uint32
+	machine  uint32
+	names    map[string]uint64 // interned event names
+	argNames map[string]uint64 // interned debug annotation names
+	started  bool              // its first packet, which clears its state, is written
+}
 
 // Writer writes one trace. Every track is declared (its TrackDescriptor packet) before the first
-// event on it; uuids are numbered from 1 in declaration order, and event and argument names are
-// interned on their first use, so the same calls give the same bytes.
+// event on it; uuids are numbered from 1 in declaration order, machines from 1 in theirs, and event
+// and argument names are interned on their first use on a machine, so the same calls give the
+// same bytes.
 type Writer struct {
 	w        io.Writer
 	buf      []byte
 	uuids    uint64
-	names    map[string]uint64 // interned event names
-	argNames map[string]uint64 // interned debug annotation names
-	started  bool              // the first packet, which clears the sequence's state, is written
+	machines uint32
+	seqs     map[uint32]*sequence // by machine id
 	err      error
 }
 
-// NewWriter returns a Writer of a trace to w; nothing is written before the first track.
+// NewWriter returns a Writer of a trace to w; nothing is written before the first machine or track.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: w, names: map[string]uint64{}, argNames: map[string]uint64{}}
+	return &Writer{w: w, seqs: map[uint32]*sequence{}}
 }
 
-// Process declares the track of a process: pid, name and command line as the trace shows them.
-func (w *Writer) Process(pid int32, name string, cmdline []string) (Track, error) {
-	t := w.newTrack()
+// Machine declares a machine of the trace and names it (SystemInfo.machine_name, which the UI shows
+// beside each of its processes: "app 1234 (node2)"). A trace whose processes are all on the host
+// needs none.
+func (w *Writer) Machine(name string) (Machine, error) {
+	w.machines++
+	m := Machine{id: w.machines}
+	return m, w.packet(w.sequence(m), &pb.TracePacket{Data: &pb.TracePacket_SystemInfo{
+		SystemInfo: &pb.SystemInfo{MachineName: proto.String(name)}}})
+}
+
+func (w *Writer) sequence(m Machine) *sequence {
+	seq := w.seqs[m.id]
+	if seq == nil {
+		seq = &sequence{id: m.id + 1, machine: m.id, names: map[string]uint64{}, argNames: map[string]uint64{}}
+		w.seqs[m.id] = seq
+	}
+	return seq
+}
+
+// Process declares the track of a process of machine m: pid, name and command line as the trace
+// shows them.
+func (w *Writer) Process(m Machine, pid int32, name string, cmdline []string) (Track, error) {
+	t := w.newTrack(w.sequence(m))
 	d := &pb.TrackDescriptor{Uuid: proto.Uint64(t.uuid), ChildOrdering: pb.TrackDescriptor_EXPLICIT.Enum(),
 		Process: &pb.ProcessDescriptor{Pid: proto.Int32(pid), ProcessName: proto.String(name), Cmdline: cmdline}}
-	return t, w.declare(d)
+	return t, w.declare(t, d)
 }
 
-// Child declares a named track below parent, ordered among its siblings by rank (the UI shows
-// the lower rank first); its own children are shown in rank order too.
+// Child declares a named track below parent, on parent's machine, ordered among its siblings by
+// rank (the UI shows the lower rank first); its own children are shown in rank order too.
 func (w *Writer) Child(parent Track, name string, rank int32) (Track, error) {
 	if parent.uuid == 0 {
 		return Track{}, fmt.Errorf("track %q: no parent track", name)
 	}
-	t := w.newTrack()
+	t := w.newTrack(parent.seq)
 	d := &pb.TrackDescriptor{Uuid: proto.Uint64(t.uuid), ParentUuid: proto.Uint64(parent.uuid),
 		StaticOrDynamicName: &pb.TrackDescriptor_Name{Name: name}, SiblingOrderRank: proto.Int32(rank),
 		ChildOrdering: pb.TrackDescriptor_EXPLICIT.Enum()}
-	return t, w.declare(d)
+	return t, w.declare(t, d)
 }
 
-func (w *Writer) newTrack() Track {
+func (w *Writer) newTrack(seq *sequence) Track {
 	w.uuids++
-	return Track{uuid: w.uuids}
+	return Track{uuid: w.uuids, seq: seq}
 }
 
-func (w *Writer) declare(d *pb.TrackDescriptor) error {
-	return w.packet(&pb.TracePacket{Data: &pb.TracePacket_TrackDescriptor{TrackDescriptor: d}})
+func (w *Writer) declare(t Track, d *pb.TrackDescriptor) error {
+	return w.packet(t.seq, &pb.TracePacket{Data: &pb.TracePacket_TrackDescriptor{TrackDescriptor: d}})
 }
 
 // Slice writes a slice of track t from start to end (nanoseconds in the trace's clock) with its
 // arguments, as a begin and an end event. Slices of one track must not overlap unless one holds
 // the other; the caller keeps them apart.
 func (w *Writer) Slice(t Track, name string, start, end int64, args []Arg) error {
-	if t.uuid == 0 {
+	if t.uuid == 0 || t.seq == nil {
 		return fmt.Errorf("slice %q: no track", name)
 	}
 	if start < 0 || end < start {
@@ -84,21 +120,21 @@ func (w *Writer) Slice(t Track, name string, start, end int64, args []Arg) error
 	}
 	var interned pb.InternedData
 	ev := &pb.TrackEvent{Type: pb.TrackEvent_TYPE_SLICE_BEGIN.Enum(), TrackUuid: proto.Uint64(t.uuid),
-		NameField: &pb.TrackEvent_NameIid{NameIid: intern(w.names, name, func(iid uint64) {
+		NameField: &pb.TrackEvent_NameIid{NameIid: intern(t.seq.names, name, func(iid uint64) {
 			interned.EventNames = append(interned.EventNames, &pb.EventName{Iid: proto.Uint64(iid), Name: proto.String(name)})
 		})}}
 	for _, a := range args {
-		ev.DebugAnnotations = append(ev.DebugAnnotations, w.annotation(a, &interned))
+		ev.DebugAnnotations = append(ev.DebugAnnotations, t.seq.annotation(a, &interned))
 	}
 	begin := &pb.TracePacket{Timestamp: proto.Uint64(uint64(start)), Data: &pb.TracePacket_TrackEvent{TrackEvent: ev},
 		SequenceFlags: proto.Uint32(uint32(pb.TracePacket_SEQ_NEEDS_INCREMENTAL_STATE))}
 	if len(interned.EventNames)+len(interned.DebugAnnotationNames) > 0 {
 		begin.InternedData = &interned
 	}
-	if err := w.packet(begin); err != nil {
+	if err := w.packet(t.seq, begin); err != nil {
 		return err
 	}
-	return w.packet(&pb.TracePacket{Timestamp: proto.Uint64(uint64(end)),
+	return w.packet(t.seq, &pb.TracePacket{Timestamp: proto.Uint64(uint64(end)),
 		Data: &pb.TracePacket_TrackEvent{TrackEvent: &pb.TrackEvent{Type: pb.TrackEvent_TYPE_SLICE_END.Enum(),
 			TrackUuid: proto.Uint64(t.uuid)}},
 		SequenceFlags: proto.Uint32(uint32(pb.TracePacket_SEQ_NEEDS_INCREMENTAL_STATE))})
@@ -116,15 +152,19 @@ func intern(table map[string]uint64, s string, added func(iid uint64)) uint64 {
 	return iid
 }
 
-// packet writes one TracePacket of the sequence. The first clears the sequence's incremental
-// state, so that the interned names of the packets after it are read from this trace alone.
-func (w *Writer) packet(p *pb.TracePacket) error {
+// packet writes one TracePacket of sequence seq, of seq's machine. The first of a sequence clears
+// its incremental state, so that the interned names of the packets after it are read from this
+// trace alone.
+func (w *Writer) packet(seq *sequence, p *pb.TracePacket) error {
 	if w.err != nil {
 		return w.err
 	}
-	p.OptionalTrustedPacketSequenceId = &pb.TracePacket_TrustedPacketSequenceId{TrustedPacketSequenceId: sequenceID}
-	if !w.started {
-		w.started = true
+	p.OptionalTrustedPacketSequenceId = &pb.TracePacket_TrustedPacketSequenceId{TrustedPacketSequenceId: seq.id}
+	if seq.machine != 0 {
+		p.MachineId = proto.Uint32(seq.machine)
+	}
+	if !seq.started {
+		seq.started = true
 		p.FirstPacketOnSequence = proto.Bool(true)
 		p.SequenceFlags = proto.Uint32(p.GetSequenceFlags() | uint32(pb.TracePacket_SEQ_INCREMENTAL_STATE_CLEARED))
 	}

@@ -2,6 +2,7 @@ package perfetto
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ func sampleTrace(t testing.TB) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	w := NewWriter(&b)
-	p, err := w.Process(7, "app", []string{"./app", "-n", "2"})
+	p, err := w.Process(Machine{}, 7, "app", []string{"./app", "-n", "2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +78,73 @@ func TestWriterReadsBack(t *testing.T) {
 	}
 }
 
+// machinesTrace writes a process of pid 7 on each of two machines, with a queue and a slice each.
+func machinesTrace(t testing.TB) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	for _, host := range []string{"node1", "node2"} {
+		m, err := w.Machine(host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := w.Process(m, 7, "app", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := w.Child(p, "queue 1", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Slice(q, "kernel", 100, 200, []Arg{String("host", host)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Bytes()
+}
+
+// TestWriterMachines: processes of two machines with the same pid are two process tracks, each with
+// its tracks and slices on its machine's own sequence, whose names are interned there.
+func TestWriterMachines(t *testing.T) {
+	data := machinesTrace(t)
+	tr, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(tr.Machines); got != "[{1 node1} {2 node2}]" {
+		t.Errorf("machines %s, want node1 and node2", got)
+	}
+	machineOf := map[uint64]uint32{}
+	for _, tk := range tr.Tracks {
+		machineOf[tk.UUID] = tk.Machine
+	}
+	if len(tr.Tracks) != 4 || tr.Tracks[0].PID != 7 || tr.Tracks[2].PID != 7 || machineOf[1] != 1 || machineOf[2] != 1 ||
+		machineOf[3] != 2 || machineOf[4] != 2 {
+		t.Fatalf("tracks = %+v, want a process 7 and its queue on each machine", tr.Tracks)
+	}
+	for i, s := range tr.Slices {
+		if host, _ := s.Arg("host"); s.Track != uint64(2*i+2) || host != tr.Machines[i].Name {
+			t.Errorf("slice %d of %s on track %d, want track %d", i, host, s.Track, 2*i+2)
+		}
+	}
+	var raw pb.Trace
+	if err := proto.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	interned := map[uint32]int{} // "kernel" interned, by sequence
+	for _, p := range raw.Packet {
+		if p.GetMachineId()+1 != p.GetTrustedPacketSequenceId() {
+			t.Errorf("a packet of machine %d on sequence %d", p.GetMachineId(), p.GetTrustedPacketSequenceId())
+		}
+		for _, n := range p.GetInternedData().GetEventNames() {
+			interned[p.GetTrustedPacketSequenceId()] += map[bool]int{true: 1}[n.GetName() == "kernel"]
+		}
+	}
+	if interned[2] != 1 || interned[3] != 1 {
+		t.Errorf("kernel interned %v times by sequence, want once on each machine's", interned)
+	}
+}
+
 // TestWriterInternsOnce: a name is interned by the first packet that uses it, never again.
 func TestWriterInternsOnce(t *testing.T) {
 	var tr pb.Trace
@@ -108,21 +176,25 @@ func TestWriterInternsOnce(t *testing.T) {
 func TestWriterRefusesBadSlices(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
-		track      Track
+		noTrack    bool
 		start, end int64
 		want       string
 	}{
-		{"no track", Track{}, 1, 2, "no track"},
-		{"ends before it starts", Track{uuid: 1}, 5, 4, "0 <= start <= end"},
-		{"negative start", Track{uuid: 1}, -1, 4, "0 <= start <= end"},
+		{"no track", true, 1, 2, "no track"},
+		{"ends before it starts", false, 5, 4, "0 <= start <= end"},
+		{"negative start", false, -1, 4, "0 <= start <= end"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
 			w := NewWriter(&b)
-			if _, err := w.Process(1, "p", nil); err != nil {
+			p, err := w.Process(Machine{}, 1, "p", nil)
+			if err != nil {
 				t.Fatal(err)
 			}
-			err := w.Slice(tc.track, "k", tc.start, tc.end, nil)
+			if tc.noTrack {
+				p = Track{}
+			}
+			err = w.Slice(p, "k", tc.start, tc.end, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one saying %q", err, tc.want)
 			}
@@ -168,6 +240,19 @@ func event(ts, track uint64, typ pb.TrackEvent_Type, nameIID uint64, in *pb.Inte
 		SequenceFlags: proto.Uint32(uint32(pb.TracePacket_SEQ_NEEDS_INCREMENTAL_STATE))}
 }
 
+// on puts packet p on sequence seq of machine m.
+func on(m, seq uint32, p *pb.TracePacket) *pb.TracePacket {
+	p.MachineId = proto.Uint32(m)
+	p.OptionalTrustedPacketSequenceId = &pb.TracePacket_TrustedPacketSequenceId{TrustedPacketSequenceId: seq}
+	return p
+}
+
+// nameMachine is a packet naming its machine.
+func nameMachine(name string, flags uint32) *pb.TracePacket {
+	return &pb.TracePacket{Data: &pb.TracePacket_SystemInfo{SystemInfo: &pb.SystemInfo{MachineName: proto.String(name)}},
+		SequenceFlags: proto.Uint32(flags)}
+}
+
 func named(iid uint64, name string) *pb.InternedData {
 	return &pb.InternedData{EventNames: []*pb.EventName{{Iid: proto.Uint64(iid), Name: proto.String(name)}}}
 }
@@ -199,6 +284,17 @@ func TestDecodeRefusesWhatTheUIRejects(t *testing.T) {
 		{"never ends", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k"))), "never ends"},
 		{"time goes back", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k")), event(9, 1, end, 0, nil)), "at 9 ns after one at 10 ns"},
 		{"neither", packets(declare(1, 0, cleared), &pb.TracePacket{}), "neither"},
+		{"machine not named", packets(on(1, 2, declare(1, 0, cleared))), "machine 1: its first packet does not name it"},
+		{"host named", packets(nameMachine("h", cleared)), "only another machine is named"},
+		{"machine named twice", packets(on(1, 2, nameMachine("a", cleared)), on(1, 2, nameMachine("b", 0))), "a machine name after the first packet of machine 1"},
+		{"machine not cleared", packets(declare(1, 0, cleared), on(1, 2, nameMachine("a", 0))), "first packet of sequence 2 does not clear"},
+		{"sequence changes machine", packets(declare(1, 0, cleared), on(3, 1, declare(2, 0, 0))), "sequence 1 of machine 0 carries machine 3"},
+		{"two sequences of a machine", packets(on(1, 2, nameMachine("a", cleared)), on(1, 3, declare(1, 0, cleared))), "sequence 3 after sequence 2 on machine 1"},
+		{"parent on another machine", packets(declare(1, 0, cleared), on(1, 2, nameMachine("a", cleared)), on(1, 2, declare(2, 1, 0))), "its parent 1 is of machine 0"},
+		{"event on another machine's track", packets(declare(1, 0, cleared), on(1, 2, nameMachine("a", cleared)),
+			on(1, 2, event(10, 1, begin, 1, named(1, "k")))), "which is of machine 0"},
+		{"name interned on another sequence", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k")), event(20, 1, end, 0, nil),
+			on(1, 2, nameMachine("a", cleared)), on(1, 2, declare(2, 0, 0)), on(1, 2, event(30, 2, begin, 1, nil))), "iid 1, which is not interned"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode(tc.data)
@@ -212,6 +308,7 @@ func TestDecodeRefusesWhatTheUIRejects(t *testing.T) {
 // FuzzDecode: the reader of traces survives any input.
 func FuzzDecode(f *testing.F) {
 	f.Add(sampleTrace(f))
+	f.Add(machinesTrace(f))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Decode(data)

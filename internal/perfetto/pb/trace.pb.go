@@ -1,6 +1,7 @@
 // The part of Perfetto's public trace format (protos/perfetto/trace/ in google/perfetto) that
-// gorocprof's traces use: a Trace is its TracePackets, each a track declaration or a track event
-// on one trusted packet sequence, with interned event and argument names. Message names, field
+// gorocprof's traces use: a Trace is its TracePackets, each a track declaration, a track event
+// or a machine's name, on a trusted packet sequence per machine, with interned event and argument
+// names. Message names, field
 // names and numbers are Perfetto's; the fields gorocprof does not write are left out, and since
 // the wire format carries only numbers, Perfetto's readers read these messages as their own.
 
@@ -148,7 +149,7 @@ func (x *TrackEvent_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use TrackEvent_Type.Descriptor instead.
 func (TrackEvent_Type) EnumDescriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{4, 0}
+	return file_trace_proto_rawDescGZIP(), []int{5, 0}
 }
 
 type TrackDescriptor_ChildTracksOrdering int32
@@ -210,7 +211,7 @@ func (x *TrackDescriptor_ChildTracksOrdering) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use TrackDescriptor_ChildTracksOrdering.Descriptor instead.
 func (TrackDescriptor_ChildTracksOrdering) EnumDescriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{7, 0}
+	return file_trace_proto_rawDescGZIP(), []int{8, 0}
 }
 
 // trace.proto
@@ -267,6 +268,7 @@ type TracePacket struct {
 	//
 	//	*TracePacket_TrackEvent
 	//	*TracePacket_TrackDescriptor
+	//	*TracePacket_SystemInfo
 	Data isTracePacket_Data `protobuf_oneof:"data"`
 	// Types that are valid to be assigned to OptionalTrustedPacketSequenceId:
 	//
@@ -275,8 +277,10 @@ type TracePacket struct {
 	InternedData                    *InternedData                                 `protobuf:"bytes,12,opt,name=interned_data,json=internedData" json:"interned_data,omitempty"`
 	SequenceFlags                   *uint32                                       `protobuf:"varint,13,opt,name=sequence_flags,json=sequenceFlags" json:"sequence_flags,omitempty"`
 	FirstPacketOnSequence           *bool                                         `protobuf:"varint,87,opt,name=first_packet_on_sequence,json=firstPacketOnSequence" json:"first_packet_on_sequence,omitempty"`
-	unknownFields                   protoimpl.UnknownFields
-	sizeCache                       protoimpl.SizeCache
+	// The machine the packet comes from in a trace of several; 0 (unset) is the host.
+	MachineId     *uint32 `protobuf:"varint,98,opt,name=machine_id,json=machineId" json:"machine_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TracePacket) Reset() {
@@ -341,6 +345,15 @@ func (x *TracePacket) GetTrackDescriptor() *TrackDescriptor {
 	return nil
 }
 
+func (x *TracePacket) GetSystemInfo() *SystemInfo {
+	if x != nil {
+		if x, ok := x.Data.(*TracePacket_SystemInfo); ok {
+			return x.SystemInfo
+		}
+	}
+	return nil
+}
+
 func (x *TracePacket) GetOptionalTrustedPacketSequenceId() isTracePacket_OptionalTrustedPacketSequenceId {
 	if x != nil {
 		return x.OptionalTrustedPacketSequenceId
@@ -378,6 +391,13 @@ func (x *TracePacket) GetFirstPacketOnSequence() bool {
 	return false
 }
 
+func (x *TracePacket) GetMachineId() uint32 {
+	if x != nil && x.MachineId != nil {
+		return *x.MachineId
+	}
+	return 0
+}
+
 type isTracePacket_Data interface {
 	isTracePacket_Data()
 }
@@ -390,9 +410,15 @@ type TracePacket_TrackDescriptor struct {
 	TrackDescriptor *TrackDescriptor `protobuf:"bytes,60,opt,name=track_descriptor,json=trackDescriptor,oneof"`
 }
 
+type TracePacket_SystemInfo struct {
+	SystemInfo *SystemInfo `protobuf:"bytes,45,opt,name=system_info,json=systemInfo,oneof"`
+}
+
 func (*TracePacket_TrackEvent) isTracePacket_Data() {}
 
 func (*TracePacket_TrackDescriptor) isTracePacket_Data() {}
+
+func (*TracePacket_SystemInfo) isTracePacket_Data() {}
 
 type isTracePacket_OptionalTrustedPacketSequenceId interface {
 	isTracePacket_OptionalTrustedPacketSequenceId()
@@ -403,6 +429,52 @@ type TracePacket_TrustedPacketSequenceId struct {
 }
 
 func (*TracePacket_TrustedPacketSequenceId) isTracePacket_OptionalTrustedPacketSequenceId() {}
+
+// common/system_info.proto
+type SystemInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The machine's name, which the UI shows beside its processes.
+	MachineName   *string `protobuf:"bytes,17,opt,name=machine_name,json=machineName" json:"machine_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SystemInfo) Reset() {
+	*x = SystemInfo{}
+	mi := &file_trace_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SystemInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SystemInfo) ProtoMessage() {}
+
+func (x *SystemInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_trace_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SystemInfo.ProtoReflect.Descriptor instead.
+func (*SystemInfo) Descriptor() ([]byte, []int) {
+	return file_trace_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SystemInfo) GetMachineName() string {
+	if x != nil && x.MachineName != nil {
+		return *x.MachineName
+	}
+	return ""
+}
 
 // interned_data/interned_data.proto
 type InternedData struct {
@@ -415,7 +487,7 @@ type InternedData struct {
 
 func (x *InternedData) Reset() {
 	*x = InternedData{}
-	mi := &file_trace_proto_msgTypes[2]
+	mi := &file_trace_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -427,7 +499,7 @@ func (x *InternedData) String() string {
 func (*InternedData) ProtoMessage() {}
 
 func (x *InternedData) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_proto_msgTypes[2]
+	mi := &file_trace_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -440,7 +512,7 @@ func (x *InternedData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InternedData.ProtoReflect.Descriptor instead.
 func (*InternedData) Descriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{2}
+	return file_trace_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *InternedData) GetEventNames() []*EventName {
@@ -468,7 +540,7 @@ type EventName struct {
 
 func (x *EventName) Reset() {
 	*x = EventName{}
-	mi := &file_trace_proto_msgTypes[3]
+	mi := &file_trace_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -480,7 +552,7 @@ func (x *EventName) String() string {
 func (*EventName) ProtoMessage() {}
 
 func (x *EventName) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_proto_msgTypes[3]
+	mi := &file_trace_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -493,7 +565,7 @@ func (x *EventName) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventName.ProtoReflect.Descriptor instead.
 func (*EventName) Descriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{3}
+	return file_trace_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *EventName) GetIid() uint64 {
@@ -527,7 +599,7 @@ type TrackEvent struct {
 
 func (x *TrackEvent) Reset() {
 	*x = TrackEvent{}
-	mi := &file_trace_proto_msgTypes[4]
+	mi := &file_trace_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -539,7 +611,7 @@ func (x *TrackEvent) String() string {
 func (*TrackEvent) ProtoMessage() {}
 
 func (x *TrackEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_proto_msgTypes[4]
+	mi := &file_trace_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -552,7 +624,7 @@ func (x *TrackEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackEvent.ProtoReflect.Descriptor instead.
 func (*TrackEvent) Descriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{4}
+	return file_trace_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *TrackEvent) GetCategories() []string {
@@ -648,7 +720,7 @@ type DebugAnnotation struct {
 
 func (x *DebugAnnotation) Reset() {
 	*x = DebugAnnotation{}
-	mi := &file_trace_proto_msgTypes[5]
+	mi := &file_trace_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -660,7 +732,7 @@ func (x *DebugAnnotation) String() string {
 func (*DebugAnnotation) ProtoMessage() {}
 
 func (x *DebugAnnotation) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_proto_msgTypes[5]
+	mi := &file_trace_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -673,7 +745,7 @@ func (x *DebugAnnotation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DebugAnnotation.ProtoReflect.Descriptor instead.
 func (*DebugAnnotation) Descriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{5}
+	return file_trace_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DebugAnnotation) GetNameField() isDebugAnnotation_NameField {
@@ -827,7 +899,7 @@ type DebugAnnotationName struct {
 
 func (x *DebugAnnotationName) Reset() {
 	*x = DebugAnnotationName{}
-	mi := &file_trace_proto_msgTypes[6]
+	mi := &file_trace_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -839,7 +911,7 @@ func (x *DebugAnnotationName) String() string {
 func (*DebugAnnotationName) ProtoMessage() {}
 
 func (x *DebugAnnotationName) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_proto_msgTypes[6]
+	mi := &file_trace_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -852,7 +924,7 @@ func (x *DebugAnnotationName) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DebugAnnotationName.ProtoReflect.Descriptor instead.
 func (*DebugAnnotationName) Descriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{6}
+	return file_trace_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DebugAnnotationName) GetIid() uint64 {
@@ -887,7 +959,7 @@ type TrackDescriptor struct {
 
 func (x *TrackDescriptor) Reset() {
 	*x = TrackDescriptor{}
-	mi := &file_trace_proto_msgTypes[7]
+	mi := &file_trace_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -899,7 +971,7 @@ func (x *TrackDescriptor) String() string {
 func (*TrackDescriptor) ProtoMessage() {}
 
 func (x *TrackDescriptor) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_proto_msgTypes[7]
+	mi := &file_trace_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -912,7 +984,7 @@ func (x *TrackDescriptor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackDescriptor.ProtoReflect.Descriptor instead.
 func (*TrackDescriptor) Descriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{7}
+	return file_trace_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *TrackDescriptor) GetUuid() uint64 {
@@ -988,7 +1060,7 @@ type ProcessDescriptor struct {
 
 func (x *ProcessDescriptor) Reset() {
 	*x = ProcessDescriptor{}
-	mi := &file_trace_proto_msgTypes[8]
+	mi := &file_trace_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1000,7 +1072,7 @@ func (x *ProcessDescriptor) String() string {
 func (*ProcessDescriptor) ProtoMessage() {}
 
 func (x *ProcessDescriptor) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_proto_msgTypes[8]
+	mi := &file_trace_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1013,7 +1085,7 @@ func (x *ProcessDescriptor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessDescriptor.ProtoReflect.Descriptor instead.
 func (*ProcessDescriptor) Descriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{8}
+	return file_trace_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ProcessDescriptor) GetPid() int32 {
@@ -1043,23 +1115,30 @@ const file_trace_proto_rawDesc = "" +
 	"\n" +
 	"\vtrace.proto\x12\x0fperfetto.protos\"=\n" +
 	"\x05Trace\x124\n" +
-	"\x06packet\x18\x01 \x03(\v2\x1c.perfetto.protos.TracePacketR\x06packet\"\xb6\x04\n" +
+	"\x06packet\x18\x01 \x03(\v2\x1c.perfetto.protos.TracePacketR\x06packet\"\x95\x05\n" +
 	"\vTracePacket\x12\x1c\n" +
 	"\ttimestamp\x18\b \x01(\x04R\ttimestamp\x12>\n" +
 	"\vtrack_event\x18\v \x01(\v2\x1b.perfetto.protos.TrackEventH\x00R\n" +
 	"trackEvent\x12M\n" +
-	"\x10track_descriptor\x18< \x01(\v2 .perfetto.protos.TrackDescriptorH\x00R\x0ftrackDescriptor\x12=\n" +
+	"\x10track_descriptor\x18< \x01(\v2 .perfetto.protos.TrackDescriptorH\x00R\x0ftrackDescriptor\x12>\n" +
+	"\vsystem_info\x18- \x01(\v2\x1b.perfetto.protos.SystemInfoH\x00R\n" +
+	"systemInfo\x12=\n" +
 	"\x1atrusted_packet_sequence_id\x18\n" +
 	" \x01(\rH\x01R\x17trustedPacketSequenceId\x12B\n" +
 	"\rinterned_data\x18\f \x01(\v2\x1d.perfetto.protos.InternedDataR\finternedData\x12%\n" +
 	"\x0esequence_flags\x18\r \x01(\rR\rsequenceFlags\x127\n" +
-	"\x18first_packet_on_sequence\x18W \x01(\bR\x15firstPacketOnSequence\"h\n" +
+	"\x18first_packet_on_sequence\x18W \x01(\bR\x15firstPacketOnSequence\x12\x1d\n" +
+	"\n" +
+	"machine_id\x18b \x01(\rR\tmachineId\"h\n" +
 	"\rSequenceFlags\x12\x13\n" +
 	"\x0fSEQ_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dSEQ_INCREMENTAL_STATE_CLEARED\x10\x01\x12\x1f\n" +
 	"\x1bSEQ_NEEDS_INCREMENTAL_STATE\x10\x02B\x06\n" +
 	"\x04dataB%\n" +
-	"#optional_trusted_packet_sequence_id\"\xa7\x01\n" +
+	"#optional_trusted_packet_sequence_id\"/\n" +
+	"\n" +
+	"SystemInfo\x12!\n" +
+	"\fmachine_name\x18\x11 \x01(\tR\vmachineName\"\xa7\x01\n" +
 	"\fInternedData\x12;\n" +
 	"\vevent_names\x18\x02 \x03(\v2\x1a.perfetto.protos.EventNameR\n" +
 	"eventNames\x12Z\n" +
@@ -1138,39 +1217,41 @@ func file_trace_proto_rawDescGZIP() []byte {
 }
 
 var file_trace_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_trace_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_trace_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_trace_proto_goTypes = []any{
 	(TracePacket_SequenceFlags)(0),           // 0: perfetto.protos.TracePacket.SequenceFlags
 	(TrackEvent_Type)(0),                     // 1: perfetto.protos.TrackEvent.Type
 	(TrackDescriptor_ChildTracksOrdering)(0), // 2: perfetto.protos.TrackDescriptor.ChildTracksOrdering
 	(*Trace)(nil),                            // 3: perfetto.protos.Trace
 	(*TracePacket)(nil),                      // 4: perfetto.protos.TracePacket
-	(*InternedData)(nil),                     // 5: perfetto.protos.InternedData
-	(*EventName)(nil),                        // 6: perfetto.protos.EventName
-	(*TrackEvent)(nil),                       // 7: perfetto.protos.TrackEvent
-	(*DebugAnnotation)(nil),                  // 8: perfetto.protos.DebugAnnotation
-	(*DebugAnnotationName)(nil),              // 9: perfetto.protos.DebugAnnotationName
-	(*TrackDescriptor)(nil),                  // 10: perfetto.protos.TrackDescriptor
-	(*ProcessDescriptor)(nil),                // 11: perfetto.protos.ProcessDescriptor
+	(*SystemInfo)(nil),                       // 5: perfetto.protos.SystemInfo
+	(*InternedData)(nil),                     // 6: perfetto.protos.InternedData
+	(*EventName)(nil),                        // 7: perfetto.protos.EventName
+	(*TrackEvent)(nil),                       // 8: perfetto.protos.TrackEvent
+	(*DebugAnnotation)(nil),                  // 9: perfetto.protos.DebugAnnotation
+	(*DebugAnnotationName)(nil),              // 10: perfetto.protos.DebugAnnotationName
+	(*TrackDescriptor)(nil),                  // 11: perfetto.protos.TrackDescriptor
+	(*ProcessDescriptor)(nil),                // 12: perfetto.protos.ProcessDescriptor
 }
 var file_trace_proto_depIdxs = []int32{
 	4,  // 0: perfetto.protos.Trace.packet:type_name -> perfetto.protos.TracePacket
-	7,  // 1: perfetto.protos.TracePacket.track_event:type_name -> perfetto.protos.TrackEvent
-	10, // 2: perfetto.protos.TracePacket.track_descriptor:type_name -> perfetto.protos.TrackDescriptor
-	5,  // 3: perfetto.protos.TracePacket.interned_data:type_name -> perfetto.protos.InternedData
-	6,  // 4: perfetto.protos.InternedData.event_names:type_name -> perfetto.protos.EventName
-	9,  // 5: perfetto.protos.InternedData.debug_annotation_names:type_name -> perfetto.protos.DebugAnnotationName
-	1,  // 6: perfetto.protos.TrackEvent.type:type_name -> perfetto.protos.TrackEvent.Type
-	8,  // 7: perfetto.protos.TrackEvent.debug_annotations:type_name -> perfetto.protos.DebugAnnotation
-	8,  // 8: perfetto.protos.DebugAnnotation.dict_entries:type_name -> perfetto.protos.DebugAnnotation
-	8,  // 9: perfetto.protos.DebugAnnotation.array_values:type_name -> perfetto.protos.DebugAnnotation
-	11, // 10: perfetto.protos.TrackDescriptor.process:type_name -> perfetto.protos.ProcessDescriptor
-	2,  // 11: perfetto.protos.TrackDescriptor.child_ordering:type_name -> perfetto.protos.TrackDescriptor.ChildTracksOrdering
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	8,  // 1: perfetto.protos.TracePacket.track_event:type_name -> perfetto.protos.TrackEvent
+	11, // 2: perfetto.protos.TracePacket.track_descriptor:type_name -> perfetto.protos.TrackDescriptor
+	5,  // 3: perfetto.protos.TracePacket.system_info:type_name -> perfetto.protos.SystemInfo
+	6,  // 4: perfetto.protos.TracePacket.interned_data:type_name -> perfetto.protos.InternedData
+	7,  // 5: perfetto.protos.InternedData.event_names:type_name -> perfetto.protos.EventName
+	10, // 6: perfetto.protos.InternedData.debug_annotation_names:type_name -> perfetto.protos.DebugAnnotationName
+	1,  // 7: perfetto.protos.TrackEvent.type:type_name -> perfetto.protos.TrackEvent.Type
+	9,  // 8: perfetto.protos.TrackEvent.debug_annotations:type_name -> perfetto.protos.DebugAnnotation
+	9,  // 9: perfetto.protos.DebugAnnotation.dict_entries:type_name -> perfetto.protos.DebugAnnotation
+	9,  // 10: perfetto.protos.DebugAnnotation.array_values:type_name -> perfetto.protos.DebugAnnotation
+	12, // 11: perfetto.protos.TrackDescriptor.process:type_name -> perfetto.protos.ProcessDescriptor
+	2,  // 12: perfetto.protos.TrackDescriptor.child_ordering:type_name -> perfetto.protos.TrackDescriptor.ChildTracksOrdering
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_trace_proto_init() }
@@ -1181,13 +1262,14 @@ func file_trace_proto_init() {
 	file_trace_proto_msgTypes[1].OneofWrappers = []any{
 		(*TracePacket_TrackEvent)(nil),
 		(*TracePacket_TrackDescriptor)(nil),
+		(*TracePacket_SystemInfo)(nil),
 		(*TracePacket_TrustedPacketSequenceId)(nil),
 	}
-	file_trace_proto_msgTypes[4].OneofWrappers = []any{
+	file_trace_proto_msgTypes[5].OneofWrappers = []any{
 		(*TrackEvent_NameIid)(nil),
 		(*TrackEvent_Name)(nil),
 	}
-	file_trace_proto_msgTypes[5].OneofWrappers = []any{
+	file_trace_proto_msgTypes[6].OneofWrappers = []any{
 		(*DebugAnnotation_NameIid)(nil),
 		(*DebugAnnotation_Name)(nil),
 		(*DebugAnnotation_BoolValue)(nil),
@@ -1196,7 +1278,7 @@ func file_trace_proto_init() {
 		(*DebugAnnotation_DoubleValue)(nil),
 		(*DebugAnnotation_StringValue)(nil),
 	}
-	file_trace_proto_msgTypes[7].OneofWrappers = []any{
+	file_trace_proto_msgTypes[8].OneofWrappers = []any{
 		(*TrackDescriptor_Name)(nil),
 	}
 	type x struct{}
@@ -1205,7 +1287,7 @@ func file_trace_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trace_proto_rawDesc), len(file_trace_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -13,17 +13,23 @@ import (
 	"github.com/gorocprof/gorocprof/internal/benchmem"
 )
 
-// writeInput writes a results.json of one process with n dispatches of two passes each, on two
-// agents, each pass with two counters of 4 instances, and the kernel trace.
+// writeInput writes a results.json of one process of host "node" with n dispatches of two passes
+// each, on two agents, each pass with two counters of 4 instances, and the kernel trace.
 func writeInput(t testing.TB, path string, pid, n int) {
+	t.Helper()
+	writeInputOn(t, path, "node", pid, n)
+}
+
+// writeInputOn is writeInput of a process of host.
+func writeInputOn(t testing.TB, path, host string, pid, n int) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	fmt.Fprintf(w, `{"rocprofiler-sdk-tool":[{"metadata":{"pid":%d,"ppid":1,"init_time":%d,"fini_time":0,"hostname":"node",`+
-		`"command":["app"],"gorocprof":{"contract_version":1,"backend":"sim","ended":false}},"agents":[`, pid, pid*1000)
+	fmt.Fprintf(w, `{"rocprofiler-sdk-tool":[{"metadata":{"pid":%d,"ppid":1,"init_time":%d,"fini_time":0,"hostname":%q,`+
+		`"command":["app"],"gorocprof":{"contract_version":1,"backend":"sim","ended":false}},"agents":[`, pid, pid*1000, host)
 	for a := 1; a <= 2; a++ {
 		sep := map[bool]string{true: ",", false: ""}[a > 1]
 		fmt.Fprintf(w, `%s{"id":{"handle":%d},"type":2,"node_id":%d,"name":"gfx%d","agent_index":%d}`, sep, a, a, a, a-1)

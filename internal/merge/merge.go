@@ -60,7 +60,8 @@ func Run(ctx context.Context, req Request) ([]string, error) {
 		return nil, err
 	}
 	files := output.NewFiles(ctx, output.Options{Dir: req.OutputDir, File: req.OutputFile, Formats: req.Formats,
-		KernelTrace: trace, Stats: req.Stats, Summary: sum, Truncate: req.Truncate, Mangled: req.Mangled})
+		KernelTrace: trace, Stats: req.Stats, Summary: sum, Truncate: req.Truncate, Mangled: req.Mangled,
+		SeveralHosts: severalHosts(heads)})
 	var summary *output.SummarySink
 	if !req.Quiet {
 		summary = output.NewSummary(output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate})
@@ -82,6 +83,12 @@ func Run(ctx context.Context, req Request) ([]string, error) {
 		}
 	}
 	return paths, nil
+}
+
+// severalHosts tells whether the processes come from more than one host; heads are in merge order,
+// by host first.
+func severalHosts(heads []*head) bool {
+	return heads[0].header.Hostname != heads[len(heads)-1].header.Hostname
 }
 
 // write streams every process, in merge order, through the files and the summary.

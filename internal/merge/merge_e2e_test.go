@@ -152,7 +152,8 @@ func comparePass(a, b passKey) int {
 type resultsElement struct {
 	Raw      map[string]json.RawMessage `json:"-"`
 	Metadata struct {
-		PID int64 `json:"pid"`
+		PID      int64  `json:"pid"`
+		Hostname string `json:"hostname"`
 	} `json:"metadata"`
 	Counters []struct {
 		ID   handleJSON `json:"id"`

@@ -69,23 +69,28 @@ func (s *pftraceSink) Begin(p *Process) error {
 	if len(cmd) > 0 {
 		name = filepath.Base(cmd[0])
 	}
-	var m perfetto.Machine
-	if s.opts.SeveralHosts {
-		host := p.Header.Hostname
-		var ok bool
-		if m, ok = s.machines[host]; !ok {
-			var err error
-			if m, err = s.w.Machine(host); err != nil {
-				return err
-			}
-			s.machines[host] = m
-		}
+	m, err := s.machine(p.Header.Hostname)
+	if err != nil {
+		return err
 	}
-	var err error
 	s.p, s.agents = p, map[uint64]*agentTrack{}
 	_, s.rotated = p.rotation(s.opts)
 	s.proc, err = s.w.Process(m, int32(p.Header.PID), name, cmd)
 	return err
+}
+
+// machine returns the machine of host's processes: under SeveralHosts the host's own, declared
+// with its first process, else the trace's host.
+func (s *pftraceSink) machine(host string) (perfetto.Machine, error) {
+	if !s.opts.SeveralHosts {
+		return perfetto.Machine{}, nil
+	}
+	if m, ok := s.machines[host]; ok {
+		return m, nil
+	}
+	m, err := s.w.Machine(host)
+	s.machines[host] = m
+	return m, err
 }
 
 // Dispatch writes a slice per pass.

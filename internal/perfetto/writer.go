@@ -17,10 +17,9 @@ import (
 // length-prefixed TracePacket each, so packets are written one at a time.
 const traceFieldPacket = 1
 
-// A Machine is a machine of the trace (Perfetto's TracePacket.machine_id): the processes of one
-// machine are told apart from another's by pid, and those of different machines never are, as
-// Perfetto's trace processor keeps a process table per machine. The zero Machine is the trace's
-// host, whose packets carry no machine id.
+// A Machine is a machine of the trace (Perfetto's TracePacket.machine_id). Within a machine a pid
+// is one process; the same pid on two machines is two, as Perfetto's trace processor reads each
+// machine's processes apart. The zero Machine is the trace's host, whose packets carry no machine id.
 type Machine struct{ id uint32 }
 
 // A Track is a declared track of the trace; the zero Track is none.

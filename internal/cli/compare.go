@@ -26,7 +26,7 @@ import (
 // application replay.
 type CompareOptions struct {
 	PMC            []string
-	RTol           float64 // < 0: the defaults (exact for base counters, replay.DefaultDerivedRTol for derived ones)
+	RTol           float64 // read only when RTolSet; otherwise the defaults (exact for base counters, replay.DefaultDerivedRTol for derived ones)
 	RTolSet        bool
 	Output         string // JSON report file; empty for none
 	IncludeRegex   string
@@ -81,7 +81,8 @@ func newCompareCmd(f *Factory) *cobra.Command {
 	fs := cmd.Flags()
 	fs.Var(groupsValue{&o.PMC}, optPMC, "counters to collect, one group per --pmc")
 	_ = fs.SetAnnotation(optPMC, annotationNargs, []string{"true"})
-	fs.Float64Var(&o.RTol, "rtol", -1, "relative tolerance for every counter (default: exact for base counters, 1e-6 for derived counters)")
+	// 0 as the flag's default so that the help gives the defaults of the usage alone; RTolSet says whether it counts.
+	fs.Float64Var(&o.RTol, "rtol", 0, "relative tolerance for every counter (default: exact for base counters, 1e-6 for derived counters)")
 	fs.StringVarP(&o.Output, "output", "o", "", "also write the report as JSON to this file")
 	fs.StringVar(&o.IncludeRegex, optIncludeRegex, "", "compare only kernels whose name matches this regular expression")
 	fs.StringVar(&o.ExcludeRegex, optExcludeRegex, "", "skip kernels whose name matches this regular expression")

@@ -53,7 +53,7 @@ func openPftrace(pf *prefix, opts Options, _ bool) (prefixSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pftraceSink{opts: opts, w: perfetto.NewWriter(o.w)}, nil
+	return &pftraceSink{opts: opts, w: perfetto.NewWriter(o.bg)}, nil
 }
 
 // Begin declares the process's track; its agents and queues are declared with their first slice.

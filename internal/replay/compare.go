@@ -84,7 +84,7 @@ func compare(ctx context.Context, prepare func(context.Context, Request) (Reques
 	base := creq.Request
 	base.Formats, base.Quiet, base.DryRun = nil, true, false
 	base.Stdout = writerOr(creq.Stderr, os.Stderr)
-	base.Mode = "" // each run sets its own; the one planning checks no mode-specific rule
+	base.Mode = "" // the runs set their own modes; the rules Prepare checks for one (rotation) concern neither
 	base, err := prepare(ctx, base)
 	if err != nil {
 		return rep, err

@@ -39,7 +39,7 @@ type Factory struct {
 	Runner func(ctx context.Context, req replay.Request) (replay.Result, error)
 
 	// Comparer runs an application under kernel replay and under application replay and compares
-	// the counters (replay.Compare in the real program), for `compare`.
+	// the counters (replay.NewComparer(Prepare) in the real program), for `compare`.
 	Comparer func(ctx context.Context, req replay.CompareRequest) (replay.CompareReport, error)
 
 	// Processor writes the outputs of a kept run directory (replay.Process in the real program), for

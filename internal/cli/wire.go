@@ -15,7 +15,7 @@ func wire(f *Factory) {
 	f.Backend = backend.Choose
 	f.Prepare = replay.NewPreparer(f.Backend)
 	f.Runner = replay.Run
-	f.Comparer = replay.Compare
+	f.Comparer = replay.NewComparer(f.Prepare)
 	f.Processor = replay.Process
 	f.AvailData = func(ctx context.Context, c backend.Choice, extra *counters.Extra) ([]AgentCounters, error) {
 		return availFromSession(ctx, f.Backend, c, extra)

@@ -1,12 +1,12 @@
 package output
 
 import (
-	"bufio"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 )
 
 // agentNumbers are the integer agent fields of results.json in the schema's order, then the ones
@@ -140,7 +140,7 @@ func (v *view) agentObjects() []object {
 
 // writeAgentInfo writes a row per agent of the process that seen does not hold yet, and adds it:
 // processes of one file that share their agents list them once.
-func (v *view) writeAgentInfo(w *bufio.Writer, seen map[string]bool) {
+func (v *view) writeAgentInfo(w *bgwrite.Writer, seen map[string]bool) {
 	for _, a := range sortedAgents(v.proc) {
 		cells := make([]string, len(agentInfoColumns))
 		for i, col := range agentInfoColumns {
@@ -161,7 +161,7 @@ func (v *view) writeAgentInfo(w *bufio.Writer, seen map[string]bool) {
 	}
 }
 
-func writeHeader(w *bufio.Writer, cols []string) {
+func writeHeader(w *bgwrite.Writer, cols []string) {
 	for i, c := range cols {
 		if i > 0 {
 			w.WriteByte(',')

@@ -1,10 +1,10 @@
 package output
 
 import (
-	"bufio"
 	"strconv"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 )
 
 // Headers verbatim from rocprofv3 (--output-format csv).
@@ -41,7 +41,7 @@ func (r row) sep() row {
 // then pass, and counters by name. The value is the sum over the counter's instances on that
 // pass; the file has no pass column (rocprofv3's header), so a counter collected on two passes
 // appears twice.
-func (v *view) writeCounterRows(w *bufio.Writer, d *contract.Dispatch, k kernelText, counters []idValues) {
+func (v *view) writeCounterRows(w *bgwrite.Writer, d *contract.Dispatch, k kernelText, counters []idValues) {
 	if len(counters) == 0 {
 		return
 	}
@@ -62,7 +62,7 @@ func (v *view) writeCounterRows(w *bufio.Writer, d *contract.Dispatch, k kernelT
 
 // writeKernelTraceRow writes one row per executed pass: under kernel replay every pass is a real
 // execution with its own timestamps, which is what the kernel trace reports.
-func (v *view) writeKernelTraceRow(w *bufio.Writer, d *contract.Dispatch, k kernelText) {
+func (v *view) writeKernelTraceRow(w *bgwrite.Writer, d *contract.Dispatch, k kernelText) {
 	line := row(v.line[:0]).text("KERNEL_DISPATCH").unum(v.csvAgentID(d.AgentID)).unum(d.QueueID).unum(d.StreamID).
 		unum(d.ThreadID).unum(d.DispatchID).unum(d.KernelID).quoted(k.quoted).unum(d.CorrelationID).
 		num(d.Start).num(d.End).num(d.LDS).num(d.Scratch).num(k.k.VGPR).num(k.k.AccumVGPR).num(k.k.SGPR).

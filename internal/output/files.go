@@ -1,7 +1,6 @@
 package output
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,6 @@ type outFile struct {
 	tmp   string // the name it is written under
 	f     *os.File
 	bg    *bgwrite.Writer // nil for the database, which SQLite writes through a handle of its own
-	w     *bufio.Writer   // bg's buffer
 }
 
 // prefix is the files of one output prefix (-d and -o expanded), whichever sinks write them: each
@@ -42,8 +40,7 @@ func (pf *prefix) create(suffix string) (*outFile, error) {
 	if pf.wrap != nil {
 		w = pf.wrap(final, f)
 	}
-	bg := bgwrite.New(w)
-	o := &outFile{final: final, tmp: tmp, f: f, bg: bg, w: bg.Writer}
+	o := &outFile{final: final, tmp: tmp, f: f, bg: bgwrite.New(w)}
 	pf.files = append(pf.files, o)
 	return o, nil
 }
@@ -87,7 +84,7 @@ func openDocuments(pf *prefix, opts Options, counters bool) (prefixSink, error) 
 		if s.results, err = pf.create("_results.json"); err != nil {
 			return nil, err
 		}
-		s.results.w.WriteString(`{"rocprofiler-sdk-tool":[`)
+		s.results.bg.WriteString(`{"rocprofiler-sdk-tool":[`)
 	}
 	if !slices.Contains(opts.Formats, "csv") {
 		return s, nil
@@ -95,18 +92,18 @@ func openDocuments(pf *prefix, opts Options, counters bool) (prefixSink, error) 
 	if s.agentInfo, err = pf.create("_agent_info.csv"); err != nil {
 		return nil, err
 	}
-	writeHeader(s.agentInfo.w, agentInfoColumns)
+	writeHeader(s.agentInfo.bg, agentInfoColumns)
 	if counters {
 		if s.counterCSV, err = pf.create("_counter_collection.csv"); err != nil {
 			return nil, err
 		}
-		writeHeader(s.counterCSV.w, counterCollectionColumns)
+		writeHeader(s.counterCSV.bg, counterCollectionColumns)
 	}
 	if opts.KernelTrace {
 		if s.traceCSV, err = pf.create("_kernel_trace.csv"); err != nil {
 			return nil, err
 		}
-		writeHeader(s.traceCSV.w, kernelTraceColumns)
+		writeHeader(s.traceCSV.bg, kernelTraceColumns)
 	}
 	return s, nil
 }
@@ -117,13 +114,13 @@ func (s *documents) Begin(p *Process) error {
 	s.v = newView(s.opts, p)
 	var err error
 	if s.results != nil {
-		err = s.v.writeResultsHead(s.results.w, s.n == 1)
+		err = s.v.writeResultsHead(s.results.bg, s.n == 1)
 		if err == nil && s.opts.KernelTrace {
 			s.trace, err = newTraceSpool(s.pf.loc, s.pf.base)
 		}
 	}
 	if err == nil && s.agentInfo != nil {
-		s.v.writeAgentInfo(s.agentInfo.w, s.agentRows)
+		s.v.writeAgentInfo(s.agentInfo.bg, s.agentRows)
 	}
 	return err
 }
@@ -138,7 +135,7 @@ func (s *documents) End(failed error) error {
 	s.v = nil
 	var err error
 	if failed == nil && s.results != nil {
-		err = v.writeResultsTail(s.results.w, s.trace)
+		err = v.writeResultsTail(s.results.bg, s.trace)
 	}
 	if s.trace != nil {
 		s.trace.close()
@@ -149,7 +146,7 @@ func (s *documents) End(failed error) error {
 
 func (s *documents) close() error {
 	if s.results != nil {
-		s.results.w.WriteString("]}\n")
+		s.results.bg.WriteString("]}\n")
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func openPftrace(pf *prefix, opts Options, _ bool) (prefixSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pftraceSink{opts: opts, w: perfetto.NewWriter(o.w), machines: map[string]perfetto.Machine{}}, nil
+	return &pftraceSink{opts: opts, w: perfetto.NewWriter(o.bg), machines: map[string]perfetto.Machine{}}, nil
 }
 
 // Begin declares the process's track, and its host's machine when this is the host's first process

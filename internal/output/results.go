@@ -1,12 +1,12 @@
 package output
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"strconv"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 )
 
 // writeResultsHead starts a process's element of results.json in rocprofv3's layout, up to the
@@ -15,7 +15,7 @@ import (
 // agent firmware and capability bit fields, and fini_time of a process that did not exit normally.
 // code_objects is empty. Large arrays are written one element per line so the file can be
 // streamed and diffed.
-func (v *view) writeResultsHead(w *bufio.Writer, first bool) error {
+func (v *view) writeResultsHead(w *bgwrite.Writer, first bool) error {
 	s := jsonStream{w: w}
 	if !first {
 		s.raw(",\n")
@@ -33,7 +33,7 @@ func (v *view) writeResultsHead(w *bufio.Writer, first bool) error {
 
 // writeResultsTail ends a process's element after the counter records: the kernel dispatch records
 // of every pass, from the spool, when the kernel trace was asked for.
-func (v *view) writeResultsTail(w *bufio.Writer, trace *traceSpool) error {
+func (v *view) writeResultsTail(w *bgwrite.Writer, trace *traceSpool) error {
 	s := jsonStream{w: w}
 	s.raw("]},\n" + `"buffer_records":{`)
 	if v.opts.KernelTrace && s.err == nil {
@@ -51,7 +51,7 @@ func (v *view) writeResultsTail(w *bufio.Writer, trace *traceSpool) error {
 }
 
 type jsonStream struct {
-	w   *bufio.Writer
+	w   *bgwrite.Writer
 	err error
 }
 

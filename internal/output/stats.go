@@ -92,7 +92,7 @@ func (s *statsSink) close() error {
 			if err != nil {
 				return err
 			}
-			if err := f.t.WriteCSV(o.w); err != nil {
+			if err := f.t.WriteCSV(o.bg); err != nil {
 				return err
 			}
 		}
@@ -102,7 +102,7 @@ func (s *statsSink) close() error {
 		if err != nil {
 			return err
 		}
-		return stats.WriteSummary(o.w, s.summaryDomains(), sum.SummaryOptions, false)
+		return stats.WriteSummary(o.bg, s.summaryDomains(), sum.SummaryOptions, false)
 	}
 	return nil
 }

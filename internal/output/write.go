@@ -3,7 +3,6 @@
 package output
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
 
@@ -462,7 +462,7 @@ func (v *view) writeLogical(s *documents, l *Dispatch) error {
 		if s.results != nil && len(counters) > 0 {
 			pass, group := v.replayPass(d)
 			v.line = appendCounterRecord(append(v.line[:0], ",\n"...), d, k.k, counters, pass, group)
-			if err := v.element(s.results.w, &v.wroteCounter); err != nil {
+			if err := v.element(s.results.bg, &v.wroteCounter); err != nil {
 				return err
 			}
 		}
@@ -472,10 +472,10 @@ func (v *view) writeLogical(s *documents, l *Dispatch) error {
 			}
 		}
 		if s.counterCSV != nil {
-			v.writeCounterRows(s.counterCSV.w, d, k, counters)
+			v.writeCounterRows(s.counterCSV.bg, d, k, counters)
 		}
 		if s.traceCSV != nil {
-			v.writeKernelTraceRow(s.traceCSV.w, d, k)
+			v.writeKernelTraceRow(s.traceCSV.bg, d, k)
 		}
 	}
 	return nil
@@ -483,7 +483,7 @@ func (v *view) writeLogical(s *documents, l *Dispatch) error {
 
 // element writes v.line, a JSON array element prefixed with ",\n", dropping the comma before the
 // array's first element.
-func (v *view) element(w *bufio.Writer, wrote *bool) error {
+func (v *view) element(w *bgwrite.Writer, wrote *bool) error {
 	line := v.line
 	if !*wrote {
 		line = line[1:]

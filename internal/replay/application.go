@@ -21,73 +21,93 @@ import (
 // layout); then the runs are merged into one result at <dir>/<file>_*, every pass's counters on
 // their logical dispatch. A run that fails stops the remaining ones; what was written is kept.
 func runApplication(ctx context.Context, req Request, sess *Session, plan *counters.Plan, stdout, stderr io.Writer) (Result, error) {
-	passes := applicationPasses(plan)
-	base := contractPlan(req, sess, plan)
-	prog := newProgress(stderr, passes)
 	started := time.Now()
-	var res Result
-	var runDirs, problems []string
-	var runs [][]*records.Process // each pass's processes, read once for its own output and the merge
-	keep := false
-	defer func() {
-		for _, ps := range runs {
-			records.Run{Processes: ps}.Close()
-		}
-		if !keep {
-			for _, d := range runDirs {
-				_ = os.RemoveAll(d)
-			}
-		}
-	}()
-	fail := func(err error) (Result, error) {
-		prog.finish()
+	ps := &passRuns{}
+	defer ps.close()
+	intr := catchInterrupts()
+	defer intr.stop()
+	res, err := ps.runAll(ctx, req, sess, plan, intr, stdout, stderr)
+	if err != nil {
 		res.Elapsed = time.Since(started)
 		return res, err
 	}
+	return ps.writeMerged(ctx, req, plan, intr, res, started, stdout, stderr)
+}
 
-	intr := catchInterrupts()
-	defer intr.stop()
-	var firstLaunch time.Time
+// passRuns are the runs of an application replay so far: each pass's processes, read once for its
+// own output and the merge, and the run directories, removed at the end unless kept.
+type passRuns struct {
+	runs     [][]*records.Process
+	dirs     []string
+	problems []string  // what the passes' records lack, pass by pass
+	first    time.Time // the first pass's launch
+	keep     bool      // the run directories stay for a look
+}
+
+func (ps *passRuns) close() {
+	for _, p := range ps.runs {
+		records.Run{Processes: p}.Close()
+	}
+	if !ps.keep {
+		for _, d := range ps.dirs {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
+// runAll runs the passes in order, each writing its own output. A pass that fails, or an interrupt
+// during one that is not the last, stops the replay; res says how the last run application ended.
+func (ps *passRuns) runAll(ctx context.Context, req Request, sess *Session, plan *counters.Plan, intr *interrupts, stdout, stderr io.Writer) (Result, error) {
+	passes := applicationPasses(plan)
+	base := contractPlan(req, sess, plan)
+	prog := newProgress(stderr, passes)
+	defer prog.finish()
+	var res Result
 	for i := 0; i < passes; i++ {
 		pr, err := runPass(ctx, req, sess, plan, applicationPlan(base, i, passes), passes, intr, prog, stdout, stderr)
 		if pr.dir != "" {
-			runDirs = append(runDirs, pr.dir)
+			ps.dirs = append(ps.dirs, pr.dir)
 		}
-		runs = append(runs, pr.run.Processes)
+		ps.runs = append(ps.runs, pr.run.Processes)
 		res.Files = append(res.Files, pr.files...)
 		res.ExitCode, res.Signal = pr.st.ExitCode, pr.st.SignalName()
-		keep = keep || pr.keep
+		ps.keep = ps.keep || pr.keep
 		if i == 0 {
-			firstLaunch = pr.launched
+			ps.first = pr.launched
 		}
 		if err != nil {
-			return fail(err)
+			return res, err
 		}
 		if len(pr.problems) > 0 {
-			problems = append(problems, fmt.Sprintf("pass %d: %s", i+1, strings.Join(pr.problems, "; ")))
+			ps.problems = append(ps.problems, fmt.Sprintf("pass %d: %s", i+1, strings.Join(pr.problems, "; ")))
 		}
 		if intr.during != 0 && i+1 < passes {
-			return fail(&PassesInterruptedError{Signal: intr.during, Pass: i + 1, Passes: passes})
+			return res, &PassesInterruptedError{Signal: intr.during, Pass: i + 1, Passes: passes}
 		}
 	}
-	prog.finish()
+	return res, nil
+}
 
+// writeMerged merges the passes into one result and writes its output; res is how the passes went.
+// Records that could not be merged or written are kept.
+func (ps *passRuns) writeMerged(ctx context.Context, req Request, plan *counters.Plan, intr *interrupts, res Result, started time.Time, stdout, stderr io.Writer) (Result, error) {
 	octx, release := intr.outputPhase(ctx, 0)
 	defer release()
-	merged, rep, err := MergeRuns(runs)
+	merged, rep, err := MergeRuns(ps.runs)
 	res.Divergences = rep.Divergences
 	if err != nil {
-		keep = true
-		keptRecords(stderr, "the records of every pass are", runDirs...)
-		return fail(err)
+		ps.keep = true
+		keptRecords(stderr, "the records of every pass are", ps.dirs...)
+		res.Elapsed = time.Since(started)
+		return res, err
 	}
 	defer records.Run{Processes: merged}.Close()
-	files, mergedProblems, err := collect(octx, req, records.Run{Processes: merged}, plan, launch.Status{}, firstLaunch, stdout, stderr)
+	files, mergedProblems, err := collect(octx, req, records.Run{Processes: merged}, plan, launch.Status{}, ps.first, stdout, stderr)
 	res.Files = append(res.Files, files...)
 	res.Elapsed = time.Since(started)
 	if err != nil {
-		keep = true
-		keptRecords(stderr, "the records of every pass are", runDirs...)
+		ps.keep = true
+		keptRecords(stderr, "the records of every pass are", ps.dirs...)
 		return res, err
 	}
 	if len(rep.Divergences) > 0 && !req.ownDivergences {
@@ -97,10 +117,10 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	}
 	// The merged records repeat what the passes lacked (their declines, fatal records and early
 	// ends), so they speak only when no pass did.
-	if len(problems) == 0 {
-		problems = mergedProblems
+	if len(ps.problems) > 0 {
+		return res, incomplete(ps.problems)
 	}
-	return res, incomplete(problems)
+	return res, incomplete(mergedProblems)
 }
 
 // reportDivergences lists where the runs of an application replay disagreed; the error is the run's

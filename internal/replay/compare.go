@@ -66,10 +66,29 @@ type CompareRow struct {
 // to the request's Stderr so that Stdout holds the report alone. An error means a run failed (the
 // report says how far it got); disagreement is not an error but counted in Differences.
 func Compare(ctx context.Context, creq CompareRequest) (CompareReport, error) {
+	return NewComparer(Prepare)(ctx, creq)
+}
+
+// NewComparer returns a Compare that prepares the request with prepare once: both modes run the
+// same groups on the same agents, so they share one session and one plan (on CUDA each planning
+// may start the query helper).
+func NewComparer(prepare func(context.Context, Request) (Request, error)) func(context.Context, CompareRequest) (CompareReport, error) {
+	return func(ctx context.Context, creq CompareRequest) (CompareReport, error) {
+		return compare(ctx, prepare, creq)
+	}
+}
+
+// compare is Compare with the preparer NewComparer was given.
+func compare(ctx context.Context, prepare func(context.Context, Request) (Request, error), creq CompareRequest) (CompareReport, error) {
 	rep := CompareReport{App: creq.App, Args: creq.Args, Divergences: []Divergence{}, Rows: []CompareRow{}}
 	base := creq.Request
 	base.Formats, base.Quiet, base.DryRun = nil, true, false
 	base.Stdout = writerOr(creq.Stderr, os.Stderr)
+	base.Mode = "" // the runs set their own modes; the rules Prepare checks for one (rotation) concern neither
+	base, err := prepare(ctx, base)
+	if err != nil {
+		return rep, err
+	}
 
 	kernel, app := newModeStats(), newModeStats()
 	for _, s := range []*modeStats{kernel, app} {

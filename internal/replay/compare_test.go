@@ -1,10 +1,18 @@
 package replay
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/backend/backendtest"
+	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/output"
 )
 
@@ -116,5 +124,68 @@ func TestModeStatsOfMergedRecords(t *testing.T) {
 		if m := s.mean(k); m == nil || *m != v {
 			t.Errorf("%v: mean %v, want %v", k, m, v)
 		}
+	}
+}
+
+// Both modes of a comparison run on one plan: the backend is asked for the agents and their
+// catalogs once, not once per mode. The application copies a record file of one dispatch into its
+// run directory, as the tool would write it, so that both modes measure something.
+func TestComparePlansOnce(t *testing.T) {
+	f := backendtest.New("fake", 1, fakeMetrics...)
+	const counter = "sm__inst_executed.sum"
+	recs := filepath.Join(t.TempDir(), "1.ndjson")
+	writeOneDispatch(t, recs, counter)
+	var stderr bytes.Buffer
+	req := CompareRequest{RTol: -1, Request: Request{Backend: "fake", Groups: mustGroups(t, counter), App: "sh",
+		Args: []string{"-c", `cp "$0" "$` + contract.EnvRunDir + `/` + contract.RecordsDir + `/"`, recs}, Stderr: &stderr}}
+	rep, err := NewComparer(NewPreparer(f.Chooser()))(context.Background(), req)
+	if err != nil {
+		t.Fatalf("compare: %v\n%s", err, stderr.String())
+	}
+	if rep.Kernel.Dispatches != 1 || rep.Application.Dispatches != 1 || len(rep.Rows) != 1 || rep.Differences != 0 {
+		t.Fatalf("report %+v, want one dispatch of one agreeing counter in each mode\n%s", rep, stderr.String())
+	}
+	var got []string
+	for _, c := range f.Calls() {
+		if !strings.HasPrefix(c, "passes") {
+			got = append(got, c)
+		}
+	}
+	if want := []string{"agents ahead " + counter, "catalog 0 " + counter}; !reflect.DeepEqual(got, want) {
+		t.Errorf("the two modes asked the backend %q, want %q", got, want)
+	}
+}
+
+// writeOneDispatch writes the record file of a process that dispatched one kernel on the fake
+// backend's agent 0, with one value of counter in a plan of one pass.
+func writeOneDispatch(t *testing.T, path, counter string) {
+	t.Helper()
+	file, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newLineWriter(file)
+	v := 42.0
+	for _, rec := range []struct {
+		t string
+		v any
+	}{
+		{contract.RecHeader, contract.Header{Version: 1, PID: 1, Backend: "fake", Cmdline: []string{"sh"}}},
+		{contract.RecAgent, contract.Agent{ID: 1, Index: 0, Name: "FAKE1"}},
+		{contract.RecKernel, contract.Kernel{KernelID: 1, Name: "_Z1av", Demangled: "a()", AgentID: 1}},
+		{contract.RecDispatch, contract.Dispatch{DispatchID: 1, CorrelationID: 1, Pass: 0, Passes: 1, AgentID: 1, KernelID: 1,
+			Grid: [3]uint32{64, 1, 1}, Workgroup: [3]uint32{64, 1, 1}, Start: 1, End: 2,
+			Counters: []contract.CounterValue{{Name: counter, Values: []*float64{&v}}}}},
+		{contract.RecEnd, contract.End{FiniTime: 3, Dispatches: 1}},
+	} {
+		if err := w.write(rec.t, rec.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,7 +4,6 @@
 package bgwrite
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"sync"
@@ -21,10 +20,12 @@ const ChunkSize = 1 << 20
 const depth = 3
 
 // Writer buffers writes and hands full chunks to a goroutine that writes them to the underlying
-// writer in order. Close (or Flush) must be called to write the rest and learn of any error.
+// writer in order. The chunk being filled is the buffer itself, handed over whole: every byte is
+// copied once on its way to the underlying writer, which matters when that is most of what a
+// large output costs. Close (or Sync) must be called to write the rest and learn of any error.
 type Writer struct {
-	*bufio.Writer
-	q *queue
+	chunk []byte // the chunk being filled; nil until a write needs one
+	q     *queue
 }
 
 // New starts a Writer over w.
@@ -34,25 +35,76 @@ func New(w io.Writer) *Writer {
 		q.free <- nil
 	}
 	go q.run()
-	return &Writer{Writer: bufio.NewWriterSize(q, ChunkSize), q: q}
+	return &Writer{q: q}
+}
+
+// Write copies p into chunks, handing each one over as it fills.
+func (w *Writer) Write(p []byte) (int, error) { return write(w, p) }
+
+// WriteString is Write of a string.
+func (w *Writer) WriteString(s string) (int, error) { return write(w, s) }
+
+// WriteByte is Write of one byte.
+func (w *Writer) WriteByte(c byte) error {
+	if w.chunk == nil || w.q.closed {
+		_, err := write(w, []byte{c})
+		return err
+	}
+	w.chunk = append(w.chunk, c)
+	if len(w.chunk) == cap(w.chunk) {
+		w.handOver()
+	}
+	return nil
+}
+
+// write fills chunks from p. The goroutine's error is looked at once per chunk taken, as often as
+// it can change what a write does.
+func write[T string | []byte](w *Writer, p T) (int, error) {
+	if w.q.closed {
+		return 0, ErrClosed
+	}
+	n := len(p)
+	for len(p) > 0 {
+		if w.chunk == nil {
+			if err := w.q.error(); err != nil {
+				return n - len(p), err
+			}
+			w.chunk = w.q.take()
+		}
+		k := copy(w.chunk[len(w.chunk):cap(w.chunk)], p)
+		w.chunk = w.chunk[:len(w.chunk)+k]
+		p = p[k:]
+		if len(w.chunk) == cap(w.chunk) {
+			w.handOver()
+		}
+	}
+	return n, nil
+}
+
+// handOver queues the chunk being filled, if it holds anything.
+func (w *Writer) handOver() {
+	if len(w.chunk) > 0 {
+		w.q.hand(w.chunk)
+		w.chunk = nil
+	}
 }
 
 // Close writes what is buffered, waits for every chunk to reach the underlying writer and
 // returns the first error. It does not close the underlying writer.
 func (w *Writer) Close() error {
-	err := w.Writer.Flush()
-	if qerr := w.q.close(); err == nil {
-		err = qerr
+	if !w.q.closed {
+		w.handOver()
 	}
-	return err
+	return w.q.close()
 }
 
 // Sync writes what is buffered and waits until the underlying writer has it all, so that it can
 // be read back or seeked; the Writer stays usable.
 func (w *Writer) Sync() error {
-	if err := w.Writer.Flush(); err != nil {
-		return err
+	if w.q.closed {
+		return ErrClosed
 	}
+	w.handOver()
 	return w.q.sync()
 }
 
@@ -88,27 +140,20 @@ func (q *queue) error() error {
 	return q.err
 }
 
-// Write copies p into a free chunk and queues it; bufio calls it with whole chunks.
-func (q *queue) Write(p []byte) (int, error) {
-	if err := q.error(); err != nil {
-		return 0, err
+// take waits for a free chunk: one the goroutine has written, or a new one while fewer than depth
+// exist.
+func (q *queue) take() []byte {
+	buf := <-q.free
+	if buf == nil {
+		buf = make([]byte, 0, ChunkSize)
 	}
-	if q.closed {
-		return 0, ErrClosed
-	}
-	n := len(p)
-	for len(p) > 0 {
-		buf := <-q.free
-		if buf == nil {
-			buf = make([]byte, 0, ChunkSize)
-		}
-		k := min(len(p), ChunkSize)
-		buf = append(buf, p[:k]...)
-		p = p[k:]
-		q.wg.Add(1)
-		q.work <- buf
-	}
-	return n, nil
+	return buf
+}
+
+// hand queues a chunk for the goroutine, which gives it back to free once written.
+func (q *queue) hand(buf []byte) {
+	q.wg.Add(1)
+	q.work <- buf
 }
 
 func (q *queue) sync() error {

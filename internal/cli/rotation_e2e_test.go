@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,42 +24,9 @@ type counterRecord struct {
 // readCounterRecords reads every counter record of a one-process results.json, in file order.
 func readCounterRecords(t *testing.T, path string) []counterRecord {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Tool []struct {
-			Counters []struct {
-				ID struct {
-					Handle uint64 `json:"handle"`
-				} `json:"id"`
-				Name string `json:"name"`
-			} `json:"counters"`
-			CallbackRecords struct {
-				CounterCollection []struct {
-					DispatchData struct {
-						DispatchInfo struct {
-							DispatchID uint64 `json:"dispatch_id"`
-							AgentID    struct {
-								Handle uint64 `json:"handle"`
-							} `json:"agent_id"`
-						} `json:"dispatch_info"`
-					} `json:"dispatch_data"`
-					Records []struct {
-						CounterID struct {
-							Handle uint64 `json:"handle"`
-						} `json:"counter_id"`
-						Value float64 `json:"value"`
-					} `json:"records"`
-					ReplayPass *int `json:"replay_pass"`
-					PMCGroup   *int `json:"pmc_group"`
-				} `json:"counter_collection"`
-			} `json:"callback_records"`
-		} `json:"rocprofiler-sdk-tool"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Tool) != 1 {
-		t.Fatalf("%s: %v (%d processes, want 1)", path, err, len(doc.Tool))
+	doc := e2etest.ReadResults(t, path)
+	if len(doc.Tool) != 1 {
+		t.Fatalf("%s: %d processes, want 1", path, len(doc.Tool))
 	}
 	names := map[uint64]string{}
 	for _, c := range doc.Tool[0].Counters {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/e2etest"
 )
 
 // deterministicGroups are counters the simulated agents derive from the work a kernel does, so that
@@ -34,7 +35,7 @@ func parseGroups(t *testing.T, pmc []string) []counters.Group {
 // passValues reads one results.json into dispatch -> pass -> counter -> value summed over instances.
 func passValues(t *testing.T, path string) map[uint64]map[int]map[string]float64 {
 	t.Helper()
-	rf := readResults(t, path)
+	rf := e2etest.ReadResults(t, path)
 	if len(rf.Tool) != 1 {
 		t.Fatalf("%s: %d processes, want 1", path, len(rf.Tool))
 	}

@@ -3,9 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -18,59 +16,6 @@ import (
 
 // needBuiltTool is the simulated agents' build, or a skip (a failure under make test).
 func needBuiltTool(t *testing.T) string { return e2etest.Require(t) }
-
-type resultsFile struct {
-	Tool []struct {
-		Agents []struct {
-			ID struct {
-				Handle uint64 `json:"handle"`
-			} `json:"id"`
-			Name string `json:"name"`
-		} `json:"agents"`
-		Counters []struct {
-			ID struct {
-				Handle uint64 `json:"handle"`
-			} `json:"id"`
-			AgentID struct {
-				Handle uint64 `json:"handle"`
-			} `json:"agent_id"`
-			Name string `json:"name"`
-		} `json:"counters"`
-		CallbackRecords struct {
-			CounterCollection []struct {
-				DispatchData struct {
-					DispatchInfo struct {
-						DispatchID uint64 `json:"dispatch_id"`
-						AgentID    struct {
-							Handle uint64 `json:"handle"`
-						} `json:"agent_id"`
-					} `json:"dispatch_info"`
-				} `json:"dispatch_data"`
-				Records []struct {
-					CounterID struct {
-						Handle uint64 `json:"handle"`
-					} `json:"counter_id"`
-					Value float64 `json:"value"`
-				} `json:"records"`
-				ReplayPass *int `json:"replay_pass"`
-			} `json:"counter_collection"`
-		} `json:"callback_records"`
-	} `json:"rocprofiler-sdk-tool"`
-}
-
-// readResults reads a results.json file.
-func readResults(t *testing.T, path string) resultsFile {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rf resultsFile
-	if err := json.Unmarshal(data, &rf); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return rf
-}
 
 // TestKernelReplayFiveGroups is the acceptance test of kernel replay on the simulated agents: five
 // groups that share two counters and add one each, one run of the app.
@@ -96,7 +41,7 @@ func TestKernelReplayFiveGroups(t *testing.T) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("run: exit %d, err %v\nstdout:\n%s\nstderr:\n%s", res.ExitCode, err, stdout.String(), stderr.String())
 	}
-	rf := readResults(t, filepath.Join(out, "run_results.json"))
+	rf := e2etest.ReadResults(t, filepath.Join(out, "run_results.json"))
 	if len(rf.Tool) != 1 {
 		t.Fatalf("%d processes in results.json, want 1", len(rf.Tool))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/e2etest"
 )
 
 // simAgentSets are the simulated agents sim-demo runs on: GOROCPROF_SIM_AGENTS' default, then
@@ -61,7 +62,7 @@ func checkDerivedCounters(t *testing.T, root string, simDemoArchs []string) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("run: exit %d, err %v\n%s", res.ExitCode, err, stderr.String())
 	}
-	rf := readResults(t, filepath.Join(out, "run_results.json"))
+	rf := e2etest.ReadResults(t, filepath.Join(out, "run_results.json"))
 	if len(rf.Tool) != 1 {
 		t.Fatalf("%d processes in results.json, want 1", len(rf.Tool))
 	}

@@ -412,7 +412,7 @@ TEST_CASE(range_counters_fall_back_to_runs_when_the_union_is_refused) {
 
 TEST_CASE(range_counters_plan_only_the_pass_of_an_application_replay_run) {
     // Application replay: this process measures pass 5 of S10's shape on every dispatch. Planned alone, the
-    // group's own configuration is armed (on the H200 its Start costs 6-16 ms, a run's 32 ms), and kept.
+    // group's own configuration is armed (a cheaper Start than the union's: docs/perf.md, attempt 12), and kept.
     counters::Setup t(counters::singles("g", 10), {{"g4", 2}, {"g5", 2}});
     t.rc.plan_passes(t.passes, 5);
     CHECK_EQ(t.rc.union_sessions(), size_t(0));

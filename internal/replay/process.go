@@ -53,9 +53,7 @@ func Process(ctx context.Context, pr ProcessRequest) (Result, error) {
 	}
 	// Nothing here runs an application: from the start, SIGINT or SIGTERM stops the output as it
 	// stops a run's output phase, leaving no partial file.
-	intr := catchInterrupts()
-	defer intr.stop()
-	ctx, release := intr.outputPhase(ctx, 0)
+	ctx, release := CatchInterrupts(ctx)
 	defer release()
 	if len(infos) == 1 {
 		res, run, err := processRun(ctx, pr, pr.RunDirs[0], infos[0])

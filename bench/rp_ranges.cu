@@ -7,15 +7,25 @@
 // SYNC=1 waits for each kernel before the next launch (as the tool waits for each pass); SYNC=0 launches
 // the window's kernels back to back and waits once before Stop.
 //
-// Usage: rp-ranges MODE SYNC W D METRIC[,METRIC...]
-// Prints "rp-ranges MODE sync=S W=W: D kernels in T ms: X ms per kernel; per window: start A ms, stop+decode
-// B ms; R of R' ranges with every value" and exits 0 when every range has every value, else 1. CMake target
+// GAP (optional, default 0) launches that many kernels writing a 64 MiB buffer (a stand-in for the tool's cache
+// flush) before each measured kernel: in user mode outside any pushed range, in auto mode they are ranges too.
+//
+// RP_RANGES_ACTIVITY=1 also records CUPTI activity kernel records (CONCURRENT_KERNEL) and prints their
+// count and mean duration for the timed kernels (meaningful with GAP=0, where every kernel is a measured one).
+// Every measured kernel is also timed by a pair of CUDA events around its launch (inside its pushed range in
+// user mode), printed as "event mean". RP_RANGES_N sets the measured kernels' elements (default 65536).
+//
+// Usage: rp-ranges MODE SYNC W D METRIC[,METRIC...] [GAP]
+// Prints "rp-ranges MODE sync=S W=W gap=G: D kernels in T ms: X ms per kernel; per window: start A ms,
+// stop+decode B ms; R of R' ranges with every value (N recorded); first metric of add_one / add_index: V / V',
+// M ranges differ; last metric mean U; event mean E ns" and exits 0 when every range has every value, else 1. CMake target
 // rp-ranges of tool/cuda/tests (built only when asked for).
 #include "device_info.hpp"
 #include "many_kernels.cuh"
 #include "metric_host.hpp"
 
 #include <cuda_runtime.h>
+#include <cupti_activity.h>
 #include <cupti_range_profiler.h>
 
 #include <algorithm>
@@ -50,6 +60,7 @@ struct Session {
     std::vector<const char*> names;
     bool user = false;
     size_t window = 0;
+    size_t slots = 1;  // ranges per measured kernel: 1 + GAP in auto mode, where the gap kernels are ranges too
 
     gc::PortStatus arm() {
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
@@ -67,7 +78,7 @@ struct Session {
         cfg.pCounterDataImage = data.data();
         cfg.range = user ? CUPTI_UserRange : CUPTI_AutoRange;
         cfg.replayMode = CUPTI_UserReplay;
-        cfg.maxRangesPerPass = window;
+        cfg.maxRangesPerPass = window * slots;
         cfg.numNestingLevels = 1;
         cfg.minNestingLevel = 1;
         cfg.passIndex = 0;
@@ -79,7 +90,8 @@ struct Session {
     }
 
     // Stop, decode, and how many ranges came back with every value.
-    gc::PortStatus collect(gc::HostObject& host, size_t* ranges, size_t* full) {
+    // values[r] holds range r's metrics, in names' order.
+    gc::PortStatus collect(gc::HostObject& host, size_t* ranges, size_t* full, std::vector<std::vector<double>>* values_out) {
         CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         stop.pRangeProfilerObject = obj;
         gc::PortStatus st = gc::cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
@@ -107,6 +119,7 @@ struct Session {
             bool all = true;
             for (double v : values) all = all && !std::isnan(v) && v > 0;
             *full += all ? 1 : 0;
+            values_out->push_back(values);
         }
         return st;
     }
@@ -128,11 +141,33 @@ gc::PortStatus pop(CUpti_RangeProfiler_Object* obj) {
     return gc::cupti(cuptiRangeProfilerPopRange(&p), "cuptiRangeProfilerPopRange");
 }
 
+// Activity kernel records: their count and summed durations since the last reset.
+size_t g_kernel_records = 0;
+double g_kernel_ns = 0;
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    *size = size_t(8) << 20;
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
+    *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+    CUpti_Activity* rec = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+        if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && rec->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
+        // start and end sit at the same offsets in every kernel record version since the fourth.
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel4*>(rec);
+        ++g_kernel_records;
+        g_kernel_ns += double(k->end - k->start);
+    }
+    std::free(buffer);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 6) {
-        std::fprintf(stderr, "usage: rp-ranges auto|user SYNC W D METRIC[,METRIC...]\n");
+    if (argc != 6 && argc != 7) {
+        std::fprintf(stderr, "usage: rp-ranges auto|user SYNC W D METRIC[,METRIC...] [GAP]\n");
         return 2;
     }
     Session s;
@@ -140,7 +175,9 @@ int main(int argc, char** argv) {
     const bool sync = std::strcmp(argv[2], "1") == 0;
     s.window = std::strtoul(argv[3], nullptr, 10);
     const long kernels = std::strtol(argv[4], nullptr, 10);
-    if (s.window < 1 || kernels < 1) return 2;
+    const long gap = argc == 7 ? std::strtol(argv[6], nullptr, 10) : 0;
+    if (s.window < 1 || kernels < 1 || gap < 0) return 2;
+    s.slots = s.user ? 1 : static_cast<size_t>(1 + gap);
     std::vector<std::string> metrics;
     for (std::string list = argv[5]; !list.empty();) {
         const size_t comma = list.find(',');
@@ -150,6 +187,12 @@ int main(int argc, char** argv) {
     for (const std::string& m : metrics) s.names.push_back(m.c_str());
 
     gc::PortStatus st;
+    const bool activity = std::getenv("RP_RANGES_ACTIVITY") && std::strcmp(std::getenv("RP_RANGES_ACTIVITY"), "1") == 0;
+    if (activity) {
+        if (!(st = gc::cupti(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks")).ok ||
+            !(st = gc::cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable")).ok)
+            return fail(st);
+    }
     if (!(st = runtime(cudaFree(nullptr), "cudaFree(0)")).ok) return fail(st);
     CUcontext ctx = nullptr;
     if (!(st = gc::cu(cuCtxGetCurrent(&ctx), "cuCtxGetCurrent")).ok) return fail(st);
@@ -170,27 +213,58 @@ int main(int argc, char** argv) {
     size.pRangeProfilerObject = s.obj;
     size.pMetricNames = s.names.data();
     size.numMetrics = s.names.size();
-    size.maxNumOfRanges = s.window;
-    size.maxNumRangeTreeNodes = s.window;
+    size.maxNumOfRanges = s.window * s.slots;
+    size.maxNumRangeTreeNodes = s.window * s.slots;
     if (!(st = gc::cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize")).ok) return fail(st);
     s.data.assign(size.counterDataSize, 0);
 
-    const int n = 1 << 16;
+    const char* n_env = std::getenv("RP_RANGES_N");
+    const int n = n_env ? std::atoi(n_env) : 1 << 16;
+    if (n < 1) return 2;
+    cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+    if (!(st = runtime(cudaEventCreate(&ev0), "cudaEventCreate")).ok || !(st = runtime(cudaEventCreate(&ev1), "cudaEventCreate")).ok)
+        return fail(st);
+    double event_ms = 0;
     int* data = nullptr;
     if (!(st = runtime(cudaMalloc(&data, n * sizeof(int)), "cudaMalloc")).ok) return fail(st);
+    const size_t gap_n = size_t(64) << 18;  // 64 MiB of ints
+    int* gap_buf = nullptr;
+    if (gap > 0 && !(st = runtime(cudaMalloc(&gap_buf, gap_n * sizeof(int)), "cudaMalloc")).ok) return fail(st);
+    auto gap_launch = [&]() {
+        for (long g = 0; g < gap; ++g) add_one<<<static_cast<unsigned>((gap_n + 255) / 256), 256>>>(gap_buf, static_cast<int>(gap_n));
+        return runtime(cudaGetLastError(), "gap kernel launch");
+    };
     auto launch = [&](long k) {
+        gc::PortStatus r = runtime(cudaEventRecord(ev0), "cudaEventRecord");
+        if (!r.ok) return r;
         if (k % 2) add_index<<<(n + 255) / 256, 256>>>(data, n);
         else add_one<<<(n + 255) / 256, 256>>>(data, n);
-        gc::PortStatus r = runtime(cudaGetLastError(), "kernel launch");
-        if (r.ok && sync) r = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        if (!(r = runtime(cudaGetLastError(), "kernel launch")).ok) return r;
+        if (!(r = runtime(cudaEventRecord(ev1), "cudaEventRecord")).ok) return r;
+        // The pair is read at once, so it waits for the kernel: event times need SYNC=1 to mean anything.
+        if (sync) {
+            if (!(r = runtime(cudaEventSynchronize(ev1), "cudaEventSynchronize")).ok) return r;
+            float ms = 0;
+            if (!(r = runtime(cudaEventElapsedTime(&ms, ev0, ev1), "cudaEventElapsedTime")).ok) return r;
+            event_ms += ms;
+        }
         return r;
     };
     // One window untimed: the object's first Start, module loading.
     double start_ms = 0, collect_ms = 0;
-    size_t windows = 0, ranges = 0, full = 0, armed = 0;
+    size_t windows = 0, ranges = 0, full = 0, armed = 0, differ = 0;
+    double first[2] = {NAN, NAN}, last_sum = 0;
     for (int timed = 0; timed < 2; ++timed) {
         start_ms = collect_ms = 0;
-        windows = ranges = full = armed = 0;
+        windows = ranges = full = armed = differ = 0;
+        last_sum = 0;
+        event_ms = 0;
+        if (activity) {
+            if (!(st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize")).ok) return fail(st);
+            if (!(st = gc::cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll")).ok) return fail(st);
+            g_kernel_records = 0;
+            g_kernel_ns = 0;
+        }
         const long total = timed ? kernels : static_cast<long>(s.window);
         const auto t0 = std::chrono::steady_clock::now();
         for (long k = 0; k < total;) {
@@ -198,8 +272,10 @@ int main(int argc, char** argv) {
             if (!(st = s.arm()).ok) return fail(st);
             start_ms += ms_since(t);
             const long end = std::min(total, k + static_cast<long>(s.window));
-            armed += static_cast<size_t>(end - k);
+            armed += static_cast<size_t>(end - k) * s.slots;
+            const long window_first = k;
             for (; k < end; ++k) {
+                if (gap > 0 && !(st = gap_launch()).ok) return fail(st);
                 if (s.user && !(st = push(s.obj, k)).ok) return fail(st);
                 if (!(st = launch(k)).ok) return fail(st);
                 if (s.user && !(st = pop(s.obj)).ok) return fail(st);
@@ -207,23 +283,40 @@ int main(int argc, char** argv) {
             if (!(st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize")).ok) return fail(st);
             t = std::chrono::steady_clock::now();
             size_t r = 0, f = 0;
-            if (!(st = s.collect(host, &r, &f)).ok) return fail(st);
+            std::vector<std::vector<double>> values;
+            if (!(st = s.collect(host, &r, &f, &values)).ok) return fail(st);
             collect_ms += ms_since(t);
+            // Range i of the window is kernel window_first + i when only the measured kernels are ranges.
+            for (size_t i = s.slots - 1; i < values.size(); i += s.slots) {
+                const long parity = (window_first + static_cast<long>(i / s.slots)) % 2;
+                if (std::isnan(first[parity])) first[parity] = values[i][0];
+                differ += values[i][0] != first[parity] ? 1 : 0;
+                last_sum += values[i].back();
+            }
             ranges += r;
             full += f;
             ++windows;
         }
         if (timed) {
             const double ms = ms_since(t0);
-            std::printf("rp-ranges %s sync=%d W=%zu: %ld kernels in %.1f ms: %.3f ms per kernel; per window: start %.3f ms, "
-                        "stop+decode %.3f ms; %zu of %zu ranges with every value (%zu recorded)\n",
-                        s.user ? "user" : "auto", sync ? 1 : 0, s.window, kernels, ms, ms / double(kernels),
-                        start_ms / double(windows), collect_ms / double(windows), full, armed, ranges);
+            if (activity) {
+                const auto tf = std::chrono::steady_clock::now();
+                if (!(st = gc::cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll")).ok) return fail(st);
+                std::printf("rp-ranges activity: %zu kernel records, mean %.0f ns, flush %.3f ms\n", g_kernel_records,
+                            g_kernel_records ? g_kernel_ns / double(g_kernel_records) : 0.0, ms_since(tf));
+            }
+            std::printf("rp-ranges %s sync=%d W=%zu gap=%ld: %ld kernels in %.1f ms: %.3f ms per kernel; per window: start %.3f ms, "
+                        "stop+decode %.3f ms; %zu of %zu ranges with every value (%zu recorded); first metric of add_one / "
+                        "add_index: %.0f / %.0f, %zu ranges differ; last metric mean %.1f; event mean %.0f ns\n",
+                        s.user ? "user" : "auto", sync ? 1 : 0, s.window, gap, kernels, ms, ms / double(kernels),
+                        start_ms / double(windows), collect_ms / double(windows), full, armed, ranges, first[0], first[1],
+                        differ, ranges ? last_sum / double(ranges) : 0.0, event_ms * 1e6 / double(kernels));
         }
     }
     CUpti_RangeProfiler_Disable_Params off{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     off.pRangeProfilerObject = s.obj;
     cuptiRangeProfilerDisable(&off);
     cudaFree(data);
-    return full == armed ? 0 : 1;
+    if (gap_buf) cudaFree(gap_buf);
+    return full == armed && ranges == armed ? 0 : 1;
 }

@@ -14,7 +14,8 @@ const char* const kNames[] = {"enter sync", "reach scan", "snapshot", "arm count
                               "  switch: disable", "  switch: enable", "  counter data init",
                               "  set config", "  start", "wait app launch", "restore",
                               "relaunch + wait", "stop (+extra runs)", "decode + evaluate", "record",
-                              "cache flush (queued)", "unprofiled timing run"};
+                              "cache flush (queued)", "unprofiled timing run", "counter availability",
+                              "profiler enable", "host object init", "config image"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<int>(Phase::kCount), "one name per phase");
 
 void print_at_exit() { PhaseStats::instance().print(); }
@@ -40,6 +41,11 @@ void PhaseStats::print() const {
                      ns / 1e6, n ? ns / 1e3 / n : 0.0, static_cast<unsigned long long>(bytes_[i].load()),
                      static_cast<unsigned long long>(items_[i].load()));
     }
+    // Below the table, in lines that end in a unit, so that scripts reading the table's rows skip them.
+    for (int i = 0; i < static_cast<int>(Phase::kCount); ++i)
+        if (count_[i].load() > 1)
+            std::fprintf(stderr, "first and largest of %s: %.1f us, %.1f us\n", kNames[i] + (kNames[i][0] == ' ' ? 2 : 0),
+                         first_ns_[i].load() / 1e3, max_ns_[i].load() / 1e3);
     for (int k = 0; k < kKinds; ++k)
         if (const uint64_t n = kind_allocs_[k].load())
             std::fprintf(stderr,

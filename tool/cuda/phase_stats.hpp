@@ -26,6 +26,10 @@ enum class Phase : int {
     Record,        // the pass record handed to the core
     Flush,         // queuing the L2 flush kernel before a pass (--cache-control all)
     Unprofiled,    // the kernel's run with no counters armed, timed, and the restore after it
+    Availability,  // cuptiProfilerGetCounterAvailability (once per process and context)
+    Enable,        // cuptiRangeProfilerEnable: a new profiler object
+    HostInit,      // a configuration's host object (cuptiProfilerHostInitialize)
+    ConfigImage,   // a configuration's image and its hardware passes
     kCount
 };
 
@@ -36,7 +40,12 @@ public:
     void add(Phase p, int64_t ns, uint64_t bytes = 0, uint64_t items = 0) {
         const int i = static_cast<int>(p);
         ns_[i].fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
-        count_[i].fetch_add(1, std::memory_order_relaxed);
+        // The first and the largest, since a mean hides a one-off cost (a profiler object's first Start).
+        if (count_[i].fetch_add(1, std::memory_order_relaxed) == 0) first_ns_[i].store(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+        uint64_t top = max_ns_[i].load(std::memory_order_relaxed);
+        while (static_cast<uint64_t>(ns) > top &&
+               !max_ns_[i].compare_exchange_weak(top, static_cast<uint64_t>(ns), std::memory_order_relaxed)) {
+        }
         if (bytes) bytes_[i].fetch_add(bytes, std::memory_order_relaxed);
         if (items) items_[i].fetch_add(items, std::memory_order_relaxed);
     }
@@ -58,6 +67,8 @@ private:
     bool on_ = false;
     std::atomic<uint64_t> ns_[static_cast<int>(Phase::kCount)]{};
     std::atomic<uint64_t> count_[static_cast<int>(Phase::kCount)]{};
+    std::atomic<uint64_t> first_ns_[static_cast<int>(Phase::kCount)]{};
+    std::atomic<uint64_t> max_ns_[static_cast<int>(Phase::kCount)]{};
     std::atomic<uint64_t> bytes_[static_cast<int>(Phase::kCount)]{};
     std::atomic<uint64_t> items_[static_cast<int>(Phase::kCount)]{};  // e.g. ranges copied
     std::atomic<uint64_t> kind_allocs_[kKinds]{};

@@ -82,18 +82,31 @@ PortStatus RangeCounters::enable() {
     // Availability must be read before the profiler holds the context. It does not change while the
     // process runs, and reading it is a heavy driver call, so a re-enable reuses the first image.
     PortStatus st;
-    if (availability_.empty() && !(st = counter_availability(ctx_, &availability_)).ok) return st;
+    if (availability_.empty()) {
+        PhaseTimer t(Phase::Availability);
+        if (!(st = counter_availability(ctx_, &availability_)).ok) return st;
+    }
     CUpti_RangeProfiler_Enable_Params p{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     p.ctx = ctx_;
-    st = cupti(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+    {
+        PhaseTimer t(Phase::Enable);
+        st = cupti(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+    }
     if (st.ok) profiler_ = p.pRangeProfilerObject;
     return st;
 }
 
 PortStatus RangeCounters::build_state(const Group& group, GroupState* gs) {
     for (const core::PlanCounter& c : group) gs->names.push_back(c.name.c_str());
-    PortStatus st = gs->host.init(chip_, availability_);
-    if (st.ok) st = build_config(gs->host, gs->names, &gs->config, &gs->passes);
+    PortStatus st;
+    {
+        PhaseTimer t(Phase::HostInit);
+        st = gs->host.init(chip_, availability_);
+    }
+    if (st.ok) {
+        PhaseTimer t(Phase::ConfigImage);
+        st = build_config(gs->host, gs->names, &gs->config, &gs->passes);
+    }
     if (!st.ok) st.reason += " (metrics " + name_list(gs->names) + " on " + chip_ + ")";
     return st;
 }

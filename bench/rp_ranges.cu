@@ -10,6 +10,9 @@
 // GAP (optional, default 0) launches that many kernels writing a 64 MiB buffer (a stand-in for the tool's cache
 // flush) before each measured kernel: in user mode outside any pushed range, in auto mode they are ranges too.
 //
+// RP_RANGES_GAP_CTX=1 runs the gap kernels in a second context of the device (created at start, timed) and
+// waits for them there before each measured kernel: the profiler object is the first context's, so they should
+// not be ranges, while the L2 they sweep is the device's.
 // RP_RANGES_ACTIVITY=1 also records CUPTI activity kernel records (CONCURRENT_KERNEL) and prints their
 // count and mean duration for the timed kernels (meaningful with GAP=0, where every kernel is a measured one).
 // Every measured kernel is also timed by a pair of CUDA events around its launch (inside its pushed range in
@@ -177,7 +180,8 @@ int main(int argc, char** argv) {
     const long kernels = std::strtol(argv[4], nullptr, 10);
     const long gap = argc == 7 ? std::strtol(argv[6], nullptr, 10) : 0;
     if (s.window < 1 || kernels < 1 || gap < 0) return 2;
-    s.slots = s.user ? 1 : static_cast<size_t>(1 + gap);
+    const bool gap_ctx = std::getenv("RP_RANGES_GAP_CTX") && std::strcmp(std::getenv("RP_RANGES_GAP_CTX"), "1") == 0;
+    s.slots = s.user || gap_ctx ? 1 : static_cast<size_t>(1 + gap);
     std::vector<std::string> metrics;
     for (std::string list = argv[5]; !list.empty();) {
         const size_t comma = list.find(',');
@@ -200,7 +204,9 @@ int main(int argc, char** argv) {
     std::string chip;
     if (!(st = gc::chip_name(0, &chip)).ok) return fail(st);
     std::vector<uint8_t> availability;
+    const auto t_avail = std::chrono::steady_clock::now();
     if (!(st = gc::counter_availability(ctx, &availability)).ok) return fail(st);
+    const double avail_ms = ms_since(t_avail);
     gc::HostObject host;
     size_t passes = 0;
     if (!(st = host.init(chip, availability)).ok || !(st = gc::build_config(host, s.names, &s.config, &passes)).ok) return fail(st);
@@ -229,8 +235,39 @@ int main(int argc, char** argv) {
     if (!(st = runtime(cudaMalloc(&data, n * sizeof(int)), "cudaMalloc")).ok) return fail(st);
     const size_t gap_n = size_t(64) << 18;  // 64 MiB of ints
     int* gap_buf = nullptr;
-    if (gap > 0 && !(st = runtime(cudaMalloc(&gap_buf, gap_n * sizeof(int)), "cudaMalloc")).ok) return fail(st);
+    CUcontext other = nullptr;
+    double ctx_ms = 0;
+    if (gap > 0 && gap_ctx) {
+        CUdevice dev = 0;
+        const auto tc = std::chrono::steady_clock::now();
+        if (!(st = gc::cu(cuCtxGetDevice(&dev), "cuCtxGetDevice")).ok) return fail(st);
+#if CUDA_VERSION >= 13000
+        if (!(st = gc::cu(cuCtxCreate(&other, nullptr, 0, dev), "cuCtxCreate")).ok) return fail(st);
+#else
+        if (!(st = gc::cu(cuCtxCreate(&other, 0, dev), "cuCtxCreate")).ok) return fail(st);
+#endif
+        // cuCtxCreate made it current: allocate there, then give the thread its first context back.
+        if (!(st = runtime(cudaMalloc(&gap_buf, gap_n * sizeof(int)), "cudaMalloc")).ok) return fail(st);
+        add_one<<<static_cast<unsigned>((gap_n + 255) / 256), 256>>>(gap_buf, static_cast<int>(gap_n));  // loads the module there
+        if (!(st = gc::cu(cuCtxSynchronize(), "cuCtxSynchronize")).ok) return fail(st);
+        CUcontext popped = nullptr;
+        if (!(st = gc::cu(cuCtxPopCurrent(&popped), "cuCtxPopCurrent")).ok) return fail(st);
+        ctx_ms = ms_since(tc);
+        std::printf("rp-ranges: a second context with its gap buffer in %.1f ms\n", ctx_ms);
+    } else if (gap > 0 && !(st = runtime(cudaMalloc(&gap_buf, gap_n * sizeof(int)), "cudaMalloc")).ok) {
+        return fail(st);
+    }
     auto gap_launch = [&]() {
+        if (other) {
+            gc::PortStatus r = gc::cu(cuCtxPushCurrent(other), "cuCtxPushCurrent");
+            if (!r.ok) return r;
+            for (long g = 0; g < gap; ++g) add_one<<<static_cast<unsigned>((gap_n + 255) / 256), 256>>>(gap_buf, static_cast<int>(gap_n));
+            r = runtime(cudaGetLastError(), "gap kernel launch");
+            if (r.ok) r = gc::cu(cuCtxSynchronize(), "cuCtxSynchronize");
+            CUcontext popped = nullptr;
+            if (r.ok) r = gc::cu(cuCtxPopCurrent(&popped), "cuCtxPopCurrent");
+            return r;
+        }
         for (long g = 0; g < gap; ++g) add_one<<<static_cast<unsigned>((gap_n + 255) / 256), 256>>>(gap_buf, static_cast<int>(gap_n));
         return runtime(cudaGetLastError(), "gap kernel launch");
     };
@@ -254,7 +291,23 @@ int main(int argc, char** argv) {
     double start_ms = 0, collect_ms = 0;
     size_t windows = 0, ranges = 0, full = 0, armed = 0, differ = 0;
     double first[2] = {NAN, NAN}, last_sum = 0;
+    // RP_RANGES_WARMUP=1: one Start and Stop with no kernel before the first window, timed on its own: whether
+    // the object's first-Start cost can be paid ahead of the first kernel.
+    double warmup_ms = 0;
+    if (std::getenv("RP_RANGES_WARMUP") && std::strcmp(std::getenv("RP_RANGES_WARMUP"), "1") == 0) {
+        const auto tw = std::chrono::steady_clock::now();
+        if (!(st = s.arm()).ok) return fail(st);
+        CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        stop.pRangeProfilerObject = s.obj;
+        if (!(st = gc::cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop")).ok) return fail(st);
+        warmup_ms = ms_since(tw);
+    }
+    double first_start_ms = 0, first_collect_ms = 0;
     for (int timed = 0; timed < 2; ++timed) {
+        if (timed) {
+            first_start_ms = start_ms;
+            first_collect_ms = collect_ms;
+        }
         start_ms = collect_ms = 0;
         windows = ranges = full = armed = differ = 0;
         last_sum = 0;
@@ -299,6 +352,8 @@ int main(int argc, char** argv) {
         }
         if (timed) {
             const double ms = ms_since(t0);
+            std::printf("rp-ranges set-up: counter availability %.1f ms; warm-up Start+Stop %.1f ms; the object's first "
+                        "window: start %.1f ms, stop+decode %.1f ms\n", avail_ms, warmup_ms, first_start_ms, first_collect_ms);
             if (activity) {
                 const auto tf = std::chrono::steady_clock::now();
                 if (!(st = gc::cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll")).ok) return fail(st);
@@ -317,6 +372,7 @@ int main(int argc, char** argv) {
     off.pRangeProfilerObject = s.obj;
     cuptiRangeProfilerDisable(&off);
     cudaFree(data);
-    if (gap_buf) cudaFree(gap_buf);
+    if (gap_buf && !other) cudaFree(gap_buf);
+    if (other) cuCtxDestroy(other);
     return full == armed && ranges == armed ? 0 : 1;
 }

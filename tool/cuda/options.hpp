@@ -33,7 +33,7 @@ struct Options {
     // before it is decoded (lasting_window.hpp; a dispatch that is not replayed has one); 0 gives each
     // dispatch its own Start/Stop.
     size_t window_dispatches = kDefaultWindowDispatches;
-    static constexpr size_t kDefaultWindowDispatches = 64;
+    static constexpr size_t kDefaultWindowDispatches = 32;
     // GOROCPROF_CUDA_DURATION_METRIC=0: the configuration every pass measures when it never changes
     // (RangeCounters::steady) does not take gpu__time_duration.sum for the records' durations.
     bool duration_metric = true;

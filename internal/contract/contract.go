@@ -20,6 +20,9 @@ const (
 	// EnvGraphProfiling: CUDA backend, "node" (each kernel node of a graph launch a dispatch, the default)
 	// or "graph" (each graph launch one dispatch).
 	EnvGraphProfiling = "GOROCPROF_GRAPH_PROFILING"
+	// EnvCUDAAvailabilityDir: CUDA backend, where the tool keeps each device's counter availability image
+	// between processes (set by the front end inside its query cache; unset: read by every process).
+	EnvCUDAAvailabilityDir = "GOROCPROF_CUDA_AVAILABILITY_DIR"
 )
 
 // File names inside the run directory.

@@ -1,5 +1,6 @@
 // Agents and contexts: the devices registered once, each context's state made at its first profiled
 // launch (or at its creation, so the Range Profiler is on before any module loads) and released with it.
+#include "availability_cache.hpp"
 #include "backend_state.hpp"
 #include "check.hpp"
 #include "core.hpp"
@@ -68,6 +69,22 @@ void prepare_cache_flush(ContextState& cs) {
                                "); cache-sensitive counters may differ from ncu's");
 }
 
+// Where `device`'s counter availability is kept between processes (empty: not kept): named for its UUID and the
+// driver's and CUPTI's versions, all of which the image depends on.
+std::string availability_file(const DeviceInfo& device) {
+    const std::string& dir = options().availability_dir;
+    if (dir.empty()) return "";
+    std::string uuid;
+    for (const auto& [key, value] : device.strings)
+        if (key == "uuid") uuid = value;
+    int driver = 0;
+    uint32_t cupti_version = 0;
+    if (uuid.empty() || !cu(cuDriverGetVersion(&driver), "cuDriverGetVersion").ok ||
+        !cupti(cuptiGetVersion(&cupti_version), "cuptiGetVersion").ok)
+        return "";  // not named for all it depends on: read from the driver
+    return availability_cache_path(dir, uuid, driver, cupti_version);
+}
+
 }  // namespace
 
 // The state of `ctx`, created on its first profiled launch (the calling thread has it current).
@@ -93,6 +110,8 @@ ContextState* context_state(CUcontext ctx, PortStatus* st) {
     std::string chip;
     if (cs->ordinal < static_cast<int>(b.devices.size())) chip = b.devices[cs->ordinal].chip;
     cs->counters = std::make_unique<RangeCounters>(ctx, chip);
+    if (cs->ordinal < static_cast<int>(b.devices.size()))
+        cs->counters->use_availability_cache(availability_file(b.devices[cs->ordinal]));
     // Under application replay this process runs one pass of the plan: its group alone decides the
     // configuration (a run of groups would only make every Start dearer: a Start's cost grows with what
     // the configuration holds; docs/perf.md, "Measurements behind tool/cuda's choices").
@@ -130,6 +149,8 @@ void on_context_created(CUcontext ctx) {
         if (!cs) Core::instance().warn("context setup: " + st.message());
         else if (cs->counters && backend().port.counters_usable() && !(st = cs->counters->enable_now()).ok)
             backend().port.report_counter_problem(st);
+        if (cs && cs->counters && !cs->counters->availability_cache_problem().empty())
+            Core::instance().warn(cs->counters->availability_cache_problem());
     }
     CUcontext popped = nullptr;
     if (!(st = cu(cuCtxPopCurrent(&popped), "cuCtxPopCurrent")).ok) Core::instance().warn("context setup: " + st.message());

@@ -17,12 +17,15 @@ PortStatus counter_availability(CUcontext ctx, std::vector<uint8_t>* image) {
     return cupti(cuptiProfilerGetCounterAvailability(&p), "cuptiProfilerGetCounterAvailability");
 }
 
-HostObject::~HostObject() {
+HostObject::~HostObject() { reset(); }
+
+void HostObject::reset() {
     if (!obj_) return;
     CUpti_Profiler_Host_Deinitialize_Params p{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
     p.pHostObject = obj_;
-    // Not through cupti(): a destructor has no one to tell, and a failed deinitialize only keeps its memory.
+    // Not through cupti(): nobody is waiting on it, and a failed deinitialize only keeps its memory.
     cuptiProfilerHostDeinitialize(&p);
+    obj_ = nullptr;
 }
 
 PortStatus HostObject::init(const std::string& chip, const std::vector<uint8_t>& availability) {

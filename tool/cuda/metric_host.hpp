@@ -23,6 +23,8 @@ public:
     HostObject(const HostObject&) = delete;
     HostObject& operator=(const HostObject&) = delete;
     ~HostObject();
+    // Deinitializes the object (a later init starts afresh).
+    void reset();
     PortStatus init(const std::string& chip, const std::vector<uint8_t>& availability);
     CUpti_Profiler_Host_Object* get() const { return obj_; }
 

@@ -79,6 +79,7 @@ Options read_options(const std::function<const char*(const char*)>& env) {
     o.hold_other_threads = unless_zero(env("GOROCPROF_CUDA_HOLD_OTHER_THREADS"));
     o.replay_timeout_ns = parse_replay_timeout(env("GOROCPROF_CUDA_REPLAY_TIMEOUT"), &problem);
     if (!problem.empty()) o.problems.push_back(problem);
+    if (const char* dir = env("GOROCPROF_CUDA_AVAILABILITY_DIR")) o.availability_dir = dir;
     const char* timing = env("GOROCPROF_CUDA_TIMING");
     o.timing = timing && *timing && *timing != '0';
     return o;

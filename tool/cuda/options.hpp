@@ -59,6 +59,10 @@ struct Options {
     // wait for a replay window, so a copy can land between two passes and be reverted; the negative control
     // of tests/threads.cu, never for a real run.
     bool hold_other_threads = true;
+    // GOROCPROF_CUDA_AVAILABILITY_DIR=<dir>: where the devices' counter availability images are kept between
+    // processes (availability_cache.hpp); the front end points it into its query cache. Empty: read from the
+    // driver by every process.
+    std::string availability_dir;
     // GOROCPROF_CUDA_TIMING=1 (any value not empty and not starting with 0): time per phase on stderr at exit.
     bool timing = false;
     // A value the backend did not understand, one sentence each (the default was taken instead).

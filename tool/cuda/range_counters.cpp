@@ -1,5 +1,6 @@
 #include "range_counters.hpp"
 
+#include "availability_cache.hpp"
 #include "config_runs.hpp"
 #include "options.hpp"
 #include "phase_stats.hpp"
@@ -82,10 +83,7 @@ PortStatus RangeCounters::enable() {
     // Availability must be read before the profiler holds the context. It does not change while the
     // process runs, and reading it is a heavy driver call, so a re-enable reuses the first image.
     PortStatus st;
-    if (availability_.empty()) {
-        PhaseTimer t(Phase::Availability);
-        if (!(st = counter_availability(ctx_, &availability_)).ok) return st;
-    }
+    if (availability_.empty() && !(st = read_availability()).ok) return st;
     CUpti_RangeProfiler_Enable_Params p{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     p.ctx = ctx_;
     {
@@ -96,16 +94,51 @@ PortStatus RangeCounters::enable() {
     return st;
 }
 
+PortStatus RangeCounters::read_availability() {
+    availability_cached_ = load_availability(availability_path_, &availability_);
+    if (availability_cached_) return PortStatus::success();
+    PhaseTimer t(Phase::Availability);
+    PortStatus st = counter_availability(ctx_, &availability_);
+    if (!st.ok) return st;
+    PortStatus saved = save_availability(availability_path_, availability_);
+    if (!saved.ok) cache_problem_ = "keeping the counter availability in " + availability_path_ + ": " + saved.message();
+    return st;
+}
+
+bool RangeCounters::refresh_availability() {
+    if (!availability_cached_) return false;
+    const bool was_on = profiler_ != nullptr;
+    disable();
+    availability_.clear();
+    availability_cached_ = false;
+    const std::string path = availability_path_;
+    availability_path_.clear();  // not read back: the driver's image is wanted now
+    PortStatus st = read_availability();
+    availability_path_ = path;
+    if (st.ok) {
+        PortStatus saved = save_availability(availability_path_, availability_);
+        if (!saved.ok) cache_problem_ = "keeping the counter availability in " + path + ": " + saved.message();
+    }
+    if (st.ok && was_on) st = enable();
+    return st.ok;
+}
+
 PortStatus RangeCounters::build_state(const Group& group, GroupState* gs) {
     for (const core::PlanCounter& c : group) gs->names.push_back(c.name.c_str());
     PortStatus st;
-    {
-        PhaseTimer t(Phase::HostInit);
-        st = gs->host.init(chip_, availability_);
-    }
-    if (st.ok) {
-        PhaseTimer t(Phase::ConfigImage);
-        st = build_config(gs->host, gs->names, &gs->config, &gs->passes);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        {
+            PhaseTimer t(Phase::HostInit);
+            gs->host.reset();
+            st = gs->host.init(chip_, availability_);
+        }
+        if (st.ok) {
+            PhaseTimer t(Phase::ConfigImage);
+            st = build_config(gs->host, gs->names, &gs->config, &gs->passes);
+        }
+        // A cached image may be stale (the device's state changed since it was kept): once more under the
+        // driver's before the failure counts.
+        if (st.ok || attempt > 0 || !refresh_availability()) break;
     }
     if (!st.ok) st.reason += " (metrics " + name_list(gs->names) + " on " + chip_ + ")";
     return st;

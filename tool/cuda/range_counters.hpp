@@ -167,6 +167,13 @@ public:
     void disable();
     // Turns it on now (at context creation, before the application loads modules).
     PortStatus enable_now() { return enable(); }
+    // Where the device's counter availability image is kept between processes (availability_cache.hpp; empty:
+    // read from the driver every time). Before the first enable.
+    void use_availability_cache(std::string path) { availability_path_ = std::move(path); }
+    // Whether the image in use came from that file; and what went wrong keeping it (empty when nothing did),
+    // for a warning: the counters work either way.
+    bool availability_cached() const { return availability_cached_; }
+    const std::string& availability_cache_problem() const { return cache_problem_; }
 
 private:
     struct GroupState {
@@ -177,6 +184,11 @@ private:
         std::string note;  // for the user when the configuration needs several hardware passes
     };
     PortStatus enable();
+    // The availability image: the cached file's when there is one, else the driver's (then saved).
+    PortStatus read_availability();
+    // A configuration failed under a cached image: the driver's image replaces it (profiler off meanwhile,
+    // as reading it needs) and the file is rewritten. False when the image in use was the driver's already.
+    bool refresh_availability();
     PortStatus arm_config(const Group* group, const Group* config, std::string* note, size_t passes, bool lead);
     // The host object and configuration image of `group` (names point into it).
     PortStatus build_state(const Group& group, GroupState* gs);
@@ -222,6 +234,9 @@ private:
     CUcontext ctx_;
     std::string chip_;
     std::vector<uint8_t> availability_;
+    std::string availability_path_;
+    bool availability_cached_ = false;
+    std::string cache_problem_;
     CUpti_RangeProfiler_Object* profiler_ = nullptr;
     std::map<const Group*, std::unique_ptr<GroupState>> groups_;
     const Group* armed_ = nullptr;

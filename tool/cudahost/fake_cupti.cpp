@@ -150,13 +150,20 @@ using fakecupti::world;
 extern "C" {
 
 CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params* p) {
-    if (p->pCounterAvailabilityImage) p->pCounterAvailabilityImage[0] = 1;
+    if (p->pCounterAvailabilityImage) {
+        p->pCounterAvailabilityImage[0] = world().state.availability;
+        ++world().state.availability_reads;
+    }
     p->counterAvailabilityImageSize = 1;
     return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* p) {
     if (!p->pChipName || !*p->pChipName) return CUPTI_ERROR_INVALID_PARAMETER;
+    const fakecupti::State& s = world().state;
+    if (s.host_wants_current_availability &&
+        (!p->pCounterAvailabilityImage || p->pCounterAvailabilityImage[0] != s.availability))
+        return CUPTI_ERROR_INVALID_PARAMETER;
     p->pHostObject = new CUpti_Profiler_Host_Object;
     return CUPTI_SUCCESS;
 }

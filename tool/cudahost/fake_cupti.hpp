@@ -40,6 +40,12 @@ struct State {
     };
     std::map<int, std::vector<BaseMetric>> catalog;
     size_t host_calls = 0;
+    // The device's counter availability image (one byte), how often it was read (each read is two calls: the
+    // size, then the image), and whether host objects refuse any other image (the device changed since a
+    // cached one was kept).
+    uint8_t availability = 1;
+    size_t availability_reads = 0;
+    bool host_wants_current_availability = false;
 };
 
 State& state();

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -248,9 +249,14 @@ func (b *Backend) warn(err error) {
 	fmt.Fprintf(b.warnings, "gorocprof: warning: %v (set %s=off to stop using the cache)\n", err, querycache.EnvCache)
 }
 
-// Tool is the tool library and the variable CUDA loads it from.
+// Tool is the tool library and the variable CUDA loads it from, and, with a query cache, where the tool
+// keeps the devices' counter availability between processes (every run of an application replay is one).
 func (b *Backend) Tool() (string, []string, error) {
-	return b.tool, []string{contract.EnvCUDAInjection + "=" + b.tool}, nil
+	env := []string{contract.EnvCUDAInjection + "=" + b.tool}
+	if dir := b.store.Dir(); dir != "" {
+		env = append(env, contract.EnvCUDAAvailabilityDir+"="+filepath.Join(dir, "availability"))
+	}
+	return b.tool, env, nil
 }
 
 // KernelReplay is always possible: the tool library replays through tool/replay.

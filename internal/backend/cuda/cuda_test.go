@@ -262,3 +262,28 @@ func TestUnwritableCache(t *testing.T) {
 		t.Errorf("helper asked %q, want the agents with the metric looked up", got)
 	}
 }
+
+// The tool keeps the devices' counter availability inside the query cache, and nowhere without one.
+func TestToolKeepsAvailabilityInTheQueryCache(t *testing.T) {
+	lib, _ := fakeCUDALib(t, 1)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		store *querycache.Store
+		want  []string
+	}{
+		{querycache.At(dir), []string{contract.EnvCUDAInjection + "=" + filepath.Join(lib, toolLibrary), contract.EnvCUDAAvailabilityDir + "=" + filepath.Join(dir, "availability")}},
+		{nil, []string{contract.EnvCUDAInjection + "=" + filepath.Join(lib, toolLibrary)}},
+	} {
+		b, err := New(lib, c.store, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, env, err := b.Tool()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(env, c.want) {
+			t.Errorf("store %q: Tool env = %q, want %q", c.store.Dir(), env, c.want)
+		}
+	}
+}

@@ -22,20 +22,25 @@ void reset() {
     state().blocks = std::move(blocks);
 }
 
-bool fits_its_block(CUdeviceptr p, size_t bytes) {
+namespace {
+// The live cuMemAlloc block that p lies in, or blocks.end().
+std::map<CUdeviceptr, size_t>::const_iterator block_holding(CUdeviceptr p) {
     const auto& blocks = state().blocks;
     auto it = blocks.upper_bound(p);
-    if (it == blocks.begin()) return true;
+    if (it == blocks.begin()) return blocks.end();
     --it;
-    return p >= it->first + it->second || p + bytes <= it->first + it->second;
+    return p < it->first + it->second ? it : blocks.end();
+}
+}  // namespace
+
+bool fits_its_block(CUdeviceptr p, size_t bytes) {
+    auto it = block_holding(p);
+    return it == state().blocks.end() || p + bytes <= it->first + it->second;
 }
 
 bool in_a_block(CUdeviceptr p, size_t bytes) {
-    const auto& blocks = state().blocks;
-    auto it = blocks.upper_bound(p);
-    if (it == blocks.begin()) return false;
-    --it;
-    return p + bytes <= it->first + it->second;
+    auto it = block_holding(p);
+    return it != state().blocks.end() && p + bytes <= it->first + it->second;
 }
 
 }  // namespace fakecuda

@@ -56,8 +56,8 @@ struct KernelReach {
 bool mark_workload(const std::vector<Allocation>& allocs, const std::vector<KernelReach>& kernels,
                    const std::vector<CUdeviceptr>& written, std::vector<char>* reached);
 
-// The device half, one per context: the scan kernel (PTX the driver compiles once per context) and
-// its table of allocations.
+// The device half, one per context: the scan kernel (PTX the driver compiles once per context), its table
+// of allocations and its table of the ranges one round scans (one launch per round).
 class ReachScanner {
 public:
     // Closes `reached` over the addresses stored in reached memory, scanning on `stream` (idle, the
@@ -70,11 +70,18 @@ public:
 
 private:
     PortStatus load();
+    // Queues one round of the scan on `stream`: the list of the frontier's readable allocations (their whole
+    // aligned words), uploaded once, and one launch over all of it.
+    PortStatus scan_round(const std::vector<Allocation>& allocs, CUstream stream, int device, uint64_t lo, uint64_t hi,
+                          uint64_t* bytes_scanned);
     CUmodule module_ = nullptr;
     CUfunction scan_ = nullptr;
-    CUdeviceptr table_ = 0;  // bases[n] | ends[n] | hits[n] (u32)
-    size_t table_cap_ = 0;   // allocations the table holds
+    CUdeviceptr table_ = 0;   // bases[n] | ends[n] | hits[n] (u32)
+    size_t table_cap_ = 0;    // allocations the table holds
+    CUdeviceptr ranges_ = 0;  // the round's list: {first word's address, words before it} per range
+    size_t ranges_cap_ = 0;   // ranges the list's table holds
     std::vector<uint64_t> host_;
+    std::vector<uint64_t> list_;  // the round's list as uploaded
     std::vector<uint32_t> hits_;
     std::vector<size_t> frontier_;
     std::vector<char> seen_;

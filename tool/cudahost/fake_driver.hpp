@@ -1,12 +1,13 @@
 // The fake CUDA driver behind fake/cuda.h: device memory is host memory (a CUdeviceptr is a host
-// address), copies are memcpy, and the one kernel the tool library launches, the reach scan, is run on
-// the host with the same rule as its PTX (an 8-byte word inside [lo, hi) marks the allocation whose
-// base is the largest one not above it, when the word lies below that allocation's end).
+// address), copies are memcpy, and the tool library's kernels are run on the host with the same rule as their
+// PTX: the reach scan reads its list of word ranges from device memory and, for each word, marks the allocation
+// whose base is the largest one not above it when the word lies inside [lo, hi) and below that allocation's end.
 #pragma once
 
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -21,6 +22,9 @@ struct State {
     bool load_fails = false;            // cuModuleLoadDataEx answers CUDA_ERROR_INVALID_PTX
     std::set<CUdeviceptr> unreadable;   // cuMemGetAccess says no access at these addresses
     size_t launches = 0;                // scan kernels run
+    std::vector<uint32_t> scan_ranges;  // the ranges of each scan kernel's list, in launch order
+    size_t mem_allocs = 0;              // cuMemAlloc calls
+    std::map<CUdeviceptr, size_t> blocks;  // live cuMemAlloc blocks and their sizes
     size_t syncs = 0;                   // cuStreamSynchronize calls (one per scan round)
     size_t memsets = 0;                 // cuMemsetD*Async calls
     int l2_bytes = 1 << 20;             // cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
@@ -47,5 +51,11 @@ size_t live_graphs();
 
 State& state();
 void reset();
+
+// Whether `bytes` from p stay inside the live cuMemAlloc block that p lies in (true when p lies in none: the
+// tests' own host buffers stand in for the application's memory).
+bool fits_its_block(CUdeviceptr p, size_t bytes);
+// Whether `bytes` from p lie inside one live cuMemAlloc block.
+bool in_a_block(CUdeviceptr p, size_t bytes);
 
 }  // namespace fakecuda

@@ -233,7 +233,11 @@ int main(int argc, char** argv) {
     double event_ms = 0;
     int* data = nullptr;
     if (!(st = runtime(cudaMalloc(&data, n * sizeof(int)), "cudaMalloc")).ok) return fail(st);
-    const size_t gap_n = size_t(64) << 18;  // 64 MiB of ints
+    // RP_RANGES_GAP_N: the gap kernels' elements (default 64 MiB of ints).
+    const char* gap_env = std::getenv("RP_RANGES_GAP_N");
+    const size_t gap_n = gap_env ? std::strtoull(gap_env, nullptr, 10) : size_t(64) << 18;
+    if (gap_n < 1) return 2;
+    double gap_event_ms = 0;
     int* gap_buf = nullptr;
     CUcontext other = nullptr;
     double ctx_ms = 0;
@@ -268,8 +272,17 @@ int main(int argc, char** argv) {
             if (r.ok) r = gc::cu(cuCtxPopCurrent(&popped), "cuCtxPopCurrent");
             return r;
         }
-        for (long g = 0; g < gap; ++g) add_one<<<static_cast<unsigned>((gap_n + 255) / 256), 256>>>(gap_buf, static_cast<int>(gap_n));
-        return runtime(cudaGetLastError(), "gap kernel launch");
+        // Timed with the measured kernels' event pair (SYNC=1): what a kernel outside every range lasts.
+        gc::PortStatus r = sync ? runtime(cudaEventRecord(ev0), "cudaEventRecord") : gc::PortStatus::success();
+        for (long g = 0; r.ok && g < gap; ++g) add_one<<<static_cast<unsigned>((gap_n + 255) / 256), 256>>>(gap_buf, static_cast<int>(gap_n));
+        if (r.ok) r = runtime(cudaGetLastError(), "gap kernel launch");
+        if (r.ok && sync) {
+            float ms = 0;
+            if ((r = runtime(cudaEventRecord(ev1), "cudaEventRecord")).ok && (r = runtime(cudaEventSynchronize(ev1), "cudaEventSynchronize")).ok &&
+                (r = runtime(cudaEventElapsedTime(&ms, ev0, ev1), "cudaEventElapsedTime")).ok)
+                gap_event_ms += ms;
+        }
+        return r;
     };
     auto launch = [&](long k) {
         gc::PortStatus r = runtime(cudaEventRecord(ev0), "cudaEventRecord");
@@ -312,6 +325,7 @@ int main(int argc, char** argv) {
         windows = ranges = full = armed = differ = 0;
         last_sum = 0;
         event_ms = 0;
+        gap_event_ms = 0;
         if (activity) {
             if (!(st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize")).ok) return fail(st);
             if (!(st = gc::cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll")).ok) return fail(st);
@@ -352,6 +366,9 @@ int main(int argc, char** argv) {
         }
         if (timed) {
             const double ms = ms_since(t0);
+            if (gap > 0 && sync)
+                std::printf("rp-ranges gap kernels (%zu elements): event mean %.0f ns\n", gap_n,
+                            gap_event_ms * 1e6 / double(kernels * gap));
             std::printf("rp-ranges set-up: counter availability %.1f ms; warm-up Start+Stop %.1f ms; the object's first "
                         "window: start %.1f ms, stop+decode %.1f ms\n", avail_ms, warmup_ms, first_start_ms, first_collect_ms);
             if (activity) {

@@ -52,18 +52,24 @@ test-go:
 	@test -z "$$(gofmt -l cmd internal)" || { echo "gofmt: these files need formatting:"; gofmt -l cmd internal; exit 1; }
 	GOROCPROF_REQUIRE_E2E=1 $(GO) test ./...
 
-# Every Go fuzz target for $(FUZZTIME) on its committed corpus (testdata/fuzz/<target>) and what it
-# finds; go fuzzes one target per invocation, so they run one after another. A failing input is
-# written to the package's testdata/fuzz, where `go test` replays it from then on.
-FUZZTIME     ?= 3s
-FUZZ_TARGETS  = cli:FuzzNormalizeArgs cli:FuzzParseInput cli:FuzzParseRankList output:FuzzExpandPath backend/rocm:FuzzParseProperties \
-	backend/helper:FuzzDecodeReply backend/cuda/querycache:FuzzCacheFiles replay:FuzzMergeRuns counters:FuzzParseExpression perfetto:FuzzDecode counters:FuzzParseExtra \
-	merge:FuzzReadResults
+# Every Go fuzz target on its committed corpus (testdata/fuzz/<target>), then a number of new inputs, one
+# target per invocation (go fuzzes one at a time). The budgets are execution counts, not seconds: with a
+# duration, Go 1.26's fuzz coordinator can fail a target at its deadline with a bare "context deadline
+# exceeded" and no input (golang/go#75804, fixed in Go 1.27), which a count never does. A count includes
+# the corpus's inputs, which run first; each is the corpus and about three seconds more of its target on the
+# 2-core CI machine; FUZZTIME (30s, 100000x) replaces all of them. A
+# failing input is written to the package's testdata/fuzz, where `go test` replays it from then on.
+FUZZTIME     ?=
+FUZZ_TARGETS  = cli:FuzzNormalizeArgs:700 cli:FuzzParseInput:500 cli:FuzzParseRankList:3000 output:FuzzExpandPath:3500 \
+	backend/rocm:FuzzParseProperties:20000 backend/helper:FuzzDecodeReply:20000 backend/cuda/querycache:FuzzCacheFiles:8000 \
+	replay:FuzzMergeRuns:500 counters:FuzzParseExpression:30000 perfetto:FuzzDecode:40000 counters:FuzzParseExtra:20000 \
+	merge:FuzzReadResults:1200
 fuzz_pkg      = ./internal/$(word 1,$(subst :, ,$(1)))
 fuzz_name     = $(word 2,$(subst :, ,$(1)))
+fuzz_budget   = $(if $(FUZZTIME),$(FUZZTIME),$(word 3,$(subst :, ,$(1)))x)
 
 test-fuzz:
-	@set -e; $(foreach t,$(FUZZ_TARGETS),$(call quiet,fuzz $(call fuzz_name,$(t)) for $(FUZZTIME),fuzz-$(call fuzz_name,$(t)),$(GO) test -run='^$$' -fuzz='^$(call fuzz_name,$(t))$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=10x $(call fuzz_pkg,$(t)));)
+	@set -e; $(foreach t,$(FUZZ_TARGETS),$(call quiet,fuzz $(call fuzz_name,$(t)) for $(call fuzz_budget,$(t)),fuzz-$(call fuzz_name,$(t)),$(GO) test -run='^$$' -fuzz='^$(call fuzz_name,$(t))$$' -fuzztime=$(call fuzz_budget,$(t)) -fuzzminimizetime=10x $(call fuzz_pkg,$(t)));)
 
 test-tool: tool
 	cd $(BUILD)/tool && ctest --output-on-failure -j $(JOBS)

@@ -1,6 +1,6 @@
 // The device's counter availability image, kept between processes (GOROCPROF_CUDA_AVAILABILITY_DIR, which the
-// front end points into its query cache). Reading it from the driver costs a process about 130 ms before its
-// first counter (docs/perf.md, attempt 19), and every run of an application replay is a new process. The file is
+// front end points into its query cache). Reading it from the driver is the dearest step of a process's counter
+// set-up after its first Start (docs/perf.md, attempt 19), and every run of an application replay is a new process. The file is
 // named for everything the image depends on: the device's UUID (a MIG instance has its own), the driver's
 // version and CUPTI's. A configuration that cannot be built or armed under a cached image makes the caller read
 // the driver's again (RangeCounters), so a stale file costs one more read, never a wrong counter set.

@@ -83,7 +83,7 @@ PortStatus RangeCounters::enable() {
     // Availability must be read before the profiler holds the context. It does not change while the
     // process runs, and reading it is a heavy driver call, so a re-enable reuses the first image.
     PortStatus st;
-    if (availability_.empty() && !(st = read_availability()).ok) return st;
+    if (availability_.empty() && !(st = read_availability(true)).ok) return st;
     CUpti_RangeProfiler_Enable_Params p{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     p.ctx = ctx_;
     {
@@ -94,8 +94,8 @@ PortStatus RangeCounters::enable() {
     return st;
 }
 
-PortStatus RangeCounters::read_availability() {
-    availability_cached_ = load_availability(availability_path_, &availability_);
+PortStatus RangeCounters::read_availability(bool from_file) {
+    availability_cached_ = from_file && load_availability(availability_path_, &availability_);
     if (availability_cached_) return PortStatus::success();
     PhaseTimer t(Phase::Availability);
     PortStatus st = counter_availability(ctx_, &availability_);
@@ -110,15 +110,7 @@ bool RangeCounters::refresh_availability() {
     const bool was_on = profiler_ != nullptr;
     disable();
     availability_.clear();
-    availability_cached_ = false;
-    const std::string path = availability_path_;
-    availability_path_.clear();  // not read back: the driver's image is wanted now
-    PortStatus st = read_availability();
-    availability_path_ = path;
-    if (st.ok) {
-        PortStatus saved = save_availability(availability_path_, availability_);
-        if (!saved.ok) cache_problem_ = "keeping the counter availability in " + path + ": " + saved.message();
-    }
+    PortStatus st = read_availability(false);  // the driver's image, which replaces the file
     if (st.ok && was_on) st = enable();
     return st.ok;
 }

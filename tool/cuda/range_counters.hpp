@@ -184,8 +184,8 @@ private:
         std::string note;  // for the user when the configuration needs several hardware passes
     };
     PortStatus enable();
-    // The availability image: the cached file's when there is one, else the driver's (then saved).
-    PortStatus read_availability();
+    // The availability image: the cached file's when `from_file` and there is one, else the driver's (then saved).
+    PortStatus read_availability(bool from_file);
     // A configuration failed under a cached image: the driver's image replaces it (profiler off meanwhile,
     // as reading it needs) and the file is rewritten. False when the image in use was the driver's already.
     bool refresh_availability();

@@ -203,12 +203,7 @@ PortStatus run_kernel(const GraphStep& s, CUstream stream, CUcontext ctx, uint32
     // that carries them (the configuration lives until the dispatch is done).
     CUlaunchConfig config{};
     if (!s.attrs.empty()) {
-        config.gridDimX = k.gridDimX, config.gridDimY = k.gridDimY, config.gridDimZ = k.gridDimZ;
-        config.blockDimX = k.blockDimX, config.blockDimY = k.blockDimY, config.blockDimZ = k.blockDimZ;
-        config.sharedMemBytes = k.sharedMemBytes;
-        config.hStream = stream;
-        config.attrs = const_cast<CUlaunchAttribute*>(s.attrs.data());
-        config.numAttrs = static_cast<unsigned>(s.attrs.size());
+        config = step_launch_config(s, stream);
         l.api = LaunchApi::KernelEx;
         l.config = &config;
     }

@@ -201,6 +201,12 @@ PortStatus launch_kernel_step(const GraphStep& s, CUstream stream) {
         return cu(cuLaunchKernel(f, k.gridDimX, k.gridDimY, k.gridDimZ, k.blockDimX, k.blockDimY, k.blockDimZ,
                                  k.sharedMemBytes, stream, k.kernelParams, k.extra),
                   "cuLaunchKernel");
+    CUlaunchConfig config = step_launch_config(s, stream);
+    return cu(cuLaunchKernelEx(&config, f, k.kernelParams, k.extra), "cuLaunchKernelEx");
+}
+
+CUlaunchConfig step_launch_config(const GraphStep& s, CUstream stream) {
+    const CUDA_KERNEL_NODE_PARAMS& k = s.kernel;
     CUlaunchConfig config{};
     config.gridDimX = k.gridDimX, config.gridDimY = k.gridDimY, config.gridDimZ = k.gridDimZ;
     config.blockDimX = k.blockDimX, config.blockDimY = k.blockDimY, config.blockDimZ = k.blockDimZ;
@@ -208,7 +214,7 @@ PortStatus launch_kernel_step(const GraphStep& s, CUstream stream) {
     config.hStream = stream;
     config.attrs = const_cast<CUlaunchAttribute*>(s.attrs.data());
     config.numAttrs = static_cast<unsigned>(s.attrs.size());
-    return cu(cuLaunchKernelEx(&config, f, k.kernelParams, k.extra), "cuLaunchKernelEx");
+    return config;
 }
 
 PortStatus run_graph(const std::vector<GraphStep>& steps, CUstream stream) {

@@ -48,6 +48,9 @@ PortStatus step_function(const GraphStep& s, CUfunction* f);
 // Launches kernel step `s` once on `stream` as its node would run: cuLaunchKernelEx with the node's launch
 // attributes when it sets any, else cuLaunchKernel.
 PortStatus launch_kernel_step(const GraphStep& s, CUstream stream);
+// The cuLaunchKernelEx configuration that launches kernel step `s` on `stream` with its attributes (cluster
+// dimensions, cooperative, priority); `s` must outlive it, since the configuration points at its attributes.
+CUlaunchConfig step_launch_config(const GraphStep& s, CUstream stream);
 
 // Runs every step once on `stream`, in order, kernels included: one run of the whole graph, what each pass
 // of a graph launched as one dispatch runs (--graph-profiling graph). On failure the steps before the one

@@ -56,8 +56,8 @@ test-go:
 # target per invocation (go fuzzes one at a time). The budgets are execution counts, not seconds: with a
 # duration, Go 1.26's fuzz coordinator can fail a target at its deadline with a bare "context deadline
 # exceeded" and no input (golang/go#75804, fixed in Go 1.27), which a count never does. A count includes
-# the corpus's inputs, which run first; each is the corpus and about three seconds more of its target on the
-# 2-core CI machine; FUZZTIME (30s, 100000x) replaces all of them. A
+# the corpus's inputs, which run first, so each is its corpus and a short run of new inputs (sized in
+# docs/perf.md, "Build and test time"); FUZZTIME (30s, 100000x) replaces all of them. A
 # failing input is written to the package's testdata/fuzz, where `go test` replays it from then on.
 FUZZTIME     ?=
 FUZZ_TARGETS  = cli:FuzzNormalizeArgs:700 cli:FuzzParseInput:500 cli:FuzzParseRankList:3000 output:FuzzExpandPath:3500 \

@@ -24,6 +24,7 @@
 // RP_FLOOR_MULTIPASS=R0,R1: the union of the groups as one configuration even when it needs several hardware
 // passes, one session per hardware pass on one profiler object (see run_multipass), values of every range
 // printed: how CUPTI merges the sessions' ranges, and what each session's Start costs.
+#include "bench_status.cuh"
 #include "device_info.hpp"
 #include "many_kernels.cuh"
 #include "range_counters.hpp"
@@ -41,16 +42,12 @@
 namespace gc = gorocprof::cuda;
 namespace core = gorocprof::core;
 
+using gorocprof::bench::ms_since;
+using gorocprof::bench::runtime;
+
 namespace {
 
-int fail(const gc::PortStatus& st) {
-    std::fprintf(stderr, "rp-floor: %s\n", st.message().c_str());
-    return 1;
-}
-
-gc::PortStatus runtime(cudaError_t e, const char* call) {
-    return e == cudaSuccess ? gc::PortStatus::success() : gc::PortStatus::failure(call, cudaGetErrorString(e));
-}
+int fail(const gc::PortStatus& st) { return gorocprof::bench::fail("rp-floor", st); }
 
 std::vector<core::PlanCounter> parse_group(const std::string& s) {
     std::vector<core::PlanCounter> out;
@@ -66,10 +63,6 @@ std::vector<core::PlanCounter> parse_group(const std::string& s) {
         start = comma + 1;
     }
     return out;
-}
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 struct Loop {

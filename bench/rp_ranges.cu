@@ -23,6 +23,7 @@
 // stop+decode B ms; R of R' ranges with every value (N recorded); first metric of add_one / add_index: V / V',
 // M ranges differ; last metric mean U; event mean E ns" and exits 0 when every range has every value, else 1. CMake target
 // rp-ranges of tool/cuda/tests (built only when asked for).
+#include "bench_status.cuh"
 #include "device_info.hpp"
 #include "many_kernels.cuh"
 #include "metric_host.hpp"
@@ -42,20 +43,12 @@
 
 namespace gc = gorocprof::cuda;
 
+using gorocprof::bench::ms_since;
+using gorocprof::bench::runtime;
+
 namespace {
 
-int fail(const gc::PortStatus& st) {
-    std::fprintf(stderr, "rp-ranges: %s\n", st.message().c_str());
-    return 1;
-}
-
-gc::PortStatus runtime(cudaError_t e, const char* call) {
-    return e == cudaSuccess ? gc::PortStatus::success() : gc::PortStatus::failure(call, cudaGetErrorString(e));
-}
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
+int fail(const gc::PortStatus& st) { return gorocprof::bench::fail("rp-ranges", st); }
 
 struct Session {
     CUpti_RangeProfiler_Object* obj = nullptr;

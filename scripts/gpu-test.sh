@@ -27,8 +27,10 @@ APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc
 # cachecost (GOROCPROF_CUDA_TIMING=1 under --cache-control all and none: what the flush costs per pass);
 # guards (tests/guards.cu: a kernel named like NCCL's runs once per launch, declined; a 300 ms kernel under
 # GOROCPROF_CUDA_REPLAY_TIMEOUT=0.05 is given up on, the app finishes with one run's results); graphwhole
-# (tests/graphs.cu under --graph-profiling graph: one dispatch per graph launch, values against ncu's).
-SECTIONS=${GPU_TEST_SECTIONS:-"coldstart apps threads torch compare switch timing cache cachecost guards graphwhole"}
+# (tests/graphs.cu under --graph-profiling graph: one dispatch per graph launch, values against ncu's);
+# availability (a counter availability that cannot be kept between processes is one warning, whether the
+# Range Profiler was enabled at context creation or at the first launch, and costs no counter).
+SECTIONS=${GPU_TEST_SECTIONS:-"coldstart apps threads torch compare switch timing cache cachecost guards graphwhole availability"}
 # inplace is not among them: none of its kernels runs 10 us, the shortest compared.
 TIMING_APPS=${GPU_TEST_TIMING_APPS:-"timing"}
 CACHE_APPS=${GPU_TEST_CACHE_APPS:-"inplace saxpy"}
@@ -485,6 +487,27 @@ if want cache; then
 d=json.load(open(sys.argv[1])); print("%d/%d medians within 5%% of ncu or of its range; values %s; %s" % (d["ncu_compared"]-d["ncu_mismatch"],
     d["ncu_compared"], json.dumps(d["values"])[:300], "; ".join(d["problems"][:2]) or "-"))' "$d.json" 2>/dev/null || echo "checker failed")"
         done
+    done
+fi
+
+# ---- availability: a cache directory that cannot be written -------------------------------------------
+# GOROCPROF_CUDA_AVAILABILITY_DIR under a plain file cannot be created: each run must warn once (records'
+# warning lines) and still give every pass's values, with the profiler enabled eagerly and at first launch.
+if want availability; then
+    blocker=$WORK/availability-blocker
+    : >"$blocker"
+    for eager in 1 0; do
+        d=$WORK/saxpy-availability-eager$eager
+        rm -rf "$d"
+        GOROCPROF_CUDA_EAGER_PROFILER=$eager GOROCPROF_CUDA_AVAILABILITY_DIR=$blocker/cache \
+            run_replay "$d" "$ROOT/bin/cuda-saxpy" >"$d.txt" 2>&1
+        rc=$?
+        python3 tool/cuda/tests/check_records.py "$d" --passes 3 --app "saxpy-availability-eager$eager" >"$d.json" 2>&1
+        rc_c=$?
+        warned=$(cat "$d"/records/* 2>/dev/null | grep -c 'keeping the counter availability in')
+        ok=PASS
+        if [ $rc -ne 0 ] || [ $rc_c -ne 0 ] || [ "$warned" -ne 1 ]; then ok=FAIL; FAILED=1; fi
+        say "availability eager=$eager: $ok | rc $rc, records check rc $rc_c, warnings $warned (want 1)"
     done
 fi
 

@@ -149,8 +149,7 @@ void on_context_created(CUcontext ctx) {
         if (!cs) Core::instance().warn("context setup: " + st.message());
         else if (cs->counters && backend().port.counters_usable() && !(st = cs->counters->enable_now()).ok)
             backend().port.report_counter_problem(st);
-        if (cs && cs->counters && !cs->counters->availability_cache_problem().empty())
-            Core::instance().warn(cs->counters->availability_cache_problem());
+        if (cs && cs->counters) backend().port.report_availability_problem(*cs->counters);
     }
     CUcontext popped = nullptr;
     if (!(st = cu(cuCtxPopCurrent(&popped), "cuCtxPopCurrent")).ok) Core::instance().warn("context setup: " + st.message());

@@ -417,4 +417,9 @@ void CudaPort::report_note(const std::string& note) {
     core::Core::instance().warn(note);
 }
 
+void CudaPort::report_availability_problem(RangeCounters& counters) {
+    const std::string problem = counters.take_availability_cache_problem();
+    if (!problem.empty()) report_note(problem);
+}
+
 }  // namespace gorocprof::cuda

@@ -169,6 +169,8 @@ public:
     // the rest of the process and is fatal for its results.
     void report_counter_problem(const PortStatus& st);
     void report_note(const std::string& note);
+    // A warning, once, when the context's counter availability could not be kept between processes.
+    void report_availability_problem(RangeCounters& counters);
     bool counters_usable() const { return !counters_off_; }
     // GOROCPROF_CACHE_CONTROL, read once at start-up.
     void set_cache_control(CacheControl c) { cache_control_ = c; }

@@ -59,6 +59,7 @@ bool CudaPort::join_lasting(Launch& l, const Group* group) {
     std::string note;
     const PortStatus st = cs.counters->arm(group, &note, cs.lasting.ranges());
     if (!note.empty()) report_note(note);
+    report_availability_problem(*cs.counters);
     if (!st.ok) {
         report_counter_problem(st);
         return true;  // nothing armed: the pass is recorded without counters, as arm_counters would leave it
@@ -118,6 +119,7 @@ bool CudaPort::arm_counters(Launch& l, const Group* group, uint64_t pass, bool m
     PortStatus st = l.cs->counters->arm(group, &note, ranges, lead, l.graph ? l.graph_kernels : 1,
                                         l.graph && options().graph_user_range);
     if (!note.empty()) report_note(note);
+    report_availability_problem(*l.cs->counters);
     if (!st.ok) {
         l.window = false;  // nothing armed: the next pass arms its own
         report_counter_problem(st);

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -170,10 +171,11 @@ public:
     // Where the device's counter availability image is kept between processes (availability_cache.hpp; empty:
     // read from the driver every time). Before the first enable.
     void use_availability_cache(std::string path) { availability_path_ = std::move(path); }
-    // Whether the image in use came from that file; and what went wrong keeping it (empty when nothing did),
-    // for a warning: the counters work either way.
+    // Whether the image in use came from that file; and what went wrong keeping it, for a warning (the
+    // counters work either way). Whichever call enabled the profiler (enable_now or a first arm), the problem
+    // is handed out once: empty afterwards, and when nothing went wrong.
     bool availability_cached() const { return availability_cached_; }
-    const std::string& availability_cache_problem() const { return cache_problem_; }
+    std::string take_availability_cache_problem() { return std::exchange(cache_problem_, std::string()); }
 
 private:
     struct GroupState {

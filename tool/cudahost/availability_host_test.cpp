@@ -29,12 +29,13 @@ std::string temp_dir() {
 
 // One dispatch of group 0 in a process of its own (a RangeCounters of its own) that keeps the availability
 // at `path`; true when the pass read its group's values.
-bool one_process(const std::string& path, bool* cached = nullptr, std::string* problem = nullptr) {
+// `eager`: enabled at once, as at context creation; else by the first arm, as at a context's first launch.
+bool one_process(const std::string& path, bool* cached = nullptr, std::string* problem = nullptr, bool eager = true) {
     const std::vector<gorocprof::core::PlanPass> passes = counter_plans::plan({{"a", "b"}});
     RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
     rc.use_availability_cache(path);
     rc.plan_passes(passes);
-    if (!rc.enable_now().ok) return false;
+    if (eager && !rc.enable_now().ok) return false;
     std::string note;
     if (!rc.arm(&passes[0].counters, &note, 1).ok) return false;
     fakecupti::kernel(7);
@@ -42,8 +43,21 @@ bool one_process(const std::string& path, bool* cached = nullptr, std::string* p
     std::vector<gorocprof::core::CounterSample> got;
     if (!rc.stop(&all).ok || !all || !rc.collect(&got).ok || got.size() != 2) return false;
     if (cached) *cached = rc.availability_cached();
-    if (problem) *problem = rc.availability_cache_problem();
+    if (problem) {
+        *problem = rc.take_availability_cache_problem();
+        if (!rc.take_availability_cache_problem().empty()) *problem = "told twice: " + *problem;
+    }
     return got[0].values[0] == counter_plans::value("a", 7) && got[1].values[0] == counter_plans::value("b", 7);
+}
+
+// A reset fake profiler and a plain file in a new directory: a cache path under it cannot be created.
+std::string fresh_run_with_a_blocking_file() {
+    fakecupti::reset();
+    fakecupti::state().value = counter_plans::value;
+    const std::string blocker = temp_dir() + "/file";
+    std::FILE* f = std::fopen(blocker.c_str(), "w");
+    if (f) std::fclose(f);
+    return blocker;
 }
 
 }  // namespace
@@ -128,12 +142,7 @@ TEST_CASE(availability_files_that_are_not_whole_are_never_read) {
 }
 
 TEST_CASE(an_availability_file_that_cannot_be_written_costs_a_warning) {
-    fakecupti::reset();
-    fakecupti::state().value = counter_plans::value;
-    const std::string dir = temp_dir();
-    const std::string blocker = dir + "/file";
-    std::FILE* f = std::fopen(blocker.c_str(), "w");
-    std::fclose(f);
+    const std::string blocker = fresh_run_with_a_blocking_file();
     std::string problem;
     bool cached = true;
     // Its directory would be under a plain file.
@@ -141,4 +150,11 @@ TEST_CASE(an_availability_file_that_cannot_be_written_costs_a_warning) {
     CHECK(!cached);
     CHECK(problem.find("keeping the counter availability in " + blocker + "/cache/a.bin") == 0);
     CHECK(problem.find("mkdir") != std::string::npos);
+}
+
+TEST_CASE(an_availability_problem_is_told_once_when_the_first_arm_enabled_the_profiler) {
+    const std::string blocker = fresh_run_with_a_blocking_file();
+    std::string problem;
+    CHECK(one_process(blocker + "/a.bin", nullptr, &problem, false));
+    CHECK(problem.find("keeping the counter availability in " + blocker + "/a.bin") == 0);
 }

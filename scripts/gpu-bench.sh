@@ -40,6 +40,7 @@ S3=(--pmc "sm__inst_executed.sum sm__warps_launched.sum" --pmc "sm__inst_execute
 source "$ROOT/scripts/s10.sh"  # S10_METRICS, S10_PMC, S10_NCU, S10_DETERMINISTIC
 source "$ROOT/scripts/rp-floor-build.sh"  # build_rp_floor
 WITH_S10=${BENCH_S10:-1}  # 0 leaves the S10 columns out (a shorter run)
+WITH_APP=${BENCH_APP:-1}  # 0 leaves the application-replay S3 columns (ga S3, na S3) out
 S10_REPS=${BENCH_S10_REPS:-1}  # runs per S10 cell (each is ten passes of every dispatch: the longest cells)
 # gorocprof kernel replay's flags, and its S3 run as every gk S3 column, the front-end timing and the timing run use it.
 KR=(--replay-mode kernel --kernel-replay-beta-enabled)
@@ -94,7 +95,20 @@ write_md() {
         echo "- workload (1): $DERIVED"
         echo "- workload (3): $IDLE"
         echo "- Range Profiler with S3 as one Start/Stop window of three ranges per dispatch (bench/rp_floor.cu, RP_FLOOR_WINDOW=1): $WINDOW"
+        own_times
     } >"$OUT/gpu-bench.md"
+}
+
+# Each measured workload's profiler's own time (its column minus the unprofiled median), gorocprof's against
+# ncu's: issue 21's PyTorch target is this ratio, since the unprofiled process alone is most of ncu's run.
+# Application replay is left out: it runs the app once per pass, so one unprofiled run is not its baseline.
+own_times() {
+    [ -s "$WORK/cells.txt" ] || return 0
+    awk 'function own(a, u) { return (a ~ /^[0-9]+$/ && u ~ /^[0-9]+$/) ? a - u : "-" }
+         function r(a, b) { return (a ~ /^-?[0-9]+$/ && b ~ /^-?[0-9]+$/ && b > 0) ? sprintf("%.2f", a / b) : "-" }
+         { g1 = own($3, $2); g3 = own($4, $2); n1 = own($6, $2); n3 = own($7, $2)
+           printf "- kernel replay own time (column - unprofiled), %s: gk S1 %s / nk S1 %s ms (%s), gk S3 %s / nk S3 %s ms (%s)\n",
+                  $1, g1, n1, r(g1, n1), g3, n3, r(g3, n3) }' "$WORK/cells.txt"
 }
 
 bench() { # bench LABEL REPS CMD... : one workload, every metric set, every tool (S10_APP=0: no S10 application replay)
@@ -111,16 +125,16 @@ bench() { # bench LABEL REPS CMD... : one workload, every metric set, every tool
     un=$(N_REPS=$n median_ms "$label-plain" "$@"); show
     gk1=$(N_REPS=$n median_ms "$label-gk1" "$GR" --quiet "${S1[@]}" "${KR[@]}" -d "$WORK/$label-gk1" -o r -- "$@"); show
     gk3=$(N_REPS=$n median_ms "$label-gk3" "$GR" --quiet "${GK3[@]}" -d "$WORK/$label-gk3" -o r -- "$@"); show
-    ga3=$(N_REPS=$n median_ms "$label-ga3" "$GR" --quiet "${S3[@]}" --replay-mode application -d "$WORK/$label-ga3" -o r -- "$@"); show
+    [ "$WITH_APP" = 1 ] && ga3=$(N_REPS=$n median_ms "$label-ga3" "$GR" --quiet "${S3[@]}" --replay-mode application -d "$WORK/$label-ga3" -o r -- "$@"); show
     nk1=$(N_REPS=$n median_ms "$label-nk1" ncu --clock-control none --replay-mode kernel --metrics $NCU_S1 -o "$WORK/$label-nk1" -f "$@"); show
     nk3=$(N_REPS=$n median_ms "$label-nk3" ncu --clock-control none --replay-mode kernel --metrics $NCU_METRICS --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk3.csv" "$@"); show
-    na3=$(N_REPS=$n median_ms "$label-na3" ncu --clock-control none --replay-mode application --metrics $NCU_METRICS -o "$WORK/$label-na3" -f "$@"); show
+    [ "$WITH_APP" = 1 ] && na3=$(N_REPS=$n median_ms "$label-na3" ncu --clock-control none --replay-mode application --metrics $NCU_METRICS -o "$WORK/$label-na3" -f "$@"); show
     # Every pass present and no value empty too: replayed dispatches share windows across dispatches, where a
     # range nobody owns empties a whole window.
     eq=$(python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$WORK/$label-gk3/r_results.json" "$WORK/$label-nk3.csv" --passes 3 2>&1 | tail -1); show
     # gk S1 and ga S3 hold dispatches that are not replayed, which share counter windows across dispatches:
     # every pass present, no value empty, each equal to one of ncu's.
-    eq1a="$(python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$WORK/$label-gk1/r_results.json" "$WORK/$label-nk3.csv" --passes 1 2>&1 | tail -1), $(python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$WORK/$label-ga3/r_results.json" "$WORK/$label-nk3.csv" --passes 3 2>&1 | tail -1)"; show
+    eq1a="$(python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$WORK/$label-gk1/r_results.json" "$WORK/$label-nk3.csv" --passes 1 2>&1 | tail -1), $([ "$WITH_APP" = 1 ] && python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$WORK/$label-ga3/r_results.json" "$WORK/$label-nk3.csv" --passes 3 2>&1 | tail -1 || echo -)"; show
     if [ "$WITH_S10" = 1 ]; then
         gk10=$(N_REPS=$S10_REPS median_ms "$label-gk10" "$GR" --quiet "${S10_PMC[@]}" "${KR[@]}" -d "$WORK/$label-gk10" -o r -- "$@"); show
         nk10=$(N_REPS=$S10_REPS median_ms "$label-nk10" ncu --clock-control none --replay-mode kernel --metrics "$S10_NCU" --csv --page raw --print-kernel-base mangled --log-file "$WORK/$label-nk10.csv" "$@"); show
@@ -235,6 +249,7 @@ fixed_cost() {
 }
 want many && timing many-kernels "$MANY"
 want torch && timing torch-transformer python3 bench/transformer_step.py
+want torch-steps && timing "torch-transformer-${TORCH_STEPS}steps" python3 bench/transformer_step.py "$TORCH_STEPS"
 want footprint && timing footprint-16GiB env FOOTPRINT_GIB=16 "$WORK/footprint"
 
 # Derived costs from workload (1): 300 dispatches.

@@ -203,30 +203,59 @@ struct Loop {
     }
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// DISPATCHES and the groups; false (after saying why) when they are not usable.
+bool parse_args(int argc, char** argv, long* dispatches, std::vector<core::PlanPass>* plan) {
     if (argc < 3) {
         std::fprintf(stderr, "usage: rp-floor DISPATCHES GROUP [GROUP...]\n");
-        return 2;
+        return false;
     }
     char* end = nullptr;
-    long dispatches = std::strtol(argv[1], &end, 10);
-    if (end == argv[1] || *end != '\0' || dispatches < 1) {
+    *dispatches = std::strtol(argv[1], &end, 10);
+    if (end == argv[1] || *end != '\0' || *dispatches < 1) {
         std::fprintf(stderr, "rp-floor: DISPATCHES must be a positive number, got '%s'\n", argv[1]);
-        return 2;
+        return false;
     }
-    std::vector<core::PlanPass> plan;
     for (int i = 2; i < argc; ++i) {
         core::PlanPass p;
         p.group = i - 2;
         p.counters = parse_group(argv[i]);
         if (p.counters.empty()) {
             std::fprintf(stderr, "rp-floor: group %d names no metric\n", i - 1);
-            return 2;
+            return false;
         }
-        plan.push_back(p);
+        plan->push_back(p);
     }
+    return true;
+}
+
+// RP_FLOOR_MULTIPASS: one dispatch untimed, then the timed ones, and the last window's ranges.
+int multipass(Loop& loop, long dispatches) {
+    gc::PortStatus st;
+    if (!(st = loop.run_multipass(1)).ok) return fail(st);
+    loop.reset_totals();
+    auto t0 = std::chrono::steady_clock::now();
+    if (!(st = loop.run_multipass(dispatches)).ok) return fail(st);
+    const double ms = ms_since(t0);
+    std::printf("rp-floor multipass: %ld dispatches, %zu sessions each, in %.1f ms: %.3f ms per dispatch; "
+                "Start per session:",
+                dispatches, loop.max_sessions, ms, ms / double(dispatches));
+    for (double t : loop.session_start_ms) std::printf(" %.3f ms", t / double(dispatches));
+    std::printf("; collect %.3f ms\n", loop.collect_ms / double(dispatches));
+    for (size_t r = 0; r < loop.ranges.size(); ++r) {
+        std::printf("rp-floor multipass: last window, range %zu:", r);
+        for (const core::CounterSample& cs : loop.ranges[r])
+            std::printf(" %s=%.0f", cs.counter ? cs.counter->name.c_str() : "?", cs.values.empty() ? -1.0 : cs.values[0]);
+        std::printf("\n");
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    long dispatches = 0;
+    std::vector<core::PlanPass> plan;
+    if (!parse_args(argc, argv, &dispatches, &plan)) return 2;
 
     gc::PortStatus st;
     if (!(st = runtime(cudaFree(nullptr), "cudaFree(0)")).ok) return fail(st);  // creates the primary context
@@ -263,25 +292,10 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "rp-floor: RP_FLOOR_MULTIPASS wants kernels per session, e.g. 4,6\n");
             return 2;
         }
-        if (!(st = loop.run_multipass(1)).ok) return fail(st);
-        loop.reset_totals();
-        auto t0 = std::chrono::steady_clock::now();
-        if (!(st = loop.run_multipass(dispatches)).ok) return fail(st);
-        const double ms = ms_since(t0);
-        std::printf("rp-floor multipass: %ld dispatches, %zu sessions each, in %.1f ms: %.3f ms per dispatch; "
-                    "Start per session:",
-                    dispatches, loop.max_sessions, ms, ms / double(dispatches));
-        for (double t : loop.session_start_ms) std::printf(" %.3f ms", t / double(dispatches));
-        std::printf("; collect %.3f ms\n", loop.collect_ms / double(dispatches));
-        for (size_t r = 0; r < loop.ranges.size(); ++r) {
-            std::printf("rp-floor multipass: last window, range %zu:", r);
-            for (const core::CounterSample& cs : loop.ranges[r])
-                std::printf(" %s=%.0f", cs.counter ? cs.counter->name.c_str() : "?", cs.values.empty() ? -1.0 : cs.values[0]);
-            std::printf("\n");
-        }
+        const int rc = multipass(loop, dispatches);
         counters.disable();
         cudaFree(data);
-        return 0;
+        return rc;
     }
     // One dispatch untimed: configuration images, the first kernel's cost, lazy module loading.
     if (!(st = window ? loop.run_windows(1) : loop.run(1)).ok) return fail(st);

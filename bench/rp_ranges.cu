@@ -159,54 +159,67 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     std::free(buffer);
 }
 
-}  // namespace
+bool env_is_one(const char* name) {
+    const char* v = std::getenv(name);
+    return v && std::strcmp(v, "1") == 0;
+}
 
-int main(int argc, char** argv) {
-    if (argc != 6 && argc != 7) {
-        std::fprintf(stderr, "usage: rp-ranges auto|user SYNC W D METRIC[,METRIC...] [GAP]\n");
-        return 2;
-    }
-    Session s;
-    s.user = std::strcmp(argv[1], "user") == 0;
-    const bool sync = std::strcmp(argv[2], "1") == 0;
-    s.window = std::strtoul(argv[3], nullptr, 10);
-    const long kernels = std::strtol(argv[4], nullptr, 10);
-    const long gap = argc == 7 ? std::strtol(argv[6], nullptr, 10) : 0;
-    if (s.window < 1 || kernels < 1 || gap < 0) return 2;
-    const bool gap_ctx = std::getenv("RP_RANGES_GAP_CTX") && std::strcmp(std::getenv("RP_RANGES_GAP_CTX"), "1") == 0;
-    s.slots = s.user || gap_ctx ? 1 : static_cast<size_t>(1 + gap);
+// The command line and the RP_RANGES_* variables.
+struct Args {
+    bool sync = false;
+    long kernels = 0;
+    long gap = 0;
+    bool gap_ctx = false;   // RP_RANGES_GAP_CTX=1
+    bool activity = false;  // RP_RANGES_ACTIVITY=1
+    bool warmup = false;    // RP_RANGES_WARMUP=1
+    int n = 1 << 16;        // RP_RANGES_N
+    size_t gap_n = size_t(64) << 18;  // RP_RANGES_GAP_N: the gap kernels' elements (default 64 MiB of ints)
     std::vector<std::string> metrics;
+};
+
+bool parse_args(int argc, char** argv, Session* s, Args* a) {
+    if (argc != 6 && argc != 7) return false;
+    s->user = std::strcmp(argv[1], "user") == 0;
+    a->sync = std::strcmp(argv[2], "1") == 0;
+    s->window = std::strtoul(argv[3], nullptr, 10);
+    a->kernels = std::strtol(argv[4], nullptr, 10);
+    a->gap = argc == 7 ? std::strtol(argv[6], nullptr, 10) : 0;
+    a->gap_ctx = env_is_one("RP_RANGES_GAP_CTX");
+    a->activity = env_is_one("RP_RANGES_ACTIVITY");
+    a->warmup = env_is_one("RP_RANGES_WARMUP");
+    if (const char* v = std::getenv("RP_RANGES_N")) a->n = std::atoi(v);
+    if (const char* v = std::getenv("RP_RANGES_GAP_N")) a->gap_n = std::strtoull(v, nullptr, 10);
+    if (s->window < 1 || a->kernels < 1 || a->gap < 0 || a->n < 1 || a->gap_n < 1) return false;
+    s->slots = s->user || a->gap_ctx ? 1 : static_cast<size_t>(1 + a->gap);
     for (std::string list = argv[5]; !list.empty();) {
         const size_t comma = list.find(',');
-        metrics.push_back(list.substr(0, comma));
+        a->metrics.push_back(list.substr(0, comma));
         list = comma == std::string::npos ? "" : list.substr(comma + 1);
     }
-    for (const std::string& m : metrics) s.names.push_back(m.c_str());
+    for (const std::string& m : a->metrics) s->names.push_back(m.c_str());
+    return !a->metrics.empty();
+}
 
+// The configuration of the metrics (one hardware pass), the profiler object and its counter data image;
+// *avail_ms: what reading the counter availability cost.
+gc::PortStatus open_session(Session& s, gc::HostObject& host, double* avail_ms) {
     gc::PortStatus st;
-    const bool activity = std::getenv("RP_RANGES_ACTIVITY") && std::strcmp(std::getenv("RP_RANGES_ACTIVITY"), "1") == 0;
-    if (activity) {
-        if (!(st = gc::cupti(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks")).ok ||
-            !(st = gc::cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable")).ok)
-            return fail(st);
-    }
-    if (!(st = runtime(cudaFree(nullptr), "cudaFree(0)")).ok) return fail(st);
+    if (!(st = runtime(cudaFree(nullptr), "cudaFree(0)")).ok) return st;
     CUcontext ctx = nullptr;
-    if (!(st = gc::cu(cuCtxGetCurrent(&ctx), "cuCtxGetCurrent")).ok) return fail(st);
-    if (!(st = gc::ensure_profiler_initialized()).ok) return fail(st);
+    if (!(st = gc::cu(cuCtxGetCurrent(&ctx), "cuCtxGetCurrent")).ok) return st;
+    if (!(st = gc::ensure_profiler_initialized()).ok) return st;
     std::string chip;
-    if (!(st = gc::chip_name(0, &chip)).ok) return fail(st);
+    if (!(st = gc::chip_name(0, &chip)).ok) return st;
     std::vector<uint8_t> availability;
     const auto t_avail = std::chrono::steady_clock::now();
-    if (!(st = gc::counter_availability(ctx, &availability)).ok) return fail(st);
-    const double avail_ms = ms_since(t_avail);
-    gc::HostObject host;
+    if (!(st = gc::counter_availability(ctx, &availability)).ok) return st;
+    *avail_ms = ms_since(t_avail);
     size_t passes = 0;
-    if (!(st = host.init(chip, availability)).ok || !(st = gc::build_config(host, s.names, &s.config, &passes)).ok) return fail(st);
-    if (passes != 1) return fail(gc::PortStatus::failure("build_config", "the metrics need several hardware passes"));
+    if (!(st = host.init(chip, availability)).ok || !(st = gc::build_config(host, s.names, &s.config, &passes)).ok) return st;
+    if (passes != 1) return gc::PortStatus::failure("build_config", "the metrics need several hardware passes");
     CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     en.ctx = ctx;
-    if (!(st = gc::cupti(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable")).ok) return fail(st);
+    if (!(st = gc::cupti(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable")).ok) return st;
     s.obj = en.pRangeProfilerObject;
     CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     size.pRangeProfilerObject = s.obj;
@@ -214,51 +227,78 @@ int main(int argc, char** argv) {
     size.numMetrics = s.names.size();
     size.maxNumOfRanges = s.window * s.slots;
     size.maxNumRangeTreeNodes = s.window * s.slots;
-    if (!(st = gc::cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize")).ok) return fail(st);
+    if (!(st = gc::cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize")).ok) return st;
     s.data.assign(size.counterDataSize, 0);
+    return st;
+}
 
-    const char* n_env = std::getenv("RP_RANGES_N");
-    const int n = n_env ? std::atoi(n_env) : 1 << 16;
-    if (n < 1) return 2;
+// The kernels: the measured ones (add_one and add_index in turn over n ints, each timed by an event pair)
+// and the gap kernels before each (over gap_n ints, in this context or a second one).
+struct Kernels {
+    const Args& a;
     cudaEvent_t ev0 = nullptr, ev1 = nullptr;
-    if (!(st = runtime(cudaEventCreate(&ev0), "cudaEventCreate")).ok || !(st = runtime(cudaEventCreate(&ev1), "cudaEventCreate")).ok)
-        return fail(st);
-    double event_ms = 0;
     int* data = nullptr;
-    if (!(st = runtime(cudaMalloc(&data, n * sizeof(int)), "cudaMalloc")).ok) return fail(st);
-    // RP_RANGES_GAP_N: the gap kernels' elements (default 64 MiB of ints).
-    const char* gap_env = std::getenv("RP_RANGES_GAP_N");
-    const size_t gap_n = gap_env ? std::strtoull(gap_env, nullptr, 10) : size_t(64) << 18;
-    if (gap_n < 1) return 2;
-    double gap_event_ms = 0;
     int* gap_buf = nullptr;
     CUcontext other = nullptr;
-    double ctx_ms = 0;
-    if (gap > 0 && gap_ctx) {
+    double event_ms = 0, gap_event_ms = 0;
+
+    explicit Kernels(const Args& args) : a(args) {}
+    ~Kernels() {
+        cudaFree(data);
+        if (gap_buf && !other) cudaFree(gap_buf);
+        if (other) cuCtxDestroy(other);
+    }
+
+    gc::PortStatus prepare() {
+        gc::PortStatus st;
+        if (!(st = runtime(cudaEventCreate(&ev0), "cudaEventCreate")).ok || !(st = runtime(cudaEventCreate(&ev1), "cudaEventCreate")).ok)
+            return st;
+        if (!(st = runtime(cudaMalloc(&data, a.n * sizeof(int)), "cudaMalloc")).ok) return st;
+        if (a.gap > 0 && a.gap_ctx) return second_context();
+        if (a.gap > 0) return runtime(cudaMalloc(&gap_buf, a.gap_n * sizeof(int)), "cudaMalloc");
+        return st;
+    }
+
+    gc::PortStatus second_context() {
         CUdevice dev = 0;
         const auto tc = std::chrono::steady_clock::now();
-        if (!(st = gc::cu(cuCtxGetDevice(&dev), "cuCtxGetDevice")).ok) return fail(st);
+        gc::PortStatus st;
+        if (!(st = gc::cu(cuCtxGetDevice(&dev), "cuCtxGetDevice")).ok) return st;
 #if CUDA_VERSION >= 13000
-        if (!(st = gc::cu(cuCtxCreate(&other, nullptr, 0, dev), "cuCtxCreate")).ok) return fail(st);
+        if (!(st = gc::cu(cuCtxCreate(&other, nullptr, 0, dev), "cuCtxCreate")).ok) return st;
 #else
-        if (!(st = gc::cu(cuCtxCreate(&other, 0, dev), "cuCtxCreate")).ok) return fail(st);
+        if (!(st = gc::cu(cuCtxCreate(&other, 0, dev), "cuCtxCreate")).ok) return st;
 #endif
         // cuCtxCreate made it current: allocate there, then give the thread its first context back.
-        if (!(st = runtime(cudaMalloc(&gap_buf, gap_n * sizeof(int)), "cudaMalloc")).ok) return fail(st);
-        add_one<<<static_cast<unsigned>((gap_n + 255) / 256), 256>>>(gap_buf, static_cast<int>(gap_n));  // loads the module there
-        if (!(st = gc::cu(cuCtxSynchronize(), "cuCtxSynchronize")).ok) return fail(st);
+        if (!(st = runtime(cudaMalloc(&gap_buf, a.gap_n * sizeof(int)), "cudaMalloc")).ok) return st;
+        gap_kernels(1);  // loads the module there
+        if (!(st = gc::cu(cuCtxSynchronize(), "cuCtxSynchronize")).ok) return st;
         CUcontext popped = nullptr;
-        if (!(st = gc::cu(cuCtxPopCurrent(&popped), "cuCtxPopCurrent")).ok) return fail(st);
-        ctx_ms = ms_since(tc);
-        std::printf("rp-ranges: a second context with its gap buffer in %.1f ms\n", ctx_ms);
-    } else if (gap > 0 && !(st = runtime(cudaMalloc(&gap_buf, gap_n * sizeof(int)), "cudaMalloc")).ok) {
-        return fail(st);
+        if (!(st = gc::cu(cuCtxPopCurrent(&popped), "cuCtxPopCurrent")).ok) return st;
+        std::printf("rp-ranges: a second context with its gap buffer in %.1f ms\n", ms_since(tc));
+        return st;
     }
-    auto gap_launch = [&]() {
+
+    void gap_kernels(long count) {
+        for (long g = 0; g < count; ++g)
+            add_one<<<static_cast<unsigned>((a.gap_n + 255) / 256), 256>>>(gap_buf, static_cast<int>(a.gap_n));
+    }
+
+    // Waits for ev1 and adds the pair's time to *total.
+    gc::PortStatus add_event_time(double* total) {
+        float ms = 0;
+        gc::PortStatus r;
+        if ((r = runtime(cudaEventSynchronize(ev1), "cudaEventSynchronize")).ok &&
+            (r = runtime(cudaEventElapsedTime(&ms, ev0, ev1), "cudaEventElapsedTime")).ok)
+            *total += ms;
+        return r;
+    }
+
+    gc::PortStatus gap_launch() {
         if (other) {
             gc::PortStatus r = gc::cu(cuCtxPushCurrent(other), "cuCtxPushCurrent");
             if (!r.ok) return r;
-            for (long g = 0; g < gap; ++g) add_one<<<static_cast<unsigned>((gap_n + 255) / 256), 256>>>(gap_buf, static_cast<int>(gap_n));
+            gap_kernels(a.gap);
             r = runtime(cudaGetLastError(), "gap kernel launch");
             if (r.ok) r = gc::cu(cuCtxSynchronize(), "cuCtxSynchronize");
             CUcontext popped = nullptr;
@@ -266,123 +306,145 @@ int main(int argc, char** argv) {
             return r;
         }
         // Timed with the measured kernels' event pair (SYNC=1): what a kernel outside every range lasts.
-        gc::PortStatus r = sync ? runtime(cudaEventRecord(ev0), "cudaEventRecord") : gc::PortStatus::success();
-        for (long g = 0; r.ok && g < gap; ++g) add_one<<<static_cast<unsigned>((gap_n + 255) / 256), 256>>>(gap_buf, static_cast<int>(gap_n));
+        gc::PortStatus r = a.sync ? runtime(cudaEventRecord(ev0), "cudaEventRecord") : gc::PortStatus::success();
+        if (r.ok) gap_kernels(a.gap);
         if (r.ok) r = runtime(cudaGetLastError(), "gap kernel launch");
-        if (r.ok && sync) {
-            float ms = 0;
-            if ((r = runtime(cudaEventRecord(ev1), "cudaEventRecord")).ok && (r = runtime(cudaEventSynchronize(ev1), "cudaEventSynchronize")).ok &&
-                (r = runtime(cudaEventElapsedTime(&ms, ev0, ev1), "cudaEventElapsedTime")).ok)
-                gap_event_ms += ms;
-        }
+        if (r.ok && a.sync && (r = runtime(cudaEventRecord(ev1), "cudaEventRecord")).ok) r = add_event_time(&gap_event_ms);
         return r;
-    };
-    auto launch = [&](long k) {
+    }
+
+    gc::PortStatus launch(long k) {
         gc::PortStatus r = runtime(cudaEventRecord(ev0), "cudaEventRecord");
         if (!r.ok) return r;
-        if (k % 2) add_index<<<(n + 255) / 256, 256>>>(data, n);
-        else add_one<<<(n + 255) / 256, 256>>>(data, n);
+        if (k % 2) add_index<<<(a.n + 255) / 256, 256>>>(data, a.n);
+        else add_one<<<(a.n + 255) / 256, 256>>>(data, a.n);
         if (!(r = runtime(cudaGetLastError(), "kernel launch")).ok) return r;
         if (!(r = runtime(cudaEventRecord(ev1), "cudaEventRecord")).ok) return r;
         // The pair is read at once, so it waits for the kernel: event times need SYNC=1 to mean anything.
-        if (sync) {
-            if (!(r = runtime(cudaEventSynchronize(ev1), "cudaEventSynchronize")).ok) return r;
-            float ms = 0;
-            if (!(r = runtime(cudaEventElapsedTime(&ms, ev0, ev1), "cudaEventElapsedTime")).ok) return r;
-            event_ms += ms;
-        }
-        return r;
-    };
-    // One window untimed: the object's first Start, module loading.
-    double start_ms = 0, collect_ms = 0;
+        return a.sync ? add_event_time(&event_ms) : r;
+    }
+};
+
+// What one round of windows over the kernels gave.
+struct Totals {
+    double start_ms = 0, collect_ms = 0, ms = 0;
     size_t windows = 0, ranges = 0, full = 0, armed = 0, differ = 0;
     double first[2] = {NAN, NAN}, last_sum = 0;
-    // RP_RANGES_WARMUP=1: one Start and Stop with no kernel before the first window, timed on its own: whether
-    // the object's first-Start cost can be paid ahead of the first kernel.
-    double warmup_ms = 0;
-    if (std::getenv("RP_RANGES_WARMUP") && std::strcmp(std::getenv("RP_RANGES_WARMUP"), "1") == 0) {
-        const auto tw = std::chrono::steady_clock::now();
-        if (!(st = s.arm()).ok) return fail(st);
-        CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-        stop.pRangeProfilerObject = s.obj;
-        if (!(st = gc::cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop")).ok) return fail(st);
-        warmup_ms = ms_since(tw);
+};
+
+// Window after window of s.window kernels over `total` kernels: Start, the kernels (each after its gap
+// kernels, inside its pushed range in user mode), wait, Stop and decode.
+gc::PortStatus run_windows(Session& s, gc::HostObject& host, Kernels& kern, long total, Totals* t) {
+    gc::PortStatus st;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long k = 0; k < total;) {
+        auto t1 = std::chrono::steady_clock::now();
+        if (!(st = s.arm()).ok) return st;
+        t->start_ms += ms_since(t1);
+        const long end = std::min(total, k + static_cast<long>(s.window));
+        t->armed += static_cast<size_t>(end - k) * s.slots;
+        const long window_first = k;
+        for (; k < end; ++k) {
+            if (kern.a.gap > 0 && !(st = kern.gap_launch()).ok) return st;
+            if (s.user && !(st = push(s.obj, k)).ok) return st;
+            if (!(st = kern.launch(k)).ok) return st;
+            if (s.user && !(st = pop(s.obj)).ok) return st;
+        }
+        if (!(st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize")).ok) return st;
+        t1 = std::chrono::steady_clock::now();
+        size_t r = 0, f = 0;
+        std::vector<std::vector<double>> values;
+        if (!(st = s.collect(host, &r, &f, &values)).ok) return st;
+        t->collect_ms += ms_since(t1);
+        // Range i of the window is kernel window_first + i when only the measured kernels are ranges.
+        for (size_t i = s.slots - 1; i < values.size(); i += s.slots) {
+            const long parity = (window_first + static_cast<long>(i / s.slots)) % 2;
+            if (std::isnan(t->first[parity])) t->first[parity] = values[i][0];
+            t->differ += values[i][0] != t->first[parity] ? 1 : 0;
+            t->last_sum += values[i].back();
+        }
+        t->ranges += r;
+        t->full += f;
+        ++t->windows;
     }
-    double first_start_ms = 0, first_collect_ms = 0;
-    for (int timed = 0; timed < 2; ++timed) {
-        if (timed) {
-            first_start_ms = start_ms;
-            first_collect_ms = collect_ms;
-        }
-        start_ms = collect_ms = 0;
-        windows = ranges = full = armed = differ = 0;
-        last_sum = 0;
-        event_ms = 0;
-        gap_event_ms = 0;
-        if (activity) {
-            if (!(st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize")).ok) return fail(st);
-            if (!(st = gc::cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll")).ok) return fail(st);
-            g_kernel_records = 0;
-            g_kernel_ns = 0;
-        }
-        const long total = timed ? kernels : static_cast<long>(s.window);
-        const auto t0 = std::chrono::steady_clock::now();
-        for (long k = 0; k < total;) {
-            auto t = std::chrono::steady_clock::now();
-            if (!(st = s.arm()).ok) return fail(st);
-            start_ms += ms_since(t);
-            const long end = std::min(total, k + static_cast<long>(s.window));
-            armed += static_cast<size_t>(end - k) * s.slots;
-            const long window_first = k;
-            for (; k < end; ++k) {
-                if (gap > 0 && !(st = gap_launch()).ok) return fail(st);
-                if (s.user && !(st = push(s.obj, k)).ok) return fail(st);
-                if (!(st = launch(k)).ok) return fail(st);
-                if (s.user && !(st = pop(s.obj)).ok) return fail(st);
-            }
-            if (!(st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize")).ok) return fail(st);
-            t = std::chrono::steady_clock::now();
-            size_t r = 0, f = 0;
-            std::vector<std::vector<double>> values;
-            if (!(st = s.collect(host, &r, &f, &values)).ok) return fail(st);
-            collect_ms += ms_since(t);
-            // Range i of the window is kernel window_first + i when only the measured kernels are ranges.
-            for (size_t i = s.slots - 1; i < values.size(); i += s.slots) {
-                const long parity = (window_first + static_cast<long>(i / s.slots)) % 2;
-                if (std::isnan(first[parity])) first[parity] = values[i][0];
-                differ += values[i][0] != first[parity] ? 1 : 0;
-                last_sum += values[i].back();
-            }
-            ranges += r;
-            full += f;
-            ++windows;
-        }
-        if (timed) {
-            const double ms = ms_since(t0);
-            if (gap > 0 && sync)
-                std::printf("rp-ranges gap kernels (%zu elements): event mean %.0f ns\n", gap_n,
-                            gap_event_ms * 1e6 / double(kernels * gap));
-            std::printf("rp-ranges set-up: counter availability %.1f ms; warm-up Start+Stop %.1f ms; the object's first "
-                        "window: start %.1f ms, stop+decode %.1f ms\n", avail_ms, warmup_ms, first_start_ms, first_collect_ms);
-            if (activity) {
-                const auto tf = std::chrono::steady_clock::now();
-                if (!(st = gc::cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll")).ok) return fail(st);
-                std::printf("rp-ranges activity: %zu kernel records, mean %.0f ns, flush %.3f ms\n", g_kernel_records,
-                            g_kernel_records ? g_kernel_ns / double(g_kernel_records) : 0.0, ms_since(tf));
-            }
-            std::printf("rp-ranges %s sync=%d W=%zu gap=%ld: %ld kernels in %.1f ms: %.3f ms per kernel; per window: start %.3f ms, "
-                        "stop+decode %.3f ms; %zu of %zu ranges with every value (%zu recorded); first metric of add_one / "
-                        "add_index: %.0f / %.0f, %zu ranges differ; last metric mean %.1f; event mean %.0f ns\n",
-                        s.user ? "user" : "auto", sync ? 1 : 0, s.window, gap, kernels, ms, ms / double(kernels),
-                        start_ms / double(windows), collect_ms / double(windows), full, armed, ranges, first[0], first[1],
-                        differ, ranges ? last_sum / double(ranges) : 0.0, event_ms * 1e6 / double(kernels));
-        }
+    t->ms = ms_since(t0);
+    return st;
+}
+
+gc::PortStatus reset_activity() {
+    gc::PortStatus st;
+    if (!(st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize")).ok) return st;
+    if (!(st = gc::cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll")).ok) return st;
+    g_kernel_records = 0;
+    g_kernel_ns = 0;
+    return st;
+}
+
+// One Start and Stop with no kernel, timed on its own: whether the object's first-Start cost can be paid
+// ahead of the first kernel.
+gc::PortStatus warm_up(Session& s, double* ms) {
+    const auto tw = std::chrono::steady_clock::now();
+    gc::PortStatus st = s.arm();
+    if (!st.ok) return st;
+    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    stop.pRangeProfilerObject = s.obj;
+    st = gc::cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+    *ms = ms_since(tw);
+    return st;
+}
+
+void print_results(const Session& s, const Args& a, const Kernels& kern, const Totals& t) {
+    std::printf("rp-ranges %s sync=%d W=%zu gap=%ld: %ld kernels in %.1f ms: %.3f ms per kernel; per window: start %.3f ms, "
+                "stop+decode %.3f ms; %zu of %zu ranges with every value (%zu recorded); first metric of add_one / "
+                "add_index: %.0f / %.0f, %zu ranges differ; last metric mean %.1f; event mean %.0f ns\n",
+                s.user ? "user" : "auto", a.sync ? 1 : 0, s.window, a.gap, a.kernels, t.ms, t.ms / double(a.kernels),
+                t.start_ms / double(t.windows), t.collect_ms / double(t.windows), t.full, t.armed, t.ranges, t.first[0],
+                t.first[1], t.differ, t.ranges ? t.last_sum / double(t.ranges) : 0.0, kern.event_ms * 1e6 / double(a.kernels));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Session s;
+    Args a;
+    if (!parse_args(argc, argv, &s, &a)) {
+        std::fprintf(stderr, "usage: rp-ranges auto|user SYNC W D METRIC[,METRIC...] [GAP]\n");
+        return 2;
     }
+    gc::PortStatus st;
+    if (a.activity &&
+        (!(st = gc::cupti(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks")).ok ||
+         !(st = gc::cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable")).ok))
+        return fail(st);
+    gc::HostObject host;
+    double avail_ms = 0, warmup_ms = 0;
+    if (!(st = open_session(s, host, &avail_ms)).ok) return fail(st);
+    Kernels kern(a);
+    if (!(st = kern.prepare()).ok) return fail(st);
+    if (a.warmup && !(st = warm_up(s, &warmup_ms)).ok) return fail(st);
+    // One window untimed first: the object's first Start, module loading.
+    Totals first;
+    if (!(st = run_windows(s, host, kern, static_cast<long>(s.window), &first)).ok) return fail(st);
+    kern.event_ms = kern.gap_event_ms = 0;
+    if (a.activity && !(st = reset_activity()).ok) return fail(st);
+    Totals t;
+    t.first[0] = first.first[0];  // every later range of a kernel is compared with its first
+    t.first[1] = first.first[1];
+    if (!(st = run_windows(s, host, kern, a.kernels, &t)).ok) return fail(st);
+    if (a.gap > 0 && a.sync)
+        std::printf("rp-ranges gap kernels (%zu elements): event mean %.0f ns\n", a.gap_n,
+                    kern.gap_event_ms * 1e6 / double(a.kernels * a.gap));
+    std::printf("rp-ranges set-up: counter availability %.1f ms; warm-up Start+Stop %.1f ms; the object's first "
+                "window: start %.1f ms, stop+decode %.1f ms\n", avail_ms, warmup_ms, first.start_ms, first.collect_ms);
+    if (a.activity) {
+        const auto tf = std::chrono::steady_clock::now();
+        if (!(st = gc::cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll")).ok) return fail(st);
+        std::printf("rp-ranges activity: %zu kernel records, mean %.0f ns, flush %.3f ms\n", g_kernel_records,
+                    g_kernel_records ? g_kernel_ns / double(g_kernel_records) : 0.0, ms_since(tf));
+    }
+    print_results(s, a, kern, t);
     CUpti_RangeProfiler_Disable_Params off{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     off.pRangeProfilerObject = s.obj;
     cuptiRangeProfilerDisable(&off);
-    cudaFree(data);
-    if (gap_buf && !other) cudaFree(gap_buf);
-    if (other) cuCtxDestroy(other);
-    return full == armed && ranges == armed ? 0 : 1;
+    return t.full == t.armed && t.ranges == t.armed ? 0 : 1;
 }

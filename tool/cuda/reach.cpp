@@ -297,23 +297,19 @@ PortStatus ReachScanner::close(const std::vector<Allocation>& allocs, std::vecto
     return PortStatus::success();
 }
 
-uint64_t ReachScanner::list_round(const std::vector<Allocation>& allocs, int device, bool word_prefix) {
+PortStatus ReachScanner::scan_round(const std::vector<Allocation>& allocs, CUstream stream, int device, uint64_t lo,
+                                    uint64_t hi, uint64_t* bytes_scanned) {
+    // Whole 8-byte words only, at 8-byte aligned addresses (where a stored pointer sits).
     list_.clear();
-    uint64_t bytes = 0;
+    uint64_t nwords = 0;
     for (size_t i : frontier_) {
         const uint64_t first = (allocs[i].base + 7) & ~uint64_t(7);
         const uint64_t last = (allocs[i].base + allocs[i].size) & ~uint64_t(7);
         if (last <= first || !readable(allocs[i], device)) continue;
         list_.push_back(first);
-        list_.push_back(word_prefix ? bytes / 8 : last - first);
-        bytes += last - first;
+        list_.push_back(nwords);
+        nwords += (last - first) / 8;
     }
-    return bytes;
-}
-
-PortStatus ReachScanner::scan_round(const std::vector<Allocation>& allocs, CUstream stream, int device, uint64_t lo,
-                                    uint64_t hi, uint64_t* bytes_scanned) {
-    uint64_t nwords = list_round(allocs, device, true) / 8;
     const size_t nranges = list_.size() / 2;
     if (nranges == 0) return PortStatus::success();
     PortStatus st = reserve_table(&ranges_, &ranges_cap_, nranges, 2 * sizeof(uint64_t));
@@ -349,7 +345,17 @@ PortStatus ReachScanner::close_on_host(const std::vector<Allocation>& allocs, st
     size_t total = 0;
     PortStatus st;
     while (!frontier_.empty()) {
-        const size_t round = list_round(allocs, device, false);
+        // Whole 8-byte words at 8-byte aligned addresses, as the kernel reads them: {first word, bytes} each.
+        list_.clear();
+        size_t round = 0;
+        for (size_t i : frontier_) {
+            const uint64_t first = (allocs[i].base + 7) & ~uint64_t(7);
+            const uint64_t last = (allocs[i].base + allocs[i].size) & ~uint64_t(7);
+            if (last <= first || !readable(allocs[i], device)) continue;
+            list_.push_back(first);
+            list_.push_back(last - first);
+            round += last - first;
+        }
         if (total + round > max_bytes) {
             *too_large = true;
             return PortStatus::success();

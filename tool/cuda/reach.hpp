@@ -80,10 +80,6 @@ private:
     // aligned words), uploaded once, and one launch over all of it.
     PortStatus scan_round(const std::vector<Allocation>& allocs, CUstream stream, int device, uint64_t lo, uint64_t hi,
                           uint64_t* bytes_scanned);
-    // Lists the frontier's whole 8-byte words at 8-byte aligned addresses (where a stored pointer sits), two
-    // entries per readable allocation: its first word's address, then the words listed before it
-    // (word_prefix: the scan kernel's layout) or its bytes (the host scan's). Returns the bytes listed.
-    uint64_t list_round(const std::vector<Allocation>& allocs, int device, bool word_prefix);
     CUmodule module_ = nullptr;
     CUfunction scan_ = nullptr;
     CUdeviceptr table_ = 0;   // bases[n] | ends[n] | hits[n] (u32)

@@ -4,7 +4,6 @@
 #include "phase_stats.hpp"
 #include "options.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -99,41 +98,21 @@ PortStatus CudaPort::take_snapshot(Launch& l, replay::Snapshot** out) {
     return PortStatus::success();
 }
 
-namespace {
-
-// Marks in `reached` what the launch names itself: a kernel's own module's variables (named without an
-// address; another module's are reachable only through one) and what its arguments point into, or each
-// kernel's of a graph and what its memsets and copies write. False when the arguments cannot be read.
-bool mark_roots(const Launch& l, const std::vector<Allocation>& allocs, std::vector<char>* reached) {
-    reached->assign(allocs.size(), 0);
-    if (l.graph) return mark_workload(allocs, l.graph_reach, l.graph_writes, reached);
-    mark_module_globals(allocs, l.module, reached);
-    return mark_arguments(allocs, l.params, l.extra, *l.param_slots, reached);
-}
-
-// Keeps in `allocs` those marked in `reached`; returns how many.
-size_t keep_reached(const std::vector<char>& reached, std::vector<Allocation>* allocs) {
-    size_t kept = 0;
-    for (size_t i = 0; i < allocs->size(); ++i)
-        if (reached[i]) (*allocs)[kept++] = (*allocs)[i];
-    allocs->resize(kept);
-    return kept;
-}
-
-}  // namespace
-
 void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs) {
     ContextState& cs = *l.cs;
-    if (l.reach_ready) {
-        keep_reached(cs.reached, allocs);
-        return;
-    }
     // Managed memory is neither scanned nor restored, and may hold the only copy of an address. Inside a
-    // window across dispatches a small footprint is copied whole, unless reach_on_host closed it: the scan
-    // kernel would be a range.
+    // window across dispatches a small footprint is copied whole: the scan is a kernel, which would be a range.
     if (!snapshot_scans(*allocs, copies_all(l), l.lasting_planned)) return;
     PhaseTimer timer(Phase::Reach);
-    if (!mark_roots(l, *allocs, &cs.reached)) return;
+    cs.reached.assign(allocs->size(), 0);
+    if (l.graph) {
+        if (!mark_workload(*allocs, l.graph_reach, l.graph_writes, &cs.reached)) return;
+    } else {
+        // A kernel names its own module's variables without an address in its arguments; another module's
+        // are reachable only through an address (in the arguments or in reached memory).
+        mark_module_globals(*allocs, l.module, &cs.reached);
+        if (!mark_arguments(*allocs, l.params, l.extra, *l.param_slots, &cs.reached)) return;
+    }
     uint64_t scanned = 0;
     PortStatus st = cs.reach.close(*allocs, &cs.reached, cs.copy_stream, cs.ordinal, &scanned);
     timer.bytes(scanned);
@@ -143,30 +122,11 @@ void CudaPort::snapshot_set(Launch& l, std::vector<Allocation>* allocs) {
                     st.message() + ")");
         return;
     }
-    timer.items(keep_reached(cs.reached, allocs));
-}
-
-bool CudaPort::reach_on_host(Launch& l) {
-    const size_t bound = options().host_scan_bytes;
-    if (bound == 0 || l.graph || !l.param_slots) return false;
-    ContextState& cs = *l.cs;
-    PhaseTimer timer(Phase::Reach);
-    // The scan reads what earlier work wrote, so the context is drained first (the enter sync, early).
-    if (!cu(cuCtxSynchronize(), "cuCtxSynchronize").ok) return false;
-    if (!mark_roots(l, cs.allocs, &cs.reached)) return false;
-    bool too_large = false;
-    uint64_t scanned = 0;
-    const PortStatus st =
-        cs.reach.close_on_host(cs.allocs, &cs.reached, cs.copy_stream, cs.ordinal, bound, &too_large, &scanned);
-    timer.bytes(scanned);
-    timer.items(static_cast<size_t>(std::count(cs.reached.begin(), cs.reached.end(), 1)));
-    if (!st.ok) {
-        report_note("a reach scan on the host failed; such dispatches scan with the kernel, outside windows across "
-                    "dispatches (" + st.message() + ")");
-        return false;
-    }
-    l.reach_ready = !too_large;
-    return l.reach_ready;
+    size_t kept = 0;
+    for (size_t i = 0; i < allocs->size(); ++i)
+        if (cs.reached[i]) (*allocs)[kept++] = (*allocs)[i];
+    allocs->resize(kept);
+    timer.items(kept);
 }
 
 void CudaPort::record_start(ContextState& cs, CUstream stream) {

@@ -137,9 +137,6 @@ struct Launch {
     // with whether the process has managed memory): take_snapshot uses that list.
     bool allocs_listed = false;
     bool managed = false;
-    // may_join_lasting closed what the launch can reach on the host (reach_on_host, into cs->reached): the
-    // snapshot copies that without a scan kernel, which inside the window would be a range.
-    bool reach_ready = false;
 };
 
 class CudaPort final : public replay::DevicePort {
@@ -241,11 +238,6 @@ private:
     // be worked out (or when the process has managed memory: l.managed), or all of a small footprint when
     // the launch joins a window across dispatches (snapshot_scans).
     void snapshot_set(Launch& l, std::vector<Allocation>* allocs);
-    // For a replayed dispatch that may join the window across dispatches but whose footprint is too large
-    // to copy whole: drains the context and closes what the launch can reach on the host, within
-    // GOROCPROF_CUDA_HOST_SCAN_BYTES (l.reach_ready). False when it did not (the snapshot then scans with
-    // the kernel, outside any window).
-    bool reach_on_host(Launch& l);
     // Ends the launch's window: decodes it and writes its passes' records, in pass order.
     void flush_window(Launch& l);
 

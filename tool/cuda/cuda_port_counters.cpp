@@ -31,7 +31,7 @@ bool CudaPort::may_join_lasting(Launch& l, bool watched, bool replayed) {
             tracker_.restorable(cs.ctx, &cs.allocs, &managed);
             l.allocs_listed = true;
             l.managed = managed != 0;
-            f.scan = snapshot_scans(cs.allocs, copies_all(l), true) && !reach_on_host(l);
+            f.scan = snapshot_scans(cs.allocs, copies_all(l), true);
         }
     }
     l.lasting_planned = may_last(f);

@@ -44,18 +44,6 @@ size_t parse_window_dispatches(const char* value, std::string* problem) {
     return Options::kDefaultWindowDispatches;
 }
 
-size_t parse_host_scan_bytes(const char* value, std::string* problem) {
-    problem->clear();
-    if (!value || !*value) return Options::kDefaultHostScanBytes;
-    char* end = nullptr;
-    const unsigned long long n = std::strtoull(value, &end, 10);
-    // Beyond a GiB a host scan costs far more than the Range Profiler Start it saves.
-    if (end && *end == '\0' && *value != '-' && n <= (1ull << 30)) return static_cast<size_t>(n);
-    *problem = std::string("GOROCPROF_CUDA_HOST_SCAN_BYTES=") + value + ": expected a whole number of bytes up to " +
-               std::to_string(1ull << 30) + "; " + std::to_string(Options::kDefaultHostScanBytes) + " bytes";
-    return Options::kDefaultHostScanBytes;
-}
-
 bool parse_graph_profiling(const char* value, std::string* problem) {
     problem->clear();
     if (!value || !*value || std::strcmp(value, "node") == 0) return false;
@@ -84,8 +72,6 @@ Options read_options(const std::function<const char*(const char*)>& env) {
     if (!problem.empty()) o.problems.push_back(problem);
     o.duration_metric = unless_zero(env("GOROCPROF_CUDA_DURATION_METRIC"));
     o.lasting_replayed = unless_zero(env("GOROCPROF_CUDA_LASTING_REPLAYED"));
-    o.host_scan_bytes = parse_host_scan_bytes(env("GOROCPROF_CUDA_HOST_SCAN_BYTES"), &problem);
-    if (!problem.empty()) o.problems.push_back(problem);
     o.eager_profiler = unless_zero(env("GOROCPROF_CUDA_EAGER_PROFILER"));
     o.union_sessions = unless_zero(env("GOROCPROF_CUDA_UNION_SESSIONS"));
     o.partial_sessions = unless_zero(env("GOROCPROF_CUDA_PARTIAL_SESSIONS"));

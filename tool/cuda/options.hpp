@@ -41,12 +41,6 @@ struct Options {
     // any session) instead of joining the window across dispatches when their durations come from the
     // configuration and their snapshot needs no reach scan.
     bool lasting_replayed = true;
-    // GOROCPROF_CUDA_HOST_SCAN_BYTES=<bytes>: a replayed dispatch whose footprint is too large to copy whole
-    // may still join the window across dispatches when the memory its reach scan reads, in all rounds, is
-    // within this many bytes: that scan then reads copies on the host (ReachScanner::close_on_host) instead of
-    // launching a kernel, which would be a range. 0: never.
-    size_t host_scan_bytes = kDefaultHostScanBytes;
-    static constexpr size_t kDefaultHostScanBytes = size_t(16) << 20;
     // GOROCPROF_CUDA_EAGER_PROFILER=0: the Range Profiler is enabled at a context's first launch instead of
     // at its creation.
     bool eager_profiler = true;
@@ -90,9 +84,6 @@ int64_t parse_replay_timeout(const char* value, std::string* problem);
 // GOROCPROF_CUDA_WINDOW_DISPATCHES's value: empty or absent is the default; anything but a whole number from
 // 0 to 4096 is the default too, with `problem` saying so.
 size_t parse_window_dispatches(const char* value, std::string* problem);
-// GOROCPROF_CUDA_HOST_SCAN_BYTES: a whole number of bytes up to 1 GiB; unset, empty or another value is the
-// default (another value with a problem).
-size_t parse_host_scan_bytes(const char* value, std::string* problem);
 
 // The options from `env` (getenv's shape: null when unset).
 Options read_options(const std::function<const char*(const char*)>& env);

@@ -174,22 +174,6 @@ PortStatus reserve_table(CUdeviceptr* table, size_t* capacity, size_t count, siz
     return st;
 }
 
-// Adds to `next` (and marks in `seen`) each allocation not seen before that one of the n/8 words at `words`
-// points into; [lo, hi) spans every allocation, so most words of data that holds no address stop there.
-void scan_staged(const std::vector<Allocation>& allocs, uint64_t lo, uint64_t hi, const void* words, size_t n,
-                 std::vector<char>* seen, std::vector<size_t>* next) {
-    const auto* p = static_cast<const uint64_t*>(words);
-    const uint64_t span = hi - lo;
-    for (size_t i = 0; i < n / sizeof(uint64_t); ++i) {
-        if (p[i] - lo >= span) continue;
-        const size_t k = holder(allocs, p[i]);
-        if (k < allocs.size() && !(*seen)[k]) {
-            (*seen)[k] = 1;
-            next->push_back(k);
-        }
-    }
-}
-
 }  // namespace
 
 size_t mark_words(const std::vector<Allocation>& allocs, const void* bytes, size_t n, std::vector<char>* reached) {
@@ -330,74 +314,10 @@ PortStatus ReachScanner::scan_round(const std::vector<Allocation>& allocs, CUstr
     return PortStatus::success();
 }
 
-PortStatus ReachScanner::close_on_host(const std::vector<Allocation>& allocs, std::vector<char>* reached,
-                                       CUstream stream, int device, size_t max_bytes, bool* too_large,
-                                       uint64_t* bytes_scanned) {
-    *too_large = false;
-    const size_t n = allocs.size();
-    if (n == 0) return PortStatus::success();
-    uint64_t hi = 0;
-    for (const Allocation& a : allocs) hi = std::max<uint64_t>(hi, a.base + a.size);
-    seen_.assign(reached->begin(), reached->end());
-    frontier_.clear();
-    for (size_t i = 0; i < n; ++i)
-        if (seen_[i]) frontier_.push_back(i);
-    size_t total = 0;
-    PortStatus st;
-    while (!frontier_.empty()) {
-        // Whole 8-byte words at 8-byte aligned addresses, as the kernel reads them: {first word, bytes} each.
-        list_.clear();
-        size_t round = 0;
-        for (size_t i : frontier_) {
-            const uint64_t first = (allocs[i].base + 7) & ~uint64_t(7);
-            const uint64_t last = (allocs[i].base + allocs[i].size) & ~uint64_t(7);
-            if (last <= first || !readable(allocs[i], device)) continue;
-            list_.push_back(first);
-            list_.push_back(last - first);
-            round += last - first;
-        }
-        if (total + round > max_bytes) {
-            *too_large = true;
-            return PortStatus::success();
-        }
-        if (round == 0) break;
-        if (round > staging_cap_) {
-            if (staging_ && !(st = cu(cuMemFreeHost(staging_), "cuMemFreeHost")).ok) return st;
-            staging_ = nullptr;
-            staging_cap_ = 0;
-            if (!(st = cu(cuMemHostAlloc(&staging_, round, 0), "cuMemHostAlloc")).ok) return st;
-            staging_cap_ = round;
-        }
-        size_t off = 0;
-        for (size_t k = 0; k < list_.size() && st.ok; k += 2) {
-            st = cu(cuMemcpyDtoHAsync(static_cast<char*>(staging_) + off, list_[k], list_[k + 1], stream),
-                    "cuMemcpyDtoHAsync");
-            off += list_[k + 1];
-        }
-        // Waited for even after a failed copy: the buffer is not left with copies in flight into it.
-        const PortStatus waited = cu(cuStreamSynchronize(stream), "cuStreamSynchronize");
-        if (!st.ok || !(st = waited).ok) return st;
-        total += round;
-        if (bytes_scanned) *bytes_scanned += round;
-        next_.clear();
-        scan_staged(allocs, allocs.front().base, hi, staging_, round, &seen_, &next_);
-        frontier_.swap(next_);
-    }
-    reached->swap(seen_);
-    return PortStatus::success();
-}
-
 PortStatus ReachScanner::release() {
     PortStatus st = free_table(&table_, &table_cap_);
     const PortStatus ranges = free_table(&ranges_, &ranges_cap_);
-    if (st.ok) st = ranges;
-    if (staging_) {
-        const PortStatus freed = cu(cuMemFreeHost(staging_), "cuMemFreeHost");
-        if (st.ok) st = freed;
-    }
-    staging_ = nullptr;
-    staging_cap_ = 0;
-    return st;
+    return st.ok ? ranges : st;
 }
 
 }  // namespace gorocprof::cuda

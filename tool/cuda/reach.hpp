@@ -65,13 +65,7 @@ public:
     // failure `reached` is left as it was. A VMM mapping this device may not read is not scanned.
     PortStatus close(const std::vector<Allocation>& allocs, std::vector<char>* reached, CUstream stream, int device,
                      uint64_t* bytes_scanned);
-    // The same closure read on the host: each round's words are copied to pinned host memory (copy-engine
-    // copies only: no kernel and no memset, so inside a counter window across dispatches none of it is a
-    // range) and scanned there. Worth it only for few bytes: when the rounds would copy more than `max_bytes`
-    // in all, it stops, sets *too_large and leaves `reached` as it was. `stream` idle, the context drained.
-    PortStatus close_on_host(const std::vector<Allocation>& allocs, std::vector<char>* reached, CUstream stream,
-                             int device, size_t max_bytes, bool* too_large, uint64_t* bytes_scanned);
-    // Frees the tables and the host scan's buffer (the module goes with its context).
+    // Frees the table (the module goes with its context).
     PortStatus release();
 
 private:
@@ -90,10 +84,7 @@ private:
     std::vector<uint64_t> list_;  // the round's list as uploaded
     std::vector<uint32_t> hits_;
     std::vector<size_t> frontier_;
-    std::vector<size_t> next_;  // the host scan's next frontier
     std::vector<char> seen_;
-    void* staging_ = nullptr;   // pinned host memory the host scan copies a round's words into
-    size_t staging_cap_ = 0;
 };
 
 }  // namespace gorocprof::cuda

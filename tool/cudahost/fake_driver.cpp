@@ -81,19 +81,6 @@ CUresult cuMemFree(CUdeviceptr dptr) {
     return CUDA_SUCCESS;
 }
 
-CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int) {
-    *pp = std::malloc(bytesize);
-    if (!*pp) return CUDA_ERROR_OUT_OF_MEMORY;
-    ++fakecuda::state().host_allocs;
-    return CUDA_SUCCESS;
-}
-
-CUresult cuMemFreeHost(void* p) {
-    std::free(p);
-    --fakecuda::state().host_allocs;
-    return CUDA_SUCCESS;
-}
-
 CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes, CUstream) {
     if (!fakecuda::fits_its_block(dst, bytes)) return CUDA_ERROR_INVALID_VALUE;
     std::memcpy(reinterpret_cast<void*>(static_cast<uintptr_t>(dst)), src, bytes);

@@ -27,7 +27,6 @@ struct State {
     std::map<CUdeviceptr, size_t> blocks;  // live cuMemAlloc blocks and their sizes
     size_t syncs = 0;                   // cuStreamSynchronize calls (one per scan round)
     size_t memsets = 0;                 // cuMemsetD*Async calls
-    long host_allocs = 0;               // live cuMemHostAlloc buffers
     int l2_bytes = 1 << 20;             // cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
     size_t flushes = 0;                 // cache flush kernels run
     size_t flush_bytes = 0;             // what the last one read

@@ -55,19 +55,13 @@ struct Memory {
     }
     // A scanner of its own closes the marks over stored pointers from buffer `from` (what a launch's
     // arguments named); *got: which buffers were reached, a 0/1 per buffer in buffer order.
-    // With max_host_bytes > 0 the scan reads on the host (close_on_host) within that bound; *too_large
-    // then says whether it stopped at it.
-    PortStatus close_from(size_t from, std::string* got, uint64_t* bytes = nullptr, size_t max_host_bytes = 0,
-                          bool* too_large = nullptr) const {
+    PortStatus close_from(size_t from, std::string* got, uint64_t* bytes = nullptr) const {
         std::vector<size_t> pos;
         std::vector<Allocation> sorted_allocs = sorted(&pos);
         std::vector<char> reached(sorted_allocs.size(), 0);
         reached[pos[from]] = 1;
         ReachScanner scan;
-        bool stopped = false;
-        PortStatus st = max_host_bytes ? scan.close_on_host(sorted_allocs, &reached, nullptr, 0, max_host_bytes, &stopped, bytes)
-                                       : scan.close(sorted_allocs, &reached, nullptr, 0, bytes);
-        if (too_large) *too_large = stopped;
+        PortStatus st = scan.close(sorted_allocs, &reached, nullptr, 0, bytes);
         scan.release();
         got->clear();
         for (size_t p : pos) *got += reached[p] ? '1' : '0';
@@ -232,92 +226,4 @@ TEST_CASE(reach_failure_leaves_the_marks_and_names_the_call) {
     std::vector<Allocation> none;
     std::vector<char> no_marks;
     CHECK(scan.close(none, &no_marks, nullptr, 0, nullptr).ok);
-}
-
-namespace {
-
-// Layouts of the cases above, built again for the host scan: a holder whose struct points at a table of
-// pointers (one interior), and one round of unequal unaligned allocations.
-size_t pointer_table_layout(Memory& m) {
-    const size_t holder = m.add(4), table = m.add(4), c = m.add(8), d = m.add(8), e = m.add(2), f = m.add(2);
-    m.buffers[holder][1] = m.addr(table);
-    m.buffers[table][0] = m.addr(c, 24);
-    m.buffers[table][1] = m.addr(d);
-    m.buffers[table][2] = 12345;
-    m.buffers[e][0] = m.addr(f);
-    return holder;
-}
-
-size_t unaligned_layout(Memory& m) {
-    const size_t holder = m.add(4), a = m.add(4), b = m.add(6), t0 = m.add(1), t1 = m.add(1), out = m.add(1);
-    m.allocs[a].base += 4;  // whole words 1 and 2 of its buffer
-    m.allocs[a].size = 20;
-    m.allocs[a].kind = AllocKind::Global;
-    m.allocs[b].size = 43;  // whole words 0..4
-    m.buffers[holder][0] = m.allocs[a].base;
-    m.buffers[holder][2] = m.allocs[b].base + 42;
-    m.buffers[a][0] = m.addr(out);  // before a's first whole word
-    m.buffers[a][2] = m.addr(t0);
-    m.buffers[b][4] = m.addr(t1);
-    m.buffers[b][5] = m.addr(out);  // only begins inside b
-    return holder;
-}
-
-}  // namespace
-
-TEST_CASE(host_reach_scan_reaches_what_the_scan_kernel_reaches_with_copies_alone) {
-    for (auto layout : {pointer_table_layout, unaligned_layout}) {
-        fakecuda::reset();
-        Memory m;
-        const size_t from = layout(m);
-        std::string by_kernel, on_host;
-        uint64_t kernel_bytes = 0, host_bytes = 0;
-        CHECK(m.close_from(from, &by_kernel, &kernel_bytes).ok);
-        const size_t launches = fakecuda::state().launches, memsets = fakecuda::state().memsets;
-        bool too_large = true;
-        CHECK(m.close_from(from, &on_host, &host_bytes, size_t(1) << 20, &too_large).ok);
-        CHECK(!too_large);
-        CHECK_EQ(on_host, by_kernel);
-        CHECK_EQ(host_bytes, kernel_bytes);
-        // Inside a counter window a kernel or a memset would be a range: the host scan runs neither.
-        CHECK_EQ(fakecuda::state().launches, launches);
-        CHECK_EQ(fakecuda::state().memsets, memsets);
-        CHECK_EQ(fakecuda::state().host_allocs, 0L);  // release freed its buffer
-    }
-    // The cases' own expectations, so that both scans cannot be wrong alike.
-    Memory m;
-    std::string got;
-    CHECK(m.close_from(pointer_table_layout(m), &got, nullptr, size_t(1) << 20).ok);
-    CHECK_EQ(got, std::string("111100"));
-    Memory u;
-    CHECK(u.close_from(unaligned_layout(u), &got, nullptr, size_t(1) << 20).ok);
-    CHECK_EQ(got, std::string("111110"));
-}
-
-TEST_CASE(host_reach_scan_stops_at_its_byte_bound_and_leaves_the_marks) {
-    Memory m;
-    const size_t holder = pointer_table_layout(m);
-    std::string got;
-    uint64_t bytes = 0;
-    bool too_large = false;
-    // The holder and the table fit (64 bytes), c and d (128 more) do not.
-    CHECK(m.close_from(holder, &got, &bytes, 64 + 127, &too_large).ok);
-    CHECK(too_large);
-    CHECK_EQ(got, std::string("100000"));
-    CHECK(m.close_from(holder, &got, &bytes, 64 + 128, &too_large).ok);
-    CHECK(!too_large);
-    CHECK_EQ(got, std::string("111100"));
-}
-
-TEST_CASE(host_reach_scan_does_not_read_vmm_the_device_may_not_read) {
-    fakecuda::reset();
-    Memory m;
-    const size_t mapped = m.add(2, AllocKind::Vmm), target = m.add(2);
-    m.buffers[mapped][0] = m.addr(target);
-    fakecuda::state().unreadable.insert(m.addr(mapped));
-    std::string got;
-    uint64_t bytes = 0;
-    CHECK(m.close_from(mapped, &got, &bytes, size_t(1) << 20).ok);
-    CHECK_EQ(got, std::string("10"));
-    CHECK_EQ(bytes, uint64_t(0));
 }

@@ -25,7 +25,10 @@ public:
     ~HostObject();
     // Deinitializes the object (a later init starts afresh).
     void reset();
-    PortStatus init(const std::string& chip, const std::vector<uint8_t>& availability);
+    // `type` PM_SAMPLING makes the object evaluate PM sampling's counter data (bench/pm_sampling.cu); its
+    // availability image is then cuptiPmSamplingGetCounterAvailability's.
+    PortStatus init(const std::string& chip, const std::vector<uint8_t>& availability,
+                    CUpti_ProfilerType type = CUPTI_PROFILER_TYPE_RANGE_PROFILER);
     CUpti_Profiler_Host_Object* get() const { return obj_; }
 
 private:

@@ -25,8 +25,12 @@
 #include <cupti_pmsampling.h>
 #include <cupti_range_profiler.h>
 
+#include <execinfo.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -516,13 +520,17 @@ int support_mode(CUcontext ctx, const std::string& chip, int argc, char** argv) 
     std::vector<uint8_t> avail, config;
     gc::PortStatus st = gc::counter_availability(ctx, &avail);
     if (!st.ok) return fail(st);
+    const bool trace = env_long("PM_SAMPLING_TRACE", 0) == 1;
     for (int i = 2; i < argc; ++i) {
         std::vector<const char*> one{argv[i]};
         size_t passes = 0;
         gc::HostObject pm, rp;
+        if (trace) std::fprintf(stderr, "pm-sampling trace %s: PM host object\n", argv[i]);
         st = pm_host(chip, &pm);
+        if (trace) std::fprintf(stderr, "pm-sampling trace %s: PM configuration\n", argv[i]);
         if (st.ok) st = gc::build_config(pm, one, &config, &passes);
         std::string line = st.ok ? "pm passes=" + std::to_string(passes) : "pm no (" + st.message() + ")";
+        if (trace) std::fprintf(stderr, "pm-sampling trace %s: Range Profiler host object and configuration\n", argv[i]);
         st = rp.init(chip, avail);
         if (st.ok) st = gc::build_config(rp, one, &config, &passes);
         line += st.ok ? "; rp passes=" + std::to_string(passes) : "; rp no (" + st.message() + ")";
@@ -697,9 +705,21 @@ int run_mode(CUcontext ctx, const std::string& chip, const char* intervals_arg, 
     return ok ? 0 : 1;
 }
 
+void on_crash(int sig) {
+    void* frames[64];
+    const int n = backtrace(frames, 64);
+    static const char kSays[] = "pm-sampling: crashed; frames:\n";
+    if (write(2, kSays, sizeof kSays - 1) < 0) _exit(128 + sig);
+    backtrace_symbols_fd(frames, n, 2);
+    _exit(128 + sig);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Each line reaches a redirected stdout as it is printed, and a crash inside CUPTI names its frames.
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    std::signal(SIGSEGV, on_crash);
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode != "list" && mode != "support" && !(mode == "run" && argc == 4)) {
         std::fprintf(stderr, "usage: pm-sampling list [SUBSTRING...] | support METRIC... | run INTERVAL_NS[,...] PMNAME[=REF][,...]\n");

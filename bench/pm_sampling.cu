@@ -15,6 +15,8 @@
 // Per metric with a REF it prints how many kernels' sums equal REF under either attribution and how far off the rest
 // are. Kernels: PM_SAMPLING_KERNELS (default 640) saxpy launches of varying grids and block sizes, every 16th with a
 // 16000-step FMA loop per thread (tens of us). PM_SAMPLING_DUMP=FILE writes one CSV row per case and kernel.
+// Also read: PM_SAMPLING_MAX_SAMPLES (the counter data image's samples, default 200000), PM_SAMPLING_HW_BUFFER_MB
+// (default 512), PM_SAMPLING_RP_WINDOW (default 64), PM_SAMPLING_TRACE=1 (support mode names each step on stderr).
 // Exits 0 when every REF matched for every kernel in every accepted interval, 1 otherwise, 2 on a usage error.
 // CMake target pm-sampling of tool/cuda/tests (built only when asked for; scripts/pm-sampling.sh).
 #include "device_info.hpp"
@@ -145,17 +147,25 @@ gc::PortStatus launch(const Launch& l, const Buffers& b) {
     return st;
 }
 
-// The PM sampling availability image of device 0 and a host object of PM sampling's type built on it.
-gc::PortStatus pm_host(const std::string& chip, gc::HostObject* host) {
-    CUpti_PmSampling_GetCounterAvailability_Params p{CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
-    p.deviceIndex = 0;
-    gc::PortStatus st = gc::cupti(cuptiPmSamplingGetCounterAvailability(&p), "cuptiPmSamplingGetCounterAvailability");
-    if (!st.ok) return st;
-    std::vector<uint8_t> image(p.counterAvailabilityImageSize);
-    p.pCounterAvailabilityImage = image.data();
-    if (!(st = gc::cupti(cuptiPmSamplingGetCounterAvailability(&p), "cuptiPmSamplingGetCounterAvailability")).ok) return st;
-    return host->init(chip, image, CUPTI_PROFILER_TYPE_PM_SAMPLING);
-}
+// A host object of PM sampling's type on device 0's PM sampling availability image. The object keeps a pointer
+// to the image (a configuration built after the image was freed crashed inside libnvperf_host), so the two live
+// together, the image destroyed last. PM_SAMPLING_NO_AVAILABILITY=1 builds the object on no image at all.
+struct PmHost {
+    std::vector<uint8_t> availability;
+    gc::HostObject host;
+
+    gc::PortStatus init(const std::string& chip) {
+        if (env_long("PM_SAMPLING_NO_AVAILABILITY", 0) == 1) return host.init(chip, {}, CUPTI_PROFILER_TYPE_PM_SAMPLING);
+        CUpti_PmSampling_GetCounterAvailability_Params p{CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
+        p.deviceIndex = 0;
+        gc::PortStatus st = gc::cupti(cuptiPmSamplingGetCounterAvailability(&p), "cuptiPmSamplingGetCounterAvailability");
+        if (!st.ok) return st;
+        availability.assign(p.counterAvailabilityImageSize, 0);
+        p.pCounterAvailabilityImage = availability.data();
+        st = gc::cupti(cuptiPmSamplingGetCounterAvailability(&p), "cuptiPmSamplingGetCounterAvailability");
+        return st.ok ? host.init(chip, availability, CUPTI_PROFILER_TYPE_PM_SAMPLING) : st;
+    }
+};
 
 // The metrics' values of one range (Range Profiler) or sample (PM sampling) of a counter data image.
 gc::PortStatus evaluate(gc::HostObject& host, const std::vector<uint8_t>& data, size_t index, std::vector<const char*>& names,
@@ -238,10 +248,11 @@ std::vector<KernelRecord> match_records(std::vector<KernelRecord> all, const std
 // whose call is cuptiPmSamplingSetConfig, which the caller reports and goes on.
 gc::PortStatus pm_case(const std::string& chip, std::vector<const char*>& names, const std::vector<Launch>& kernels,
                        const Buffers& b, PmCase* c) {
-    gc::HostObject host;
+    PmHost pm;
+    gc::HostObject& host = pm.host;
     std::vector<uint8_t> config;
     size_t passes = 0;
-    gc::PortStatus st = pm_host(chip, &host);
+    gc::PortStatus st = pm.init(chip);
     if (!st.ok || !(st = gc::build_config(host, names, &config, &passes)).ok) return st;
     if (passes != 1) return gc::PortStatus::failure("build_config", std::to_string(passes) + " passes, PM sampling takes one");
     PmSession s;
@@ -485,8 +496,9 @@ gc::PortStatus rp_reference(CUcontext ctx, const std::string& chip, std::vector<
 // Without substrings every base metric with its type; with them, the matching bases' full names (base.submetric).
 // Only the bases asked for are expanded: the whole catalog of sub-metrics takes long to walk.
 int list_mode(const std::string& chip, int argc, char** argv) {
-    gc::HostObject host;
-    gc::PortStatus st = pm_host(chip, &host);
+    PmHost pm;
+    gc::HostObject& host = pm.host;
+    gc::PortStatus st = pm.init(chip);
     if (!st.ok) return fail(st);
     static const char* kTypes[] = {"counter", "ratio", "throughput"};
     std::vector<std::pair<int, std::string>> bases;
@@ -524,11 +536,12 @@ int support_mode(CUcontext ctx, const std::string& chip, int argc, char** argv) 
     for (int i = 2; i < argc; ++i) {
         std::vector<const char*> one{argv[i]};
         size_t passes = 0;
-        gc::HostObject pm, rp;
+        PmHost pm;
+        gc::HostObject rp;
         if (trace) std::fprintf(stderr, "pm-sampling trace %s: PM host object\n", argv[i]);
-        st = pm_host(chip, &pm);
+        st = pm.init(chip);
         if (trace) std::fprintf(stderr, "pm-sampling trace %s: PM configuration\n", argv[i]);
-        if (st.ok) st = gc::build_config(pm, one, &config, &passes);
+        if (st.ok) st = gc::build_config(pm.host, one, &config, &passes);
         std::string line = st.ok ? "pm passes=" + std::to_string(passes) : "pm no (" + st.message() + ")";
         if (trace) std::fprintf(stderr, "pm-sampling trace %s: Range Profiler host object and configuration\n", argv[i]);
         st = rp.init(chip, avail);

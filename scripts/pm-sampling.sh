@@ -12,7 +12,7 @@ OUT=${OUT:-out/pm-sampling}
 mkdir -p "$OUT"
 LOG=$OUT/pm-sampling.log
 : >"$LOG"
-INTERVALS=${PM_SAMPLING_INTERVALS:-100,250,500,1000,2000,5000,20000}
+INTERVALS=${PM_SAMPLING_INTERVALS:-20000,5000,2000,1000,500,250,100}
 # The metrics of scripts/gpu-bench.sh's S1, S3 and S10.
 BENCH="sm__inst_executed.sum sm__warps_launched.sum smsp__inst_executed_op_global_ld.sum smsp__inst_executed_op_global_st.sum
 smsp__thread_inst_executed.sum lts__t_sectors.sum lts__t_requests.sum l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum

@@ -14,18 +14,19 @@
 // of consecutive samples with a non-zero value, split by samples that are all zero, are numbered in order (by gaps).
 // Per metric with a REF it prints how many kernels' sums equal REF under either attribution and how far off the rest
 // are. Kernels: PM_SAMPLING_KERNELS (default 640) saxpy launches of varying grids and block sizes, every 16th with a
-// 16000-step FMA loop per thread (tens of us). PM_SAMPLING_DUMP=FILE writes one CSV row per case and kernel.
+// 16000-step FMA loop per thread (far longer than the others). PM_SAMPLING_DUMP=FILE writes one CSV row per case and
+// kernel.
 // Also read: PM_SAMPLING_MAX_SAMPLES (the counter data image's samples, default 200000), PM_SAMPLING_HW_BUFFER_MB
-// (default 512), PM_SAMPLING_RP_WINDOW (default 64), PM_SAMPLING_TRACE=1 (support mode names each step on stderr).
-// Exits 0 when every REF matched for every kernel in every accepted interval, 1 otherwise, 2 on a usage error.
+// (default 512), PM_SAMPLING_RP_WINDOW (default 64), PM_SAMPLING_TRACE=1 (support mode names each step on stderr),
+// PM_SAMPLING_NO_AVAILABILITY=1 (PM host objects on no availability image).
+// Exits 0 when every interval ran and every REF matched for every kernel, 1 otherwise, 2 on a usage error.
 // CMake target pm-sampling of tool/cuda/tests (built only when asked for; scripts/pm-sampling.sh).
+#include "bench_profiler.cuh"
 #include "device_info.hpp"
 #include "metric_host.hpp"
 
 #include <cuda_runtime.h>
-#include <cupti_activity.h>
 #include <cupti_pmsampling.h>
-#include <cupti_range_profiler.h>
 
 #include <execinfo.h>
 #include <unistd.h>
@@ -43,6 +44,7 @@
 #include <vector>
 
 namespace gc = gorocprof::cuda;
+namespace gb = gorocprof::cuda::bench;
 
 namespace {
 
@@ -103,30 +105,6 @@ long env_long(const char* name, long fallback) {
     return v && *v ? std::strtol(v, nullptr, 10) : fallback;
 }
 
-// Kernel records of CUPTI's activity API, in arrival order.
-struct KernelRecord {
-    uint64_t start = 0, end = 0;
-    unsigned grid = 0, block = 0;
-};
-std::vector<KernelRecord> g_records;
-
-void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-    *size = size_t(8) << 20;
-    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
-    *max_records = 0;
-}
-
-void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
-    CUpti_Activity* rec = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
-        if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && rec->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
-        // start, end, gridX and blockX sit at the same offsets in every kernel record version since the fourth.
-        const auto* k = reinterpret_cast<const CUpti_ActivityKernel4*>(rec);
-        g_records.push_back({k->start, k->end, static_cast<unsigned>(k->gridX), static_cast<unsigned>(k->blockX)});
-    }
-    std::free(buffer);
-}
-
 gc::PortStatus flush_records() {
     gc::PortStatus st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     if (st.ok) st = gc::cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
@@ -167,20 +145,6 @@ struct PmHost {
     }
 };
 
-// The metrics' values of one range (Range Profiler) or sample (PM sampling) of a counter data image.
-gc::PortStatus evaluate(gc::HostObject& host, const std::vector<uint8_t>& data, size_t index, std::vector<const char*>& names,
-                        std::vector<double>* values) {
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-    ev.pHostObject = host.get();
-    ev.pCounterDataImage = data.data();
-    ev.counterDataImageSize = data.size();
-    ev.rangeIndex = index;
-    ev.ppMetricNames = names.data();
-    ev.numMetrics = names.size();
-    ev.pMetricValues = values->data();
-    return gc::cupti(cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
-}
-
 // One sample: its GPU time span and its metrics' values, in the session's metric order.
 struct Sample {
     uint64_t start = 0, end = 0;
@@ -215,7 +179,7 @@ struct PmSession {
             if (!(st = gc::cupti(cuptiPmSamplingCounterDataGetSampleInfo(&si), "cuptiPmSamplingCounterDataGetSampleInfo")).ok)
                 return st;
             Sample s{si.startTimestamp, si.endTimestamp, std::vector<double>(names.size())};
-            if (!(st = evaluate(host, data, evaluated, names, &s.values)).ok) return st;
+            if (!(st = gb::evaluate(host, data, evaluated, names, &s.values)).ok) return st;
             out->push_back(std::move(s));
         }
         return st;
@@ -229,16 +193,16 @@ struct PmCase {
     uint64_t host_start_ts = 0;
     bool full = false;
     std::vector<Sample> samples;
-    std::vector<KernelRecord> records;  // the kernels', sorted by start
+    std::vector<gb::KernelRecord> records;  // the kernels', sorted by start
     size_t raw_records = 0;
 };
 
 // The records, sorted by start, that match the launches' grids in order: what is left when CUPTI delivers records
 // besides the kernels' own.
-std::vector<KernelRecord> match_records(std::vector<KernelRecord> all, const std::vector<Launch>& kernels) {
-    std::sort(all.begin(), all.end(), [](const KernelRecord& a, const KernelRecord& r) { return a.start < r.start; });
-    std::vector<KernelRecord> out;
-    for (const KernelRecord& r : all)
+std::vector<gb::KernelRecord> match_records(std::vector<gb::KernelRecord> all, const std::vector<Launch>& kernels) {
+    std::sort(all.begin(), all.end(), [](const gb::KernelRecord& a, const gb::KernelRecord& r) { return a.start < r.start; });
+    std::vector<gb::KernelRecord> out;
+    for (const gb::KernelRecord& r : all)
         if (out.size() < kernels.size() && r.grid == kernels[out.size()].blocks && r.block == kernels[out.size()].threads)
             out.push_back(r);
     return out;
@@ -289,7 +253,7 @@ gc::PortStatus pm_case(const std::string& chip, std::vector<const char*>& names,
     if (!(st = gc::cupti(cuptiPmSamplingSetConfig(&cfg), "cuptiPmSamplingSetConfig")).ok) return disable(), st;
     c->enable_ms = ms_since(t);
     if (!(st = flush_records()).ok) return disable(), st;
-    g_records.clear();
+    gb::kernel_records().clear();
     if (!(st = gc::cupti(cuptiGetTimestamp(&c->host_start_ts), "cuptiGetTimestamp")).ok) return disable(), st;
     t = std::chrono::steady_clock::now();
     CUpti_PmSampling_Start_Params start{CUpti_PmSampling_Start_Params_STRUCT_SIZE};
@@ -320,8 +284,8 @@ gc::PortStatus pm_case(const std::string& chip, std::vector<const char*>& names,
     gc::PortStatus off = disable();
     if (st.ok) st = off;
     if (st.ok) st = flush_records();
-    c->raw_records = g_records.size();
-    c->records = match_records(g_records, kernels);
+    c->raw_records = gb::kernel_records().size();
+    c->records = match_records(gb::kernel_records(), kernels);
     return st;
 }
 
@@ -408,84 +372,32 @@ Check compare(const Attribution& a, size_t m, const std::vector<double>& ref) {
 }
 
 // Range Profiler auto ranges over the kernels, `window` a window: per kernel the metrics' values and the loop's
-// time. One Start and Stop with no kernel first: the object's first Start (about 0.2 s, docs/perf.md) is paid
-// there, outside the per-kernel time.
+// time. One Start and Stop with no kernel first: the object's first Start, far dearer than the later ones
+// (docs/perf.md), is paid there, outside the per-kernel time.
 gc::PortStatus rp_reference(CUcontext ctx, const std::string& chip, std::vector<const char*>& names,
                             const std::vector<Launch>& kernels, const Buffers& b, size_t window,
                             std::vector<std::vector<double>>* values, double* first_ms, double* loop_ms) {
-    std::vector<uint8_t> avail, config, data;
+    std::vector<uint8_t> avail;
     gc::HostObject host;
+    gb::RangeWindows rp;
+    rp.ranges = window;
     size_t passes = 0;
     gc::PortStatus st = gc::counter_availability(ctx, &avail);
-    if (!st.ok || !(st = host.init(chip, avail)).ok || !(st = gc::build_config(host, names, &config, &passes)).ok) return st;
+    if (!st.ok || !(st = host.init(chip, avail)).ok || !(st = gc::build_config(host, names, &rp.config, &passes)).ok) return st;
     if (passes != 1) return gc::PortStatus::failure("build_config", std::to_string(passes) + " Range Profiler passes");
-    CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-    en.ctx = ctx;
-    if (!(st = gc::cupti(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable")).ok) return st;
-    CUpti_RangeProfiler_Object* obj = en.pRangeProfilerObject;
-    CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    size.pRangeProfilerObject = obj;
-    size.pMetricNames = names.data();
-    size.numMetrics = names.size();
-    size.maxNumOfRanges = window;
-    size.maxNumRangeTreeNodes = window;
-    if (!(st = gc::cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize")).ok) return st;
-    data.assign(size.counterDataSize, 0);
-    auto arm = [&]() {
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-        init.pRangeProfilerObject = obj;
-        init.counterDataSize = data.size();
-        init.pCounterData = data.data();
-        gc::PortStatus r = gc::cupti(cuptiRangeProfilerCounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
-        CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-        cfg.pRangeProfilerObject = obj;
-        cfg.configSize = config.size();
-        cfg.pConfig = config.data();
-        cfg.counterDataImageSize = data.size();
-        cfg.pCounterDataImage = data.data();
-        cfg.range = CUPTI_AutoRange;
-        cfg.replayMode = CUPTI_UserReplay;
-        cfg.maxRangesPerPass = window;
-        cfg.numNestingLevels = 1;
-        cfg.minNestingLevel = 1;
-        cfg.targetNestingLevel = 1;
-        if (r.ok) r = gc::cupti(cuptiRangeProfilerSetConfig(&cfg), "cuptiRangeProfilerSetConfig");
-        CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-        start.pRangeProfilerObject = obj;
-        if (r.ok) r = gc::cupti(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-        return r;
-    };
-    auto stop = [&]() {
-        CUpti_RangeProfiler_Stop_Params p{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-        p.pRangeProfilerObject = obj;
-        return gc::cupti(cuptiRangeProfilerStop(&p), "cuptiRangeProfilerStop");
-    };
+    if (!(st = rp.enable(ctx, names)).ok) return st;
     auto t = std::chrono::steady_clock::now();
-    if (!(st = arm()).ok || !(st = stop()).ok) return st;
+    if ((st = rp.arm()).ok) st = rp.stop();
     *first_ms = ms_since(t);
     t = std::chrono::steady_clock::now();
-    std::vector<double> v(names.size());
     for (size_t k = 0; k < kernels.size() && st.ok;) {
         const size_t end = std::min(kernels.size(), k + window);
-        if (!(st = arm()).ok) break;
+        if (!(st = rp.arm()).ok) break;
         for (; k < end && st.ok; ++k) st = launch(kernels[k], b);
-        if (st.ok) st = stop();
-        CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-        decode.pRangeProfilerObject = obj;
-        if (st.ok) st = gc::cupti(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
-        CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-        info.pCounterDataImage = data.data();
-        info.counterDataImageSize = data.size();
-        if (st.ok) st = gc::cupti(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-        for (size_t r = 0; st.ok && r < info.numTotalRanges; ++r) {
-            st = evaluate(host, data, r, names, &v);
-            if (st.ok) values->push_back(v);
-        }
+        if (st.ok) st = rp.collect(host, names, values);
     }
     *loop_ms = ms_since(t);
-    CUpti_RangeProfiler_Disable_Params off{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-    off.pRangeProfilerObject = obj;
-    gc::PortStatus disabled = gc::cupti(cuptiRangeProfilerDisable(&off), "cuptiRangeProfilerDisable");
+    gc::PortStatus disabled = rp.disable();
     if (st.ok) st = disabled;
     if (st.ok && values->size() != kernels.size())
         st = gc::PortStatus::failure("rp_reference", std::to_string(values->size()) + " ranges for " +
@@ -658,9 +570,7 @@ int run_mode(CUcontext ctx, const std::string& chip, const char* intervals_arg, 
     if (st.ok) st = runtime(cudaMemset(b.y, 0, elems * sizeof(float)), "cudaMemset");
     double off_us = 0, base_us = 0;
     if (!st.ok || !(st = unprofiled(kernels, b, &off_us)).ok) return fail(st);
-    if (!(st = gc::cupti(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks")).ok ||
-        !(st = gc::cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable")).ok ||
-        !(st = unprofiled(kernels, b, &base_us)).ok)
+    if (!(st = gb::enable_kernel_records()).ok || !(st = unprofiled(kernels, b, &base_us)).ok)
         return fail(st);
     std::printf("pm-sampling unprofiled: %ld kernels, %.2f us per kernel without activity records, %.2f with them\n", n,
                 off_us, base_us);

@@ -9,19 +9,19 @@
 #include <chrono>
 #include <cstdio>
 
-namespace gorocprof::bench {
+namespace gorocprof::cuda::bench {
 
-inline int fail(const char* program, const cuda::PortStatus& st) {
+inline int fail(const char* program, const PortStatus& st) {
     std::fprintf(stderr, "%s: %s\n", program, st.message().c_str());
     return 1;
 }
 
-inline cuda::PortStatus runtime(cudaError_t e, const char* call) {
-    return e == cudaSuccess ? cuda::PortStatus::success() : cuda::PortStatus::failure(call, cudaGetErrorString(e));
+inline PortStatus runtime(cudaError_t e, const char* call) {
+    return e == cudaSuccess ? PortStatus::success() : PortStatus::failure(call, cudaGetErrorString(e));
 }
 
 inline double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace gorocprof::bench
+}  // namespace gorocprof::cuda::bench

@@ -42,12 +42,12 @@
 namespace gc = gorocprof::cuda;
 namespace core = gorocprof::core;
 
-using gorocprof::bench::ms_since;
-using gorocprof::bench::runtime;
+using gorocprof::cuda::bench::ms_since;
+using gorocprof::cuda::bench::runtime;
 
 namespace {
 
-int fail(const gc::PortStatus& st) { return gorocprof::bench::fail("rp-floor", st); }
+int fail(const gc::PortStatus& st) { return gorocprof::cuda::bench::fail("rp-floor", st); }
 
 std::vector<core::PlanCounter> parse_group(const std::string& s) {
     std::vector<core::PlanCounter> out;

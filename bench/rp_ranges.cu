@@ -23,14 +23,13 @@
 // stop+decode B ms; R of R' ranges with every value (N recorded); first metric of add_one / add_index: V / V',
 // M ranges differ; last metric mean U; event mean E ns" and exits 0 when every range has every value, else 1. CMake target
 // rp-ranges of tool/cuda/tests (built only when asked for).
+#include "bench_profiler.cuh"
 #include "bench_status.cuh"
 #include "device_info.hpp"
 #include "many_kernels.cuh"
 #include "metric_host.hpp"
 
 #include <cuda_runtime.h>
-#include <cupti_activity.h>
-#include <cupti_range_profiler.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,80 +41,32 @@
 #include <vector>
 
 namespace gc = gorocprof::cuda;
+namespace gb = gorocprof::cuda::bench;
 
-using gorocprof::bench::ms_since;
-using gorocprof::bench::runtime;
+using gorocprof::cuda::bench::ms_since;
+using gorocprof::cuda::bench::runtime;
 
 namespace {
 
-int fail(const gc::PortStatus& st) { return gorocprof::bench::fail("rp-ranges", st); }
+int fail(const gc::PortStatus& st) { return gorocprof::cuda::bench::fail("rp-ranges", st); }
 
 struct Session {
-    CUpti_RangeProfiler_Object* obj = nullptr;
-    std::vector<uint8_t> config, data;
+    gb::RangeWindows rp;  // rp.ranges: window * slots
     std::vector<const char*> names;
-    bool user = false;
     size_t window = 0;
     size_t slots = 1;  // ranges per measured kernel: 1 + GAP in auto mode, where the gap kernels are ranges too
-
-    gc::PortStatus arm() {
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
-            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-        init.pRangeProfilerObject = obj;
-        init.counterDataSize = data.size();
-        init.pCounterData = data.data();
-        gc::PortStatus st = gc::cupti(cuptiRangeProfilerCounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
-        if (!st.ok) return st;
-        CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-        cfg.pRangeProfilerObject = obj;
-        cfg.configSize = config.size();
-        cfg.pConfig = config.data();
-        cfg.counterDataImageSize = data.size();
-        cfg.pCounterDataImage = data.data();
-        cfg.range = user ? CUPTI_UserRange : CUPTI_AutoRange;
-        cfg.replayMode = CUPTI_UserReplay;
-        cfg.maxRangesPerPass = window * slots;
-        cfg.numNestingLevels = 1;
-        cfg.minNestingLevel = 1;
-        cfg.passIndex = 0;
-        cfg.targetNestingLevel = 1;
-        if (!(st = gc::cupti(cuptiRangeProfilerSetConfig(&cfg), "cuptiRangeProfilerSetConfig")).ok) return st;
-        CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-        start.pRangeProfilerObject = obj;
-        return gc::cupti(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-    }
 
     // Stop, decode, and how many ranges came back with every value.
     // values[r] holds range r's metrics, in names' order.
     gc::PortStatus collect(gc::HostObject& host, size_t* ranges, size_t* full, std::vector<std::vector<double>>* values_out) {
-        CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-        stop.pRangeProfilerObject = obj;
-        gc::PortStatus st = gc::cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-        if (!st.ok) return st;
-        CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-        decode.pRangeProfilerObject = obj;
-        if (!(st = gc::cupti(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData")).ok) return st;
-        CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-        info.pCounterDataImage = data.data();
-        info.counterDataImageSize = data.size();
-        if (!(st = gc::cupti(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo")).ok) return st;
-        *ranges = info.numTotalRanges;
+        const size_t before = values_out->size();
+        gc::PortStatus st = rp.collect(host, names, values_out);
+        *ranges = values_out->size() - before;
         *full = 0;
-        std::vector<double> values(names.size());
-        for (size_t r = 0; r < *ranges; ++r) {
-            CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-            eval.pHostObject = host.get();
-            eval.pCounterDataImage = data.data();
-            eval.counterDataImageSize = data.size();
-            eval.rangeIndex = r;
-            eval.ppMetricNames = names.data();
-            eval.numMetrics = names.size();
-            eval.pMetricValues = values.data();
-            if (!(st = gc::cupti(cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues")).ok) return st;
+        for (size_t r = before; r < values_out->size(); ++r) {
             bool all = true;
-            for (double v : values) all = all && !std::isnan(v) && v > 0;
+            for (double v : (*values_out)[r]) all = all && !std::isnan(v) && v > 0;
             *full += all ? 1 : 0;
-            values_out->push_back(values);
         }
         return st;
     }
@@ -137,26 +88,12 @@ gc::PortStatus pop(CUpti_RangeProfiler_Object* obj) {
     return gc::cupti(cuptiRangeProfilerPopRange(&p), "cuptiRangeProfilerPopRange");
 }
 
-// Activity kernel records: their count and summed durations since the last reset.
-size_t g_kernel_records = 0;
-double g_kernel_ns = 0;
-
-void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-    *size = size_t(8) << 20;
-    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
-    *max_records = 0;
-}
-
-void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
-    CUpti_Activity* rec = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
-        if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && rec->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
-        // start and end sit at the same offsets in every kernel record version since the fourth.
-        const auto* k = reinterpret_cast<const CUpti_ActivityKernel4*>(rec);
-        ++g_kernel_records;
-        g_kernel_ns += double(k->end - k->start);
-    }
-    std::free(buffer);
+// The timed kernels' activity records: their count and mean duration.
+void kernel_record_stats(size_t* count, double* mean_ns) {
+    double ns = 0;
+    for (const gb::KernelRecord& k : gb::kernel_records()) ns += double(k.end - k.start);
+    *count = gb::kernel_records().size();
+    *mean_ns = *count ? ns / double(*count) : 0.0;
 }
 
 bool env_is_one(const char* name) {
@@ -179,7 +116,7 @@ struct Args {
 
 bool parse_args(int argc, char** argv, Session* s, Args* a) {
     if (argc != 6 && argc != 7) return false;
-    s->user = std::strcmp(argv[1], "user") == 0;
+    s->rp.user = std::strcmp(argv[1], "user") == 0;
     a->sync = std::strcmp(argv[2], "1") == 0;
     s->window = std::strtoul(argv[3], nullptr, 10);
     a->kernels = std::strtol(argv[4], nullptr, 10);
@@ -190,7 +127,8 @@ bool parse_args(int argc, char** argv, Session* s, Args* a) {
     if (const char* v = std::getenv("RP_RANGES_N")) a->n = std::atoi(v);
     if (const char* v = std::getenv("RP_RANGES_GAP_N")) a->gap_n = std::strtoull(v, nullptr, 10);
     if (s->window < 1 || a->kernels < 1 || a->gap < 0 || a->n < 1 || a->gap_n < 1) return false;
-    s->slots = s->user || a->gap_ctx ? 1 : static_cast<size_t>(1 + a->gap);
+    s->slots = s->rp.user || a->gap_ctx ? 1 : static_cast<size_t>(1 + a->gap);
+    s->rp.ranges = s->window * s->slots;
     for (std::string list = argv[5]; !list.empty();) {
         const size_t comma = list.find(',');
         a->metrics.push_back(list.substr(0, comma));
@@ -215,21 +153,9 @@ gc::PortStatus open_session(Session& s, gc::HostObject& host, double* avail_ms) 
     if (!(st = gc::counter_availability(ctx, &availability)).ok) return st;
     *avail_ms = ms_since(t_avail);
     size_t passes = 0;
-    if (!(st = host.init(chip, availability)).ok || !(st = gc::build_config(host, s.names, &s.config, &passes)).ok) return st;
+    if (!(st = host.init(chip, availability)).ok || !(st = gc::build_config(host, s.names, &s.rp.config, &passes)).ok) return st;
     if (passes != 1) return gc::PortStatus::failure("build_config", "the metrics need several hardware passes");
-    CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-    en.ctx = ctx;
-    if (!(st = gc::cupti(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable")).ok) return st;
-    s.obj = en.pRangeProfilerObject;
-    CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    size.pRangeProfilerObject = s.obj;
-    size.pMetricNames = s.names.data();
-    size.numMetrics = s.names.size();
-    size.maxNumOfRanges = s.window * s.slots;
-    size.maxNumRangeTreeNodes = s.window * s.slots;
-    if (!(st = gc::cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize")).ok) return st;
-    s.data.assign(size.counterDataSize, 0);
-    return st;
+    return s.rp.enable(ctx, s.names);
 }
 
 // The kernels: the measured ones (add_one and add_index in turn over n ints, each timed by an event pair)
@@ -339,16 +265,16 @@ gc::PortStatus run_windows(Session& s, gc::HostObject& host, Kernels& kern, long
     const auto t0 = std::chrono::steady_clock::now();
     for (long k = 0; k < total;) {
         auto t1 = std::chrono::steady_clock::now();
-        if (!(st = s.arm()).ok) return st;
+        if (!(st = s.rp.arm()).ok) return st;
         t->start_ms += ms_since(t1);
         const long end = std::min(total, k + static_cast<long>(s.window));
         t->armed += static_cast<size_t>(end - k) * s.slots;
         const long window_first = k;
         for (; k < end; ++k) {
             if (kern.a.gap > 0 && !(st = kern.gap_launch()).ok) return st;
-            if (s.user && !(st = push(s.obj, k)).ok) return st;
+            if (s.rp.user && !(st = push(s.rp.obj, k)).ok) return st;
             if (!(st = kern.launch(k)).ok) return st;
-            if (s.user && !(st = pop(s.obj)).ok) return st;
+            if (s.rp.user && !(st = pop(s.rp.obj)).ok) return st;
         }
         if (!(st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize")).ok) return st;
         t1 = std::chrono::steady_clock::now();
@@ -375,8 +301,7 @@ gc::PortStatus reset_activity() {
     gc::PortStatus st;
     if (!(st = runtime(cudaDeviceSynchronize(), "cudaDeviceSynchronize")).ok) return st;
     if (!(st = gc::cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll")).ok) return st;
-    g_kernel_records = 0;
-    g_kernel_ns = 0;
+    gb::kernel_records().clear();
     return st;
 }
 
@@ -384,11 +309,8 @@ gc::PortStatus reset_activity() {
 // ahead of the first kernel.
 gc::PortStatus warm_up(Session& s, double* ms) {
     const auto tw = std::chrono::steady_clock::now();
-    gc::PortStatus st = s.arm();
-    if (!st.ok) return st;
-    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stop.pRangeProfilerObject = s.obj;
-    st = gc::cupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+    gc::PortStatus st = s.rp.arm();
+    if (st.ok) st = s.rp.stop();
     *ms = ms_since(tw);
     return st;
 }
@@ -397,7 +319,7 @@ void print_results(const Session& s, const Args& a, const Kernels& kern, const T
     std::printf("rp-ranges %s sync=%d W=%zu gap=%ld: %ld kernels in %.1f ms: %.3f ms per kernel; per window: start %.3f ms, "
                 "stop+decode %.3f ms; %zu of %zu ranges with every value (%zu recorded); first metric of add_one / "
                 "add_index: %.0f / %.0f, %zu ranges differ; last metric mean %.1f; event mean %.0f ns\n",
-                s.user ? "user" : "auto", a.sync ? 1 : 0, s.window, a.gap, a.kernels, t.ms, t.ms / double(a.kernels),
+                s.rp.user ? "user" : "auto", a.sync ? 1 : 0, s.window, a.gap, a.kernels, t.ms, t.ms / double(a.kernels),
                 t.start_ms / double(t.windows), t.collect_ms / double(t.windows), t.full, t.armed, t.ranges, t.first[0],
                 t.first[1], t.differ, t.ranges ? t.last_sum / double(t.ranges) : 0.0, kern.event_ms * 1e6 / double(a.kernels));
 }
@@ -412,10 +334,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     gc::PortStatus st;
-    if (a.activity &&
-        (!(st = gc::cupti(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks")).ok ||
-         !(st = gc::cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable")).ok))
-        return fail(st);
+    if (a.activity && !(st = gb::enable_kernel_records()).ok) return fail(st);
     gc::HostObject host;
     double avail_ms = 0, warmup_ms = 0;
     if (!(st = open_session(s, host, &avail_ms)).ok) return fail(st);
@@ -439,12 +358,13 @@ int main(int argc, char** argv) {
     if (a.activity) {
         const auto tf = std::chrono::steady_clock::now();
         if (!(st = gc::cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll")).ok) return fail(st);
-        std::printf("rp-ranges activity: %zu kernel records, mean %.0f ns, flush %.3f ms\n", g_kernel_records,
-                    g_kernel_records ? g_kernel_ns / double(g_kernel_records) : 0.0, ms_since(tf));
+        const double flush_ms = ms_since(tf);
+        size_t count = 0;
+        double mean_ns = 0;
+        kernel_record_stats(&count, &mean_ns);
+        std::printf("rp-ranges activity: %zu kernel records, mean %.0f ns, flush %.3f ms\n", count, mean_ns, flush_ms);
     }
     print_results(s, a, kern, t);
-    CUpti_RangeProfiler_Disable_Params off{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-    off.pRangeProfilerObject = s.obj;
-    cuptiRangeProfilerDisable(&off);
+    s.rp.disable();
     return t.full == t.armed && t.ranges == t.armed ? 0 : 1;
 }

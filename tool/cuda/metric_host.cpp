@@ -28,9 +28,9 @@ void HostObject::reset() {
     obj_ = nullptr;
 }
 
-PortStatus HostObject::init(const std::string& chip, const std::vector<uint8_t>& availability) {
+PortStatus HostObject::init(const std::string& chip, const std::vector<uint8_t>& availability, CUpti_ProfilerType type) {
     CUpti_Profiler_Host_Initialize_Params p{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.profilerType = type;
     p.pChipName = chip.c_str();
     p.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
     PortStatus st = cupti(cuptiProfilerHostInitialize(&p), "cuptiProfilerHostInitialize");

@@ -25,7 +25,12 @@ public:
     ~HostObject();
     // Deinitializes the object (a later init starts afresh).
     void reset();
-    PortStatus init(const std::string& chip, const std::vector<uint8_t>& availability);
+    // The object keeps a pointer into `availability`, which must outlive it: under PM sampling a configuration
+    // built after the image was freed crashed inside libnvperf_host (docs/perf.md, attempt 21).
+    // `type` PM_SAMPLING makes the object evaluate PM sampling's counter data (bench/pm_sampling.cu); its
+    // availability image is then cuptiPmSamplingGetCounterAvailability's.
+    PortStatus init(const std::string& chip, const std::vector<uint8_t>& availability,
+                    CUpti_ProfilerType type = CUPTI_PROFILER_TYPE_RANGE_PROFILER);
     CUpti_Profiler_Host_Object* get() const { return obj_; }
 
 private:

@@ -1,6 +1,7 @@
 #include "range_counters.hpp"
 
 #include "availability_cache.hpp"
+#include "range_config.hpp"
 #include "config_runs.hpp"
 #include "options.hpp"
 #include "phase_stats.hpp"
@@ -387,20 +388,7 @@ PortStatus RangeCounters::arm_config(const Group* group, const Group* config, st
     }
     {
         PhaseTimer t(Phase::SetConfig);
-        CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-        cfg.pRangeProfilerObject = profiler_;
-        cfg.configSize = gs->config.size();
-        cfg.pConfig = gs->config.data();
-        cfg.counterDataImageSize = counter_data_.size();
-        cfg.pCounterDataImage = counter_data_.data();
-        cfg.range = user_range_ ? CUPTI_UserRange : CUPTI_AutoRange;
-        cfg.replayMode = CUPTI_UserReplay;
-        cfg.maxRangesPerPass = ranges;
-        cfg.numNestingLevels = 1;
-        cfg.minNestingLevel = 1;
-        cfg.passIndex = 0;
-        cfg.targetNestingLevel = 1;
-        st = cupti(cuptiRangeProfilerSetConfig(&cfg), "cuptiRangeProfilerSetConfig");
+        st = set_range_config(profiler_, gs->config, counter_data_, user_range_, ranges);
         if (!st.ok) return st;
         if (first_ranges_ == 0) first_ranges_ = ranges;
     }

@@ -165,6 +165,7 @@ CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* p
         (!p->pCounterAvailabilityImage || p->pCounterAvailabilityImage[0] != s.availability))
         return CUPTI_ERROR_INVALID_PARAMETER;
     p->pHostObject = new CUpti_Profiler_Host_Object;
+    world().state.host_types.push_back(static_cast<int>(p->profilerType));
     return CUPTI_SUCCESS;
 }
 

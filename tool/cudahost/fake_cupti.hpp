@@ -47,6 +47,8 @@ struct State {
     uint8_t availability = 1;
     size_t availability_reads = 0;
     bool host_wants_current_availability = false;
+    // The profiler type of each host object initialised, in order.
+    std::vector<int> host_types;
 };
 
 State& state();

@@ -76,3 +76,18 @@ TEST_CASE(metric_lookup_gives_what_the_catalog_gives_for_the_names_asked) {
         CHECK(fakecupti::state().host_calls < catalog_calls);
     }
 }
+
+// The Range Profiler's type unless asked for PM sampling's (bench/pm_sampling.cu asks).
+TEST_CASE(host_object_initialises_the_profiler_type_asked_for) {
+    fake_chip();
+    struct Row {
+        bool pm;
+        int want;
+    } rows[] = {{false, CUPTI_PROFILER_TYPE_RANGE_PROFILER}, {true, CUPTI_PROFILER_TYPE_PM_SAMPLING}};
+    for (const Row& r : rows) {
+        HostObject host;
+        const std::vector<uint8_t> image{1};
+        CHECK(r.pm ? host.init("GH100", image, CUPTI_PROFILER_TYPE_PM_SAMPLING).ok : host.init("GH100", image).ok);
+        CHECK_EQ(fakecupti::state().host_types.back(), r.want);
+    }
+}

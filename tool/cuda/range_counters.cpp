@@ -110,6 +110,9 @@ bool RangeCounters::refresh_availability() {
     if (!availability_cached_) return false;
     const bool was_on = profiler_ != nullptr;
     disable();
+    // The host objects built on the kept image hold a pointer into it (CUPTI does not copy it): it moves
+    // aside, its buffer unchanged, for as long as they live.
+    retired_availability_.push_back(std::move(availability_));
     availability_.clear();
     PortStatus st = read_availability(false);  // the driver's image, which replaces the file
     if (st.ok && was_on) st = enable();

@@ -235,7 +235,9 @@ private:
 
     CUcontext ctx_;
     std::string chip_;
+    // Declared before groups_, so that the host objects, which point into these images, go first.
     std::vector<uint8_t> availability_;
+    std::vector<std::vector<uint8_t>> retired_availability_;  // replaced by refresh_availability, still pointed into
     std::string availability_path_;
     bool availability_cached_ = false;
     std::string cache_problem_;

@@ -9,7 +9,6 @@
 #include "range_counters.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -109,6 +108,42 @@ TEST_CASE(a_cached_availability_that_no_longer_serves_is_read_again) {
     CHECK(one_process(path, &cached));
     CHECK(cached);
     CHECK_EQ(fakecupti::state().availability_reads, size_t(1));
+}
+
+TEST_CASE(a_refreshed_availability_leaves_the_earlier_groups_image_in_place) {
+    // CUPTI's host objects keep a pointer to the image they were built on. Group a is built under the kept
+    // image; the device changes; group b is refused it and reads the driver's; group a must still find its
+    // own image when its values are evaluated. The two groups do not fit one hardware pass together, and
+    // without union sessions each pass has a configuration (and a host object) of its own.
+    fakecupti::reset();
+    fakecupti::state().value = counter_plans::value;
+    fakecupti::state().availability = 7;
+    fakecupti::state().host_wants_current_availability = true;
+    fakecupti::state().capacity = 1;
+    const std::string path = temp_dir() + "/a.bin";
+    CHECK(save_availability(path, {7}).ok);
+    const auto plan = counter_plans::plan({{"a"}, {"b"}});
+    RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
+    rc.use_availability_cache(path);
+    rc.allow_union_sessions(false);
+    rc.plan_passes(plan);
+    const auto pass = [&](size_t p, size_t kernel) {
+        std::string note;
+        if (!rc.arm(&plan[p].counters, &note, 1).ok) return false;
+        fakecupti::kernel(kernel);
+        bool all = false;
+        std::vector<gorocprof::core::CounterSample> got;
+        return rc.stop(&all).ok && all && rc.collect(&got).ok && got.size() == 1 &&
+               got[0].values[0] == counter_plans::value(plan[p].counters[0].name, kernel);
+    };
+    CHECK(rc.enable_now().ok);
+    CHECK(pass(0, 1));
+    CHECK(rc.availability_cached());
+    fakecupti::state().availability = 1;
+    CHECK(pass(1, 2));
+    CHECK(!rc.availability_cached());
+    CHECK(pass(0, 3));
+    CHECK(pass(1, 4));
 }
 
 TEST_CASE(availability_files_that_are_not_whole_are_never_read) {

@@ -10,6 +10,11 @@
 #include <vector>
 
 struct CUpti_Profiler_Host_Object {
+    // The availability image it was initialized on, which CUPTI keeps a pointer to (not a copy), and the byte
+    // it held then: a later call through this object that finds another byte there read an image that was
+    // replaced or freed under it.
+    const uint8_t* image = nullptr;
+    uint8_t image_byte = 0;
     std::vector<std::string> metrics;
     std::map<int, std::vector<const char*>> bases;  // what GetBaseMetrics last handed out, per type
     std::vector<const char*> subs;                  // what GetSubMetrics last handed out
@@ -165,6 +170,8 @@ CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* p
         (!p->pCounterAvailabilityImage || p->pCounterAvailabilityImage[0] != s.availability))
         return CUPTI_ERROR_INVALID_PARAMETER;
     p->pHostObject = new CUpti_Profiler_Host_Object;
+    p->pHostObject->image = p->pCounterAvailabilityImage;
+    if (p->pCounterAvailabilityImage) p->pHostObject->image_byte = p->pCounterAvailabilityImage[0];
     world().state.host_types.push_back(static_cast<int>(p->profilerType));
     return CUPTI_SUCCESS;
 }
@@ -174,7 +181,14 @@ CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Param
     return CUPTI_SUCCESS;
 }
 
+namespace {
+
+bool image_intact(const CUpti_Profiler_Host_Object* o) { return !o || !o->image || o->image[0] == o->image_byte; }
+
+}  // namespace
+
 CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* p) {
+    if (!image_intact(p->pHostObject)) return CUPTI_ERROR_INVALID_PARAMETER;
     for (size_t i = 0; i < p->numMetrics; ++i) p->pHostObject->metrics.push_back(p->ppMetricNames[i]);
     return CUPTI_SUCCESS;
 }
@@ -233,6 +247,7 @@ CUptiResult cuptiProfilerHostGetSubMetrics(CUpti_Profiler_Host_GetSubMetrics_Par
 }
 
 CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) {
+    if (!image_intact(p->pHostObject)) return CUPTI_ERROR_INVALID_PARAMETER;
     auto it = world().images.find(p->pCounterDataImage);
     if (it == world().images.end() || p->rangeIndex >= it->second.size()) return CUPTI_ERROR_INVALID_PARAMETER;
     const fakecupti::Range& r = it->second[p->rangeIndex];

@@ -47,7 +47,7 @@ need inputs with the kernel trace.`,
 			if len(args) == 0 {
 				return usageErrorf("%s needs its inputs: results.json files, rocpd databases or directories holding them", cmd.CommandPath())
 			}
-			return nil
+			return refuseBackendFlags(cmd, "merging reads results and plans nothing")
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args

@@ -32,7 +32,7 @@ each pass's output is written, then their merged result.`,
 			if len(args) == 0 {
 				return usageErrorf("%s needs a run directory (gorocprof names it when it keeps one)", cmd.CommandPath())
 			}
-			return nil
+			return refuseBackendFlags(cmd, "a run directory is processed on the backend and ROCm root it ran with (its run.json)")
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.RunDirs = args
@@ -62,4 +62,15 @@ func runProcess(ctx context.Context, f *Factory, o *ProcessOptions) error {
 		Stdout: f.IO.Out, Stderr: f.IO.ErrOut,
 	})
 	return err
+}
+
+// refuseBackendFlags refuses the global --backend and --rocm-root on a subcommand that never reads them, so
+// that a value given there is not silently ignored; why says what decides instead.
+func refuseBackendFlags(cmd *cobra.Command, why string) error {
+	for _, name := range []string{optBackend, optROCmRoot} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			return usageErrorf("%s: --%s has no effect here: %s", cmd.CommandPath(), name, why)
+		}
+	}
+	return nil
 }

@@ -63,7 +63,9 @@ func (h *head) check() error {
 		}
 		h.maxDispatch = max(h.maxDispatch, d.DispatchID)
 		h.maxCorrelation = max(h.maxCorrelation, d.CorrelationID)
-		h.passes++
+		if h.kernelTrace || len(d.Counters) > 0 {
+			h.passes++
+		}
 		return nil
 	})
 }

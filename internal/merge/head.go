@@ -40,8 +40,10 @@ type head struct {
 	maxDispatch    uint64
 	maxCorrelation uint64
 	maxKernel      uint64
-	passes         int // pass records
-	cs             *inputCounters
+	// pass records a merged output can hold: with the kernel trace every one, else those with counters
+	// (results.json has no counter record without a counter, as the tool writes none)
+	passes int
+	cs     *inputCounters
 }
 
 // inCounter is one counter of the input's catalog.

@@ -128,8 +128,7 @@ gc::PortStatus launch(const Launch& l, const Buffers& b) {
 }
 
 // A host object of PM sampling's type on device 0's PM sampling availability image. The object keeps a pointer
-// to the image (a configuration built after the image was freed crashed inside libnvperf_host), so the two live
-// together, the image destroyed last. PM_SAMPLING_NO_AVAILABILITY=1 builds the object on no image at all.
+// to the image, not a copy (HostObject::init), so the two live together, the image destroyed last. PM_SAMPLING_NO_AVAILABILITY=1 builds the object on no image at all.
 struct PmHost {
     std::vector<uint8_t> availability;
     gc::HostObject host;

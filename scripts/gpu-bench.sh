@@ -122,8 +122,8 @@ bench() { # bench LABEL REPS CMD... : one workload, every metric set, every tool
         ROWS[${#ROWS[@]}-1]="| $label | $n | $un | $gk1 | $gk3 | $ga3 | $nk1 | $nk3 | $na3 | $(ratio "$gk1" "$nk1") | $(ratio "$gk3" "$nk3") | $(ratio "$ga3" "$na3") | $eq | $eq1a | $gk10 | $nk10 | $(ratio "$gk10" "$nk10") | $eq10 | $ga10 | $na10 | $(ratio "$ga10" "$na10") |"
         write_md
     }
-    # One untimed run first: the first process of a workload reads its files cold (PyTorch's first run was 3-4 s
-    # slower than the next), which would inflate the unprofiled median and so shrink every own time.
+    # One untimed run first: the first process of a workload reads its files cold, which would inflate the
+    # unprofiled median and so shrink every own time (docs/perf.md, "the PyTorch target, measured").
     "$@" >>"$WORK/$label-warmup.out" 2>&1
     un=$(N_REPS=$n median_ms "$label-plain" "$@"); show
     gk1=$(N_REPS=$n median_ms "$label-gk1" "$GR" --quiet "${S1[@]}" "${KR[@]}" -d "$WORK/$label-gk1" -o r -- "$@"); show

@@ -25,8 +25,8 @@ public:
     ~HostObject();
     // Deinitializes the object (a later init starts afresh).
     void reset();
-    // The object keeps a pointer into `availability`, which must outlive it: under PM sampling a configuration
-    // built after the image was freed crashed inside libnvperf_host (docs/perf.md, attempt 21).
+    // The object keeps a pointer into `availability`, not a copy: the image must outlive it, unchanged
+    // (docs/perf.md, attempt 21).
     // `type` PM_SAMPLING makes the object evaluate PM sampling's counter data (bench/pm_sampling.cu); its
     // availability image is then cuptiPmSamplingGetCounterAvailability's.
     PortStatus init(const std::string& chip, const std::vector<uint8_t>& availability,

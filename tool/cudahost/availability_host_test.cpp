@@ -26,6 +26,29 @@ std::string temp_dir() {
     return d ? d : "";
 }
 
+// One pass of `group` on kernel `kernel`: arm, the kernel, stop, collect into *got; true when all of it
+// worked and every hardware pass ran.
+bool one_pass(RangeCounters& rc, const gorocprof::cuda::Group& group, size_t kernel,
+              std::vector<gorocprof::core::CounterSample>* got) {
+    std::string note;
+    if (!rc.arm(&group, &note, 1).ok) return false;
+    fakecupti::kernel(kernel);
+    bool all = false;
+    return rc.stop(&all).ok && all && rc.collect(got).ok;
+}
+
+// A reset fake whose host objects take only the device's current image (`device`), and a kept file holding
+// another (`kept`): the file's path.
+std::string stale_kept_image(uint8_t kept, uint8_t device) {
+    fakecupti::reset();
+    fakecupti::state().value = counter_plans::value;
+    fakecupti::state().availability = device;
+    fakecupti::state().host_wants_current_availability = true;
+    const std::string path = temp_dir() + "/a.bin";
+    CHECK(save_availability(path, {kept}).ok);
+    return path;
+}
+
 // One dispatch of group 0 in a process of its own (a RangeCounters of its own) that keeps the availability
 // at `path`; true when the pass read its group's values.
 // `eager`: enabled at once, as at context creation; else by the first arm, as at a context's first launch.
@@ -35,12 +58,8 @@ bool one_process(const std::string& path, bool* cached = nullptr, std::string* p
     rc.use_availability_cache(path);
     rc.plan_passes(passes);
     if (eager && !rc.enable_now().ok) return false;
-    std::string note;
-    if (!rc.arm(&passes[0].counters, &note, 1).ok) return false;
-    fakecupti::kernel(7);
-    bool all = false;
     std::vector<gorocprof::core::CounterSample> got;
-    if (!rc.stop(&all).ok || !all || !rc.collect(&got).ok || got.size() != 2) return false;
+    if (!one_pass(rc, passes[0].counters, 7, &got) || got.size() != 2) return false;
     if (cached) *cached = rc.availability_cached();
     if (problem) {
         *problem = rc.take_availability_cache_problem();
@@ -92,12 +111,7 @@ TEST_CASE(availability_is_read_once_and_then_kept_between_processes) {
 TEST_CASE(a_cached_availability_that_no_longer_serves_is_read_again) {
     // The device changed since the file was kept: host objects refuse the old image. The configuration is
     // built under the driver's image instead, which replaces the file.
-    fakecupti::reset();
-    fakecupti::state().value = counter_plans::value;
-    fakecupti::state().availability = 1;
-    fakecupti::state().host_wants_current_availability = true;
-    const std::string path = temp_dir() + "/a.bin";
-    CHECK(save_availability(path, {7}).ok);
+    const std::string path = stale_kept_image(7, 1);
     bool cached = true;
     CHECK(one_process(path, &cached));
     CHECK(!cached);
@@ -115,25 +129,16 @@ TEST_CASE(a_refreshed_availability_leaves_the_earlier_groups_image_in_place) {
     // image; the device changes; group b is refused it and reads the driver's; group a must still find its
     // own image when its values are evaluated. The two groups do not fit one hardware pass together, and
     // without union sessions each pass has a configuration (and a host object) of its own.
-    fakecupti::reset();
-    fakecupti::state().value = counter_plans::value;
-    fakecupti::state().availability = 7;
-    fakecupti::state().host_wants_current_availability = true;
+    const std::string path = stale_kept_image(7, 7);  // not stale yet: the device changes below
     fakecupti::state().capacity = 1;
-    const std::string path = temp_dir() + "/a.bin";
-    CHECK(save_availability(path, {7}).ok);
     const auto plan = counter_plans::plan({{"a"}, {"b"}});
     RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
     rc.use_availability_cache(path);
     rc.allow_union_sessions(false);
     rc.plan_passes(plan);
     const auto pass = [&](size_t p, size_t kernel) {
-        std::string note;
-        if (!rc.arm(&plan[p].counters, &note, 1).ok) return false;
-        fakecupti::kernel(kernel);
-        bool all = false;
         std::vector<gorocprof::core::CounterSample> got;
-        return rc.stop(&all).ok && all && rc.collect(&got).ok && got.size() == 1 &&
+        return one_pass(rc, plan[p].counters, kernel, &got) && got.size() == 1 &&
                got[0].values[0] == counter_plans::value(plan[p].counters[0].name, kernel);
     };
     CHECK(rc.enable_now().ok);

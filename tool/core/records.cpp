@@ -1,5 +1,7 @@
 #include "records.hpp"
 
+#include "fd_io.hpp"
+
 #include "json.hpp"
 
 #include <fcntl.h>
@@ -269,19 +271,7 @@ void File::attach(int fd, WriteFn fn) {
     size_limit_ = 0;
 }
 
-bool File::write_locked(const char* p, size_t left, int* err) {
-    while (left > 0) {
-        ssize_t n = write_(fd_, p, left);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            *err = n < 0 ? errno : 0;
-            return false;
-        }
-        p += n;
-        left -= static_cast<size_t>(n);
-    }
-    return true;
-}
+bool File::write_locked(const char* p, size_t n, int* err) { return write_fully(write_, fd_, p, n, err); }
 
 // Cuts the file back to its whole lines and ends it with a `stopped` line. When that line does not
 // fit (the limit was lowered after open, the disk is full), the last write, one whole dispatch or

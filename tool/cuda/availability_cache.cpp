@@ -1,5 +1,7 @@
 #include "availability_cache.hpp"
 
+#include "fd_io.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -29,16 +31,10 @@ PortStatus make_dirs(const std::string& dir) {
     return PortStatus::success();
 }
 
+// errno stays what the failed write(2) set, for os_failure.
 bool write_all(int fd, const void* data, size_t n) {
-    const char* p = static_cast<const char*>(data);
-    while (n > 0) {
-        const ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= static_cast<size_t>(w);
-    }
-    return true;
+    int err = 0;
+    return core::write_fully(::write, fd, data, n, &err);
 }
 
 }  // namespace

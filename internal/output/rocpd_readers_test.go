@@ -170,7 +170,7 @@ func TestRocpdProcessesApart(t *testing.T) {
 }
 
 // TestRocpdKeysAsUpstream: the metadata tag rocprofv3 writes (schema_version 3), no foreign key to a
-// missing row, and ” where rocprofv3 writes an empty text (the node's names gorocprof does not know).
+// missing row, and an empty string where rocprofv3 writes one (the node's names gorocprof does not know).
 func TestRocpdKeysAsUpstream(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Write(Options{Dir: dir, File: "p", Formats: []string{"rocpd"}}, readFixture(t, "4242.ndjson"), fakeCounters{}); err != nil {

@@ -366,8 +366,8 @@ func TestSeveralProcesses(t *testing.T) {
 }
 
 // TestNoDanglingKeysNorNulls: every foreign key finds its row (kernel symbols name no code object
-// table row, gorocprof knowing none), and the node's text columns gorocprof does not know are empty strings, as
-// rocprofv3 writes what the system leaves empty, never NULL.
+// table row, gorocprof knowing none), and the node's text columns gorocprof does not know are empty
+// strings, as rocprofv3 writes what the system leaves empty, never NULL.
 func TestNoDanglingKeysNorNulls(t *testing.T) {
 	db := openFixture(t)
 	if got := rows(t, db, `PRAGMA foreign_key_check`); len(got) != 0 {

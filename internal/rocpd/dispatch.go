@@ -53,16 +53,17 @@ func (w *procWriter) counter(c Counter) error {
 }
 
 // kernel adds one kernel symbol. Its code_object_id is 0: gorocprof's records carry no code objects,
-// so rocpd_info_code_object stays empty and the column declares no foreign key to it.
+// so rocpd_info_code_object stays empty and the column declares no foreign key to it. The kernel
+// object and kernarg alignment, which the records do not carry either, are 0 as in results.json.
 func (w *procWriter) kernel(k Kernel) error {
 	for _, s := range []string{k.Name, k.DisplayName} {
 		if _, err := w.str(s); err != nil {
 			return err
 		}
 	}
-	return w.exec("rocpd_info_kernel_symbol", "(id, nid, pid, code_object_id, kernel_name, display_name, "+
-		"kernarg_segment_size, group_segment_size, private_segment_size, sgpr_count, arch_vgpr_count, accum_vgpr_count, "+
-		"extdata) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	return w.exec("rocpd_info_kernel_symbol", "(id, nid, pid, code_object_id, kernel_name, display_name, kernel_object, "+
+		"kernarg_segment_alignment, kernarg_segment_size, group_segment_size, private_segment_size, sgpr_count, "+
+		"arch_vgpr_count, accum_vgpr_count, extdata) VALUES (?, ?, ?, 0, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?, ?)",
 		int64(k.ID), w.nid, w.pid, k.Name, k.DisplayName, k.KernargSize, k.GroupSegmentSize, k.PrivateSegmentSize,
 		k.SGPR, k.ArchVGPR, k.AccumVGPR, jsonText(k.Extdata))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Reader reads back a database this package wrote (`gorocprof merge`): its processes, and per
@@ -56,6 +57,10 @@ type ReadProcess struct {
 	Extdata  json.RawMessage
 }
 
+// own is a query of the process's own tables: each "{u}" becomes its tables' suffix, so that
+// reading one process of a database of many scans its rows only, not the union of all.
+func (p ReadProcess) own(query string) string { return strings.ReplaceAll(query, "{u}", uuidOf(p.GUID)) }
+
 // ReadRow is a row of the agent, counter or kernel table: its row id, what the views show of it
 // and its extdata.
 type ReadRow struct {
@@ -105,25 +110,25 @@ func (r *Reader) Processes() ([]ReadProcess, error) {
 
 // Agents, Counters and Kernels list the rows of one process by row id.
 func (r *Reader) Agents(p ReadProcess) ([]ReadRow, error) {
-	return r.rows(`SELECT id, 0, type_index, name, extdata FROM rocpd_info_agent WHERE guid = ? ORDER BY id`, p, nil)
+	return r.rows(`SELECT id, 0, type_index, name, extdata FROM rocpd_info_agent{u} WHERE guid = ? ORDER BY id`, p, nil)
 }
 
 // Counters lists the counter rows of one process.
 func (r *Reader) Counters(p ReadProcess) ([]ReadRow, error) {
 	return r.rows(`SELECT id, agent_id, 0, name, extdata, description, block, expression, is_derived
-		FROM rocpd_info_pmc WHERE guid = ? ORDER BY id`, p, func(row *ReadRow) []any {
+		FROM rocpd_info_pmc{u} WHERE guid = ? ORDER BY id`, p, func(row *ReadRow) []any {
 		return []any{&row.Counter.Description, &row.Counter.Block, &row.Counter.Expression, &row.Counter.Derived}
 	})
 }
 
 // Kernels lists the kernel symbol rows of one process.
 func (r *Reader) Kernels(p ReadProcess) ([]ReadRow, error) {
-	return r.rows(`SELECT id, 0, 0, kernel_name, extdata FROM rocpd_info_kernel_symbol WHERE guid = ? ORDER BY id`, p, nil)
+	return r.rows(`SELECT id, 0, 0, kernel_name, extdata FROM rocpd_info_kernel_symbol{u} WHERE guid = ? ORDER BY id`, p, nil)
 }
 
 func (r *Reader) rows(q string, p ReadProcess, more func(*ReadRow) []any) ([]ReadRow, error) {
 	var out []ReadRow
-	err := r.query(q, []any{p.GUID}, func(rs *sql.Rows) error {
+	err := r.query(p.own(q), []any{p.GUID}, func(rs *sql.Rows) error {
 		var row ReadRow
 		var ext sql.NullString
 		dest := []any{&row.Row, &row.AgentRow, &row.TypeIndex, &row.Name, &ext}
@@ -147,21 +152,21 @@ func (r *Reader) rows(q string, p ReadProcess, more func(*ReadRow) []any) ([]Rea
 const passRows = `
 SELECT K.id, 0, 0, E.stack_id, E.correlation_id, K.tid, K.queue_id, K.stream_id, K.start, K.end, ` + dispatchCols + `,
 	0, 0.0, '', 0
-FROM rocpd_kernel_dispatch K JOIN rocpd_event E ON E.id = K.event_id AND E.guid = K.guid
+FROM rocpd_kernel_dispatch{u} K JOIN rocpd_event{u} E ON E.id = K.event_id AND E.guid = K.guid
 WHERE K.guid = ?1 AND json_extract(K.extdata, '$.replay_passes') IS NULL
 UNION ALL
 SELECT P.dispatch_id, P.pass, 0, P.stack_id, P.correlation_id, P.tid, P.queue_id, P.stream_id, P.start, P.end, ` + dispatchCols + `,
 	0, 0.0, '', P.id
-FROM gorocprof_pass P JOIN rocpd_kernel_dispatch K ON K.id = P.dispatch_id AND K.guid = P.guid
+FROM gorocprof_pass{u} P JOIN rocpd_kernel_dispatch{u} K ON K.id = P.dispatch_id AND K.guid = P.guid
 WHERE P.guid = ?1
 UNION ALL
 SELECT K.id, COALESCE(json_extract(PE.extdata, '$.replay_pass'), 0), 1, 0, 0, 0, 0, 0, 0, 0, ` + noDispatchCols + `,
 	PE.pmc_id, PE.value, PE.extdata, PE.id
-FROM rocpd_pmc_event PE JOIN rocpd_kernel_dispatch K ON K.event_id = PE.event_id AND K.guid = PE.guid
+FROM rocpd_pmc_event{u} PE JOIN rocpd_kernel_dispatch{u} K ON K.event_id = PE.event_id AND K.guid = PE.guid
 WHERE PE.guid = ?1
 UNION ALL
 SELECT P.dispatch_id, P.pass, 2, 0, 0, 0, 0, 0, 0, 0, ` + noDispatchCols + `, PP.pmc_id, PP.value, PP.extdata, PP.id
-FROM gorocprof_pass_pmc PP JOIN gorocprof_pass P ON P.id = PP.pass_id AND P.guid = PP.guid
+FROM gorocprof_pass_pmc{u} PP JOIN gorocprof_pass{u} P ON P.id = PP.pass_id AND P.guid = PP.guid
 WHERE PP.guid = ?1
 ORDER BY 1, 2, 3, 25`
 
@@ -178,7 +183,7 @@ const (
 func (r *Reader) Dispatches(p ReadProcess, fn func(d *ReadDispatch) error) error {
 	var d ReadDispatch
 	open := false
-	err := r.query(passRows, []any{p.GUID}, func(rs *sql.Rows) error {
+	err := r.query(p.own(passRows), []any{p.GUID}, func(rs *sql.Rows) error {
 		var n next
 		var kind int
 		var ext, pext string

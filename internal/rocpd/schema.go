@@ -2,6 +2,7 @@ package rocpd
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -139,14 +140,39 @@ func (t table) createTable(uuid, guid string) string {
 	return b.String()
 }
 
-// baseView is the view with the plain name over the tables of every process of the database (one
-// table each, as rocprofv3's readers join databases), through which every other view reads.
-func (t table) baseView(uuids []string) string {
-	selects := make([]string, len(uuids))
+// unionTerms bounds the SELECTs one view joins with UNION ALL, below SQLite's limit of terms in a
+// compound SELECT (500).
+var unionTerms = 400
+
+// baseViews are the views with the plain name over the tables of every process of the database (one
+// table each, as rocprofv3's readers join databases), through which every other view reads. Past
+// unionTerms processes the union is of part views (gorocprof_part<k>_<name>), each of unionTerms
+// tables at most.
+func (t table) baseViews(uuids []string) []string {
+	var out []string
+	terms := make([]string, len(uuids))
 	for i, u := range uuids {
-		selects[i] = "SELECT * FROM `" + physical(t.name, u) + "`"
+		terms[i] = physical(t.name, u)
 	}
-	return "CREATE VIEW `" + t.name + "` AS " + strings.Join(selects, " UNION ALL ")
+	for len(terms) > unionTerms {
+		var parts []string
+		for len(terms) > 0 {
+			n := min(unionTerms, len(terms))
+			name := "gorocprof_part" + strconv.Itoa(len(out)) + "_" + t.name
+			out = append(out, unionView(name, terms[:n]))
+			parts, terms = append(parts, name), terms[n:]
+		}
+		terms = parts
+	}
+	return append(out, unionView(t.name, terms))
+}
+
+func unionView(name string, from []string) string {
+	selects := make([]string, len(from))
+	for i, f := range from {
+		selects[i] = "SELECT * FROM `" + f + "`"
+	}
+	return "CREATE VIEW `" + name + "` AS " + strings.Join(selects, " UNION ALL ")
 }
 
 // tableStatements create the tables of one process.
@@ -163,7 +189,7 @@ func tableStatements(uuid, guid string) []string {
 func viewStatements(uuids []string) []string {
 	var out []string
 	for _, t := range allTables {
-		out = append(out, t.baseView(uuids))
+		out = append(out, t.baseViews(uuids)...)
 	}
 	return slices.Concat(out, dataViews, ownViews, summaryViews)
 }

@@ -426,3 +426,44 @@ func TestCreateIntoLeavesTheMoveToTheCaller(t *testing.T) {
 		})
 	}
 }
+
+// TestUnionOfManyProcesses: past the terms one compound SELECT may have (SQLite allows 500), the
+// plain-name views join the processes' tables through part views; every view still reads every
+// process. The bound is lowered here so that a few processes cross it twice over.
+func TestUnionOfManyProcesses(t *testing.T) {
+	defer func(n int) { unionTerms = n }(unionTerms)
+	unionTerms = 2
+	path := filepath.Join(t.TempDir(), "many_results.db")
+	w, err := Create(path, Process{PID: 1, Hostname: "n", Init: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 9; i++ {
+		if i > 1 {
+			if err := w.Process(Process{PID: int64(i), Hostname: "n", Init: int64(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, err := range []error{
+			w.Agent(Agent{ID: 1, Name: "gfx90a"}),
+			w.Counter(Counter{ID: 1, AgentID: 1, Name: "SQ_WAVES"}),
+			w.Kernel(Kernel{ID: 1, Name: "k"}),
+			w.Dispatch(&Dispatch{DispatchID: 1, AgentID: 1, KernelID: 1, Passes: []Pass{{ThreadID: uint64(i), Start: 1, End: 2,
+				Counters: []CounterValues{{CounterID: 1, Values: []float64{float64(i)}}}}}}),
+		} {
+			if err != nil {
+				w.Abort()
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := rows(t, path, `SELECT COUNT(*), COUNT(DISTINCT guid), SUM(value) FROM counters_collection`); !reflect.DeepEqual(got, [][]string{{"9", "9", "45"}}) {
+		t.Errorf("counters_collection of 9 processes: %v", got)
+	}
+	for _, n := range rows(t, path, `SELECT name FROM sqlite_master WHERE type = 'view'`) {
+		rows(t, path, "SELECT * FROM `"+n[0]+"`")
+	}
+}

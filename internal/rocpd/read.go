@@ -59,7 +59,9 @@ type ReadProcess struct {
 
 // own is a query of the process's own tables: each "{u}" becomes its tables' suffix, so that
 // reading one process of a database of many scans its rows only, not the union of all.
-func (p ReadProcess) own(query string) string { return strings.ReplaceAll(query, "{u}", uuidOf(p.GUID)) }
+func (p ReadProcess) own(query string) string {
+	return strings.ReplaceAll(query, "{u}", uuidOf(p.GUID))
+}
 
 // ReadRow is a row of the agent, counter or kernel table: its row id, what the views show of it
 // and its extdata.

@@ -35,8 +35,8 @@ func (s *rocpdSink) Begin(proc *Process) error {
 		fini = v.proc.End.FiniTime
 	}
 	// The process row also says whether the kernel trace was asked for, which results.json tells by
-	// its kernel_dispatch records and a database cannot (every pass has its dispatch row): merge
-	// reads it back.
+	// its kernel_dispatch records and a database cannot (every dispatch has its row and timestamps):
+	// merge reads it back.
 	md, err := json.Marshal(append(v.metadata(), kv{"kernel_trace", v.opts.KernelTrace}))
 	if err != nil {
 		return err

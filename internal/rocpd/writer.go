@@ -3,8 +3,8 @@
 // so that SQL written for rocprofv3's databases and the rocpd tools read gorocprof's.
 //
 // The Writer knows nothing of how records are read: a caller hands it the process, its agents,
-// counters and kernels, then every pass of every dispatch with that pass's counter values, and
-// closes it. Everything goes in one transaction, committed by Close; the file appears under its name
+// counters and kernels, then every dispatch with each of its passes and that pass's counter values,
+// and closes it. Everything goes in one transaction, committed by Close; the file appears under its name
 // only then, so a failed write leaves no half database behind.
 package rocpd
 

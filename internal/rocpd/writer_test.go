@@ -2,6 +2,7 @@ package rocpd
 
 import (
 	"bytes"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -465,5 +466,34 @@ func TestUnionOfManyProcesses(t *testing.T) {
 	}
 	for _, n := range rows(t, path, `SELECT name FROM sqlite_master WHERE type = 'view'`) {
 		rows(t, path, "SELECT * FROM `"+n[0]+"`")
+	}
+}
+
+// TestOpenRefusesOtherLayouts: merge reads back only the layout this package writes; a database of an
+// older gorocprof (tagged 3.0.0, a dispatch row per pass) and one without gorocprof's pass tables are
+// refused by name, not misread.
+func TestOpenRefusesOtherLayouts(t *testing.T) {
+	const metadata = `CREATE TABLE rocpd_metadata (tag TEXT, value TEXT); INSERT INTO rocpd_metadata VALUES `
+	for _, tc := range []struct{ name, sql, want string }{
+		{"older gorocprof", metadata + `('schema_version', '3.0.0')`, "older gorocprof"},
+		{"not gorocprof's", metadata + `('schema_version', '3')`, "no gorocprof_pass table"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.db")
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(tc.sql); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if r, err := Open(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+				if r != nil {
+					r.Close()
+				}
+				t.Errorf("Open = %v, want an error saying %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -130,6 +130,13 @@ struct ReplayFrame {
     rocprofiler_kernel_replay_continue_cb_t keep_going = nullptr;
     gorocprof_kernel_replay_context_cb_t local_start = nullptr;
     gorocprof_kernel_replay_context_cb_t local_stop = nullptr;
+    bool loop = false;  // replay_pass_count asked for a loop (N > 1, or 0 with replay_continue)
+    // CONFIG EXIT of a loop, held back until the loop ends, where the SDK delivers it.
+    bool exit_pending = false;
+    rocprofiler_callback_tracing_record_t exit_record{};
+    rocprofiler_user_data_t exit_user_data{};
+    rocprofiler_callback_tracing_cb_t exit_callback = nullptr;
+    void* exit_args = nullptr;
 };
 thread_local ReplayFrame t_frame;
 thread_local rocprofiler_kernel_dispatch_info_t t_launch_info;  // of the launch being replayed here
@@ -142,7 +149,25 @@ rocprofiler_user_data_t to_sdk(gorocprof_user_data_t u) {
 
 uint64_t pass_count_trampoline(gorocprof_kernel_dispatch_info_t, gorocprof_user_data_t user_data) {
     ReplayFrame& f = t_frame;
-    return f.pass_count != nullptr ? f.pass_count(f.payload.dispatch_info, to_sdk(user_data)) : 1;
+    uint64_t n = f.pass_count != nullptr ? f.pass_count(f.payload.dispatch_info, to_sdk(user_data)) : 1;
+    f.loop = n > 1 || (n == 0 && f.keep_going != nullptr);
+    return n;
+}
+
+// The CONFIG EXIT held back for a loop, after its last pass (the SDK's order: CONFIG ENTER, the
+// passes, CONFIG EXIT, then the application's completion).
+void deliver_config_exit() {
+    ReplayFrame& f = t_frame;
+    if (!f.exit_pending) return;
+    f.exit_pending = false;
+    f.payload.current_pass = 0;
+    f.payload.total_passes = 0;
+    f.payload.replay_start_context = nullptr;
+    f.payload.replay_stop_context = nullptr;
+    f.payload.replay_pass_count = f.pass_count;
+    f.payload.replay_continue = f.keep_going;
+    f.exit_record.payload = &f.payload;
+    f.exit_callback(f.exit_record, &f.exit_user_data, f.exit_args);
 }
 
 int continue_trampoline(gorocprof_kernel_dispatch_info_t, uint64_t completed_pass, gorocprof_user_data_t user_data) {
@@ -220,6 +245,7 @@ void on_launch(const simLaunch* l, void*) {
         rocprofiler_kernel_dispatch_info_t outer = t_launch_info;
         t_launch_info = info;
         service.execute(port, d);
+        if (outer.dispatch_id == 0) deliver_config_exit();  // a nested launch never ran CONFIG
         t_launch_info = outer;
         return;
     }
@@ -281,6 +307,16 @@ void replay_domain_callback(gorocprof_callback_tracing_record_t record, gorocpro
     r.phase = record.phase == GOROCPROF_CALLBACK_PHASE_ENTER ? ROCPROFILER_CALLBACK_PHASE_ENTER : ROCPROFILER_CALLBACK_PHASE_EXIT;
     r.payload = &f.payload;
     static_assert(sizeof(rocprofiler_user_data_t) == sizeof(gorocprof_user_data_t), "one user_data layout");
+    if (!pass && record.phase != GOROCPROF_CALLBACK_PHASE_ENTER && f.loop) {
+        // The replay service ends CONFIG before the loop; the SDK after it (replay_callbacks.cpp,
+        // queue_hooks.cpp run_replay_window): hold it back until the loop is done.
+        f.exit_pending = true;
+        f.exit_record = r;
+        f.exit_user_data.value = user_data != nullptr ? user_data->value : 0;
+        f.exit_callback = t->callback;
+        f.exit_args = t->args;
+        return;
+    }
     t->callback(r, reinterpret_cast<rocprofiler_user_data_t*>(user_data), t->args);
     if (!pass && record.phase == GOROCPROF_CALLBACK_PHASE_ENTER) {
         f.pass_count = f.payload.replay_pass_count;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks tool/rocm and the emulator's headers against a copy of the real rocprofiler-sdk headers:
-#   1. every tool/rocm source compiles (-fsyntax-only, C++17) against them;
+#   1. every tool/rocm source, and the emulator's own SDK client (tests/replay_order_tool.cpp),
+#      compiles (-fsyntax-only, C++17) against them;
 #   2. tool/rocm-emulator/tests/abi_test.c compiles (C11) against them: the sizes, offsets and values
 #      the ABI test pins are the real ones;
 #   3. no emulator header makes a name visible that the real header of the same name does not (so
@@ -52,12 +53,12 @@ trap 'rm -rf "$tmp"' EXIT
 failed=0
 
 echo "1. tool/rocm against $sdk"
-for src in "$root"/tool/rocm/*.cpp; do
+for src in "$root"/tool/rocm/*.cpp "$root"/tool/rocm-emulator/tests/replay_order_tool.cpp; do
     if "$CXX" -std=c++17 -fsyntax-only "${defs[@]}" -I"$root/tool/rocm" -I"$root/tool/core" -I"$root/tool/replay" \
         -I"$root/tool/include" "${incs[@]}" "$src" 2>"$tmp/err"; then
-        echo "   ok     tool/rocm/$(basename "$src")"
+        echo "   ok     ${src#"$root"/}"
     else
-        echo "   FAILED tool/rocm/$(basename "$src"):"
+        echo "   FAILED ${src#"$root"/}:"
         grep -m 5 'error' "$tmp/err" | sed 's/^/          /'
         failed=1
     fi

@@ -6,7 +6,10 @@
 #include "replay_service.hpp"
 #include "sim_window.hpp"
 
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 namespace gorocprof::rocmemu {
 namespace {
@@ -99,6 +102,61 @@ void deliver(const simLaunch* l, const rocprofiler_kernel_dispatch_info_t& info,
     c.record_cb(service_data(info, &result), recs.data(), recs.size(), ch.user_data, c.record_args);
 }
 
+// The SDK hands a replayed pass's counter records to the tool from its completion handler's thread,
+// which it drains before PASS EXIT (queue_hooks.cpp); this thread plays that handler, so that a tool
+// gets the records where the SDK gives them. Started on first use and never stopped: records may be
+// due while exit() runs.
+class CompletionThread {
+public:
+    static CompletionThread& instance() {
+        static CompletionThread* t = new CompletionThread;
+        return *t;
+    }
+
+    // Runs job(arg) there and returns once it is done; inline when called there (a launch made by a
+    // record callback).
+    void run(void (*job)(void*), void* arg) {
+        if (std::this_thread::get_id() == id_) return job(arg);
+        std::lock_guard<std::mutex> one(submit_mu_);
+        std::unique_lock<std::mutex> lock(mu_);
+        job_ = job;
+        arg_ = arg;
+        done_ = false;
+        cv_.notify_all();
+        cv_.wait(lock, [this] { return done_; });
+    }
+
+private:
+    CompletionThread() {
+        std::thread worker([this] { loop(); });
+        id_ = worker.get_id();
+        worker.detach();
+    }
+
+    void loop() {
+        std::unique_lock<std::mutex> lock(mu_);
+        for (;;) {
+            cv_.wait(lock, [this] { return job_ != nullptr; });
+            void (*job)(void*) = job_;
+            void* arg = arg_;
+            lock.unlock();
+            job(arg);
+            lock.lock();
+            job_ = nullptr;
+            done_ = true;
+            cv_.notify_all();
+        }
+    }
+
+    std::mutex submit_mu_;  // one job at a time
+    std::mutex mu_;
+    std::condition_variable cv_;
+    void (*job_)(void*) = nullptr;
+    void* arg_ = nullptr;
+    bool done_ = false;
+    std::thread::id id_;
+};
+
 // The port the replay service drives for one launch: each submit is one execution with its own
 // dispatch counting callbacks and records, as every pass is in the SDK.
 class EmuPort : public sim::SimWindowPort {
@@ -111,7 +169,9 @@ public:
         simExecResult result;
         replay::PortStatus st = execute(&result);
         if (!st.ok) return st;
-        for (int i = 0; i < choices.n; ++i) deliver(launch_, info_, result, choices.c[i]);
+        if (choices.n == 0) return replay::PortStatus::success();
+        Delivery job{this, &result, &choices};
+        CompletionThread::instance().run(deliver_all, &job);
         return replay::PortStatus::success();
     }
 
@@ -119,6 +179,16 @@ protected:
     void report(const std::string& message) override { say("error: " + message); }
 
 private:
+    struct Delivery {
+        const EmuPort* port;
+        const simExecResult* result;
+        const Choices* choices;
+    };
+    static void deliver_all(void* arg) {
+        const auto* j = static_cast<const Delivery*>(arg);
+        for (int i = 0; i < j->choices->n; ++i) deliver(j->port->launch_, j->port->info_, *j->result, j->choices->c[i]);
+    }
+
     rocprofiler_kernel_dispatch_info_t info_;
 };
 

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -32,7 +33,8 @@ struct ThreadState {
     uint64_t pass = kNoPass;
     uint64_t total_passes = 0;
     // The replayed dispatch whose passes this thread collects (0: none), and what CONFIG said of it.
-    uint64_t open_dispatch = 0;
+    // Written by this thread only, read by the record callback on another (hand_to_replaying_thread).
+    std::atomic<uint64_t> open_dispatch{0};
     uint64_t correlation = 0;
     uint64_t asked_passes_for = 0;  // dispatch for which replay_pass_count returned > 1
     bool pass_recorded = false;

@@ -135,6 +135,7 @@ TEST_CASE(a_refreshed_availability_leaves_the_earlier_groups_image_in_place) {
     RangeCounters rc(reinterpret_cast<CUcontext>(0x10), "GH100");
     rc.use_availability_cache(path);
     rc.allow_union_sessions(false);
+    rc.allow_union_runs(false);
     rc.plan_passes(plan);
     const auto pass = [&](size_t p, size_t kernel) {
         std::vector<gorocprof::core::CounterSample> got;

@@ -178,6 +178,8 @@ struct Setup {
         : passes(plan(groups)) {
         fakecupti::state().value = value;
         fakecupti::state().cost = std::move(cost);
+        // Every replay pass runs its kernel: the windows per dispatch of GOROCPROF_CUDA_UNION_RUNS=0.
+        rc.allow_union_runs(false);
         rc.plan_passes(passes);
     }
 };

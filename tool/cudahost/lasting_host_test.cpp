@@ -195,6 +195,9 @@ struct Setup {
         fakecupti::state().value = value;
         fakecupti::state().cost = std::move(cost);
         rc.set_kernels_per_pass(kernels_per_pass);
+        // Every replay pass runs its kernel, as with GOROCPROF_CUDA_UNION_RUNS=0 (union runs have cases of
+        // their own below).
+        rc.allow_union_runs(false);
         rc.plan_passes(passes);
     }
 };

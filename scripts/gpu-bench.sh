@@ -239,7 +239,7 @@ M4_DETERMINISTIC='^(sm__inst_executed|sm__warps_launched|smsp__inst_executed_op_
 MULTI_ROWS=()
 bench_multipass() {
     local app=$WORK/multipass un gk gkn ga nk nkn na eq eqn eqa passes
-    local NCU_REPS=${BENCH_MULTIPASS_NCU_REPS:-$REPS}
+    local NCU_REPS=${BENCH_MULTIPASS_NCU_REPS:-$REPS} NONE_REPS=${BENCH_MULTIPASS_NONE_REPS:-${BENCH_MULTIPASS_NCU_REPS:-$REPS}}
     passes=$("$ROOT/lib/gorocprof/gorocprof-query-cuda" passes --agent 0 "$M4_NCU" 2>>"$LOG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])' 2>/dev/null || echo "?")
     say "multipass: the union of M4 needs $passes hardware passes"
     "$app" >>"$WORK/multipass-warmup.out" 2>&1
@@ -248,12 +248,12 @@ bench_multipass() {
     gkn=$(median_ms multipass-gk-none "$GR" --quiet "${M4[@]}" "${KR[@]}" --cache-control none -d "$WORK/multipass-gkn" -o r -- "$app")
     ga=$(median_ms multipass-ga "$GR" --quiet "${M4[@]}" --replay-mode application -d "$WORK/multipass-ga" -o r -- "$app")
     nk=$(N_REPS=$NCU_REPS median_ms multipass-nk ncu --clock-control none --replay-mode kernel --metrics "$M4_NCU" --csv --page raw --print-kernel-base mangled --log-file "$WORK/multipass-nk.csv" "$app")
-    nkn=$(N_REPS=$NCU_REPS median_ms multipass-nk-none ncu --clock-control none --cache-control none --replay-mode kernel --metrics "$M4_NCU" -o "$WORK/multipass-nkn" -f "$app")
+    nkn=$(N_REPS=$NONE_REPS median_ms multipass-nk-none ncu --clock-control none --cache-control none --replay-mode kernel --metrics "$M4_NCU" -o "$WORK/multipass-nkn" -f "$app")
     na=$(N_REPS=$NCU_REPS median_ms multipass-na ncu --clock-control none --replay-mode application --metrics "$M4_NCU" -o "$WORK/multipass-na" -f "$app")
     eq=$(python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$WORK/multipass-gk/r_results.json" "$WORK/multipass-nk.csv" --passes 4 --metrics "$M4_DETERMINISTIC" 2>&1 | tail -1)
     eqn=$(python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$WORK/multipass-gkn/r_results.json" "$WORK/multipass-nk.csv" --passes 4 --metrics "$M4_DETERMINISTIC" 2>&1 | tail -1)
     eqa=$(python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$WORK/multipass-ga/r_results.json" "$WORK/multipass-nk.csv" --passes 4 --metrics "$M4_DETERMINISTIC" 2>&1 | tail -1)
-    MULTI_ROWS+=("| multipass (400 dispatches, M4: $passes hardware passes) | $REPS (ncu $NCU_REPS) | $un | $gk | $nk | $(ratio "$gk" "$nk") | $gkn | $nkn | $(ratio "$gkn" "$nkn") | $ga | $na | $(ratio "$ga" "$na") | $eq; none: $eqn; application: $eqa |")
+    MULTI_ROWS+=("| multipass (400 dispatches, M4: $passes hardware passes) | $REPS (ncu $NCU_REPS, ncu none $NONE_REPS) | $un | $gk | $nk | $(ratio "$gk" "$nk") | $gkn | $nkn | $(ratio "$gkn" "$nkn") | $ga | $na | $(ratio "$ga" "$na") | $eq; none: $eqn; application: $eqa |")
     GOROCPROF_CUDA_TIMING=1 "$GR" --quiet "${M4[@]}" "${KR[@]}" -d "$WORK/multipass-timing" -o r -- "$app" >"$WORK/multipass-timing.out" 2>&1
     sed -n '/^gorocprof-cuda timing/,$p' "$WORK/multipass-timing.out" | grep -v '^PASS' >"$OUT/timing-multipass.txt"
     write_md

@@ -18,8 +18,8 @@ JOBS=${JOBS:-$(nproc)}
 APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload graphs timing threads"}
 # What to run: apps (record-level checks, ncu, front end), torch (bitwise PyTorch check), compare
 # (gorocprof compare: kernel replay against application replay on CUDA test apps).
-# switch (ten single-metric groups whose union needs two hardware passes: measured in union sessions, or
-# with configurations changing between passes under GOROCPROF_CUDA_UNION_SESSIONS=0).
+# switch (ten single-metric groups whose union needs two hardware passes: measured in union runs, or in union
+# sessions or configurations changing between passes under GOROCPROF_CUDA_UNION_RUNS=0).
 # timing (the records' durations against gpu__time_duration.sum, kernels of 10 us and up); cache (DRAM and L2
 # reads against ncu's under --cache-control all and none, within 5%); threads (tests/threads.cu: other threads'
 # copies, memsets and frees during replay windows, results equal to an unprofiled run's); coldstart (a first
@@ -404,9 +404,10 @@ if want compare && [ -x "$ROOT/bin/gorocprof" ]; then
 fi
 
 # ---- switch: groups whose union does not fit one hardware pass ---------------------------------
-# Ten single-metric groups (the bench's S10): their union needs two hardware passes, so each dispatch's window
-# measures it in two sessions on one profiler object (union sessions; with GOROCPROF_CUDA_UNION_SESSIONS=0,
-# configurations change within every dispatch and the object is re-created on each change).
+# Ten single-metric groups (the bench's S10): their union needs two hardware passes, so each dispatch runs its
+# kernel twice, once per hardware pass of the union on one profiler object, its ten passes reading their groups from
+# those runs (union runs; with GOROCPROF_CUDA_UNION_RUNS=0 each dispatch's window measures it in union sessions, and
+# with GOROCPROF_CUDA_UNION_SESSIONS=0 as well configurations change within every dispatch).
 source "$ROOT/scripts/s10.sh"  # S10_METRICS, S10_PMC, S10_NCU, S10_DETERMINISTIC
 SROWS=()
 if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
@@ -435,7 +436,7 @@ if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
         echo
         echo "Command: \`GOROCPROF_CUDA_TIMING=1 bin/gorocprof $(printf -- '--pmc %s ' "${S10_METRICS[@]}")--replay-mode kernel --kernel-replay-beta-enabled -- bin/cuda-APP\`"
         echo "(from \`scripts/gpu-test.sh\`, $(date -u +%Y-%m-%dT%H:%MZ)); all ten together need $S10_UNION hardware passes (union"
-        echo "sessions, tool/cuda/README.md \"Counters\"). ncu gets the ten names in one --metrics; instruction and warp counts compared"
+        echo "runs, tool/cuda/README.md \"One run per hardware pass\"). ncu gets the ten names in one --metrics; instruction and warp counts compared"
         echo "exactly, the L2 and L1 counts (which vary from run to run) only for being nonzero where ncu's are; DRAM counts"
         echo "are not compared (scripts/s10.sh; gorocprof now flushes the L2 before every pass as ncu does, --cache-control all, but that is not yet checked against ncu)."
         echo

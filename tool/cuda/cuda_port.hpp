@@ -309,6 +309,8 @@ private:
     PortStatus rerun_saved(ContextState& cs, SavedLaunch& s);
     // A lasting window's further hardware pass: memory back to the window's snapshot, every launch again.
     PortStatus rerun_window(ContextState& cs);
+    // Tells the user once that each dispatch runs its kernel once per hardware pass of the union.
+    void report_union_runs(size_t hw_passes);
     // Puts the snapshot's memory back and waits (restore() without the union-runs dispatch's no-op).
     PortStatus restore_snapshot(CudaSnapshot& snap);
 

@@ -121,6 +121,7 @@ bool CudaPort::join_lasting(Launch& l, const Group* group) {
     }
     cs.lasting.opened();
     cs.lasting.set_reruns(l.shared && l.hw_passes > 1);
+    if (cs.lasting.reruns()) report_union_runs(l.hw_passes);
     l.lasting = true;
     return true;
 }
@@ -345,6 +346,12 @@ PortStatus CudaPort::relaunch_measured(const Launch& l) {
     return st;
 }
 
+void CudaPort::report_union_runs(size_t hw_passes) {
+    report_note("the counter groups' union needs " + std::to_string(hw_passes) + " hardware passes: each dispatch "
+                "runs its kernel " + std::to_string(hw_passes) + " times (memory restored before each run after the "
+                "first), and every replay pass reports its group from those runs");
+}
+
 bool CudaPort::arm_shared(Launch& l) {
     ContextState& cs = *l.cs;
     if (!counters_usable() || !cs.counters) return false;
@@ -446,9 +453,7 @@ void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, cons
         },
         &sessions);
     if (sessions > 0 && l.shared)
-        report_note("the counter groups' union needs " + std::to_string(sessions + 1) + " hardware passes: each "
-                    "dispatch runs its kernel " + std::to_string(sessions + 1) + " times (memory restored before "
-                    "each run after the first), and every replay pass reports its group from those runs");
+        report_union_runs(sessions + 1);
     else if (sessions > 0 && runs > 1)
         report_note("the counter groups do not fit one hardware pass together: each dispatch's passes are measured "
                     "as one configuration of " + std::to_string(sessions + 1) + " hardware passes, so replay passes "

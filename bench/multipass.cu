@@ -2,18 +2,10 @@
 // dispatches, each reading and writing both buffers in place (a replay that does not restore memory shows
 // in the result). Profiled with several counter groups whose union needs two hardware passes
 // (scripts/gpu-bench.sh, workload multipass).
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
+#include "../tool/cuda/tests/check.cuh"
 
-#define CHECK(x)                                                                      \
-    do {                                                                              \
-        cudaError_t e_ = (x);                                                         \
-        if (e_ != cudaSuccess) {                                                      \
-            std::fprintf(stderr, "multipass: %s: %s\n", #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                             \
-        }                                                                             \
-    } while (0)
+#include <cstdio>
+#include <vector>
 
 __global__ void mix_into_y(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -42,9 +34,9 @@ int main() {
     CHECK(cudaMemcpy(dy, y.data(), n * sizeof(float), cudaMemcpyHostToDevice));
     for (int k = 0; k < iters; ++k) {
         mix_into_y<<<(n + 255) / 256, 256>>>(dx, dy, n);
-        CHECK(cudaGetLastError());
+        CHECK_LAUNCH();
         mix_into_x<<<(n + 255) / 256, 256>>>(dx, dy, n);
-        CHECK(cudaGetLastError());
+        CHECK_LAUNCH();
     }
     CHECK(cudaMemcpy(x.data(), dx, n * sizeof(float), cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(y.data(), dy, n * sizeof(float), cudaMemcpyDeviceToHost));

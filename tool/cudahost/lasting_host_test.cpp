@@ -58,6 +58,21 @@ long kernel_of(const Group& group, const std::vector<CounterSample>& got, size_t
     return empty ? -1 : right ? static_cast<long>(id) : -2;
 }
 
+// A dispatch's passes [at, at + n) as written: per pass the kernel its values are (kernel_of; the pass's kernel id
+// travels in its start time, this test's own convention). With `timed`, a pass that read its range must last that
+// range's duration metric (the fake's value for its kernel); `wrong_durations` counts those that do not.
+std::vector<long> written_kernels(std::vector<PendingPass>& ps, size_t at, size_t n, bool timed, size_t* wrong_durations) {
+    std::vector<long> kernels;
+    for (size_t i = at; i < at + n; ++i) {
+        const size_t id = static_cast<size_t>(ps[i].rec.start_ns);
+        const long k = kernel_of(*ps[i].group, ps[i].rec.counters, id);
+        kernels.push_back(k);
+        const int64_t want = timed && k >= 0 ? static_cast<int64_t>(value(RangeCounters::kDurationMetric, id)) : 0;
+        if (ps[i].rec.end_ns - ps[i].rec.start_ns != want) ++*wrong_durations;
+    }
+    return kernels;
+}
+
 struct Sequence {
     size_t dispatches = 0;
     size_t replay_every = 0;     // every n-th dispatch (n > 0) is replayed
@@ -107,19 +122,9 @@ Result drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t capa
     Result r;
     const bool flush = rc.kernels_per_pass() == 2;
     const Group* first = &passes[0].counters;
-    // The pass's kernel id travels in its start time (this test's own convention).
     const bool timed = rc.timed();
     auto write = [&](const DispatchFacts& f, std::vector<PendingPass>& ps, size_t at, size_t n, const Outcome&) {
-        std::vector<long> kernels;
-        for (size_t i = at; i < at + n; ++i) {
-            const size_t id = static_cast<size_t>(ps[i].rec.start_ns);
-            const long k = kernel_of(*ps[i].group, ps[i].rec.counters, id);
-            kernels.push_back(k);
-            // A pass that read its range lasts that range's duration metric (the fake's value for its kernel).
-            const int64_t want = timed && k >= 0 ? static_cast<int64_t>(value(RangeCounters::kDurationMetric, id)) : 0;
-            if (ps[i].rec.end_ns - ps[i].rec.start_ns != want) ++r.wrong_durations;
-        }
-        r.written.emplace_back(f.info.dispatch_id, kernels);
+        r.written.emplace_back(f.info.dispatch_id, written_kernels(ps, at, n, timed, &r.wrong_durations));
     };
     auto close = [&] {
         if (!lw.close(rc, write).ok) ++r.failures;
@@ -580,15 +585,7 @@ UnionRuns drive_union_runs(RangeCounters& rc, const std::vector<PlanPass>& passe
         ++u.launches;
     };
     auto write = [&](const DispatchFacts& f, std::vector<PendingPass>& ps, size_t at, size_t n, const Outcome&) {
-        std::vector<long> kernels;
-        for (size_t i = at; i < at + n; ++i) {
-            const size_t id = static_cast<size_t>(ps[i].rec.start_ns);
-            const long k = kernel_of(*ps[i].group, ps[i].rec.counters, id);
-            kernels.push_back(k);
-            const int64_t want = k >= 0 ? static_cast<int64_t>(value(RangeCounters::kDurationMetric, id)) : 0;
-            if (ps[i].rec.end_ns - ps[i].rec.start_ns != want) ++u.wrong_durations;
-        }
-        u.written.emplace_back(f.info.dispatch_id, kernels);
+        u.written.emplace_back(f.info.dispatch_id, written_kernels(ps, at, n, true, &u.wrong_durations));
     };
     auto close = [&] {
         const PortStatus st = lw.close(rc, write, [&](size_t) {

@@ -9,6 +9,8 @@
 # (2) a PyTorch training step of a small transformer block (bench/transformer_step.py); and, as workload
 # torch-steps (not in the default set), the same process running BENCH_TORCH_STEPS steps (default 5), where
 # the profiled work rather than Python and CUDA start-up fills the wall time;
+# multipass (not in the default set): issue 30's shape, bench/multipass.cu with four groups whose union needs two
+# hardware passes (M4, below);
 # (3) a large footprint: bench/footprint.cu, 16 GiB allocated, 20 kernels over 1 GiB (and the same
 # with 1 GiB allocated, to see what the idle 15 GiB costs).
 # Metric sets (the same names for every tool): S1 = one group that fits one pass; S3 = three groups.
@@ -96,6 +98,17 @@ write_md() {
         echo "- workload (3): $IDLE"
         echo "- Range Profiler with S3 as one Start/Stop window of three ranges per dispatch (bench/rp_floor.cu, RP_FLOOR_WINDOW=1): $WINDOW"
         own_times
+        if [ ${#MULTI_ROWS[@]} -gt 0 ]; then
+            echo
+            echo "Workload multipass (issue 30): M4 = {sm__inst_executed.sum sm__warps_launched.sum} {smsp__inst_executed_op_global_ld.sum"
+            echo "smsp__thread_inst_executed.sum} {lts__t_sectors.sum dram__bytes_read.sum} {sm__inst_executed.sum smsp__inst_executed_op_global_st.sum};"
+            echo "values compared on the instruction and warp counts (the L2 and DRAM counts vary from run to run)."
+            echo
+            echo "| workload | runs | unprofiled | gk M4 | nk M4 | gk/nk | gk M4 none | nk M4 none | gk/nk none | ga M4 | na M4 | ga/na | values equal to ncu |"
+            echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+            for r in "${MULTI_ROWS[@]}"; do echo "$r"; done
+            [ -s "$OUT/timing-multipass.txt" ] && { echo; echo "gk M4, GOROCPROF_CUDA_TIMING=1:"; echo; echo '```'; cat "$OUT/timing-multipass.txt"; echo '```'; }
+        fi
     } >"$OUT/gpu-bench.md"
 }
 
@@ -216,7 +229,41 @@ FE_CALLS=$(sed -n 's/^gorocprof: query helper: //p' <<<"$FE_TRACE" | paste -sd '
 FE_PHASES=$(sed -n 's/^gorocprof: planning: //p' <<<"$FE_TRACE" | paste -sd ';' -)
 say "front end, plan only: cold $FE_COLD ms, warm $FE ms; warm helper calls: ${FE_CALLS:-none}; phases: ${FE_PHASES:--}"
 
+# Workload multipass (issue 30): bench/multipass.cu, 400 dispatches of two kernels over 4 MB buffers, with M4 = four
+# groups whose union needs two hardware passes on the H200 (checked below with the query helper): kernel replay
+# under --cache-control all and none, application replay, against ncu's with the same names in one --metrics.
+M4=(--pmc "sm__inst_executed.sum sm__warps_launched.sum" --pmc "smsp__inst_executed_op_global_ld.sum smsp__thread_inst_executed.sum"
+    --pmc "lts__t_sectors.sum dram__bytes_read.sum" --pmc "sm__inst_executed.sum smsp__inst_executed_op_global_st.sum")
+M4_NCU=sm__inst_executed.sum,sm__warps_launched.sum,smsp__inst_executed_op_global_ld.sum,smsp__thread_inst_executed.sum,lts__t_sectors.sum,dram__bytes_read.sum,smsp__inst_executed_op_global_st.sum
+M4_DETERMINISTIC='^(sm__inst_executed|sm__warps_launched|smsp__inst_executed_op_global_(ld|st)|smsp__thread_inst_executed)\.sum$'
+MULTI_ROWS=()
+bench_multipass() {
+    local app=$WORK/multipass un gk gkn ga nk nkn na eq eqn eqa passes
+    local NCU_REPS=${BENCH_MULTIPASS_NCU_REPS:-$REPS} NONE_REPS=${BENCH_MULTIPASS_NONE_REPS:-${BENCH_MULTIPASS_NCU_REPS:-$REPS}}
+    passes=$("$ROOT/lib/gorocprof/gorocprof-query-cuda" passes --agent 0 "$M4_NCU" 2>>"$LOG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passes"])' 2>/dev/null || echo "?")
+    say "multipass: the union of M4 needs $passes hardware passes"
+    "$app" >>"$WORK/multipass-warmup.out" 2>&1
+    un=$(median_ms multipass-plain "$app")
+    gk=$(median_ms multipass-gk "$GR" --quiet "${M4[@]}" "${KR[@]}" -d "$WORK/multipass-gk" -o r -- "$app")
+    gkn=$(median_ms multipass-gk-none "$GR" --quiet "${M4[@]}" "${KR[@]}" --cache-control none -d "$WORK/multipass-gkn" -o r -- "$app")
+    ga=$(median_ms multipass-ga "$GR" --quiet "${M4[@]}" --replay-mode application -d "$WORK/multipass-ga" -o r -- "$app")
+    nk=$(N_REPS=$NCU_REPS median_ms multipass-nk ncu --clock-control none --replay-mode kernel --metrics "$M4_NCU" --csv --page raw --print-kernel-base mangled --log-file "$WORK/multipass-nk.csv" "$app")
+    nkn=$(N_REPS=$NONE_REPS median_ms multipass-nk-none ncu --clock-control none --cache-control none --replay-mode kernel --metrics "$M4_NCU" -o "$WORK/multipass-nkn" -f "$app")
+    na=$(N_REPS=$NCU_REPS median_ms multipass-na ncu --clock-control none --replay-mode application --metrics "$M4_NCU" -o "$WORK/multipass-na" -f "$app")
+    eq=$(python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$WORK/multipass-gk/r_results.json" "$WORK/multipass-nk.csv" --passes 4 --metrics "$M4_DETERMINISTIC" 2>&1 | tail -1)
+    eqn=$(python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$WORK/multipass-gkn/r_results.json" "$WORK/multipass-nk.csv" --passes 4 --metrics "$M4_DETERMINISTIC" 2>&1 | tail -1)
+    eqa=$(python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$WORK/multipass-ga/r_results.json" "$WORK/multipass-nk.csv" --passes 4 --metrics "$M4_DETERMINISTIC" 2>&1 | tail -1)
+    MULTI_ROWS+=("| multipass (400 dispatches, M4: $passes hardware passes) | $REPS (ncu $NCU_REPS, ncu none $NONE_REPS) | $un | $gk | $nk | $(ratio "$gk" "$nk") | $gkn | $nkn | $(ratio "$gkn" "$nkn") | $ga | $na | $(ratio "$ga" "$na") | $eq; none: $eqn; application: $eqa |")
+    GOROCPROF_CUDA_TIMING=1 "$GR" --quiet "${M4[@]}" "${KR[@]}" -d "$WORK/multipass-timing" -o r -- "$app" >"$WORK/multipass-timing.out" 2>&1
+    sed -n '/^gorocprof-cuda timing/,$p' "$WORK/multipass-timing.out" | grep -v '^PASS' >"$OUT/timing-multipass.txt"
+    write_md
+}
+
 touch "$WORK/cells.txt"
+if want multipass; then
+    nvcc -O2 -arch=sm_90 -o "$WORK/multipass" bench/multipass.cu >>"$LOG" 2>&1 || say "multipass build failed"
+    bench_multipass
+fi
 want many && bench "many-kernels" "$REPS" "$MANY"
 want torch && S10_APP=0 bench "torch-transformer" "$TORCH_REPS" python3 bench/transformer_step.py
 # Several steps in one process: S10 left out (ten passes of every dispatch of every step do not fit a device call).

@@ -47,14 +47,16 @@ if want availability; then
 fi
 
 # ---- cachecost: what --cache-control all costs per pass --------------------------------------------------
-# The same kernel replay (3 groups) under GOROCPROF_CACHE_CONTROL=all and none with GOROCPROF_CUDA_TIMING=1:
-# the flush's queuing is its own phase, its GPU time shows in "relaunch + wait" and the timing run.
+# A kernel replay of 3 groups, one with a cache-sensitive counter (a plan of counts of the program's own work
+# runs no flush), under GOROCPROF_CACHE_CONTROL=all and none with GOROCPROF_CUDA_TIMING=1: the flush's queuing
+# is its own phase, its GPU time shows in "relaunch + wait" and the timing run.
 if want cachecost; then
+    CC_GROUPS="$G0 $G1 sm__warps_launched.sum,dram__bytes_read.sum"
     for app in $CACHECOST_APPS; do
         for cc in all none; do
             d=$WORK/$app-cachecost-$cc
             t=$(date +%s%N)
-            GOROCPROF_CUDA_TIMING=1 GOROCPROF_CACHE_CONTROL=$cc run_replay "$d" "$ROOT/bin/cuda-$app" >"$d.txt" 2>&1
+            GOROCPROF_CUDA_TIMING=1 GOROCPROF_CACHE_CONTROL=$cc REPLAY_GROUPS="$CC_GROUPS" run_replay "$d" "$ROOT/bin/cuda-$app" >"$d.txt" 2>&1
             say "cachecost $app $cc: rc $? / $(ms_since $t) ms"
             sed -n '/^gorocprof-cuda timing/,$p' "$d.txt" | head -40 | tee -a "$LOG"
         done

@@ -18,8 +18,8 @@ JOBS=${JOBS:-$(nproc)}
 APPS=${GPU_TEST_APPS:-"inplace saxpy device_counter many_launches streams malloc_async vmm indirect module_unload graphs timing threads"}
 # What to run: apps (record-level checks, ncu, front end), torch (bitwise PyTorch check), compare
 # (gorocprof compare: kernel replay against application replay on CUDA test apps).
-# switch (ten single-metric groups whose union needs two hardware passes: measured in union sessions, or
-# with configurations changing between passes under GOROCPROF_CUDA_UNION_SESSIONS=0).
+# switch (ten single-metric groups whose union needs two hardware passes: measured in union runs, or in union
+# sessions or configurations changing between passes under GOROCPROF_CUDA_UNION_RUNS=0).
 # timing (the records' durations against gpu__time_duration.sum, kernels of 10 us and up); cache (DRAM and L2
 # reads against ncu's under --cache-control all and none, within 5%); threads (tests/threads.cu: other threads'
 # copies, memsets and frees during replay windows, results equal to an unprofiled run's); coldstart (a first
@@ -303,41 +303,46 @@ done
 # tests/threads.cu under kernel replay, snapshots of what a launch can reach and of everything
 # (GOROCPROF_CUDA_RESTORE=all: the copiers' buffers are then saved and restored around every replayed launch,
 # so a copy landing between two passes would be reverted): every read-back right, the digest equal to the
-# unprofiled run's.
+# unprofiled run's. Under union runs (the default) a dispatch of these one-pass groups runs once and restores
+# nothing, so the runs are repeated with GOROCPROF_CUDA_UNION_RUNS=0 (every replay pass run, memory restored
+# before each), where a copy landing between two passes would be reverted; the negative control runs so too.
 if want threads; then
     exe=$ROOT/bin/cuda-threads
     say "threads"
     "$exe" >"$WORK/threads.plain.txt" 2>&1
     rc_p=$?
     want_digest=$(grep -o 'digest [0-9a-f]*' "$WORK/threads.plain.txt")
-    for restore in reach all; do
+    for mode in reach all reach-passes all-passes; do
+        restore=${mode%-passes}
+        union_runs=1
+        [ "$mode" != "$restore" ] && union_runs=0
         t=$(date +%s%N)
-        GOROCPROF_CUDA_RESTORE=$restore run_replay "$WORK/threads-$restore" "$exe" >"$WORK/threads.$restore.txt" 2>&1
+        GOROCPROF_CUDA_UNION_RUNS=$union_runs GOROCPROF_CUDA_RESTORE=$restore run_replay "$WORK/threads-$mode" "$exe" >"$WORK/threads.$mode.txt" 2>&1
         rc=$?; t_r=$(ms_since $t)
-        python3 tool/cuda/tests/check_records.py "$WORK/threads-$restore" --passes $PASSES --app threads \
-            >"$WORK/threads.$restore.json" 2>&1
+        python3 tool/cuda/tests/check_records.py "$WORK/threads-$mode" --passes $PASSES --app threads \
+            >"$WORK/threads.$mode.json" 2>&1
         rc_c=$?
-        got=$(grep -o 'digest [0-9a-f]*' "$WORK/threads.$restore.txt")
+        got=$(grep -o 'digest [0-9a-f]*' "$WORK/threads.$mode.txt")
         ok=PASS
         if [ $rc_p -ne 0 ] || [ $rc -ne 0 ] || [ $rc_c -ne 0 ] || [ -z "$want_digest" ] || [ "$got" != "$want_digest" ]; then
             ok=FAIL; FAILED=1
         fi
-        say "threads restore=$restore: $ok | rc $rc, unprofiled rc $rc_p, checker rc $rc_c | $t_r ms | unprofiled ${want_digest:-no digest}, replayed ${got:-no digest} | $(python3 -c 'import json,sys
-d=json.load(open(sys.argv[1])); print("%d dispatches, %d pass records; %s" % (d["dispatches"], d["pass_lines"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/threads.$restore.json" 2>/dev/null || echo "checker failed")"
-        grep -E "FAIL|gorocprof-tool" "$WORK/threads.$restore.txt" | head -5 | tee -a "$LOG"
+        say "threads restore=$restore union-runs=$union_runs: $ok | rc $rc, unprofiled rc $rc_p, checker rc $rc_c | $t_r ms | unprofiled ${want_digest:-no digest}, replayed ${got:-no digest} | $(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); print("%d dispatches, %d pass records; %s" % (d["dispatches"], d["pass_lines"], "; ".join(d["problems"][:2]) or "-"))' "$WORK/threads.$mode.json" 2>/dev/null || echo "checker failed")"
+        grep -E "FAIL|gorocprof-tool" "$WORK/threads.$mode.txt" | head -5 | tee -a "$LOG"
     done
     # The negative control: the same run with other threads' memory calls not held
     # (GOROCPROF_CUDA_HOLD_OTHER_THREADS=0, test-only) must go wrong (a read-back or the digest differs, or the
     # run fails), or the passing runs above would prove nothing.
     t=$(date +%s%N)
-    GOROCPROF_CUDA_RESTORE=all GOROCPROF_CUDA_HOLD_OTHER_THREADS=0 \
+    GOROCPROF_CUDA_UNION_RUNS=0 GOROCPROF_CUDA_RESTORE=all GOROCPROF_CUDA_HOLD_OTHER_THREADS=0 \
         run_replay "$WORK/threads-nohold" timeout 30 "$exe" >"$WORK/threads.nohold.txt" 2>&1
     rc=$?; t_r=$(ms_since $t)
     got=$(grep -o 'digest [0-9a-f]*' "$WORK/threads.nohold.txt")
     bad=$(grep -c "FAIL" "$WORK/threads.nohold.txt")
     ok=PASS
     if [ -z "$want_digest" ] || { [ $rc -eq 0 ] && [ "$got" = "$want_digest" ]; }; then ok=FAIL; FAILED=1; fi
-    say "threads negative control (not held, restore=all): $ok (must go wrong) | rc $rc | $t_r ms | unprofiled ${want_digest:-no digest}, replayed ${got:-no digest} | $bad FAIL lines"
+    say "threads negative control (not held, restore=all, union-runs=0): $ok (must go wrong) | rc $rc | $t_r ms | unprofiled ${want_digest:-no digest}, replayed ${got:-no digest} | $bad FAIL lines"
     grep -E "FAIL|gorocprof-tool" "$WORK/threads.nohold.txt" | head -3 | tee -a "$LOG"
 fi
 
@@ -399,9 +404,10 @@ if want compare && [ -x "$ROOT/bin/gorocprof" ]; then
 fi
 
 # ---- switch: groups whose union does not fit one hardware pass ---------------------------------
-# Ten single-metric groups (the bench's S10): their union needs two hardware passes, so each dispatch's window
-# measures it in two sessions on one profiler object (union sessions; with GOROCPROF_CUDA_UNION_SESSIONS=0,
-# configurations change within every dispatch and the object is re-created on each change).
+# Ten single-metric groups (the bench's S10): their union needs two hardware passes, so each dispatch runs its
+# kernel twice, once per hardware pass of the union on one profiler object, its ten passes reading their groups from
+# those runs (union runs; with GOROCPROF_CUDA_UNION_RUNS=0 each dispatch's window measures it in union sessions, and
+# with GOROCPROF_CUDA_UNION_SESSIONS=0 as well configurations change within every dispatch).
 source "$ROOT/scripts/s10.sh"  # S10_METRICS, S10_PMC, S10_NCU, S10_DETERMINISTIC
 SROWS=()
 if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
@@ -430,7 +436,7 @@ if want switch && [ -x "$ROOT/bin/gorocprof" ]; then
         echo
         echo "Command: \`GOROCPROF_CUDA_TIMING=1 bin/gorocprof $(printf -- '--pmc %s ' "${S10_METRICS[@]}")--replay-mode kernel --kernel-replay-beta-enabled -- bin/cuda-APP\`"
         echo "(from \`scripts/gpu-test.sh\`, $(date -u +%Y-%m-%dT%H:%MZ)); all ten together need $S10_UNION hardware passes (union"
-        echo "sessions, tool/cuda/README.md \"Counters\"). ncu gets the ten names in one --metrics; instruction and warp counts compared"
+        echo "runs, tool/cuda/README.md \"One run per hardware pass\"). ncu gets the ten names in one --metrics; instruction and warp counts compared"
         echo "exactly, the L2 and L1 counts (which vary from run to run) only for being nonzero where ncu's are; DRAM counts"
         echo "are not compared (scripts/s10.sh; gorocprof now flushes the L2 before every pass as ncu does, --cache-control all, but that is not yet checked against ncu)."
         echo
@@ -478,9 +484,11 @@ if want guards; then
     say "guards"
     t=$(date +%s%N)
     # A hang would be the failure: the app is bounded (it takes about a second).
-    # Replayed dispatches keep windows of their own here: the check is of the timing run, which a dispatch in a
-    # window across dispatches does not have (its pass 0 would be the run the guard gives up on).
-    GOROCPROF_CUDA_LASTING_REPLAYED=0 GOROCPROF_CUDA_REPLAY_TIMEOUT=0.05 run_replay "$d" timeout 120 "$ROOT/bin/cuda-guards" >"$d.txt" 2>&1
+    # Replayed dispatches keep windows of their own and every pass runs its kernel here: the check is of the
+    # timing run, which a dispatch in a window across dispatches, or one under union runs (each dispatch run
+    # once per hardware pass of its groups' union), does not have (its pass 0 would be the run the guard gives
+    # up on).
+    GOROCPROF_CUDA_UNION_RUNS=0 GOROCPROF_CUDA_LASTING_REPLAYED=0 GOROCPROF_CUDA_REPLAY_TIMEOUT=0.05 run_replay "$d" timeout 120 "$ROOT/bin/cuda-guards" >"$d.txt" 2>&1
     rc=$?; t_g=$(ms_since $t)
     verdict=$(python3 - "$d" <<'PY'
 import glob, json, os, sys, collections

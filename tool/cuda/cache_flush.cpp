@@ -3,8 +3,28 @@
 #include "ptx_load.hpp"
 
 #include <cstdint>
+#include <string>
 
 namespace gorocprof::cuda {
+
+bool cache_sensitive(const std::string& metric) {
+    const size_t sep = metric.find("__");
+    if (sep == std::string::npos) return true;
+    const std::string unit = metric.substr(0, sep);
+    if (unit != "sm" && unit != "smsp") return true;
+    const size_t dot = metric.find('.', sep + 2);
+    if (dot == std::string::npos) return true;
+    const std::string quantity = metric.substr(sep + 2, dot - sep - 2);
+    const std::string rollup = metric.substr(dot + 1);
+    if (rollup != "sum" && rollup != "avg" && rollup != "min" && rollup != "max") return true;
+    static const char* const kProgramCounts[] = {"inst_executed",  "thread_inst_executed", "sass_inst_executed",
+                                                 "sass_thread_inst_executed", "warps_launched", "threads_launched",
+                                                 "ctas_launched"};
+    for (const char* p : kProgramCounts)
+        if (quantity.compare(0, std::string(p).size(), p) == 0) return false;
+    return true;
+}
+
 namespace {
 
 // Every thread reads 16-byte vectors of [buf, buf + 16 * n16) with a grid-stride loop (ld.global.cg: into

@@ -15,6 +15,13 @@ namespace gorocprof::cuda {
 
 enum class CacheControl { All, None };
 
+// Whether a metric's value can depend on what the caches hold when its kernel starts. Counts of the
+// instructions, warps, threads and blocks a kernel launches or executes (sm__ and smsp__ units, a plain .sum,
+// .avg, .min or .max) cannot: they are the program's own. Every other metric (memory traffic, hit rates,
+// times, cycles, stalls, any rate or ratio) is taken as cache-sensitive. A context whose passes measure no
+// cache-sensitive counter runs no flush (README.md, "Cache control").
+bool cache_sensitive(const std::string& metric);
+
 // One context's flush: its kernel, its buffer (twice the device's L2, zeroed) and a word the kernel
 // writes only if the buffer's contents hash to a value they never do (so that no load is dropped).
 class CacheFlush {

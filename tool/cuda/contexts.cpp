@@ -49,15 +49,19 @@ void register_agents() {
 
 namespace {
 
-// --cache-control all on a device the plan collects counters on: the flush kernel runs before every pass,
+// --cache-control all on a device the plan collects cache-sensitive counters on: the flush kernel runs before every pass,
 // inside its counter configuration, so the counters skip one range per pass. Without the flush (it could
 // not be set up) the context's counters are taken as they come, and the user hears why.
-void prepare_cache_flush(ContextState& cs) {
+// A plan whose counters are all counts of the program's own work (cache_sensitive) needs no flush: they read
+// the same warm or cold. `only`: the one pass this process measures (application replay), else every pass.
+void prepare_cache_flush(ContextState& cs, size_t only) {
     if (backend().port.cache_control() != CacheControl::All) return;
-    bool counters = false;
-    for (const auto& pass : Core::instance().passes_for_agent(cs.ordinal))
-        if (!pass.counters.empty()) counters = true;
-    if (!counters) return;
+    bool sensitive = false;
+    const auto& passes = Core::instance().passes_for_agent(cs.ordinal);
+    for (size_t i = 0; i < passes.size(); ++i)
+        for (const core::PlanCounter& c : passes[i].counters)
+            if ((only == RangeCounters::kAllPasses || only == i) && cache_sensitive(c.name)) sensitive = true;
+    if (!sensitive) return;
     const PortStatus st = cs.flush.prepare(cs.ordinal);
     if (st.ok) {
         cs.counters->set_kernels_per_pass(2);
@@ -117,9 +121,9 @@ ContextState* context_state(CUcontext ctx, PortStatus* st) {
     // the configuration holds; docs/perf.md, "Measurements behind tool/cuda's choices").
     const core::Config& config = Core::instance().config();
     const bool one_pass = config.replay_mode == core::ReplayMode::Application && config.application_pass >= 0;
-    cs->counters->plan_passes(Core::instance().passes_for_agent(cs->ordinal),
-                              one_pass ? static_cast<size_t>(config.application_pass) : RangeCounters::kAllPasses);
-    prepare_cache_flush(*cs);
+    const size_t only = one_pass ? static_cast<size_t>(config.application_pass) : RangeCounters::kAllPasses;
+    cs->counters->plan_passes(Core::instance().passes_for_agent(cs->ordinal), only);
+    prepare_cache_flush(*cs, only);
     std::lock_guard<std::mutex> lock(b.mu);
     auto& slot = b.contexts[ctx];
     if (!slot) slot = std::move(cs);

@@ -140,16 +140,32 @@ void CudaPort::arm_app_launch(Launch& l) {
     // before it (the dispatch will be replayed).
     bool flushed = false;
     if (!group || group->empty()) close_lasting(*l.cs);  // its launch must not land in the window unowned
-    else if (!join_lasting(l, group)) flushed = arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
+    else if (join_lasting(l, group)) {
+    } else if (l.shared) {
+        flushed = arm_shared(l);
+    } else {
+        flushed = arm_counters(l, group, 0, l.snapshot_planned && l.early_snapshot);
+    }
     if (!flushed) flush_caches(l);
     record_start(*l.cs, l.stream);
     l.app_issue_ns = core::now_ns();
 }
 
+void CudaPort::plan_shared(Launch& l) {
+    ContextState& cs = *l.cs;
+    l.shared = false;
+    l.hw_passes = 0;
+    if (l.graph || !counters_usable() || !cs.counters || !cs.counters->union_runs()) return;
+    l.shared = true;
+    l.hw_passes = cs.counters->steady_passes();
+}
+
 void CudaPort::time_unprofiled(Launch& l) {
     // A dispatch in a window across dispatches lasts its ranges' gpu__time_duration.sum instead
-    // (RangeCounters::timed): a run of the tool inside the window would be a range.
+    // (RangeCounters::timed): a run of the tool inside the window would be a range. So does a union-runs
+    // dispatch whose configuration holds it.
     if (!options().unprofiled_time || !l.early_snapshot || l.lasting_planned) return;
+    if (l.shared && l.cs->counters && l.cs->counters->timed()) return;
     ContextState& cs = *l.cs;
     PhaseTimer timer(Phase::Unprofiled);
     flush_caches(l);
@@ -165,7 +181,7 @@ void CudaPort::time_unprofiled(Launch& l) {
     if (st.ok) st = cu(cuEventElapsedTime(&ms, cs.ev_start, cs.ev_end), "cuEventElapsedTime");
     if (st.ok) l.kernel_ns = static_cast<int64_t>(static_cast<double>(ms) * 1e6);
     // The run changed what the kernel can reach: back to the snapshot before the passes, whatever happened.
-    const PortStatus back = restore(replay::Dispatch{}, *l.early_snapshot);
+    const PortStatus back = restore_snapshot(static_cast<CudaSnapshot&>(*l.early_snapshot));
     if (!back.ok) {
         l.kernel_ns = -1;
         core::Core::instance().fatal("the timing run of a dispatch could not be undone (" + back.message() +
@@ -278,7 +294,14 @@ PortStatus CudaPort::queue_restore(CudaSnapshot& snap, CUstream stream) {
 }
 
 replay::PortStatus CudaPort::restore(const replay::Dispatch& d, replay::Snapshot& s) {
-    auto& snap = static_cast<CudaSnapshot&>(s);
+    // A union-runs dispatch's passes after the first run nothing: memory stays as its last run left it.
+    const Launch* l = static_cast<const Launch*>(d.backend_dispatch);
+    if (l && l->shared) return PortStatus::success();
+    return restore_snapshot(static_cast<CudaSnapshot&>(s));
+}
+
+PortStatus CudaPort::restore_snapshot(CudaSnapshot& snap) {
+    if (!snap.copies) return PortStatus::success();
     CUstream copies = snap.cs->copy_stream;
     const PortStatus st = queue_restore(snap, copies);
     if (!st.ok) {
@@ -291,7 +314,7 @@ replay::PortStatus CudaPort::restore(const replay::Dispatch& d, replay::Snapshot
 
 void CudaPort::release(replay::Snapshot* s) {
     auto* snap = static_cast<CudaSnapshot*>(s);
-    if (!snap) return;
+    if (!snap || !snap->copies) return;
     snap->cs->backup_in_use = false;  // the snapshot object stays with its context
 }
 
@@ -325,6 +348,7 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
     rec.passes = pass == core::kNotReplayed ? 1 : (planned > pass ? planned : pass + 1);
     if (!l.unwatched.empty()) return submit_unwatched(l, group, std::move(rec));
 
+    if (l.shared && pass != core::kNotReplayed && pass > 0) return submit_shared(l, group, std::move(rec));
     PortStatus st;
     const bool app = l.app_launch_pending;
     if (l.app_launch_pending) {
@@ -337,7 +361,9 @@ replay::PortStatus CudaPort::submit(const replay::Dispatch& d, uint64_t pass) {
         // Inside an open window this pass is just the window's next range; otherwise it arms its own,
         // with a window for it and the passes after it that share its configuration.
         bool flushed = false;
-        if (!l.lasting && !(l.window && pass < l.window_end)) {
+        if (l.shared) {
+            if (group) flushed = arm_shared(l);  // a graph's kernel node: its first pass is the tool's run
+        } else if (!l.lasting && !(l.window && pass < l.window_end)) {
             if (l.window) flush_window(l);  // the window's passes are done: decode them before a new arm
             if (group) flushed = arm_counters(l, group, pass, true);
         }

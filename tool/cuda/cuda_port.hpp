@@ -32,6 +32,26 @@ public:
     ContextState* cs = nullptr;
     bool on_device = true;
     std::vector<SavedRange> saved;
+    // False for the snapshot of a union-runs dispatch that runs nothing again itself (Launch::no_copies): it
+    // copies nothing and holds no backup.
+    bool copies = true;
+};
+
+enum class LaunchApi { Kernel, KernelEx, Cooperative };
+
+// A launch copied so that it can run again after its API call returned (the further hardware passes of a
+// window across dispatches, README.md "One run per hardware pass"): its arguments' bytes, laid out by the
+// kernel's parameter slots, and for cuLaunchKernelEx its configuration and attributes.
+struct SavedLaunch {
+    LaunchApi api = LaunchApi::Kernel;
+    CUfunction f = nullptr;
+    unsigned grid[3] = {1, 1, 1};
+    unsigned block[3] = {1, 1, 1};
+    unsigned shared_bytes = 0;
+    std::vector<uint8_t> args;
+    std::vector<size_t> offsets;  // of each argument in args
+    CUlaunchConfig config{};
+    std::vector<CUlaunchAttribute> attrs;
 };
 
 // Per CUDA context: a private stream for copies, timing events, the backup buffers kept between
@@ -72,9 +92,17 @@ struct ContextState {
     // The window that holds dispatches which are not replayed, across dispatches (lasting_window.hpp). Touched
     // only by a thread that holds the device's window lock.
     LastingWindow lasting;
+    // A lasting window of several hardware passes: its launches in order (entries past lasting_runs_used are
+    // kept for their capacity), and the tracked allocations its snapshot (`snapshot`, held until it closes)
+    // copied, which a dispatch must find unchanged to join it.
+    std::vector<SavedLaunch> lasting_runs;
+    size_t lasting_runs_used = 0;
+    std::vector<Allocation> lasting_allocs;
+    bool lasting_snapshot = false;
+    std::vector<void*> rerun_params;  // the argument pointers of the launch being run again
+    // Union runs outside a lasting window: the union's values of the dispatch in flight, for all its passes.
+    std::vector<core::CounterSample> shared_samples;
 };
-
-enum class LaunchApi { Kernel, KernelEx, Cooperative };
 
 // One intercepted launch: the arguments to relaunch it, and where its first pass stands.
 struct Launch {
@@ -137,6 +165,15 @@ struct Launch {
     // with whether the process has managed memory): take_snapshot uses that list.
     bool allocs_listed = false;
     bool managed = false;
+    // Union runs (RangeCounters::union_runs): the dispatch runs its kernel once per hardware pass of the
+    // union (`hw_passes`), its first pass's run in the first; every further replay pass runs nothing and reads
+    // its own group from those runs (ContextState::shared_samples or its lasting window's range;
+    // `shared_start_ns`/`shared_end_ns`: the first pass's times). `no_copies` is the snapshot handed to the service when the dispatch needs none
+    // (one hardware pass, or a window across dispatches that holds the snapshot).
+    bool shared = false;
+    size_t hw_passes = 0;
+    CudaSnapshot no_copies;
+    int64_t shared_start_ns = 0, shared_end_ns = 0;
 };
 
 class CudaPort final : public replay::DevicePort {
@@ -189,6 +226,15 @@ public:
     // After the service ran a dispatch of a lasting window: its records wait for the window's decode.
     void end_lasting(Launch& l, const core::DispatchFacts& facts, const replay::Outcome& outcome);
 
+    // At ENTER of a union-runs dispatch of several hardware passes that joins a lasting window (after the
+    // drain): when it does not fit the open one, closes it and saves the context's memory for the next one
+    // (its further hardware passes run from there). False when that failed: the dispatch takes its own
+    // snapshot instead, outside any lasting window.
+    bool prepare_lasting(Launch& l);
+    // Union runs: whether this launch's dispatch runs its kernel once per hardware pass of the union (sets
+    // l.shared and l.hw_passes). Kernel launches and graph kernel nodes, not whole-graph dispatches.
+    void plan_shared(Launch& l);
+
     // Records the pass's start event on `stream`; a failure is told once.
     void record_start(ContextState& cs, CUstream stream);
 
@@ -229,6 +275,11 @@ private:
     // Arms pass 0 of a dispatch that is not replayed in the context's lasting window (opening one when none
     // is open or it is full): false when the dispatch does not join one (it then arms its own range).
     bool join_lasting(Launch& l, const Group* group);
+    // Whether the launch's pass(es) fit the context's open lasting window (room, the same kind of window, and
+    // for one of several hardware passes the memory its snapshot copied).
+    bool joins_open_lasting(Launch& l);
+    // The window snapshot's backup is free again, the saved launches forgotten.
+    void release_lasting_snapshot(ContextState& cs);
     // Whether a snapshot of this launch copies every tracked allocation whatever its size (no reach scan).
     bool copies_all(const Launch& l) const;
     // Opens a window at `pass` when it and the passes after it can share one (GOROCPROF_CUDA_WINDOW=0
@@ -240,6 +291,28 @@ private:
     void snapshot_set(Launch& l, std::vector<Allocation>* allocs);
     // Ends the launch's window: decodes it and writes its passes' records, in pass order.
     void flush_window(Launch& l);
+    // Union runs: arms the dispatch's one range of the union (its first pass), the flush before the Start where
+    // it may lead; true when it queued the flush itself.
+    bool arm_shared(Launch& l);
+    // Union runs: a replay pass after the first, which runs nothing: its record, with the first pass's times
+    // and its own group's counters from the dispatch's runs (or its window's range, decoded later).
+    replay::PortStatus submit_shared(Launch& l, const Group* group, core::PassRecord&& rec);
+    // Union runs, outside a window across dispatches: after the first pass's run, the further hardware passes
+    // (restored, run again) and the union's values kept for every pass.
+    void finish_shared(const replay::Dispatch& d, Launch& l, core::PassRecord* rec);
+    // Copies the launch into the context's lasting window's launches; false when it cannot be run again
+    // after its call returned (arguments whose layout is unknown, or passed through `extra`).
+    bool save_launch(const Launch& l);
+    // Whether save_launch would succeed.
+    static bool savable(const Launch& l);
+    // Runs a saved launch on the context's copy stream.
+    PortStatus rerun_saved(ContextState& cs, SavedLaunch& s);
+    // A lasting window's further hardware pass: memory back to the window's snapshot, every launch again.
+    PortStatus rerun_window(ContextState& cs);
+    // Tells the user once that each dispatch runs its kernel once per hardware pass of the union.
+    void report_union_runs(size_t hw_passes);
+    // Puts the snapshot's memory back and waits (restore() without the union-runs dispatch's no-op).
+    PortStatus restore_snapshot(CudaSnapshot& snap);
 
     AllocationTracker& tracker_;
     std::atomic<bool> counters_off_{false};

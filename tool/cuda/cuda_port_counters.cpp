@@ -6,6 +6,8 @@
 #include "options.hpp"
 #include "phase_stats.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,16 +19,22 @@ bool CudaPort::may_join_lasting(Launch& l, bool watched, bool replayed) {
     JoinFacts f;
     f.windows = options().windows && options().window_dispatches > 0 && !windows_off_.load(std::memory_order_relaxed);
     f.counters = counters_usable() && cs.counters;
-    f.steady = f.windows && f.counters && cs.counters->steady();
+    f.hw_passes = f.windows && f.counters ? cs.counters->steady_passes() : 0;
+    f.steady = f.hw_passes > 0;
     f.replayed = replayed;
+    f.shared = l.shared;
     f.app_launch = l.app_launch_pending;
     f.unwatched = !watched;
     f.capacity = options().window_dispatches;
-    f.passes = replayed ? core::Core::instance().passes_for_agent(l.agent_index).size() : 1;
+    f.passes = replayed && !l.shared ? core::Core::instance().passes_for_agent(l.agent_index).size() : 1;
     if (replayed && f.steady && watched && f.app_launch) {  // the tracker is walked only for a candidate
         f.replayed_may = options().lasting_replayed;
         f.timed = cs.counters->timed();
-        if (f.replayed_may && f.timed) {
+        f.savable = savable(l);
+        // A union-runs dispatch of one hardware pass takes no snapshot; one of several joins a window whose
+        // snapshot copies the context's allocations whole.
+        const bool copies = l.shared ? f.hw_passes > 1 && f.savable : f.timed;
+        if (f.replayed_may && copies) {
             size_t managed = 0;
             tracker_.restorable(cs.ctx, &cs.allocs, &managed);
             l.allocs_listed = true;
@@ -43,43 +51,103 @@ bool CudaPort::copies_all(const Launch& l) const {
            (!l.graph && !l.param_slots);
 }
 
+namespace {
+
+bool same_allocations(const std::vector<Allocation>& a, const std::vector<Allocation>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].base != b[i].base || a[i].size != b[i].size || a[i].serial != b[i].serial) return false;
+    return true;
+}
+
+}  // namespace
+
+bool CudaPort::joins_open_lasting(Launch& l) {
+    ContextState& cs = *l.cs;
+    const size_t passes = l.snapshot_planned && !l.shared ? core::Core::instance().passes_for_agent(l.agent_index).size() : 1;
+    if (!cs.lasting.open() || !cs.lasting.room(passes) || !cs.counters->armed()) return false;
+    // A window of several hardware passes runs its launches again from its snapshot: only over the memory
+    // that snapshot copied.
+    const bool reruns = l.shared && l.hw_passes > 1;
+    if (reruns != cs.lasting.reruns()) return false;
+    return !reruns || same_allocations(cs.allocs, cs.lasting_allocs);
+}
+
+bool CudaPort::prepare_lasting(Launch& l) {
+    ContextState& cs = *l.cs;
+    if (joins_open_lasting(l)) return true;
+    close_lasting(cs);
+    if (windows_off_.load(std::memory_order_relaxed)) return false;  // that window decoded wrong
+    replay::Snapshot* snap = nullptr;
+    const PortStatus st = take_snapshot(l, &snap);
+    if (!st.ok) {
+        report_note("a window across dispatches of several hardware passes could not save the memory it runs from (" +
+                    st.message() + "): such dispatches take snapshots of their own");
+        return false;
+    }
+    cs.lasting_snapshot = true;
+    cs.lasting_allocs = cs.allocs;
+    return true;
+}
+
 bool CudaPort::join_lasting(Launch& l, const Group* group) {
     ContextState& cs = *l.cs;
     l.lasting = false;
-    if (!l.lasting_planned || windows_off_.load(std::memory_order_relaxed)) return false;
-    const size_t passes = l.snapshot_planned ? core::Core::instance().passes_for_agent(l.agent_index).size() : 1;
-    if (cs.lasting.open() && cs.lasting.room(passes) && cs.counters->armed()) {
+    if (!l.lasting_planned || windows_off_.load(std::memory_order_relaxed)) {
+        if (!cs.lasting.open()) release_lasting_snapshot(cs);  // one prepare_lasting took for it
+        return false;
+    }
+    if (joins_open_lasting(l)) {
         l.lasting = true;  // the next ranges of the open window: nothing to arm
         return true;
     }
     close_lasting(cs);
-    if (windows_off_.load(std::memory_order_relaxed)) return false;  // that window decoded wrong
+    if (windows_off_.load(std::memory_order_relaxed)) {  // that window decoded wrong
+        release_lasting_snapshot(cs);
+        return false;
+    }
     PhaseTimer timer(Phase::Arm);
     cs.lasting.set_capacity(options().window_dispatches);
     std::string note;
-    const PortStatus st = cs.counters->arm(group, &note, cs.lasting.ranges());
+    // Union runs: every range is the union's (each dispatch's passes read their groups from its one range).
+    const Group* armed = l.shared && cs.counters->steady_config() ? cs.counters->steady_config() : group;
+    const PortStatus st = cs.counters->arm(armed, &note, cs.lasting.ranges());
     if (!note.empty()) report_note(note);
     report_availability_problem(*cs.counters);
     if (!st.ok) {
         report_counter_problem(st);
+        release_lasting_snapshot(cs);
         return true;  // nothing armed: the pass is recorded without counters, as arm_counters would leave it
     }
     cs.lasting.opened();
+    cs.lasting.set_reruns(l.shared && l.hw_passes > 1);
+    if (cs.lasting.reruns()) report_union_runs(l.hw_passes);
     l.lasting = true;
     return true;
+}
+
+void CudaPort::release_lasting_snapshot(ContextState& cs) {
+    if (cs.lasting_snapshot) release(&cs.snapshot);
+    cs.lasting_snapshot = false;
+    cs.lasting_runs_used = 0;
 }
 
 void CudaPort::close_lasting(ContextState& cs) {
     if (!cs.lasting.open() || !cs.counters) return;
     PhaseTimer timer(Phase::Collect);
     core::Core& core = core::Core::instance();
+    LastingWindow::Rerun rerun;
+    if (cs.lasting.reruns()) rerun = [this, &cs](size_t) { return rerun_window(cs); };
     const PortStatus st = cs.lasting.close(
-        *cs.counters, [&core](const core::DispatchFacts& facts, std::vector<PendingPass>& passes, size_t first,
-                              size_t count, const replay::Outcome& outcome) {
+        *cs.counters,
+        [&core](const core::DispatchFacts& facts, std::vector<PendingPass>& passes, size_t first, size_t count,
+                const replay::Outcome& outcome) {
             core.begin_dispatch(facts);
             for (size_t i = first; i < first + count; ++i) core.record_pass(std::move(passes[i].rec));
             core.end_dispatch(outcome);
-        });
+        },
+        rerun);
+    release_lasting_snapshot(cs);
     if (!st.ok) {
         windows_off_ = true;  // ranges and passes no longer line up: every later pass gets its own window
         report_counter_problem(st);
@@ -100,6 +168,84 @@ void CudaPort::launch_failed(Launch& l) {
         std::vector<core::CounterSample> discard;
         l.cs->counters->collect(&discard);
     }
+}
+
+bool CudaPort::savable(const Launch& l) {
+    if (l.graph || !l.param_slots || l.extra) return false;
+    if (!l.params && !l.param_slots->empty()) return false;
+    return l.api != LaunchApi::KernelEx || l.config;
+}
+
+bool CudaPort::save_launch(const Launch& l) {
+    if (!savable(l)) return false;
+    ContextState& cs = *l.cs;
+    if (cs.lasting_runs.size() <= cs.lasting_runs_used) cs.lasting_runs.emplace_back();
+    SavedLaunch& s = cs.lasting_runs[cs.lasting_runs_used];
+    s.api = l.api;
+    s.f = l.f;
+    for (int i = 0; i < 3; ++i) s.grid[i] = l.grid[i], s.block[i] = l.block[i];
+    s.shared_bytes = l.shared_bytes;
+    size_t end = 0;
+    for (const ParamSlot& p : *l.param_slots) end = std::max(end, p.offset + p.size);
+    s.args.resize(end);
+    s.offsets.clear();
+    for (size_t i = 0; i < l.param_slots->size(); ++i) {
+        const ParamSlot& p = (*l.param_slots)[i];
+        if (p.size) std::memcpy(s.args.data() + p.offset, l.params[i], p.size);
+        s.offsets.push_back(p.offset);
+    }
+    s.attrs.clear();
+    if (l.api == LaunchApi::KernelEx) {
+        s.config = *l.config;
+        if (l.config->attrs) s.attrs.assign(l.config->attrs, l.config->attrs + l.config->numAttrs);
+    }
+    ++cs.lasting_runs_used;
+    return true;
+}
+
+PortStatus CudaPort::rerun_saved(ContextState& cs, SavedLaunch& s) {
+    cs.rerun_params.resize(s.offsets.size());
+    for (size_t i = 0; i < s.offsets.size(); ++i) cs.rerun_params[i] = s.args.data() + s.offsets[i];
+    void** params = s.offsets.empty() ? nullptr : cs.rerun_params.data();
+    // On the context's own stream: the application's may be gone by the time the window closes.
+    switch (s.api) {
+    case LaunchApi::Kernel:
+        return cu(cuLaunchKernel(s.f, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
+                                 s.shared_bytes, cs.copy_stream, params, nullptr),
+                  "cuLaunchKernel");
+    case LaunchApi::Cooperative:
+        return cu(cuLaunchCooperativeKernel(s.f, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
+                                            s.shared_bytes, cs.copy_stream, params),
+                  "cuLaunchCooperativeKernel");
+    case LaunchApi::KernelEx: {
+        CUlaunchConfig c = s.config;
+        c.hStream = cs.copy_stream;
+        c.attrs = s.attrs.empty() ? nullptr : s.attrs.data();
+        c.numAttrs = static_cast<unsigned>(s.attrs.size());
+        return cu(cuLaunchKernelEx(&c, s.f, params, nullptr), "cuLaunchKernelEx");
+    }
+    }
+    return PortStatus::failure("relaunch", "unknown launch API");
+}
+
+PortStatus CudaPort::rerun_window(ContextState& cs) {
+    PhaseTimer timer(Phase::StopExtra);
+    PortStatus st = restore_snapshot(cs.snapshot);
+    for (size_t i = 0; st.ok && i < cs.lasting_runs_used; ++i) {
+        // One flush per run, as in the first session, so that range r of every session is the same launch's.
+        if (cs.flush.ready()) {
+            PhaseTimer flush(Phase::Flush);
+            flush.bytes(cs.flush.bytes());
+            st = cs.flush.run(cs.copy_stream);
+        }
+        if (st.ok) st = rerun_saved(cs, cs.lasting_runs[i]);
+    }
+    if (st.ok) st = cu(cuStreamSynchronize(cs.copy_stream), "cuStreamSynchronize");
+    if (!st.ok)
+        core::Core::instance().fatal("a window across dispatches could not run its launches again for a further "
+                                     "hardware pass (" + st.message() + "): device memory may differ from one run "
+                                     "of each, and the window's counters are empty");
+    return st;
 }
 
 void CudaPort::end_lasting(Launch& l, const core::DispatchFacts& facts, const replay::Outcome& outcome) {
@@ -200,6 +346,65 @@ PortStatus CudaPort::relaunch_measured(const Launch& l) {
     return st;
 }
 
+void CudaPort::report_union_runs(size_t hw_passes) {
+    report_note("the counter groups' union needs " + std::to_string(hw_passes) + " hardware passes: each dispatch "
+                "runs its kernel " + std::to_string(hw_passes) + " times (memory restored before each run after the "
+                "first), and every replay pass reports its group from those runs");
+}
+
+bool CudaPort::arm_shared(Launch& l) {
+    ContextState& cs = *l.cs;
+    if (!counters_usable() || !cs.counters) return false;
+    close_lasting(cs);  // its ranges end before this arm's
+    const Group* config = cs.counters->steady_config();
+    if (!config) return false;
+    const bool lead = cs.flush.ready() && cs.counters->flush_may_lead(config, 1);
+    if (lead) flush_caches(l);
+    PhaseTimer timer(Phase::Arm);
+    std::string note;
+    const PortStatus st = cs.counters->arm(config, &note, 1, lead);
+    if (!note.empty()) report_note(note);
+    report_availability_problem(*cs.counters);
+    if (!st.ok) report_counter_problem(st);
+    return lead;
+}
+
+void CudaPort::finish_shared(const replay::Dispatch& d, Launch& l, core::PassRecord* rec) {
+    ContextState& cs = *l.cs;
+    {
+        PhaseTimer timer(Phase::StopExtra);
+        finish_hardware_passes(d, l);
+    }
+    cs.shared_samples.clear();
+    if (cs.counters && cs.counters->armed()) {
+        PhaseTimer timer(Phase::Collect);
+        const PortStatus st = cs.counters->collect(&cs.shared_samples);
+        if (!st.ok) report_counter_problem(st);
+    }
+    // Without a timing run, the run's own GPU time when the configuration measures it.
+    if (l.kernel_ns < 0)
+        for (const core::CounterSample& s : cs.shared_samples)
+            if (s.counter && s.counter->name == RangeCounters::kDurationMetric && !s.values.empty() &&
+                s.values[0] >= 0)
+                rec->end_ns = rec->start_ns + static_cast<int64_t>(s.values[0] + 0.5);
+    l.shared_start_ns = rec->start_ns;
+    l.shared_end_ns = rec->end_ns;
+}
+
+replay::PortStatus CudaPort::submit_shared(Launch& l, const Group* group, core::PassRecord&& rec) {
+    // The pass ran nothing: it shows the run that measured its counters.
+    rec.start_ns = l.shared_start_ns;
+    rec.end_ns = l.shared_end_ns;
+    if (l.lasting) {
+        l.cs->lasting.add_shared_pass(std::move(rec), group);  // reads its dispatch's range when decoded
+        return PortStatus::success();
+    }
+    PhaseTimer timer(Phase::Record);
+    if (group) pick_samples(*group, l.cs->shared_samples, &rec.counters);
+    core::Core::instance().record_pass(std::move(rec));
+    return PortStatus::success();
+}
+
 void CudaPort::flush_caches(const Launch& l) {
     if (!l.cs->flush.ready()) return;
     PhaseTimer timer(Phase::Flush);
@@ -239,7 +444,7 @@ void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, cons
             PortStatus rs;
             const size_t n = window ? cs.counters->session_runs(session, *window) : 1;
             for (size_t r = 0; rs.ok && r < n; ++r) {
-                rs = restore(d, *l.active_snapshot);
+                rs = restore_snapshot(static_cast<CudaSnapshot&>(*l.active_snapshot));
                 if (rs.ok) flush_caches(l);
                 if (rs.ok) rs = relaunch_measured(l);
                 if (rs.ok) rs = cu(cuCtxSynchronize(), "cuCtxSynchronize");
@@ -247,7 +452,9 @@ void CudaPort::finish_hardware_passes(const replay::Dispatch& d, Launch& l, cons
             return rs;
         },
         &sessions);
-    if (sessions > 0 && runs > 1)
+    if (sessions > 0 && l.shared)
+        report_union_runs(sessions + 1);
+    else if (sessions > 0 && runs > 1)
         report_note("the counter groups do not fit one hardware pass together: each dispatch's passes are measured "
                     "as one configuration of " + std::to_string(sessions + 1) + " hardware passes, so replay passes "
                     "run the kernel up to " + std::to_string(sessions + 1) + " times (memory restored before each: "
@@ -264,7 +471,19 @@ replay::PortStatus CudaPort::finish_pass(const replay::Dispatch& d, Launch& l, u
                                          core::PassRecord&& rec) {
     ContextState& cs = *l.cs;
     if (l.lasting) {
+        l.shared_start_ns = rec.start_ns;
+        l.shared_end_ns = rec.end_ns;
+        // A window of several hardware passes runs this launch again when it closes: a launch it cannot run
+        // again would leave the further sessions' ranges out of line with the first's.
+        if (cs.lasting.reruns() && !save_launch(l)) cs.lasting.spoil();
         cs.lasting.add_pass(std::move(rec), group);  // written when the window is decoded
+        return PortStatus::success();
+    }
+    if (l.shared) {
+        finish_shared(d, l, &rec);
+        PhaseTimer timer(Phase::Record);
+        if (group) pick_samples(*group, cs.shared_samples, &rec.counters);
+        core::Core::instance().record_pass(std::move(rec));
         return PortStatus::success();
     }
     if (l.window) {

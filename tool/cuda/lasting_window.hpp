@@ -24,6 +24,8 @@ namespace gorocprof::cuda {
 struct PendingPass {
     core::PassRecord rec;
     const Group* group = nullptr;  // what the pass reports (null: no counters)
+    // The window's range the pass reads (its own, or its dispatch's first pass's under union runs).
+    size_t range = 0;
 };
 
 // What decides whether a dispatch may join (or open) a lasting window.
@@ -34,15 +36,25 @@ struct JoinFacts {
     bool replayed = false;   // the dispatch will be replayed (snapshot, restores, relaunches)
     bool app_launch = false; // the application's own launch (not a graph node the tool runs)
     bool unwatched = false;  // runs once with no counters and is not waited for
-    size_t passes = 1;       // the dispatch's passes (1 unless replayed)
+    size_t passes = 1;       // the dispatch's ranges in the window: its passes, or 1 under union runs
     size_t capacity = 0;     // the passes a window holds (GOROCPROF_CUDA_WINDOW_DISPATCHES)
+    // The hardware passes of the configuration every pass measures (RangeCounters::steady_passes: 0 when
+    // passes measure different ones; above 1 only under union runs).
+    size_t hw_passes = 1;
+    // Union runs (RangeCounters::union_runs): the dispatch's passes read its launch's one range.
+    bool shared = false;
+    // The launch can be run again when the window closes (its arguments copied: save_launch).
+    bool savable = false;
     // Replayed dispatches only:
     bool replayed_may = false;  // GOROCPROF_CUDA_LASTING_REPLAYED (on by default)
     bool timed = false;         // every range gives its kernel's duration (RangeCounters::timed): no timing run
     bool scan = false;          // its snapshot would run the reach scan (snapshot_scans)
 };
 // True when the dispatch's only kernels inside the window are its own launch and relaunches (and their cache
-// flushes): never the tool's reach scan or timing run.
+// flushes): never the tool's reach scan or timing run. A window of a configuration of several hardware
+// passes runs its launches again once per further hardware pass when it closes, from a snapshot of the
+// context's memory taken when it opened: it holds only union-runs dispatches whose launches were copied and
+// whose context's allocations are copied whole (no reach scan).
 bool may_last(const JoinFacts& f);
 
 // Below these a replayed dispatch's snapshot inside a window across dispatches copies every tracked
@@ -70,13 +82,22 @@ public:
     // Passes a new window is armed for: its capacity and one spare, so that a kernel that is no pass's shows
     // as a range too many instead of shifting every later pass's values.
     size_t ranges() const { return capacity_ + 1; }
-    // Whether a dispatch of `passes` passes still fits the open window.
-    bool room(size_t passes) const { return passes_.size() + passes <= capacity_; }
+    // Whether a dispatch of `passes` ranges still fits the open window.
+    bool room(size_t passes) const { return ranges_ + passes <= capacity_; }
+    // Ranges the window's dispatches ran so far (one per pass, one per dispatch under union runs).
+    size_t ranges_used() const { return ranges_; }
     size_t dispatches() const { return slots_.size(); }
     // The window was armed (RangeCounters::arm with ranges()).
     void opened() { open_ = true; }
-    // The pass of the dispatch in flight, in launch order.
+    // The pass of the dispatch in flight, in launch order: its own range.
     void add_pass(core::PassRecord&& rec, const Group* group);
+    // A further pass of the dispatch in flight under union runs: it ran nothing and reads the range of the
+    // dispatch's first pass (add_pass before it).
+    void add_shared_pass(core::PassRecord&& rec, const Group* group);
+    // The window's configuration has several hardware passes: close() runs its launches again (`Rerun`), so a
+    // range no launch owns (add_hole) cannot be run again and spoils the window.
+    void set_reruns(bool on) { reruns_ = on; }
+    bool reruns() const { return reruns_; }
     // A pass's share of ranges that no pass owns (its launch ran but its wait failed; or, as the window's
     // last, the flush queued for a launch that then failed): decoded, not written.
     void add_hole();
@@ -93,7 +114,11 @@ public:
     // kDurationMetric when the configuration is timed), writes every ended dispatch in order and forgets
     // them. A window that decoded another number of ranges than it ran passes, or was spoiled, writes them
     // with empty counters and returns the failure (the caller turns windows off). No-op when not open.
-    PortStatus close(RangeCounters& rc, const Writer& write);
+    // `rerun(session)`, for a window of several hardware passes (set_reruns): memory back to the window's
+    // start, then every launch of the window again, in order, each after its cache flush (session 1, 2, ...);
+    // run by RangeCounters::finish_sessions before the decode, not for a spoiled or abandoned window.
+    using Rerun = std::function<PortStatus(size_t session)>;
+    PortStatus close(RangeCounters& rc, const Writer& write, const Rerun& rerun = nullptr);
 
 private:
     struct Slot {
@@ -102,8 +127,9 @@ private:
         size_t first = 0, count = 0;
     };
     bool open_ = false;
-    bool spoiled_ = false, abandoned_ = false;
+    bool spoiled_ = false, abandoned_ = false, reruns_ = false;
     size_t capacity_ = 0;
+    size_t ranges_ = 0;  // ranges the window's passes ran
     size_t first_ = 0;  // the first pass of the dispatch in flight
     std::vector<PendingPass> passes_;
     std::vector<Slot> slots_;

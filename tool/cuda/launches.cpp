@@ -154,6 +154,9 @@ const CUpti_CallbackId kObserveIds[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz,    CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback,
     CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    // Not observing, but a window whose launches run again when it closes must close while their code is
+    // loaded.
+    CUPTI_DRIVER_TRACE_CBID_cuModuleUnload,           CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload,
 };
 const size_t kObserveIdCount = std::size(kObserveIds);
 
@@ -252,6 +255,7 @@ bool open_dispatch_of(ContextState& context, const KernelEntry& k, uint32_t corr
     const auto& passes = core.passes_for_agent(cs->ordinal);
     l.snapshot_planned = why.empty() && core.config().replay_mode == core::ReplayMode::Kernel && passes.size() > 1 &&
                          ReplayService::instance().enabled();
+    if (l.snapshot_planned) b.port.plan_shared(l);
     // A dispatch that does not join the lasting window ends it before any of its own work (drain, reach scan,
     // snapshot, timing run, its launch) reaches the device.
     if (!b.port.may_join_lasting(l, why.empty(), l.snapshot_planned)) b.port.close_lasting(*cs);
@@ -267,8 +271,24 @@ bool open_dispatch_of(ContextState& context, const KernelEntry& k, uint32_t corr
         l.early_snapshot_status = st;
         l.snapshot_planned = false;
     } else if (l.snapshot_planned) {
-        l.early_snapshot_status = b.port.take_snapshot(l, &l.early_snapshot);
-        b.port.time_unprofiled(l);
+        // Union runs: a dispatch of one hardware pass runs its kernel once and needs no snapshot; in a window
+        // across dispatches of several, the window's snapshot serves (prepare_lasting).
+        bool copies = !l.shared || l.hw_passes > 1;
+        if (l.shared && l.hw_passes > 1 && l.lasting_planned) {
+            copies = !b.port.prepare_lasting(l);
+            if (copies) {
+                l.lasting_planned = false;  // its own snapshot, outside any lasting window
+                b.port.close_lasting(*cs);
+            }
+        }
+        if (copies) {
+            l.early_snapshot_status = b.port.take_snapshot(l, &l.early_snapshot);
+            b.port.time_unprofiled(l);
+        } else {
+            l.no_copies.cs = cs;
+            l.no_copies.copies = false;
+            l.early_snapshot = &l.no_copies;
+        }
     }
     // The application's own launch is pass 0; a graph's kernel node has none (every pass is the tool's).
     if (l.app_launch_pending && l.unwatched.empty()) b.port.arm_app_launch(l);

@@ -74,6 +74,7 @@ Options read_options(const std::function<const char*(const char*)>& env) {
     o.lasting_replayed = unless_zero(env("GOROCPROF_CUDA_LASTING_REPLAYED"));
     o.eager_profiler = unless_zero(env("GOROCPROF_CUDA_EAGER_PROFILER"));
     o.union_sessions = unless_zero(env("GOROCPROF_CUDA_UNION_SESSIONS"));
+    o.union_runs = unless_zero(env("GOROCPROF_CUDA_UNION_RUNS"));
     o.partial_sessions = unless_zero(env("GOROCPROF_CUDA_PARTIAL_SESSIONS"));
     o.reenable_on_switch = unless_zero(env("GOROCPROF_CUDA_REENABLE_ON_SWITCH"));
     o.hold_other_threads = unless_zero(env("GOROCPROF_CUDA_HOLD_OTHER_THREADS"));

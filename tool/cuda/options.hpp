@@ -46,6 +46,10 @@ struct Options {
     bool eager_profiler = true;
     // GOROCPROF_CUDA_UNION_SESSIONS=0: windows of configuration runs instead of union sessions.
     bool union_sessions = true;
+    // GOROCPROF_CUDA_UNION_RUNS=0: every replay pass runs its kernel (once per hardware pass of its
+    // configuration) instead of a dispatch running it once per hardware pass of its groups' union, every pass
+    // reading its group from those runs (RangeCounters::union_runs).
+    bool union_runs = true;
     // GOROCPROF_CUDA_PARTIAL_SESSIONS=0: a further session of union sessions reruns every pass of the window,
     // not only those up to the last whose group it measures (RangeCounters::session_runs).
     bool partial_sessions = true;

@@ -24,6 +24,21 @@ void empty_samples(const Group& group, std::vector<core::CounterSample>* out) {
     }
 }
 
+void pick_samples(const Group& group, const std::vector<core::CounterSample>& from,
+                  std::vector<core::CounterSample>* out) {
+    out->clear();
+    out->reserve(group.size());
+    for (const core::PlanCounter& c : group) {
+        core::CounterSample s;
+        s.counter = &c;
+        double v = std::numeric_limits<double>::quiet_NaN();
+        for (const core::CounterSample& f : from)
+            if (f.counter && f.counter->name == c.name && !f.values.empty()) v = f.values[0];
+        s.values.push_back(v);
+        out->push_back(std::move(s));
+    }
+}
+
 namespace {
 
 std::string name_list(const std::vector<const char*>& names) {
@@ -57,6 +72,7 @@ Group run_union(const std::vector<const Group*>& groups, size_t start, size_t le
 
 RangeCounters::RangeCounters(CUcontext ctx, std::string chip) : ctx_(ctx), chip_(std::move(chip)) {
     allow_union_sessions_ = options().union_sessions;
+    allow_union_runs_ = options().union_runs;
     allow_duration_ = options().duration_metric;
     allow_partial_ = options().partial_sessions;
 }
@@ -228,19 +244,35 @@ size_t RangeCounters::held_from(const Group& config, size_t pass, size_t end) {
 // the configuration never changes.
 bool RangeCounters::single_config() { return pass_groups_.size() >= 2 && union_passes() == 1; }
 
-bool RangeCounters::steady() {
-    if (pass_groups_.empty() || !enable().ok) return false;  // configurations are built against the availability
-    return pass_groups_.size() == 1 ? config_passes(pass_groups_[0]) == 1 : single_config();
+bool RangeCounters::union_runs() {
+    if (!allow_union_runs_ || union_refused_ || pass_groups_.size() < 2 || !enable().ok) return false;
+    const size_t h = union_passes();
+    return h >= 1 && h <= kMaxUnionRuns;
+}
+
+size_t RangeCounters::steady_passes() {
+    if (pass_groups_.empty() || !enable().ok) return 0;  // configurations are built against the availability
+    if (pass_groups_.size() == 1) return config_passes(pass_groups_[0]) == 1 ? 1 : 0;
+    if (union_runs()) return union_passes();
+    return single_config() ? 1 : 0;
+}
+
+const Group* RangeCounters::steady_config() {
+    if (timed()) return &timed_;
+    if (steady_passes() == 0) return nullptr;
+    return pass_groups_.size() == 1 ? pass_groups_[0] : &union_;
 }
 
 bool RangeCounters::timed() {
     if (timed_state_ == kUnknownTimed) {
         timed_state_ = 0;
-        if (allow_duration_ && steady()) {
+        const size_t h = allow_duration_ ? steady_passes() : 0;
+        if (h > 0) {
             timed_ = pass_groups_.size() == 1 ? *pass_groups_[0] : union_;
             const core::PlanCounter duration{kDurationMetric, "", 0};
             if (!holds(timed_, duration)) timed_.push_back(duration);
-            if (config_passes(&timed_) == 1) timed_state_ = 1;
+            // Only where it costs no hardware pass more.
+            if (config_passes(&timed_) == h) timed_state_ = 1;
         }
     }
     return timed_state_ == 1;
@@ -250,7 +282,7 @@ bool RangeCounters::timed() {
 // fits; else the run from the group's pass, or the configuration in use when keeping it is no worse.
 const Group* RangeCounters::config_for(const Group* group) {
     if (timed() && holds_all(timed_, *group)) return &timed_;
-    if (single_config()) return holds_all(union_, *group) ? &union_ : group;
+    if (single_config() || union_runs()) return holds_all(union_, *group) ? &union_ : group;
     const size_t n = pass_groups_.size();
     size_t pass = 0;
     while (pass < n && pass_groups_[pass] != group) ++pass;
@@ -278,7 +310,7 @@ size_t RangeCounters::config_passes(const Group* config) {
 // kernel cost far less than a change of configuration, which re-creates the object and pays its first
 // Start (docs/perf.md, "Measurements behind tool/cuda's choices").
 size_t RangeCounters::union_sessions() {
-    if (!allow_union_sessions_ || union_refused_ || pass_groups_.size() < 2) return 0;
+    if (!allow_union_sessions_ || union_refused_ || pass_groups_.size() < 2 || union_runs()) return 0;
     const size_t h = union_passes();
     return h >= 2 && h <= kMaxUnionSessions ? h : 0;
 }
@@ -332,7 +364,22 @@ PortStatus RangeCounters::arm(const Group* group, std::string* note, size_t rang
         }
         return st;
     }
-    return arm_config(group, config, note, ranges, lead);
+    const bool runs = union_runs() && (config == &union_ || config == &timed_);
+    if (runs && group != config) {
+        // As for union sessions, the union's hardware passes are not the user's problem; a group of theirs that
+        // needs several by itself still gets its note.
+        GroupState* own = nullptr;
+        if (!(st = group_state(group, &own, note)).ok) return st;
+    }
+    st = arm_config(group, config, runs ? nullptr : note, ranges, lead);
+    if (!st.ok && runs) {
+        // As for union sessions: the passes measure their own configurations from now on.
+        union_refused_ = true;
+        timed_state_ = kUnknownTimed;
+        stale_ = true;
+        st.reason += "; the union of the groups is not used again in this process (configuration runs instead)";
+    }
+    return st;
 }
 
 PortStatus RangeCounters::arm_config(const Group* group, const Group* config, std::string* note, size_t passes,

@@ -28,6 +28,10 @@ using Group = std::vector<core::PlanCounter>;
 
 // One sample per counter of `group`, each an empty value (NaN: the hardware delivered nothing).
 void empty_samples(const Group& group, std::vector<core::CounterSample>* out);
+// One sample per counter of `group`, its value the one `from` (a range evaluated as the whole configuration
+// that measured it) holds for the counter's name; NaN where `from` has none.
+void pick_samples(const Group& group, const std::vector<core::CounterSample>& from,
+                  std::vector<core::CounterSample>* out);
 
 // How a metric of a workload of several kernels (a graph launched as one dispatch) follows from its kernels'
 // values, by the metric's name: `.sum` adds up, `.max` and `.min` take the largest and smallest; any other
@@ -123,7 +127,20 @@ public:
     bool single_config();
     // True when every pass of every dispatch measures one configuration of one hardware pass (the only
     // planned group, or the union of all of them): a window may then hold passes of many dispatches.
-    bool steady();
+    bool steady() { return steady_passes() == 1; }
+    // The hardware passes of the one configuration every pass of every dispatch measures (steady() when 1;
+    // above 1 only under union_runs()), 0 when passes measure different configurations.
+    size_t steady_passes();
+    // True when a replayed dispatch runs its kernel once per hardware pass of the union of the planned groups
+    // (kernel replay with two groups or more whose union CUPTI configures in at most kMaxUnionRuns hardware
+    // passes; not under GOROCPROF_CUDA_UNION_RUNS=0): every replay pass reads its own group from those runs'
+    // one range, so passes after the first run nothing (README.md, "One run per hardware pass").
+    bool union_runs();
+    static constexpr size_t kMaxUnionRuns = 16;
+    // Whether union_runs() may be used (the option by default; tests set it).
+    void allow_union_runs(bool on) { allow_union_runs_ = on; timed_state_ = kUnknownTimed; }
+    // The configuration that measures every pass under steady_passes() (the timed one when timed()).
+    const Group* steady_config();
     // The metric whose value in a range is its kernel's GPU time in ns (what ncu reports as the duration).
     static constexpr const char* kDurationMetric = "gpu__time_duration.sum";
     // True when the configuration of steady() measures kDurationMetric too, in its one hardware pass (added
@@ -210,6 +227,7 @@ private:
     size_t union_passes_ = kUnknownPasses;
     size_t union_passes();
     bool allow_union_sessions_ = true;
+    bool allow_union_runs_ = true;
     // Partial reruns of union sessions (session_runs): the hardware pass of each union metric, learned by a
     // probing window (probe_ the further sessions it was armed for, 0 when none is armed).
     bool allow_partial_ = true;

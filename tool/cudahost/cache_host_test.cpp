@@ -31,6 +31,32 @@ TEST_CASE(cache_control_reads_all_none_and_defaults_to_all) {
     }
 }
 
+TEST_CASE(cache_sensitive_counters_are_all_but_the_programs_own_counts) {
+    struct Row {
+        const char* metric;
+        bool sensitive;
+    } rows[] = {
+        {"sm__inst_executed.sum", false},
+        {"sm__warps_launched.sum", false},
+        {"smsp__inst_executed_op_global_ld.sum", false},
+        {"smsp__thread_inst_executed.sum", false},
+        {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", false},
+        {"sm__ctas_launched.max", false},
+        {"sm__inst_executed.avg.per_cycle_active", true},  // cycles depend on the caches
+        {"sm__inst_executed.sum.per_second", true},
+        {"smsp__inst_issued.sum", true},
+        {"dram__bytes_read.sum", true},
+        {"lts__t_sectors_op_read.sum", true},
+        {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", true},
+        {"gpu__time_duration.sum", true},
+        {"sm__cycles_elapsed.avg", true},
+        {"inst_executed", true},
+        {"sm__inst_executed", true},
+    };
+    for (const Row& r : rows)
+        if (gorocprof::cuda::cache_sensitive(r.metric) != r.sensitive) check::fail(__FILE__, __LINE__, r.metric);
+}
+
 TEST_CASE(cache_flush_reads_twice_the_l2_once_per_run) {
     fakecuda::state().l2_bytes = 3 << 20;
     CacheFlush f;

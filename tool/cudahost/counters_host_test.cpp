@@ -178,6 +178,8 @@ struct Setup {
         : passes(plan(groups)) {
         fakecupti::state().value = value;
         fakecupti::state().cost = std::move(cost);
+        // Every replay pass runs its kernel: the windows per dispatch of GOROCPROF_CUDA_UNION_RUNS=0.
+        rc.allow_union_runs(false);
         rc.plan_passes(passes);
     }
 };
@@ -519,6 +521,64 @@ TEST_CASE(range_counters_skip_the_cache_flush_kernel_before_each_pass) {
         std::set<std::string> notes;
         counters::drive(t.rc, t.passes, 2, &wrong, &notes);
         if (wrong != 0) check::fail(__FILE__, __LINE__, std::string(r.name) + ": " + std::to_string(wrong) + " values wrong");
+    }
+}
+
+TEST_CASE(range_counters_union_runs_run_a_dispatch_once_per_hardware_pass_of_the_union) {
+    // A dispatch outside any window across dispatches (CudaPort::arm_shared, finish_shared): one range of the
+    // union armed, the kernel run once per hardware pass (memory restored before each further run by the port),
+    // and every replay pass's group picked from the union's values. Four groups of two hardware passes: 2 runs
+    // per dispatch, not 4 x 2; a union over kMaxUnionRuns hardware passes is left to the per-pass windows.
+    struct Row {
+        const char* name;
+        std::vector<std::vector<std::string>> groups;
+        int capacity;
+        size_t hw;  // 0: no union runs
+    } rows[] = {
+        {"the issue's shape", {{"a", "b"}, {"c", "d"}, {"e"}, {"a", "f"}}, 4, 2},
+        {"a union in one hardware pass", {{"a", "b"}, {"a", "c"}, {"b", "c"}}, 4, 1},
+        {"a union of too many hardware passes", counters::singles("g", 20), 1, 0},
+    };
+    for (const Row& r : rows) {
+        fakecupti::reset();
+        counters::Setup t(r.groups);
+        fakecupti::state().capacity = r.capacity;
+        t.rc.allow_union_runs(true);
+        t.rc.plan_passes(t.passes);
+        CHECK_EQ(t.rc.union_runs(), r.hw != 0);
+        if (r.hw == 0) {
+            CHECK_EQ(t.rc.steady_passes(), size_t(0));
+            continue;
+        }
+        CHECK_EQ(t.rc.steady_passes(), r.hw);
+        size_t runs = 0;
+        for (size_t d = 0; d < 3; ++d) {
+            const size_t id = 100 + d;
+            CHECK(t.rc.arm(t.rc.steady_config(), nullptr, 1).ok);
+            fakecupti::kernel(id);
+            ++runs;
+            size_t sessions = 0;
+            CHECK(t.rc.finish_sessions(
+                          [&](size_t) {
+                              fakecupti::kernel(id);
+                              ++runs;
+                              return PortStatus::success();
+                          },
+                          &sessions)
+                      .ok);
+            std::vector<gorocprof::core::CounterSample> all, got;
+            CHECK(t.rc.collect(&all).ok);
+            for (const auto& p : t.passes) {
+                gorocprof::cuda::pick_samples(p.counters, all, &got);
+                bool right = got.size() == p.counters.size();
+                for (size_t i = 0; right && i < got.size(); ++i)
+                    right = got[i].counter == &p.counters[i] && got[i].values[0] == counters::value(p.counters[i].name, id);
+                if (!right) check::fail(__FILE__, __LINE__, std::string(r.name) + ": a pass's values");
+            }
+        }
+        if (runs != 3 * r.hw) check::fail(__FILE__, __LINE__, std::string(r.name) + ": " + std::to_string(runs) + " runs");
+        CHECK_EQ(fakecupti::state().starts, 3 * r.hw);
+        CHECK_EQ(fakecupti::state().enables, size_t(1));
     }
 }
 

@@ -6,12 +6,9 @@
 // the ranges against the dispatches.
 #include "../testkit/check.hpp"
 
-#include "counter_plans.hpp"
-#include "fake_cupti.hpp"
 #include "fake_driver.hpp"
-#include "lasting_window.hpp"
+#include "lasting_fixture.hpp"
 #include "options.hpp"
-#include "range_counters.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,43 +17,10 @@
 #include <string>
 #include <vector>
 
-using gorocprof::core::CounterSample;
-using gorocprof::core::DispatchFacts;
-using gorocprof::core::PassRecord;
-using gorocprof::core::PlanCounter;
-using gorocprof::core::PlanPass;
-using gorocprof::cuda::Group;
-using gorocprof::cuda::JoinFacts;
-using gorocprof::cuda::LastingWindow;
-using gorocprof::cuda::PendingPass;
-using gorocprof::cuda::RangeCounters;
-using gorocprof::replay::Outcome;
-using gorocprof::replay::PortStatus;
+
+using namespace lasting_fixture;
 
 namespace {
-
-using counter_plans::plan;
-using counter_plans::value;
-
-// The tool's own kernels and one of the application's that is no dispatch (their ranges read values no
-// dispatch's kernel has).
-constexpr size_t kFlushKernel = 900001, kReachScan = 900002, kTimingRun = 900003, kForeign = 900004;
-constexpr size_t kNever = static_cast<size_t>(-1);
-
-// The kernel of dispatch d's pass p.
-size_t kernel_id(size_t d, size_t p) { return d * 10 + p + 1; }
-
-// Which kernel a pass's samples are the values of: -1 when every value is empty, -2 when they are no kernel's.
-long kernel_of(const Group& group, const std::vector<CounterSample>& got, size_t id) {
-    if (got.size() != group.size()) return -2;
-    bool empty = true, right = true;
-    for (size_t i = 0; i < got.size(); ++i) {
-        if (got[i].values.size() != 1) return -2;
-        if (!std::isnan(got[i].values[0])) empty = false;
-        if (got[i].values[0] != value(group[i].name, id)) right = false;
-    }
-    return empty ? -1 : right ? static_cast<long>(id) : -2;
-}
 
 struct Sequence {
     size_t dispatches = 0;
@@ -107,19 +71,9 @@ Result drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t capa
     Result r;
     const bool flush = rc.kernels_per_pass() == 2;
     const Group* first = &passes[0].counters;
-    // The pass's kernel id travels in its start time (this test's own convention).
     const bool timed = rc.timed();
     auto write = [&](const DispatchFacts& f, std::vector<PendingPass>& ps, size_t at, size_t n, const Outcome&) {
-        std::vector<long> kernels;
-        for (size_t i = at; i < at + n; ++i) {
-            const size_t id = static_cast<size_t>(ps[i].rec.start_ns);
-            const long k = kernel_of(*ps[i].group, ps[i].rec.counters, id);
-            kernels.push_back(k);
-            // A pass that read its range lasts that range's duration metric (the fake's value for its kernel).
-            const int64_t want = timed && k >= 0 ? static_cast<int64_t>(value(RangeCounters::kDurationMetric, id)) : 0;
-            if (ps[i].rec.end_ns - ps[i].rec.start_ns != want) ++r.wrong_durations;
-        }
-        r.written.emplace_back(f.info.dispatch_id, kernels);
+        r.written.emplace_back(f.info.dispatch_id, written_kernels(ps, at, n, timed, &r.wrong_durations));
     };
     auto close = [&] {
         if (!lw.close(rc, write).ok) ++r.failures;
@@ -186,18 +140,6 @@ Result drive(RangeCounters& rc, const std::vector<PlanPass>& passes, size_t capa
     close();  // at exit
     return r;
 }
-
-struct Setup {
-    std::vector<PlanPass> passes;
-    RangeCounters rc{reinterpret_cast<CUcontext>(0x10), "GH100"};
-    Setup(const std::vector<std::vector<std::string>>& groups, size_t kernels_per_pass, std::map<std::string, int> cost = {})
-        : passes(plan(groups)) {
-        fakecupti::state().value = value;
-        fakecupti::state().cost = std::move(cost);
-        rc.set_kernels_per_pass(kernels_per_pass);
-        rc.plan_passes(passes);
-    }
-};
 
 }  // namespace
 

@@ -35,6 +35,7 @@ std::string describe(const Options& o) {
     s += o.duration_metric ? "" : " noduration";
     s += o.lasting_replayed ? "" : " nolastingreplayed";
     s += o.partial_sessions ? "" : " nopartial";
+    s += o.union_runs ? "" : " nounionruns";
     s += o.timing ? " timing" : "";
     s += o.replay_timeout_ns ? " timeout=" + std::to_string(o.replay_timeout_ns) : "";
     s += " problems=" + std::to_string(o.problems.size());
@@ -73,6 +74,8 @@ TEST_CASE(options_read_each_variable_and_default_the_rest) {
         {{{"GOROCPROF_CUDA_DURATION_METRIC", "0"}}, defaults.substr(0, defaults.size() - 11) + " noduration problems=0"},
         {{{"GOROCPROF_CUDA_LASTING_REPLAYED", "0"}}, defaults.substr(0, defaults.size() - 11) + " nolastingreplayed problems=0"},
         {{{"GOROCPROF_CUDA_PARTIAL_SESSIONS", "0"}}, defaults.substr(0, defaults.size() - 11) + " nopartial problems=0"},
+        {{{"GOROCPROF_CUDA_UNION_RUNS", "0"}}, defaults.substr(0, defaults.size() - 11) + " nounionruns problems=0"},
+        {{{"GOROCPROF_CUDA_UNION_RUNS", "1"}}, defaults},
         {{{"GOROCPROF_CUDA_DURATION_METRIC", "1"}, {"GOROCPROF_CUDA_LASTING_REPLAYED", "1"}}, defaults},
         {{{"GOROCPROF_CUDA_REPLAY_TIMEOUT", "0.25"}}, defaults.substr(0, defaults.size() - 11) + " timeout=250000000 problems=0"},
         {{{"GOROCPROF_CUDA_REPLAY_TIMEOUT", "30"}}, defaults.substr(0, defaults.size() - 11) + " timeout=30000000000 problems=0"},

@@ -111,6 +111,7 @@ func scanElement(dec *json.Decoder, path string) (*head, error) {
 		return nil, err
 	}
 	var md *metadata
+	var cfg configObject
 	var cobjs []counterObject
 	var strs stringsObject
 	var kernels, agents []json.RawMessage
@@ -123,8 +124,14 @@ func scanElement(dec *json.Decoder, path string) (*head, error) {
 		var derr error
 		switch key {
 		case "metadata":
-			md = &metadata{}
-			derr = dec.Decode(md)
+			var raw json.RawMessage
+			if derr = dec.Decode(&raw); derr == nil {
+				md = &metadata{}
+				derr = json.Unmarshal(raw, md)
+			}
+			if derr == nil {
+				derr = json.Unmarshal(raw, &cfg)
+			}
 		case "agents":
 			derr = dec.Decode(&agents)
 		case "counters":
@@ -139,7 +146,7 @@ func scanElement(dec *json.Decoder, path string) (*head, error) {
 				if md == nil {
 					return nil, errors.New(`"metadata" must come before the records`)
 				}
-				if err := h.fill(md, agents, kernels, cobjs, strs); err != nil {
+				if err := h.fill(md, cfg, agents, kernels, cobjs, strs); err != nil {
 					return nil, err
 				}
 			}
@@ -158,21 +165,34 @@ func scanElement(dec *json.Decoder, path string) (*head, error) {
 		if md == nil {
 			return nil, errors.New(`no "metadata"`)
 		}
-		if err := h.fill(md, agents, kernels, cobjs, strs); err != nil {
+		if err := h.fill(md, cfg, agents, kernels, cobjs, strs); err != nil {
 			return nil, err
 		}
 	}
 	return h, nil
 }
 
-// fill sets the head from the element's objects.
-func (h *head) fill(md *metadata, agents, kernels []json.RawMessage, cobjs []counterObject, strs stringsObject) error {
+// configObject is what merge reads of metadata.config: whether the run traced its kernels.
+type configObject struct {
+	Config struct {
+		KernelTrace *bool `json:"kernel_trace"`
+	} `json:"config"`
+}
+
+// fill sets the head from the element's objects. A file of rocprofv3's layout says in its config
+// whether the kernels were traced (strings.buffer_records names every kind there); one written
+// before the config was lists the kernel dispatch kind only when it traced them.
+func (h *head) fill(md *metadata, cfg configObject, agents, kernels []json.RawMessage, cobjs []counterObject, strs stringsObject) error {
 	if err := md.apply(h); err != nil {
 		return err
 	}
-	for _, b := range strs.BufferRecords {
-		if b.Kind == "KERNEL_DISPATCH" {
-			h.kernelTrace = true
+	if kt := cfg.Config.KernelTrace; kt != nil {
+		h.kernelTrace = *kt
+	} else {
+		for _, b := range strs.BufferRecords {
+			if b.Kind == "KERNEL_DISPATCH" {
+				h.kernelTrace = true
+			}
 		}
 	}
 	for i, raw := range agents {
@@ -186,6 +206,9 @@ func (h *head) fill(md *metadata, agents, kernels []json.RawMessage, cobjs []cou
 		k, err := output.KernelFromSymbol(raw)
 		if err != nil {
 			return fmt.Errorf("kernel_symbols[%d]: %w", i, err)
+		}
+		if k.KernelID == 0 && k.Name == "" {
+			continue // the empty entry of a kernel id without a symbol, as kernel_symbols is indexed by id
 		}
 		h.kernels = append(h.kernels, k)
 	}

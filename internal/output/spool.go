@@ -22,7 +22,7 @@ type traceSpool struct {
 }
 
 // spoolFields is the number of 8-byte fields of one pass in the spool.
-const spoolFields = 18
+const spoolFields = 19
 
 // newTraceSpool creates the spool of the prefix base in loc; its name is removed at once, so that
 // nothing of it stays behind however gorocprof ends.
@@ -40,7 +40,7 @@ func (s *traceSpool) add(d *contract.Dispatch) error {
 	for _, x := range [spoolFields]uint64{d.ThreadID, d.CorrelationID, d.ExternalID, uint64(d.Start), uint64(d.End),
 		d.AgentID, d.QueueID, d.KernelID, d.DispatchID, uint64(d.Scratch), uint64(d.LDS),
 		uint64(d.Workgroup[0]), uint64(d.Workgroup[1]), uint64(d.Workgroup[2]),
-		uint64(d.Grid[0]), uint64(d.Grid[1]), uint64(d.Grid[2]), uint64(int64(d.Pass))} {
+		uint64(d.Grid[0]), uint64(d.Grid[1]), uint64(d.Grid[2]), uint64(int64(d.Pass)), d.StreamID} {
 		b = binary.LittleEndian.AppendUint64(b, x)
 	}
 	_, err := s.w.Write(b)
@@ -72,7 +72,7 @@ func (s *traceSpool) each(fn func(*contract.Dispatch) error) error {
 		d = contract.Dispatch{ThreadID: x[0], CorrelationID: x[1], ExternalID: x[2], Start: int64(x[3]), End: int64(x[4]),
 			AgentID: x[5], QueueID: x[6], KernelID: x[7], DispatchID: x[8], Scratch: int64(x[9]), LDS: int64(x[10]),
 			Workgroup: [3]uint32{uint32(x[11]), uint32(x[12]), uint32(x[13])},
-			Grid:      [3]uint32{uint32(x[14]), uint32(x[15]), uint32(x[16])}, Pass: int(int64(x[17]))}
+			Grid:      [3]uint32{uint32(x[14]), uint32(x[15]), uint32(x[16])}, Pass: int(int64(x[17])), StreamID: x[18]}
 		if err := fn(&d); err != nil {
 			return err
 		}

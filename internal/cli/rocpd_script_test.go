@@ -15,7 +15,8 @@ import (
 // The testscript commands that read a rocpd database (no sqlite3 CLI needed):
 //   - `rocpd DB SQL` prints every row of the query, columns joined by '|', for stdout checks;
 //   - `rocpd-matches-csv DB CSV` checks that counters_collection holds exactly the rows of a
-//     counter_collection.csv (dispatch, agent, kernel, counter, value; one per pass, never summed).
+//     counter_collection.csv (dispatch, agent (its node id; the CSV written with --agent-index
+//     absolute), kernel, counter, value; one per pass, never summed).
 
 // queryRows runs a query on the database at path (relative to the script's directory), each row's
 // columns joined by '|'.
@@ -60,7 +61,7 @@ func rocpdMatchesCSVCmd(ts *testscript.TestScript, neg bool, args []string) {
 	for _, r := range recs[1:] {
 		v, err := strconv.ParseFloat(r[col["Counter_Value"]], 64)
 		ts.Check(err)
-		want = append(want, strings.Join([]string{r[col["Dispatch_Id"]], r[col["Agent_Id"]], r[col["Kernel_Name"]],
+		want = append(want, strings.Join([]string{r[col["Dispatch_Id"]], strings.TrimPrefix(r[col["Agent_Id"]], "Agent "), r[col["Kernel_Name"]],
 			r[col["Counter_Name"]], strconv.FormatFloat(v, 'g', -1, 64)}, "|"))
 	}
 	// SQLite prints a REAL without a fraction as an integer; normalise the database's values the same.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,7 +56,8 @@ type traceResults struct {
 					Grid       struct{ X, Y, Z uint64 } `json:"grid_size"`
 					Workgroup  struct{ X, Y, Z uint64 } `json:"workgroup_size"`
 				} `json:"dispatch_info"`
-				ReplayPass int `json:"replay_pass"`
+				ReplayPass int                     `json:"replay_pass"`
+				StreamID   struct{ Handle uint64 } `json:"stream_id"`
 			} `json:"kernel_dispatch"`
 		} `json:"buffer_records"`
 	} `json:"rocprofiler-sdk-tool"`
@@ -65,8 +65,8 @@ type traceResults struct {
 
 // TestPftraceKernelReplay runs sim-demo under kernel replay with three groups, writing the trace and
 // results.json with the kernel trace, and checks every slice of the trace read back against the
-// pass it stands for in results.json: one slice per dispatch and pass, named with the kernel and
-// the pass, from the pass's start to its end, on its queue's track below its agent's, with the
+// pass it stands for in results.json: one slice per dispatch and pass, in the category
+// kernel_dispatch, named with the kernel whatever the pass, from the pass's start to its end, on its queue's track below its agent's, with the
 // dispatch's ids and launch and that pass's counters (summed over instances) as arguments.
 func TestPftraceKernelReplay(t *testing.T) {
 	root := needBuiltTool(t)
@@ -113,16 +113,17 @@ func TestPftraceKernelReplay(t *testing.T) {
 		w := want[i]
 		queue := tracks[s.Track]
 		agent := tracks[queue.Parent]
-		if s.Name != w.name || s.Start != w.start || s.End != w.end || queue.Name != w.queue || tracks[agent.Parent].PID == 0 {
-			t.Fatalf("slice %d: %q %d..%d on %q, want %q %d..%d on %q below an agent of the process",
-				i, s.Name, s.Start, s.End, queue.Name, w.name, w.start, w.end, w.queue)
+		if s.Category != "kernel_dispatch" || s.Name != w.name || s.Start != w.start || s.End != w.end || queue.Name != w.queue ||
+			tracks[agent.Parent].PID == 0 {
+			t.Fatalf("slice %d: [%s] %q %d..%d on %q, want [kernel_dispatch] %q %d..%d on %q below an agent of the process",
+				i, s.Category, s.Name, s.Start, s.End, queue.Name, w.name, w.start, w.end, w.queue)
 		}
 		if prev, ok := agentOfTrack[w.agent]; ok && prev != agent.Name {
 			t.Fatalf("slice %d: agent %s on track %q and %q", i, w.agent, prev, agent.Name)
 		}
 		agentOfTrack[w.agent] = agent.Name
-		// results.json has no stream id, and its agent handle is not the node id the trace shows.
-		if len(s.Args) != len(w.args)+2 {
+		// results.json's agent handle is not the node id the trace shows.
+		if len(s.Args) != len(w.args)+1 {
 			t.Errorf("slice %d (%s): args %v, want %v", i, s.Name, s.Args, w.args)
 		}
 		for k, v := range w.args {
@@ -175,14 +176,11 @@ func expectedSlices(rf traceResults) []expectedSlice {
 			}
 		}
 		name := kernels[di.KernelID]
-		if passes > 1 {
-			name += fmt.Sprintf(" [pass %d/%d]", d.ReplayPass+1, passes)
-		}
 		args := map[string]string{"dispatch_id": u(di.DispatchID), "replay_pass": strconv.Itoa(d.ReplayPass),
 			"replay_passes": strconv.Itoa(passes), "correlation_id": u(d.CorrelationID.Internal), "kernel_id": u(di.KernelID),
 			"queue_id": u(di.QueueID.Handle), "grid[0]": u(di.Grid.X), "grid[1]": u(di.Grid.Y), "grid[2]": u(di.Grid.Z),
 			"workgroup[0]": u(di.Workgroup.X), "workgroup[1]": u(di.Workgroup.Y), "workgroup[2]": u(di.Workgroup.Z),
-			"thread_id": u(d.ThreadID), "lds": strconv.FormatInt(di.LDS, 10), "scratch": strconv.FormatInt(di.Scratch, 10)}
+			"thread_id": u(d.ThreadID), "stream_id": u(d.StreamID.Handle), "lds": strconv.FormatInt(di.LDS, 10), "scratch": strconv.FormatInt(di.Scratch, 10)}
 		for n, v := range values[key{di.DispatchID, d.ReplayPass}] {
 			args["counters."+n] = strconv.FormatFloat(v, 'g', -1, 64)
 		}

@@ -321,17 +321,11 @@ func TestAgentObjectsAsRocprofv3(t *testing.T) {
 				t.Fatalf("agent %d: key %d is %q, want rocprofv3's %q", a.ID, k, o[k].k, want)
 			}
 		}
-		raw, err := json.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatal(err)
-		}
+		m := mustJSON(t, o)
 		if num(m["logical_node_type_id"]) != i || num(m["gpu_index"]) != i {
 			t.Errorf("agent %d: logical_node_type_id %v, gpu_index %v, want %d", a.ID, m["logical_node_type_id"], m["gpu_index"], i)
 		}
+		raw, _ := json.Marshal(o)
 		back, err := AgentFromObject(raw)
 		if err != nil {
 			t.Fatal(err)

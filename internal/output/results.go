@@ -255,13 +255,17 @@ func (v *view) stringsObject() object {
 
 // kernelSymbolsByID is results.json's kernel_symbols: indexed by kernel id as rocprofv3 writes it,
 // a kernel id without a symbol (0 among them) an empty entry, so that kernel_symbols[kernel_id] is
-// the dispatch's kernel.
+// the dispatch's kernel. The tools number kernels from 1; kernel ids that would need more than
+// maxSymbolGap empty entries are written one entry per kernel instead.
 func (v *view) kernelSymbolsByID() []object {
 	packed := v.kernelSymbols()
 	if len(packed) == 0 {
 		return []object{emptySymbol()}
 	}
 	ks := sortedKernels(v.proc)
+	if gap := ks[len(ks)-1].KernelID + 1 - uint64(len(ks)); gap > maxSymbolGap {
+		return packed // ids no tool numbers so (a damaged record file): not an array of them all
+	}
 	out := make([]object, ks[len(ks)-1].KernelID+1)
 	for i := range out {
 		out[i] = emptySymbol()
@@ -271,6 +275,8 @@ func (v *view) kernelSymbolsByID() []object {
 	}
 	return out
 }
+
+const maxSymbolGap = 1 << 16
 
 // emptySymbol is the entry of a kernel id no kernel has: rocprofv3's zero symbol (kernel id 0).
 func emptySymbol() object { return symbolObject(contract.Kernel{}, "") }

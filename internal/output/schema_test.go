@@ -382,3 +382,43 @@ func TestSMAgentSIMDFields(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelSymbolsFarIDs: kernel ids far above the number of kernels (a damaged record file; the
+// tools number kernels from 1) are written one entry per kernel, not as an array of every id.
+func TestKernelSymbolsFarIDs(t *testing.T) {
+	lines := []string{
+		`{"t":"header","version":1,"pid":9,"ppid":1,"backend":"sim","hostname":"h","init_time":1,"cmdline":["./app"]}`,
+		`{"t":"agent","id":1,"index":0,"name":"gfx90a","vendor":"AMD","type":"GPU","props":{}}`,
+		`{"t":"kernel","kernel_id":100000,"name":"_Z1av","demangled":"a()","truncated":"a","agent_id":1}`,
+		`{"t":"end","fini_time":70,"dispatches":0,"replayed":0,"declined":0}`,
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "9.ndjson")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	proc, err := records.ReadProcess(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(Options{Dir: dir, File: "p", Formats: []string{"json"}}, proc, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "p_results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Elements []struct {
+			Symbols []struct {
+				ID uint64 `json:"kernel_id"`
+			} `json:"kernel_symbols"`
+		} `json:"rocprofiler-sdk-tool"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Elements) != 1 {
+		t.Fatal(err)
+	}
+	if s := doc.Elements[0].Symbols; len(s) != 1 || s[0].ID != 100000 {
+		t.Errorf("kernel_symbols %v, want the one kernel", s)
+	}
+}

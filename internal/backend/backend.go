@@ -83,9 +83,11 @@ var ErrBackend = errors.New("backend")
 
 // Choose returns the chosen backend. auto: an app that links the simulated runtime runs on the
 // simulated agents; one that links HIP (libamdhip64.so) on rocm when the ROCm root holds
-// rocprofiler-sdk; otherwise CUDA when its files exist and its helper sees a GPU; with no app
-// (nothing to profile yet) the simulated agents, which are always there. With an app, the backend's
-// tool library must exist.
+// rocprofiler-sdk; one that links neither HIP nor CUDA (a script, an interpreter, a launcher: how
+// most AMD jobs start) on rocm too when the root holds the SDK, as rocprofv3 would profile it;
+// otherwise CUDA when its files exist and its helper sees a GPU; with no app (nothing to profile
+// yet) the simulated agents, which are always there. With an app, the backend's tool library must
+// exist.
 func Choose(ctx context.Context, c Choice, app string) (Backend, error) {
 	var b Backend
 	var err error
@@ -146,6 +148,7 @@ func openROCm(c Choice) *rocm.Backend {
 }
 
 func chooseAuto(ctx context.Context, c Choice, app string) (Backend, error) {
+	root := orDefault(c.ROCmRoot, rocm.DefaultRoot)
 	if app != "" {
 		path, err := launch.Resolve(app)
 		switch {
@@ -157,7 +160,13 @@ func chooseAuto(ctx context.Context, c Choice, app string) (Backend, error) {
 				return r, nil
 			}
 			return nil, fmt.Errorf("%w auto: %s links %s (a HIP application) but the ROCm root %s has no rocprofiler-sdk (lib/librocprofiler-sdk.so); pass --rocm-root",
-				ErrBackend, app, rocm.HIPRuntime, orDefault(c.ROCmRoot, rocm.DefaultRoot))
+				ErrBackend, app, rocm.HIPRuntime, root)
+		case !linksCUDA(path):
+			// A script or an interpreter starts the GPU runtime later, in a child or by dlopen: the
+			// SDK under the root profiles whatever HIP starts there.
+			if r := openROCm(c); r.HasSDK() {
+				return r, nil
+			}
 		}
 	}
 	b, cudaErr := open(cuda.Name)
@@ -175,20 +184,24 @@ func chooseAuto(ctx context.Context, c Choice, app string) (Backend, error) {
 			return s, nil
 		}
 	}
-	return nil, fmt.Errorf("%w auto: no usable backend for %s (CUDA: %v); pass --backend sim for apps of the simulated agent",
-		ErrBackend, orDash(app), cudaErr)
+	if app == "" {
+		return nil, fmt.Errorf("%w auto: no usable backend (CUDA: %v); pass --backend sim for apps of the simulated agent",
+			ErrBackend, cudaErr)
+	}
+	return nil, fmt.Errorf("%w auto: no usable backend for %s: the ROCm root %s has no rocprofiler-sdk (lib/librocprofiler-sdk.so) and CUDA is not usable (%v); "+
+		"pass --backend rocm with --rocm-root naming the ROCm root for an AMD job, or --backend sim for apps of the simulated agent",
+		ErrBackend, app, root, cudaErr)
+}
+
+// linksCUDA reports whether the executable at path links the CUDA driver or runtime: such an app is
+// CUDA's, whatever ROCm root the machine has.
+func linksCUDA(path string) bool {
+	return helper.LinksLibrary(path, "libcuda.so") || helper.LinksLibrary(path, "libcudart.so")
 }
 
 func orDefault(s, def string) string {
 	if s == "" {
 		return def
-	}
-	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
 	}
 	return s
 }

@@ -27,7 +27,7 @@ func TestChoose(t *testing.T) {
 		{"cuda", "sh", "backend cuda: tool file " + filepath.Join(lib, "libgorocprof_tool_cuda.so") + " is missing"},
 		{"rocm", "sh", "backend rocm: no rocprofiler-sdk under the ROCm root " + root + " (" + filepath.Join(root, "lib/librocprofiler-sdk.so") +
 			" is missing; --rocm-root names the root): profiling on AMD GPUs needs it"},
-		{"auto", "sh", "backend auto: no usable backend for sh (CUDA: backend cuda: tool file"},
+		{"auto", "sh", "backend auto: no usable backend for sh: the ROCm root " + root + " has no rocprofiler-sdk (lib/librocprofiler-sdk.so) and CUDA is not usable (backend cuda: tool file"},
 	} {
 		b, err := Choose(ctx, Choice{Name: tc.name, ROCmRoot: root}, tc.app)
 		if !errors.Is(err, ErrBackend) || !strings.Contains(err.Error(), tc.want) {
@@ -105,9 +105,10 @@ func linkedApp(t *testing.T, dir, soname string) string {
 	return app
 }
 
-// auto picks rocm for a HIP application (one that links libamdhip64.so) when the ROCm root holds
-// rocprofiler-sdk, says --rocm-root when it does not, and keeps the sim for an app of the simulated
-// agents whatever the root holds.
+// auto picks rocm for a HIP application (one that links libamdhip64.so) and for an app that links
+// neither HIP nor CUDA when the ROCm root holds rocprofiler-sdk, says --backend rocm and --rocm-root
+// when it does not, keeps the sim for an app of the simulated agents whatever the root holds, and
+// never takes a CUDA application to rocm.
 func TestChooseAutoHIP(t *testing.T) {
 	fixtures := t.TempDir()
 	hip := linkedApp(t, fixtures, "libamdhip64.so")
@@ -127,12 +128,24 @@ func TestChooseAutoHIP(t *testing.T) {
 		t.Fatal(err)
 	}
 	without := t.TempDir()
+	// A wrapper script and an interpreter link neither HIP nor CUDA: rocm when the root has the SDK
+	// (rocprofv3 profiles them alike); without it the error says how to ask for rocm.
+	script := filepath.Join(fixtures, "job.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cudaApp := linkedApp(t, fixtures, "libcudart.so")
 	for _, tc := range []struct {
 		app, root, want, err string
 	}{
 		{hip, withSDK, "rocm", ""},
 		{hip, without, "", "links libamdhip64.so (a HIP application) but the ROCm root " + without + " has no rocprofiler-sdk"},
 		{simApp, withSDK, "sim", ""},
+		{script, withSDK, "rocm", ""},
+		{"sh", withSDK, "rocm", ""},
+		{script, without, "", "the ROCm root " + without + " has no rocprofiler-sdk (lib/librocprofiler-sdk.so) and CUDA is not usable"},
+		{script, without, "", "pass --backend rocm with --rocm-root naming the ROCm root"},
+		{cudaApp, withSDK, "", "CUDA is not usable"},
 	} {
 		b, err := Choose(context.Background(), Choice{Name: Auto, ROCmRoot: tc.root}, tc.app)
 		switch {

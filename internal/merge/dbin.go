@@ -50,8 +50,8 @@ func scanDBProcess(r *rocpd.Reader, path string, p rocpd.ReadProcess) (*head, er
 	if err := md.apply(h); err != nil {
 		return nil, err
 	}
-	// A database written before its process row said so is taken to have the trace: every pass has
-	// its dispatch row and timestamps.
+	// A database whose process row does not say is taken to have the trace: every pass has its
+	// timestamps.
 	h.kernelTrace = md.KernelTrace == nil || *md.KernelTrace
 	agents, err := r.Agents(p)
 	if err != nil {
@@ -133,8 +133,7 @@ func (src *dbSource) each(h *head, fn func(d *contract.Dispatch) error) error {
 // dispatchOf turns a dispatch row back into its pass record.
 func (src *dbSource) dispatchOf(h *head, rd *rocpd.ReadDispatch) (*contract.Dispatch, error) {
 	var ext struct {
-		ReplayPass int  `json:"replay_pass"`
-		PMCGroup   *int `json:"pmc_group"`
+		PMCGroup *int `json:"pmc_group"`
 	}
 	if len(rd.Extdata) > 0 {
 		if err := json.Unmarshal(rd.Extdata, &ext); err != nil {
@@ -143,13 +142,13 @@ func (src *dbSource) dispatchOf(h *head, rd *rocpd.ReadDispatch) (*contract.Disp
 	}
 	agent, ok := src.agents[rd.AgentRow]
 	if !ok {
-		return nil, fmt.Errorf("dispatch %d pass %d names agent row %d, which the process does not have", rd.DispatchID, ext.ReplayPass, rd.AgentRow)
+		return nil, fmt.Errorf("dispatch %d pass %d names agent row %d, which the process does not have", rd.DispatchID, rd.Pass, rd.AgentRow)
 	}
 	kernel, ok := src.kernels[rd.KernelRow]
 	if !ok {
-		return nil, fmt.Errorf("dispatch %d pass %d names kernel row %d, which the process does not have", rd.DispatchID, ext.ReplayPass, rd.KernelRow)
+		return nil, fmt.Errorf("dispatch %d pass %d names kernel row %d, which the process does not have", rd.DispatchID, rd.Pass, rd.KernelRow)
 	}
-	d := &contract.Dispatch{DispatchID: rd.DispatchID, Pass: ext.ReplayPass, CorrelationID: rd.CorrelationID,
+	d := &contract.Dispatch{DispatchID: rd.DispatchID, Pass: rd.Pass, CorrelationID: rd.CorrelationID,
 		ExternalID: rd.ExternalID, AgentID: agent, QueueID: rd.QueueID, StreamID: rd.StreamID, ThreadID: rd.ThreadID,
 		KernelID: kernel, Grid: rd.Grid, Workgroup: rd.Workgroup, LDS: rd.LDS, Scratch: rd.Scratch,
 		Start: rd.Start, End: rd.End}

@@ -251,21 +251,27 @@ func checkSummaryCalls(t *testing.T, summary string, want int) {
 // every pass a kernels row, dispatch ids apart across processes.
 func checkDatabase(t *testing.T, path string, counterPasses int) {
 	t.Helper()
-	rows, err := rocpd.Query(path, `SELECT (SELECT count(*) FROM processes), count(DISTINCT pid),
-		(SELECT count(*) FROM (SELECT dispatch_id FROM kernels GROUP BY dispatch_id HAVING count(DISTINCT pid) > 1))
-		FROM kernels`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{strconv.Itoa(ranks), strconv.Itoa(ranks), "0"}; !slices.Equal(rows[0], want) {
-		t.Errorf("processes, pids of kernels, dispatch ids shared by pids: %v, want %v", rows[0], want)
-	}
-	rows, err = rocpd.Query(path, `SELECT count(DISTINCT event_id) FROM counters_collection`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rows[0][0] != strconv.Itoa(counterPasses) {
-		t.Errorf("the database has counters on %s passes, results.json on %d", rows[0][0], counterPasses)
+	for _, tc := range []struct {
+		what, query string
+		want        []string
+	}{
+		// A GUID per process: upstream's per-rank summaries group by it.
+		{"processes, their GUIDs, pids of kernels, dispatch ids shared by pids", `SELECT (SELECT count(*) FROM processes),
+			(SELECT count(DISTINCT guid) FROM processes), count(DISTINCT pid),
+			(SELECT count(*) FROM (SELECT dispatch_id FROM kernels GROUP BY dispatch_id HAVING count(DISTINCT pid) > 1))
+			FROM kernels`, []string{strconv.Itoa(ranks), strconv.Itoa(ranks), strconv.Itoa(ranks), "0"}},
+		{"agent rows sharing an absolute index within a GUID and node", `SELECT count(*) FROM (SELECT 1 FROM rocpd_info_agent
+			GROUP BY guid, nid, absolute_index HAVING count(*) > 1)`, []string{"0"}},
+		{"passes with counters", `SELECT count(*) FROM (SELECT DISTINCT guid, dispatch_id, pass FROM gorocprof_pass_counters)`,
+			[]string{strconv.Itoa(counterPasses)}},
+	} {
+		rows, err := rocpd.Query(path, tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(rows[0], tc.want) {
+			t.Errorf("%s: %v, want %v", tc.what, rows[0], tc.want)
+		}
 	}
 }
 

@@ -3,18 +3,19 @@ package output
 import (
 	"encoding/json"
 
-	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/rocpd"
 )
 
 // rocpdSink feeds the processes of one prefix to a rocpd database (-f rocpd): for each, the rows the
-// database needs before the dispatches (process, agents, counters, kernels), then every pass with
-// the counters results.json and the CSV files get, under the same agent ids as the CSV files.
+// database needs before the dispatches (process, agents, counters, kernels), then every dispatch
+// with each pass's counters, those results.json and the CSV files get, under the same agent ids as
+// the CSV files.
 type rocpdSink struct {
 	pf   *prefix
 	opts Options
 	w    *rocpd.Writer // nil before the first process
 	v    *view         // the process begun and not ended
+	d    rocpd.Dispatch
 	vals []rocpd.CounterValues
 }
 
@@ -34,8 +35,8 @@ func (s *rocpdSink) Begin(proc *Process) error {
 		fini = v.proc.End.FiniTime
 	}
 	// The process row also says whether the kernel trace was asked for, which results.json tells by
-	// its kernel_dispatch records and a database cannot (every pass has its dispatch row): merge
-	// reads it back.
+	// its kernel_dispatch records and a database cannot (every dispatch has its row and timestamps):
+	// merge reads it back.
 	md, err := json.Marshal(append(v.metadata(), kv{"kernel_trace", v.opts.KernelTrace}))
 	if err != nil {
 		return err
@@ -58,14 +59,31 @@ func (s *rocpdSink) Begin(proc *Process) error {
 	return s.head(v)
 }
 
-// Dispatch writes every pass of one logical dispatch and its counters.
+// Dispatch writes one logical dispatch with every pass and its counters.
 func (s *rocpdSink) Dispatch(l *Dispatch) error {
-	for i := range l.Passes {
-		if err := s.pass(s.v, l.Passes[i].Record, s.v.passCounters(&l.Passes[i])); err != nil {
-			return err
-		}
+	if len(l.Passes) == 0 {
+		return nil
 	}
-	return nil
+	v := s.v
+	first := l.Passes[0].Record
+	_, group := v.replayPass(first)
+	s.d = rocpd.Dispatch{DispatchID: first.DispatchID, Replayed: first.Passes > 1 && v.rotated == nil,
+		Rotated: group >= 0, Group: group, AgentID: v.csvAgentID(first.AgentID), KernelID: first.KernelID,
+		Grid: first.Grid, Workgroup: first.Workgroup, LDS: first.LDS, Scratch: first.Scratch, Passes: s.d.Passes[:0]}
+	vals := s.vals[:0]
+	for i := range l.Passes {
+		d := l.Passes[i].Record
+		start := len(vals)
+		for _, c := range v.passCounters(&l.Passes[i]) {
+			vals = append(vals, rocpd.CounterValues{CounterID: c.id, Values: c.Values})
+		}
+		pass, _ := v.replayPass(d)
+		s.d.Passes = append(s.d.Passes, rocpd.Pass{Pass: pass, CorrelationID: d.CorrelationID, ExternalID: d.ExternalID,
+			QueueID: d.QueueID, StreamID: d.StreamID, ThreadID: d.ThreadID, Start: d.Start, End: d.End,
+			Counters: vals[start:len(vals):len(vals)]})
+	}
+	s.vals = vals
+	return s.w.Dispatch(&s.d)
 }
 
 // End ends the process; the database stays open for the next one.
@@ -146,18 +164,4 @@ func counterExtdata(dims []Dimension) object {
 		list = append(list, object{{"name", d.Name}, {"instance_size", d.Size}})
 	}
 	return object{{"dimensions", list}}
-}
-
-// pass writes one pass of a dispatch and its counters.
-func (s *rocpdSink) pass(v *view, d *contract.Dispatch, counters []idValues) error {
-	s.vals = s.vals[:0]
-	for _, c := range counters {
-		s.vals = append(s.vals, rocpd.CounterValues{CounterID: c.id, Values: c.Values})
-	}
-	_, group := v.replayPass(d)
-	return s.w.Dispatch(rocpd.Dispatch{DispatchID: d.DispatchID, Pass: d.Pass, Replayed: d.Passes > 1 && v.rotated == nil,
-		Rotated: group >= 0, Group: group,
-		CorrelationID: d.CorrelationID, ExternalID: d.ExternalID, AgentID: v.csvAgentID(d.AgentID), QueueID: d.QueueID,
-		StreamID: d.StreamID, ThreadID: d.ThreadID, KernelID: d.KernelID, Grid: d.Grid, Workgroup: d.Workgroup,
-		LDS: d.LDS, Scratch: d.Scratch, Start: d.Start, End: d.End}, s.vals)
 }

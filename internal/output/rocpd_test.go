@@ -24,16 +24,20 @@ var rocpdGoldenQueries = []string{
 		FROM rocpd_info_agent ORDER BY id`,
 	`SELECT id, agent_abs_index, name, block, expression, is_derived FROM pmc_info ORDER BY id`,
 	`SELECT id, kernel_name, display_name, formatted_kernel_name, sgpr_count, arch_vgpr_count FROM kernel_symbols ORDER BY id`,
-	`SELECT K.dispatch_id, json_extract(D.extdata, '$.replay_pass'), K.agent_abs_index, K.name, K.queue, K.tid, K.start, K.end,
-		K.grid_x, K.workgroup_x, K.corr_id FROM kernels K JOIN rocpd_kernel_dispatch D USING (id) ORDER BY K.id`,
-	`SELECT dispatch_id, json_extract(extdata, '$.replay_pass'), agent_abs_index, kernel_name, counter_name, value
-		FROM counters_collection ORDER BY dispatch_id, event_id, counter_name`,
-	`SELECT name, total_calls FROM top_kernels ORDER BY name`,
+	`SELECT dispatch_id, agent_abs_index, name, queue_id, queue, stream_id, tid, start, end, grid_x, workgroup_x, corr_id
+		FROM kernels ORDER BY id`,
+	`SELECT dispatch_id, pass, pmc_group, agent_abs_index, kernel_name, queue_id, stream_id, stack_id, start, end
+		FROM gorocprof_passes ORDER BY dispatch_id, pass`,
+	`SELECT dispatch_id, agent_abs_index, kernel_name, counter_name, value FROM counters_collection
+		ORDER BY dispatch_id, counter_name`,
+	`SELECT dispatch_id, pass, counter_name, value, start FROM gorocprof_pass_counters ORDER BY dispatch_id, pass, counter_name`,
+	`SELECT name, total_calls, total_duration FROM top_kernels ORDER BY name`,
 }
 
 // TestRocpdGolden writes the replay fixture as a rocpd database, from memory and streamed: the two
-// files are byte-identical, and the views read as the golden file says. Every pass is a dispatch row
-// of its own, and SQ_WAVES (in passes 0 and 1) has one value per pass.
+// files are byte-identical, and the views read as the golden file says. Every dispatch is one row,
+// SQ_WAVES (in passes 0 and 1) reads pass 0's value in counters_collection, and every pass with its
+// own values is in gorocprof_passes and gorocprof_pass_counters.
 func TestRocpdGolden(t *testing.T) {
 	var first []byte
 	for round, proc := range []*records.Process{readFixture(t, "4242.ndjson"), readFixture(t, "4242.ndjson")} {
@@ -90,14 +94,14 @@ func TestRocpdSeveralProcesses(t *testing.T) {
 	if got := keys(dirFiles(t, dir)); len(got) != len(paths) {
 		t.Errorf("the directory holds %v, want the files written alone %v", got, paths)
 	}
-	rows, err := rocpd.Query(db, `SELECT pid, (SELECT count(*) FROM kernels K WHERE K.pid = P.pid) FROM processes P ORDER BY pid`)
+	rows, err := rocpd.Query(db, `SELECT pid, (SELECT count(*) FROM kernels K WHERE K.guid = P.guid) FROM processes P ORDER BY pid`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want [][]string
 	for _, p := range procs {
 		n := 0
-		if err := p.EachLogical(func(l records.Logical) error { n += len(l.Passes); return nil }); err != nil {
+		if err := p.EachLogical(func(records.Logical) error { n++; return nil }); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, []string{strconv.Itoa(int(p.Header.PID)), strconv.Itoa(n)})

@@ -97,7 +97,7 @@ func TestRotationRecords(t *testing.T) {
 			}
 		}
 		rows, err := rocpd.Query(filepath.Join(opts.Dir, "run_results.db"),
-			`SELECT count(*) FROM rocpd_kernel_dispatch WHERE json_extract(extdata, '$.replay_pass') IS NOT NULL`)
+			`SELECT count(*) FROM gorocprof_passes WHERE pass <> 0`)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,10 +13,15 @@ import (
 // guidOf is the database's GUID: a UUIDv7 (with hyphens) whose time field is the process's start in
 // milliseconds and whose other bits come from a hash of the machine, pid, ppid and start time, as
 // rocprofv3 seeds its own. The same process always gets the same GUID, so the same records give the
-// same database.
-func guidOf(p Process) string {
-	seed := sha256.Sum256([]byte(p.machineID() + "\x00" + strconv.FormatInt(p.PID, 10) + "\x00" +
-		strconv.FormatInt(p.PPID, 10) + "\x00" + strconv.FormatInt(p.Init, 10)))
+// same database; n > 0 gives another, for a process that a database holds beside one that has the
+// same keys.
+func guidOf(p Process, n int) string {
+	key := p.machineID() + "\x00" + strconv.FormatInt(p.PID, 10) + "\x00" + strconv.FormatInt(p.PPID, 10) + "\x00" +
+		strconv.FormatInt(p.Init, 10)
+	if n > 0 {
+		key += "\x00" + strconv.Itoa(n)
+	}
+	seed := sha256.Sum256([]byte(key))
 	var u [16]byte
 	copy(u[6:], seed[:10])
 	ms := uint64(max(p.Init, 0)) / 1_000_000

@@ -5,18 +5,11 @@ import (
 	"strings"
 )
 
-// The data and summary views of rocprofv3's rocpd schema, with the columns (names and order) that
-// users' SQL and the rocpd tools read. They read the plain-name base views and join on guid as well
-// as on ids, so that rows of databases attached together never mix.
-//
-// One difference on purpose: counters_collection has one row per counter per dispatch *pass*
-// (grouped by the pass's event), summing only the hardware instances of that pass. rocprofv3's view
-// groups by dispatch id, which adds up the passes of a replayed dispatch (a counter in three groups
-// reads three times its value). For a run without replay the two are the same.
-//
-// The summary views (top_kernels, busy, top) count each dispatch once, with the timing of its first
-// pass (the lowest replay pass, the first row written), where rocprofv3's count every row: a
-// replayed dispatch is one call, not one per pass.
+// The data and summary views of rocprofv3's rocpd schema, with the columns (names and order) and the
+// grouping that users' SQL and the rocpd tools read: the rocpd tools recreate them on every database
+// they open, so ours must answer as theirs do. They read the plain-name base views and join on guid
+// as well as on ids, so that the rows of different processes never mix. gorocprof's own views, over
+// its own tables, give every replay pass of a dispatch (ownViews).
 
 // str is the text of a string-table id held in expr, as a scalar subquery on the row's guid.
 func str(id, guid string) string {
@@ -191,8 +184,8 @@ var scratchMemoryView = view("scratch_memory", slices.Concat(
 	"WHERE M.level = 'SCRATCH'",
 	"ORDER BY M.start ASC")
 
-// countersCollectionView groups by the pass's event, not by dispatch id (see the package comment on
-// views): every pass of a replayed dispatch is its own row.
+// countersCollectionView adds up the rows of one counter on one dispatch, which rocprofv3 writes one
+// per hardware instance and gorocprof writes once (with the instances in its extdata).
 var countersCollectionView = view("counters_collection", slices.Concat(
 	[]string{"MIN(PE.id) AS id", "PE.guid", "K.dispatch_id", "K.kernel_id", "E.id AS event_id", "E.correlation_id",
 		"E.stack_id", "E.parent_stack_id", "P.pid", "T.tid", "K.agent_id"},
@@ -215,43 +208,82 @@ var countersCollectionView = view("counters_collection", slices.Concat(
 	join("INNER", "rocpd_info_kernel_symbol", "S", "id", "K.kernel_id", "K.guid"),
 	join("INNER", "rocpd_info_process", "P", "id", "K.pid", "K.guid"),
 	join("INNER", "rocpd_info_thread", "T", "id", "K.tid", "K.guid"),
-	"GROUP BY PE.guid, E.id, PI.name, K.agent_id")
+	"GROUP BY PE.guid, K.dispatch_id, PI.name, K.agent_id")
 
-// summaryViews: per kernel name, total time in microseconds and its share (top_kernels); per agent
-// the busy fraction of its wall time (busy); top is top_kernels over kernels, copies and regions.
+// summaryViews: per kernel name, calls, total time in microseconds and its share (top_kernels); per
+// agent of each process, its busy time and the wall time of the whole database (busy); top is
+// top_kernels over kernels, copies and regions.
 var summaryViews = []string{
 	"CREATE VIEW IF NOT EXISTS `top_kernels` AS\n" +
 		"SELECT S.display_name AS name, COUNT(K.kernel_id) AS total_calls,\n" +
 		"  SUM(K.end - K.start) / 1000.0 AS total_duration, (SUM(K.end - K.start) / COUNT(K.kernel_id)) / 1000.0 AS average,\n" +
-		"  SUM(K.end - K.start) * 100.0 / (SELECT SUM(A.end - A.start) FROM (" + firstPasses + ") A) AS percentage\n" +
-		"FROM (" + firstPasses + ") K\n" +
+		"  SUM(K.end - K.start) * 100.0 / (SELECT SUM(A.end - A.start) FROM `rocpd_kernel_dispatch` A) AS percentage\n" +
+		"FROM `rocpd_kernel_dispatch` K\n" +
 		join("INNER", "rocpd_info_kernel_symbol", "S", "id", "K.kernel_id", "K.guid") + "\n" +
 		"GROUP BY name ORDER BY total_duration DESC",
 	"CREATE VIEW IF NOT EXISTS `busy` AS\n" +
-		"SELECT A.agent_id, AG.type, SUM(A.duration) AS GpuTime, MAX(A.end) - MIN(A.start) AS WallTime,\n" +
-		"  SUM(A.duration) * 1.0 / (MAX(A.end) - MIN(A.start)) AS Busy\n" +
-		"FROM (SELECT agent_id, guid, start, end, end - start AS duration FROM (" + firstPasses + ")\n" +
-		"  UNION ALL SELECT dst_agent_id AS agent_id, guid, start, end, end - start AS duration FROM `rocpd_memory_copy`) A\n" +
-		join("INNER", "rocpd_info_agent", "AG", "id", "A.agent_id", "A.guid") + "\n" +
-		"GROUP BY A.agent_id",
+		"SELECT A.agent_id, AG.type, GpuTime, WallTime, GpuTime * 1.0 / WallTime AS Busy\n" +
+		"FROM (SELECT agent_id, guid, SUM(end - start) AS GpuTime FROM (" + busyRows + ") GROUP BY agent_id, guid) A\n" +
+		"INNER JOIN (SELECT MAX(end) - MIN(start) AS WallTime FROM (" + busyRows + ")) W ON 1 = 1\n" +
+		join("INNER", "rocpd_info_agent", "AG", "id", "A.agent_id", "A.guid"),
 	"CREATE VIEW IF NOT EXISTS `top` AS\n" +
 		"SELECT name, COUNT(*) AS total_calls, SUM(duration) / 1000.0 AS total_duration,\n" +
-		"  (SUM(duration) / COUNT(*)) / 1000.0 AS average,\n" +
-		"  SUM(duration) * 100.0 / (SELECT SUM(duration) FROM (" + topRows + ")) AS percentage\n" +
+		"  (SUM(duration) / COUNT(*)) / 1000.0 AS average, SUM(duration) * 100.0 / total_time AS percentage\n" +
 		"FROM (" + topRows + ")\n" +
+		"CROSS JOIN (SELECT SUM(end - start) AS total_time FROM (SELECT end, start FROM `rocpd_kernel_dispatch` " +
+		"UNION ALL SELECT end, start FROM `rocpd_memory_copy` UNION ALL SELECT end, start FROM `rocpd_region`))\n" +
 		"GROUP BY name ORDER BY total_duration DESC",
 }
 
+// busyRows are the rows busy times: kernels on their agent, copies on their destination.
+const busyRows = "SELECT agent_id, guid, end, start FROM `rocpd_kernel_dispatch` " +
+	"UNION ALL SELECT dst_agent_id AS agent_id, guid, end, start FROM `rocpd_memory_copy`"
+
 // topRows are the timed rows top summarises: kernels by display name, copies and regions by their
 // name string.
-const topRows = "SELECT S.display_name AS name, K.end - K.start AS duration FROM (" + firstPasses + ") K " +
+const topRows = "SELECT S.display_name AS name, K.end - K.start AS duration FROM `rocpd_kernel_dispatch` K " +
 	"INNER JOIN `rocpd_info_kernel_symbol` S ON S.id = K.kernel_id AND S.guid = K.guid " +
 	"UNION ALL SELECT RS.string AS name, M.end - M.start AS duration FROM `rocpd_memory_copy` M " +
 	"INNER JOIN `rocpd_string` RS ON RS.id = M.name_id AND RS.guid = M.guid " +
 	"UNION ALL SELECT RS.string AS name, R.end - R.start AS duration FROM `rocpd_region` R " +
 	"INNER JOIN `rocpd_string` RS ON RS.id = R.name_id AND RS.guid = R.guid"
 
-// firstPasses are the dispatch rows of the first pass of each dispatch: the one the summary views
-// time a replayed dispatch by.
-const firstPasses = "SELECT * FROM `rocpd_kernel_dispatch` WHERE id IN " +
-	"(SELECT MIN(id) FROM `rocpd_kernel_dispatch` GROUP BY guid, dispatch_id)"
+// ownViews are gorocprof's views of the replay passes: gorocprof_passes has one row per pass of every
+// dispatch (a dispatch that ran once is its own pass 0, or its pmc_group under rotation), and
+// gorocprof_pass_counters one row per counter per pass, with that pass's value and timestamps.
+var ownViews = []string{
+	"CREATE VIEW IF NOT EXISTS `gorocprof_passes` AS\n" +
+		"SELECT P.guid, P.nid, P.pid, P.dispatch_id, P.pass, NULL AS pmc_group, K.kernel_id, S.display_name AS kernel_name,\n" +
+		"  A.absolute_index AS agent_abs_index, P.tid, P.queue_id, P.stream_id, P.stack_id, P.correlation_id,\n" +
+		"  P.start, P.end, (P.end - P.start) AS duration\n" +
+		"FROM `gorocprof_pass` P\n" + passJoins("P") + "\n" +
+		"UNION ALL\n" +
+		"SELECT K.guid, K.nid, K.pid, K.dispatch_id, 0, json_extract(K.extdata, '$.pmc_group'), K.kernel_id, S.display_name,\n" +
+		"  A.absolute_index, K.tid, K.queue_id, K.stream_id, E.stack_id, E.correlation_id, K.start, K.end, (K.end - K.start)\n" +
+		"FROM `rocpd_kernel_dispatch` K\n" +
+		join("INNER", "rocpd_event", "E", "id", "K.event_id", "K.guid") + "\n" + kernelAgentJoins + "\n" +
+		"WHERE json_extract(K.extdata, '$.replay_passes') IS NULL",
+	"CREATE VIEW IF NOT EXISTS `gorocprof_pass_counters` AS\n" +
+		"SELECT PE.guid, K.nid, K.pid, K.dispatch_id, COALESCE(json_extract(PE.extdata, '$.replay_pass'), 0) AS pass,\n" +
+		"  K.kernel_id, S.display_name AS kernel_name, A.absolute_index AS agent_abs_index, PI.id AS counter_id,\n" +
+		"  PI.name AS counter_name, PE.value, COALESCE(P.start, K.start) AS start, COALESCE(P.end, K.end) AS end\n" +
+		"FROM `rocpd_pmc_event` PE\n" +
+		join("INNER", "rocpd_kernel_dispatch", "K", "event_id", "PE.event_id", "PE.guid") + "\n" +
+		join("INNER", "rocpd_info_pmc", "PI", "id", "PE.pmc_id", "PE.guid") + "\n" + kernelAgentJoins + "\n" +
+		join("LEFT", "gorocprof_pass", "P", "dispatch_id", "K.id", "K.guid") + " AND P.pass = json_extract(PE.extdata, '$.replay_pass')\n" +
+		"UNION ALL\n" +
+		"SELECT PP.guid, P.nid, P.pid, P.dispatch_id, P.pass, K.kernel_id, S.display_name, A.absolute_index, PI.id, PI.name,\n" +
+		"  PP.value, P.start, P.end\n" +
+		"FROM `gorocprof_pass_pmc` PP\n" +
+		join("INNER", "gorocprof_pass", "P", "id", "PP.pass_id", "PP.guid") + "\n" +
+		join("INNER", "rocpd_info_pmc", "PI", "id", "PP.pmc_id", "PP.guid") + "\n" + passJoins("P"),
+}
+
+// kernelAgentJoins join a dispatch row K to its kernel symbol S and agent A.
+var kernelAgentJoins = join("INNER", "rocpd_info_kernel_symbol", "S", "id", "K.kernel_id", "K.guid") + "\n" +
+	join("INNER", "rocpd_info_agent", "A", "id", "K.agent_id", "K.guid")
+
+// passJoins join a pass row to its dispatch row K, kernel symbol S and agent A.
+func passJoins(pass string) string {
+	return join("INNER", "rocpd_kernel_dispatch", "K", "id", pass+".dispatch_id", pass+".guid") + "\n" + kernelAgentJoins
+}

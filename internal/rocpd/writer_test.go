@@ -2,6 +2,7 @@ package rocpd
 
 import (
 	"bytes"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,7 +11,8 @@ import (
 )
 
 // fixture is a process with one agent and one kernel whose dispatch 7 ran three passes, SQ_WAVES in
-// every group (two instances, 256 each), SQ_INSTS_VALU only in pass 1; dispatch 8 ran pass 0 only.
+// every group (two instances, 256 each), SQ_INSTS_VALU only in pass 1; dispatch 8 was to run three
+// too but only pass 0 was recorded.
 func writeFixture(t *testing.T, path string) {
 	t.Helper()
 	w, err := Create(path, Process{PID: 4242, PPID: 1, Hostname: "node1", Init: 1_700_000_000_000_000_000,
@@ -27,22 +29,23 @@ func writeFixture(t *testing.T, path string) {
 	}
 	check(w.Agent(Agent{ID: 2, Type: "GPU", LogicalIndex: 2, TypeIndex: 0, Name: "gfx90a", ProductName: "Sim MI200",
 		VendorName: "AMD", Extdata: []byte(`{"node_id":2}`)}))
-	check(w.Counter(Counter{ID: 1, AgentID: 2, Name: "SQ_WAVES", Block: "SQ", Description: "waves"}))
-	check(w.Counter(Counter{ID: 2, AgentID: 2, Name: "SQ_INSTS_VALU", Block: "SQ"}))
+	check(w.Counter(Counter{ID: 1, AgentID: 2, Name: "SQ_WAVES", Block: "SQ", Description: "waves", Component: "sim"}))
+	check(w.Counter(Counter{ID: 2, AgentID: 2, Name: "SQ_INSTS_VALU", Block: "SQ", Component: "sim"}))
 	check(w.Kernel(Kernel{ID: 5, Name: "_Z4gemmv", DisplayName: "gemm()", SGPR: 16, ArchVGPR: 32}))
+	d := Dispatch{DispatchID: 7, Replayed: true, AgentID: 2, KernelID: 5, Grid: [3]uint32{1024, 1, 1}, Workgroup: [3]uint32{256, 1, 1}}
 	for pass := 0; pass < 3; pass++ {
 		cs := []CounterValues{{CounterID: 1, Values: []float64{256, 256}}}
 		if pass == 1 {
 			cs = append(cs, CounterValues{CounterID: 2, Values: []float64{10, 20}})
 		}
 		start := int64(1000 * (pass + 1))
-		check(w.Dispatch(Dispatch{DispatchID: 7, Pass: pass, Replayed: true, CorrelationID: 70, AgentID: 2, QueueID: 0,
-			ThreadID: 11, KernelID: 5, Grid: [3]uint32{1024, 1, 1}, Workgroup: [3]uint32{256, 1, 1},
-			Start: start, End: start + 100 + int64(pass)}, cs))
+		d.Passes = append(d.Passes, Pass{Pass: pass, CorrelationID: uint64(70 + pass), QueueID: 0, ThreadID: 11,
+			Start: start, End: start + 100 + int64(pass), Counters: cs})
 	}
-	check(w.Dispatch(Dispatch{DispatchID: 8, Pass: 0, Replayed: true, CorrelationID: 80, AgentID: 2, QueueID: 3,
-		ThreadID: 11, KernelID: 5, Grid: [3]uint32{64, 2, 1}, Workgroup: [3]uint32{64, 1, 1}, Start: 9000, End: 9500},
-		[]CounterValues{{CounterID: 1, Values: []float64{4, 4}}}))
+	check(w.Dispatch(&d))
+	check(w.Dispatch(&Dispatch{DispatchID: 8, Replayed: true, AgentID: 2, KernelID: 5, Grid: [3]uint32{64, 2, 1},
+		Workgroup: [3]uint32{64, 1, 1}, Passes: []Pass{{CorrelationID: 80, QueueID: 3, ThreadID: 11, Start: 9000, End: 9500,
+			Counters: []CounterValues{{CounterID: 1, Values: []float64{4, 4}}}}}}))
 	check(w.Close())
 }
 
@@ -64,19 +67,75 @@ func rows(t *testing.T, path, query string) [][]string {
 	return out
 }
 
-// TestCountersCollectionNeverSumsPasses: SQ_WAVES is in all three groups of dispatch 7; the view
-// must give 512 (two instances of 256) on each pass, never 1536.
-func TestCountersCollectionNeverSumsPasses(t *testing.T) {
+// TestCountersCollectionReadsOnePass: upstream's counters_collection adds up every rocpd_pmc_event row
+// of a dispatch and counter. SQ_WAVES is in all three groups of dispatch 7: that sum, done on the
+// tables as upstream's view does it and through our view, must be one pass's 512 (two instances of
+// 256), never 1536.
+func TestCountersCollectionReadsOnePass(t *testing.T) {
 	db := openFixture(t)
-	got := rows(t, db, `SELECT dispatch_id, json_extract(extdata, '$.replay_pass'), value, start, end
-		FROM counters_collection WHERE counter_name = 'SQ_WAVES' AND dispatch_id = 7 ORDER BY start`)
-	want := [][]string{{"7", "0", "512", "1000", "1100"}, {"7", "1", "512", "2000", "2101"}, {"7", "2", "512", "3000", "3102"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("counters_collection SQ_WAVES of dispatch 7:\n got %v\nwant %v", got, want)
+	want := [][]string{{"7", "SQ_INSTS_VALU", "30"}, {"7", "SQ_WAVES", "512"}, {"8", "SQ_WAVES", "8"}}
+	for _, q := range []string{
+		`SELECT K.dispatch_id, PI.name, SUM(PE.value) FROM rocpd_pmc_event PE
+			JOIN rocpd_info_pmc PI ON PI.id = PE.pmc_id AND PI.guid = PE.guid
+			JOIN rocpd_kernel_dispatch K ON K.event_id = PE.event_id AND K.guid = PE.guid
+			GROUP BY PE.guid, K.dispatch_id, PI.name, K.agent_id ORDER BY 1, 2`,
+		`SELECT dispatch_id, counter_name, value FROM counters_collection ORDER BY 1, 2`,
+	} {
+		if got := rows(t, db, q); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %v\nwant %v", q, got, want)
+		}
 	}
-	// The query users write to get one value per dispatch still reads 512, not 3x.
-	if got := rows(t, db, `SELECT MAX(value) FROM counters_collection WHERE counter_name = 'SQ_WAVES' AND dispatch_id = 7`); got[0][0] != "512" {
-		t.Errorf("MAX(value) of SQ_WAVES on dispatch 7 = %s, want 512", got[0][0])
+}
+
+// TestOneDispatchRowPerDispatch: rocprofv3 writes one rocpd_kernel_dispatch row per dispatch, its id
+// the dispatch id; a replayed dispatch is timed by its first pass, as kernel_stats.csv times it.
+func TestOneDispatchRowPerDispatch(t *testing.T) {
+	db := openFixture(t)
+	want := [][]string{{"7", "7", "1000", "1100", "70", `{"replay_passes":3}`}, {"8", "8", "9000", "9500", "80", `{"replay_passes":1}`}}
+	got := rows(t, db, `SELECT K.id, K.dispatch_id, K.start, K.end, E.stack_id, K.extdata FROM rocpd_kernel_dispatch K
+		JOIN rocpd_event E ON E.id = K.event_id AND E.guid = K.guid ORDER BY K.id`)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("dispatch rows:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestEveryPassKept: every pass's timing and counter values stay in the database, through
+// gorocprof's own views.
+func TestEveryPassKept(t *testing.T) {
+	db := openFixture(t)
+	for _, tc := range []struct {
+		query string
+		want  [][]string
+	}{
+		{`SELECT dispatch_id, pass, kernel_name, agent_abs_index, stack_id, start, end, duration FROM gorocprof_passes ORDER BY 1, 2`,
+			[][]string{{"7", "0", "gemm()", "2", "70", "1000", "1100", "100"}, {"7", "1", "gemm()", "2", "71", "2000", "2101", "101"},
+				{"7", "2", "gemm()", "2", "72", "3000", "3102", "102"}, {"8", "0", "gemm()", "2", "80", "9000", "9500", "500"}}},
+		{`SELECT dispatch_id, pass, counter_name, value, start FROM gorocprof_pass_counters ORDER BY 1, 2, 3`,
+			[][]string{{"7", "0", "SQ_WAVES", "512", "1000"}, {"7", "1", "SQ_INSTS_VALU", "30", "2000"},
+				{"7", "1", "SQ_WAVES", "512", "2000"}, {"7", "2", "SQ_WAVES", "512", "3000"}, {"8", "0", "SQ_WAVES", "8", "9000"}}},
+	} {
+		if got := rows(t, db, tc.query); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %v\nwant %v", tc.query, got, tc.want)
+		}
+	}
+}
+
+// TestSummariesCountDispatches: upstream's top_kernels, top and busy count and time the rows of
+// rocpd_kernel_dispatch: two dispatches are two calls (100 ns and 500 ns), not four passes.
+func TestSummariesCountDispatches(t *testing.T) {
+	db := openFixture(t)
+	for _, tc := range []struct {
+		query string
+		want  [][]string
+	}{
+		{`SELECT name, total_calls, total_duration, percentage FROM top_kernels`, [][]string{{"gemm()", "2", "0.6", "100"}}},
+		{`SELECT name, total_calls, total_duration FROM top`, [][]string{{"gemm()", "2", "0.6"}}},
+		{`SELECT agent_id, type, GpuTime, WallTime FROM busy`, [][]string{{"2", "GPU", "600", "8500"}}},
+		{`SELECT COUNT(*) FROM kernels`, [][]string{{"2"}}},
+	} {
+		if got := rows(t, db, tc.query); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %v\nwant %v", tc.query, got, tc.want)
+		}
 	}
 }
 
@@ -86,40 +145,33 @@ func TestViews(t *testing.T) {
 		name, query string
 		want        [][]string
 	}{
-		{"kernels: one row per pass, own timestamps", `SELECT dispatch_id, name, agent_abs_index, queue, stream, duration,
+		{"kernels: one row per dispatch", `SELECT dispatch_id, name, agent_abs_index, queue, stream, duration,
 			grid_x, workgroup_x, category, region, tid, pid FROM kernels ORDER BY start`, [][]string{
 			{"7", "gemm()", "2", "Default Queue", "Default Stream", "100", "1024", "256", "KERNEL_DISPATCH", "", "11", "4242"},
-			{"7", "gemm()", "2", "Default Queue", "Default Stream", "101", "1024", "256", "KERNEL_DISPATCH", "", "11", "4242"},
-			{"7", "gemm()", "2", "Default Queue", "Default Stream", "102", "1024", "256", "KERNEL_DISPATCH", "", "11", "4242"},
-			{"8", "gemm()", "2", "Queue 3", "Default Stream", "500", "64", "64", "KERNEL_DISPATCH", "", "11", "4242"}}},
-		{"pass index on the dispatch rows", `SELECT dispatch_id, json_extract(extdata, '$.replay_pass') FROM rocpd_kernel_dispatch ORDER BY id`,
-			[][]string{{"7", "0"}, {"7", "1"}, {"7", "2"}, {"8", "0"}}},
-		{"counters_collection", `SELECT dispatch_id, counter_name, value, grid_size, workgroup_size, kernel_name, agent_type
-			FROM counters_collection ORDER BY dispatch_id, start, counter_name`, [][]string{
-			{"7", "SQ_WAVES", "512", "1024", "256", "gemm()", "GPU"},
-			{"7", "SQ_INSTS_VALU", "30", "1024", "256", "gemm()", "GPU"},
-			{"7", "SQ_WAVES", "512", "1024", "256", "gemm()", "GPU"},
-			{"7", "SQ_WAVES", "512", "1024", "256", "gemm()", "GPU"},
-			{"8", "SQ_WAVES", "8", "128", "64", "gemm()", "GPU"}}},
-		// One row per counter per pass: the sum of its instances, which extdata lists one by one.
+			{"8", "gemm()", "2", "Queue 0", "Default Stream", "500", "64", "64", "KERNEL_DISPATCH", "", "11", "4242"}}},
+		{"counters_collection", `SELECT dispatch_id, counter_name, value, grid_size, workgroup_size, kernel_name, agent_type, component
+			FROM counters_collection ORDER BY dispatch_id, counter_name`, [][]string{
+			{"7", "SQ_INSTS_VALU", "30", "1024", "256", "gemm()", "GPU", "sim"},
+			{"7", "SQ_WAVES", "512", "1024", "256", "gemm()", "GPU", "sim"},
+			{"8", "SQ_WAVES", "8", "128", "64", "gemm()", "GPU", "sim"}}},
+		// One row per counter of a dispatch: the sum of its instances, which extdata lists one by one,
+		// with the pass that measured it.
 		{"pmc_events", `SELECT COUNT(*), SUM(counter_value) FROM pmc_events WHERE counter_name = 'SQ_WAVES'`,
-			[][]string{{"4", "1544"}}},
-		{"instances", `SELECT E.event_id, E.value, json_extract(E.extdata, '$.instances') FROM rocpd_pmc_event E ORDER BY E.id`,
-			[][]string{{"1", "512", "[256,256]"}, {"2", "512", "[256,256]"}, {"2", "30", "[10,20]"}, {"3", "512", "[256,256]"},
-				{"4", "8", "[4,4]"}}},
+			[][]string{{"2", "520"}}},
+		{"instances", `SELECT E.event_id, E.value, E.extdata FROM rocpd_pmc_event E ORDER BY E.id`,
+			[][]string{{"1", "512", `{"replay_pass":0,"instances":[256,256]}`}, {"1", "30", `{"replay_pass":1,"instances":[10,20]}`},
+				{"2", "8", `{"replay_pass":0,"instances":[4,4]}`}}},
 		{"pmc_info", `SELECT name, block, agent_abs_index, is_derived FROM pmc_info ORDER BY id`,
 			[][]string{{"SQ_WAVES", "SQ", "2", "0"}, {"SQ_INSTS_VALU", "SQ", "2", "0"}}},
 		{"processes", `SELECT hostname, machine_id, pid, ppid, init, fini, command FROM processes`,
 			[][]string{{"node1", "node1", "4242", "1", "1700000000000000000", "1700000001000000000", "./app -n 3"}}},
 		{"threads", `SELECT pid, tid FROM threads`, [][]string{{"4242", "11"}}},
-		// Summaries count a dispatch once, timed by its first pass (100 ns and 500 ns), never per pass.
-		{"top_kernels", `SELECT name, total_calls, total_duration, percentage FROM top_kernels`, [][]string{{"gemm()", "2", "0.6", "100"}}},
-		{"top", `SELECT name, total_calls, total_duration FROM top`, [][]string{{"gemm()", "2", "0.6"}}},
-		{"busy", `SELECT agent_id, type, GpuTime, WallTime FROM busy`, [][]string{{"2", "GPU", "600", "8500"}}},
 		{"kernel_symbols", `SELECT kernel_name, display_name, sgpr_count, arch_vgpr_count FROM kernel_symbols`,
 			[][]string{{"_Z4gemmv", "gemm()", "16", "32"}}},
 		{"agents", `SELECT type, absolute_index, logical_index, name, product_name, user_name, json_extract(extdata, '$.node_id')
 			FROM rocpd_info_agent`, [][]string{{"GPU", "2", "2", "gfx90a", "Sim MI200", "Sim MI200", "2"}}},
+		{"queues by handle, named as rocprofv3 names them", `SELECT id, name FROM rocpd_info_queue ORDER BY id`,
+			[][]string{{"0", "Default Queue"}, {"3", "Queue 0"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := rows(t, db, tc.query); !reflect.DeepEqual(got, tc.want) {
@@ -134,8 +186,8 @@ func TestViews(t *testing.T) {
 func TestEveryViewReads(t *testing.T) {
 	db := openFixture(t)
 	names := rows(t, db, `SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name`)
-	if len(names) != len(tables)+len(dataViews)+len(summaryViews) {
-		t.Errorf("%d views, want %d", len(names), len(tables)+len(dataViews)+len(summaryViews))
+	if want := len(allTables) + len(dataViews) + len(ownViews) + len(summaryViews); len(names) != want {
+		t.Errorf("%d views, want %d", len(names), want)
 	}
 	for _, n := range names {
 		rows(t, db, "SELECT * FROM `"+n[0]+"`")
@@ -152,8 +204,8 @@ func TestKeys(t *testing.T) {
 		}
 		md[r[0]] = r[1]
 	}
-	if md["schema_version"] != "3.0.0" || md["schema_version_major"] != "3" || md["schema_version_minor"] != "0" || md["schema_version_patch"] != "0" {
-		t.Errorf("schema version tags %v", md)
+	if len(md) != 3 || md["schema_version"] != "3" {
+		t.Errorf("metadata %v, want schema_version 3, uuid and guid as rocprofv3 writes them", md)
 	}
 	if want := "_" + strings.ReplaceAll(md["guid"], "-", "_"); md["uuid"] != want {
 		t.Errorf("uuid %q, want %q from guid %q", md["uuid"], want, md["guid"])
@@ -161,9 +213,9 @@ func TestKeys(t *testing.T) {
 	if g := md["guid"]; len(g) != 36 || g[14] != '7' || !strings.ContainsRune("89ab", rune(g[19])) {
 		t.Errorf("guid %q is not a UUIDv7", g)
 	}
-	for _, tb := range tables {
-		if got := rows(t, db, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'rocpd_`+tb.name+md["uuid"]+`'`); got[0][0] != "1" {
-			t.Errorf("no table rocpd_%s%s", tb.name, md["uuid"])
+	for _, tb := range allTables {
+		if got := rows(t, db, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '`+tb.name+md["uuid"]+`'`); got[0][0] != "1" {
+			t.Errorf("no table %s%s", tb.name, md["uuid"])
 		}
 	}
 	if got := rows(t, db, `PRAGMA integrity_check`); !reflect.DeepEqual(got, [][]string{{"ok"}}) {
@@ -239,7 +291,7 @@ func TestFailedInsertFailsClose(t *testing.T) {
 		err = w.Kernel(Kernel{ID: 1, Name: "b"})
 	}
 	for i := 0; err == nil && i < 10_000; i++ {
-		err = w.Dispatch(Dispatch{DispatchID: uint64(i), KernelID: 1}, nil)
+		err = w.Dispatch(&Dispatch{DispatchID: uint64(i), KernelID: 1, Passes: []Pass{{}}})
 	}
 	if err == nil {
 		err = w.Close()
@@ -254,16 +306,20 @@ func TestFailedInsertFailsClose(t *testing.T) {
 	}
 }
 
-// TestSeveralProcesses: processes that share one output name share one database. The first keeps
-// its ids; a later one's agents, counters, kernels and queues get rows of their own, and every view
-// keeps them apart by pid; images of one pid (an exec) share its process row.
+// TestSeveralProcesses: processes that share one output name share one database, each under a GUID
+// of its own (upstream's per-rank summaries group by GUID) with the ids it gives its rows: agents by
+// node id, kernels, queues and streams as their records say, so that no process's ids are
+// renumbered and no two agent rows of one GUID and node share an absolute index. Two images of one
+// pid (an exec), and even two processes with the same keys, are two GUIDs.
 func TestSeveralProcesses(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "shared_results.db")
-	w, err := Create(path, Process{PID: 100, Hostname: "node1", Init: 1})
+	procs := []Process{{PID: 100, Hostname: "node1", Init: 1}, {PID: 200, Hostname: "node1", Init: 2},
+		{PID: 200, Hostname: "node1", Init: 3}, {PID: 200, Hostname: "node1", Init: 3}}
+	w, err := Create(path, procs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, p := range []Process{{}, {PID: 200, Hostname: "node1", Init: 2}, {PID: 200, Hostname: "node1", Init: 3}} {
+	for i, p := range procs {
 		if i > 0 {
 			if err := w.Process(p); err != nil {
 				t.Fatal(err)
@@ -272,10 +328,11 @@ func TestSeveralProcesses(t *testing.T) {
 		value := float64(10 * (i + 1))
 		for _, err := range []error{
 			w.Agent(Agent{ID: 2, Type: "GPU", Name: "gfx90a"}),
+			w.Agent(Agent{ID: 3, Type: "GPU", Name: "gfx942"}),
 			w.Counter(Counter{ID: 1, AgentID: 2, Name: "SQ_WAVES"}),
 			w.Kernel(Kernel{ID: 5, Name: "_Z1kv", DisplayName: "k()"}),
-			w.Dispatch(Dispatch{DispatchID: 1, AgentID: 2, QueueID: 0, ThreadID: uint64(11 + i), KernelID: 5, Start: 1, End: 2},
-				[]CounterValues{{CounterID: 1, Values: []float64{value}}}),
+			w.Dispatch(&Dispatch{DispatchID: 1, AgentID: 2, KernelID: 5, Passes: []Pass{{QueueID: 9, StreamID: 4,
+				ThreadID: uint64(11 + i), Start: 1, End: 2, Counters: []CounterValues{{CounterID: 1, Values: []float64{value}}}}}}),
 		} {
 			if err != nil {
 				w.Abort()
@@ -290,17 +347,39 @@ func TestSeveralProcesses(t *testing.T) {
 		query string
 		want  [][]string
 	}{
-		{`SELECT pid, init FROM processes ORDER BY pid`, [][]string{{"100", "1"}, {"200", "2"}}},
-		{`SELECT id, pid, absolute_index FROM rocpd_info_agent ORDER BY id`, [][]string{{"2", "100", "2"}, {"3", "200", "2"}, {"4", "200", "2"}}},
-		{`SELECT pid, dispatch_id, kernel_id, agent_abs_index, queue, name FROM kernels ORDER BY id`, [][]string{
-			{"100", "1", "5", "2", "Default Queue", "k()"}, {"200", "1", "6", "2", "Default Queue", "k()"}, {"200", "1", "7", "2", "Default Queue", "k()"}}},
-		{`SELECT pid, tid, counter_name, value FROM counters_collection ORDER BY id`, [][]string{
-			{"100", "11", "SQ_WAVES", "10"}, {"200", "12", "SQ_WAVES", "20"}, {"200", "13", "SQ_WAVES", "30"}}},
+		{`SELECT COUNT(*), COUNT(DISTINCT guid) FROM processes`, [][]string{{"4", "4"}}},
+		{`SELECT COUNT(*), COUNT(DISTINCT value) FROM rocpd_metadata WHERE tag = 'uuid'`, [][]string{{"4", "4"}}},
+		{`SELECT pid, init FROM processes ORDER BY pid, init`, [][]string{{"100", "1"}, {"200", "2"}, {"200", "3"}, {"200", "3"}}},
+		{`SELECT COUNT(*) FROM (SELECT 1 FROM rocpd_info_agent GROUP BY guid, nid, absolute_index HAVING COUNT(*) > 1)`, [][]string{{"0"}}},
+		{`SELECT DISTINCT id, absolute_index FROM rocpd_info_agent ORDER BY id`, [][]string{{"2", "2"}, {"3", "3"}}},
+		{`SELECT pid, dispatch_id, kernel_id, agent_abs_index, queue_id, stream_id, queue, name FROM kernels ORDER BY pid, tid`, [][]string{
+			{"100", "1", "5", "2", "9", "4", "Queue 0", "k()"}, {"200", "1", "5", "2", "9", "4", "Queue 0", "k()"},
+			{"200", "1", "5", "2", "9", "4", "Queue 0", "k()"}, {"200", "1", "5", "2", "9", "4", "Queue 0", "k()"}}},
+		{`SELECT pid, tid, counter_name, value FROM counters_collection ORDER BY tid`, [][]string{
+			{"100", "11", "SQ_WAVES", "10"}, {"200", "12", "SQ_WAVES", "20"}, {"200", "13", "SQ_WAVES", "30"}, {"200", "14", "SQ_WAVES", "40"}}},
+		{`SELECT COUNT(*) FROM (SELECT guid FROM kernels GROUP BY guid HAVING COUNT(*) = 1)`, [][]string{{"4"}}},
 		{`PRAGMA integrity_check`, [][]string{{"ok"}}},
 	} {
 		if got := rows(t, path, tc.query); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s:\n got %v\nwant %v", tc.query, got, tc.want)
 		}
+	}
+}
+
+// TestNoDanglingKeysNorNulls: every foreign key finds its row (kernel symbols name no code object
+// table row, gorocprof knowing none), and the node's text columns gorocprof does not know are empty
+// strings, as rocprofv3 writes what the system leaves empty, never NULL.
+func TestNoDanglingKeysNorNulls(t *testing.T) {
+	db := openFixture(t)
+	if got := rows(t, db, `PRAGMA foreign_key_check`); len(got) != 0 {
+		t.Errorf("foreign_key_check: %v", got)
+	}
+	want := [][]string{{"", "node1", "", "", "", ""}}
+	if got := rows(t, db, `SELECT system_name, hostname, release, version, hardware_name, domain_name FROM rocpd_info_node`); !reflect.DeepEqual(got, want) {
+		t.Errorf("node: %v, want %v", got, want)
+	}
+	if got := rows(t, db, `SELECT COUNT(*) FROM rocpd_info_pmc WHERE component IS NULL OR description IS NULL`); got[0][0] != "0" {
+		t.Errorf("%s counter rows with a NULL component or description", got[0][0])
 	}
 }
 
@@ -344,6 +423,76 @@ func TestCreateIntoLeavesTheMoveToTheCaller(t *testing.T) {
 				if rows, err := Query(tmp, `SELECT kernel_name FROM kernel_symbols`); err != nil || len(rows) != 1 {
 					t.Errorf("kernel_symbols = %v, %v; want the one kernel", rows, err)
 				}
+			}
+		})
+	}
+}
+
+// TestUnionOfManyProcesses: past the terms one compound SELECT may have (SQLite allows 500), the
+// plain-name views join the processes' tables through part views; every view still reads every
+// process. The bound is lowered here so that a few processes cross it twice over.
+func TestUnionOfManyProcesses(t *testing.T) {
+	defer func(n int) { unionTerms = n }(unionTerms)
+	unionTerms = 2
+	path := filepath.Join(t.TempDir(), "many_results.db")
+	w, err := Create(path, Process{PID: 1, Hostname: "n", Init: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 9; i++ {
+		if i > 1 {
+			if err := w.Process(Process{PID: int64(i), Hostname: "n", Init: int64(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, err := range []error{
+			w.Agent(Agent{ID: 1, Name: "gfx90a"}),
+			w.Counter(Counter{ID: 1, AgentID: 1, Name: "SQ_WAVES"}),
+			w.Kernel(Kernel{ID: 1, Name: "k"}),
+			w.Dispatch(&Dispatch{DispatchID: 1, AgentID: 1, KernelID: 1, Passes: []Pass{{ThreadID: uint64(i), Start: 1, End: 2,
+				Counters: []CounterValues{{CounterID: 1, Values: []float64{float64(i)}}}}}}),
+		} {
+			if err != nil {
+				w.Abort()
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := rows(t, path, `SELECT COUNT(*), COUNT(DISTINCT guid), SUM(value) FROM counters_collection`); !reflect.DeepEqual(got, [][]string{{"9", "9", "45"}}) {
+		t.Errorf("counters_collection of 9 processes: %v", got)
+	}
+	for _, n := range rows(t, path, `SELECT name FROM sqlite_master WHERE type = 'view'`) {
+		rows(t, path, "SELECT * FROM `"+n[0]+"`")
+	}
+}
+
+// TestOpenRefusesOtherLayouts: merge reads back only the layout this package writes; a database of an
+// older gorocprof (tagged 3.0.0, a dispatch row per pass) and one without gorocprof's pass tables are
+// refused by name, not misread.
+func TestOpenRefusesOtherLayouts(t *testing.T) {
+	const metadata = `CREATE TABLE rocpd_metadata (tag TEXT, value TEXT); INSERT INTO rocpd_metadata VALUES `
+	for _, tc := range []struct{ name, sql, want string }{
+		{"older gorocprof", metadata + `('schema_version', '3.0.0')`, "older gorocprof"},
+		{"not gorocprof's", metadata + `('schema_version', '3')`, "no gorocprof_pass table"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.db")
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(tc.sql); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if r, err := Open(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+				if r != nil {
+					r.Close()
+				}
+				t.Errorf("Open = %v, want an error saying %q", err, tc.want)
 			}
 		})
 	}

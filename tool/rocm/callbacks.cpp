@@ -1,7 +1,9 @@
 // The tool's callbacks. Per logical dispatch, on the dispatching thread:
 //   kernel replay: CONFIG ENTER applies the filters (once) and installs replay_pass_count; each PASS
 //   ENTER publishes current_pass; the counting service's dispatch callback hands back that pass's
-//   config; its record callback formats the pass; the last PASS EXIT writes the dispatch (core).
+//   config; its record callback formats the pass (the SDK calls it from its completion thread, which
+//   it drains before PASS EXIT: the pass then waits for PASS EXIT to reach core on the dispatching
+//   thread); the last PASS EXIT writes the dispatch (core).
 //   otherwise: the dispatch callback applies the filters (once) and hands back the run's config; the
 //   record callback (on whatever thread the SDK uses) writes the dispatch.
 #include "tool.hpp"
@@ -11,8 +13,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
 
 namespace gorocprof::rocm {
 namespace {
@@ -27,13 +33,17 @@ struct ThreadState {
     uint64_t pass = kNoPass;
     uint64_t total_passes = 0;
     // The replayed dispatch whose passes this thread collects (0: none), and what CONFIG said of it.
-    uint64_t open_dispatch = 0;
+    // Written by this thread only, read by the record callback on another (hand_to_replaying_thread).
+    std::atomic<uint64_t> open_dispatch{0};
     uint64_t correlation = 0;
     uint64_t asked_passes_for = 0;  // dispatch for which replay_pass_count returned > 1
     bool pass_recorded = false;
     int64_t pass_start_ns = 0;
     uint64_t tid = 0;
     core::PassRecord rec;  // reused: capacity stays
+    // A pass formatted by the record callback on another thread, for PASS EXIT here (under g_foreign_mu).
+    core::PassRecord foreign;
+    bool foreign_ready = false;
 };
 
 thread_local ThreadState t_state;
@@ -42,6 +52,20 @@ uint64_t thread_id() {
     ThreadState& t = t_state;
     if (t.tid == 0) t.tid = static_cast<uint64_t>(::syscall(SYS_gettid));
     return t.tid;
+}
+
+// The replaying threads by id, so that a pass's records arriving on the SDK's completion thread find
+// the thread whose dispatch they belong to (the dispatch callback packs its id into user_data). An
+// entry is made once per thread; one of an exited thread is replaced when its id comes back.
+std::mutex g_foreign_mu;
+std::unordered_map<uint64_t, ThreadState*> g_replaying;
+
+void register_replaying() {
+    ThreadState& t = t_state;
+    uint64_t id = thread_id();
+    std::lock_guard<std::mutex> lock(g_foreign_mu);
+    ThreadState*& slot = g_replaying[id];
+    slot = &t;
 }
 
 int64_t sdk_now_ns(const Tool& tl) {
@@ -110,10 +134,19 @@ uint64_t pass_now(const Tool& tl) {
     return kNoPass;
 }
 
-// user_data of a dispatch: the dispatching thread and 1 + the replay pass (0: not a replay pass).
-uint64_t pack(uint64_t tid, uint64_t replay_pass) { return (tid << 32) | (replay_pass == kNoPass ? 0 : replay_pass + 1); }
+// user_data of a dispatch: the dispatching thread and 1 + the replay pass (0: not a replay pass;
+// kDeclinedRun: the single run of a dispatch replay_pass_count asked passes of, which the SDK ran
+// once). It travels with the records, which the SDK may hand over on another thread.
+constexpr uint64_t kDeclinedRun = 0xffffffffu;
+uint64_t pack(uint64_t tid, uint64_t replay_pass, bool declined = false) {
+    return (tid << 32) | (declined ? kDeclinedRun : replay_pass == kNoPass ? 0 : replay_pass + 1);
+}
 uint64_t unpack_tid(uint64_t v) { return v >> 32; }
-uint64_t unpack_pass(uint64_t v) { return (v & 0xffffffffu) == 0 ? kNoPass : (v & 0xffffffffu) - 1; }
+bool unpack_declined(uint64_t v) { return (v & 0xffffffffu) == kDeclinedRun; }
+uint64_t unpack_pass(uint64_t v) {
+    uint64_t low = v & 0xffffffffu;
+    return low == 0 || low == kDeclinedRun ? kNoPass : low - 1;
+}
 
 // Places each record's value by its dimension positions (the SDK promises no order).
 void fill_counters(const PassConfig& pc, const rocprofiler_counter_record_t* records, size_t count, core::PassRecord& rec) {
@@ -154,6 +187,7 @@ uint64_t pass_count(rocprofiler_kernel_dispatch_info_t info, rocprofiler_user_da
 
 void pass_enter(Tool& tl, const rocprofiler_callback_tracing_kernel_replay_data_t& p) {
     ThreadState& t = t_state;
+    if (p.current_pass == 0) register_replaying();
     t.pass = p.current_pass;
     t.total_passes = p.total_passes;
     t.pass_recorded = false;
@@ -168,6 +202,15 @@ void pass_enter(Tool& tl, const rocprofiler_callback_tracing_kernel_replay_data_
 
 void pass_exit(Tool& tl, const rocprofiler_callback_tracing_kernel_replay_data_t& p) {
     ThreadState& t = t_state;
+    bool foreign = false;
+    {
+        std::lock_guard<std::mutex> lock(g_foreign_mu);
+        std::swap(foreign, t.foreign_ready);
+    }
+    if (foreign && t.open_dispatch == p.dispatch_info.dispatch_id) {
+        core::Core::instance().record_pass(t.foreign);
+        t.pass_recorded = true;
+    }
     if (t.open_dispatch == p.dispatch_info.dispatch_id && !t.pass_recorded) {
         // A pass without counters (an empty group) has no record callback: its line carries the
         // pass's window instead of kernel timestamps.
@@ -254,12 +297,39 @@ void dispatch_callback(rocprofiler_dispatch_counting_service_data_t data, rocpro
         *config = a->passes[p].config;
         // A rotated dispatch's pass travels with it: the record callback may run on another thread.
         uint64_t carried = tl->collect == Collect::Rotation ? p : t_state.pass;
-        if (user_data != nullptr) user_data->value = pack(thread_id(), carried);
+        // Outside a pass, a dispatch whose replay was asked for runs once: the SDK declined it.
+        bool declined = t_state.pass == kNoPass && t_state.asked_passes_for == info.dispatch_id;
+        if (declined) t_state.asked_passes_for = 0;
+        if (user_data != nullptr) user_data->value = pack(thread_id(), carried, declined);
         if (t_state.pass == kNoPass) t_state.correlation = data.correlation_id.internal;
     } catch (const std::exception& e) {
         core::Core::instance().fatal(std::string("dispatch callback: ") + e.what());
     }
 }
+
+namespace {
+
+// A replay pass's records on a thread other than the one replaying it: formatted into that thread's
+// `foreign` record, which its PASS EXIT hands to core. False when no such thread has the dispatch
+// open (the records are then written as a dispatch of their own).
+bool hand_to_replaying_thread(const Tool& tl, const PassConfig& pc, const rocprofiler_dispatch_counting_service_data_t& data,
+                              const rocprofiler_counter_record_t* records, size_t count, rocprofiler_user_data_t user_data) {
+    std::lock_guard<std::mutex> lock(g_foreign_mu);
+    auto it = g_replaying.find(unpack_tid(user_data.value));
+    if (it == g_replaying.end()) return false;
+    ThreadState& t = *it->second;
+    if (t.open_dispatch != data.dispatch_info.dispatch_id) return false;
+    core::PassRecord& rec = t.foreign;
+    rec.start_ns = static_cast<int64_t>(data.start_timestamp) + tl.clock_offset_ns;
+    rec.end_ns = static_cast<int64_t>(data.end_timestamp) + tl.clock_offset_ns;
+    fill_counters(pc, records, count, rec);
+    rec.pass = unpack_pass(user_data.value);
+    rec.passes = t.total_passes;
+    t.foreign_ready = true;
+    return true;
+}
+
+}  // namespace
 
 void record_callback(rocprofiler_dispatch_counting_service_data_t data, rocprofiler_counter_record_t* records, size_t count,
                      rocprofiler_user_data_t user_data, void*) {
@@ -271,6 +341,9 @@ void record_callback(rocprofiler_dispatch_counting_service_data_t data, rocprofi
         uint64_t replay_pass = unpack_pass(user_data.value);
         uint64_t p = replay_pass != kNoPass ? replay_pass : pass_now(*tl);
         if (a == nullptr || p >= a->passes.size()) return;
+        if (replay_pass != kNoPass && unpack_tid(user_data.value) != thread_id() &&
+            hand_to_replaying_thread(*tl, a->passes[p], data, records, count, user_data))
+            return;
         ThreadState& t = t_state;
         core::PassRecord& rec = t.rec;
         rec.start_ns = static_cast<int64_t>(data.start_timestamp) + tl->clock_offset_ns;
@@ -295,9 +368,8 @@ void record_callback(rocprofiler_dispatch_counting_service_data_t data, rocprofi
         if (tl->collect == Collect::Rotation) facts.rotation_pass = p;
         core.begin_dispatch(facts);
         core.record_pass(rec);
-        if (t.asked_passes_for != info.dispatch_id) return core.end_dispatch();
+        if (!unpack_declined(user_data.value)) return core.end_dispatch();
         // replay_pass_count asked for passes and none came: the SDK declined; said in the same write.
-        t.asked_passes_for = 0;
         replay::Outcome declined;
         declined.dispatch_id = info.dispatch_id;
         declined.passes_run = 1;

@@ -4,6 +4,14 @@
 
 #include "core.hpp"
 
+// The headers of what this backend calls, by name as well as through the umbrella (version, status
+// names, time), so that a header the SDK moves shows here.
+#include <rocprofiler-sdk/agent.h>
+#include <rocprofiler-sdk/callback_tracing.h>
+#include <rocprofiler-sdk/context.h>
+#include <rocprofiler-sdk/counter_config.h>
+#include <rocprofiler-sdk/counters.h>
+#include <rocprofiler-sdk/dispatch_counting_service.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <map>

@@ -5,6 +5,9 @@
 // kernel names, dispatch counting, and the KERNEL_REPLAY domain when the plan asks for kernel replay.
 #include "tool.hpp"
 
+// rocprofiler_configure and its result type: the SDK's umbrella header leaves registration.h to the tool.
+#include <rocprofiler-sdk/registration.h>
+
 #include <cstdint>
 #include <exception>
 #include <memory>

@@ -81,6 +81,10 @@ func New(cfg Config) *Backend {
 	if cfg.Root == "" {
 		cfg.Root = DefaultRoot
 	}
+	// Every path handed to the app's environment is absolute: an app (or a wrapper) that changes
+	// directory before it starts HIP must still find the SDK and the tool.
+	cfg.Root = absolute(cfg.Root)
+	cfg.LibDir = absolute(cfg.LibDir)
 	if cfg.SysfsRoot == "" {
 		cfg.SysfsRoot = "/"
 	}
@@ -100,6 +104,17 @@ func New(cfg Config) *Backend {
 		}
 	}
 	return b
+}
+
+// absolute is path made absolute against the working directory ("" stays "").
+func absolute(path string) string {
+	if path == "" {
+		return path
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 func isFile(path string) bool {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,6 +75,34 @@ func TestToolEnvironment(t *testing.T) {
 		if tool != filepath.Join(cfg.LibDir, toolLibrary) || !reflect.DeepEqual(env, want) {
 			t.Errorf("preload %q, path %q: Tool = %s, %q; want %q", tc.preload, tc.libPath, tool, env, want)
 		}
+	}
+}
+
+// A relative --rocm-root (and library directory) still gives the app absolute paths: an app that
+// changes directory before it starts HIP finds the SDK and the tool all the same.
+func TestToolEnvironmentIsAbsolute(t *testing.T) {
+	cfg := fakeRoot(t, true, "1.4.1", true)
+	t.Chdir(filepath.Dir(cfg.Root))
+	abs := cfg.Root
+	cfg.Root = filepath.Base(cfg.Root)
+	cfg.LibDir = filepath.Join("..", filepath.Base(filepath.Dir(cfg.LibDir)), filepath.Base(cfg.LibDir))
+	tool, env, err := New(cfg).Tool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(tool) {
+		t.Errorf("tool library %s is relative", tool)
+	}
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		for _, p := range strings.Split(value, ":") {
+			if p != "1" && !filepath.IsAbs(p) {
+				t.Errorf("%s: %s is relative (in %s)", name, p, value)
+			}
+		}
+	}
+	if want := "LD_LIBRARY_PATH=" + filepath.Join(abs, "lib"); !slices.Contains(env, want) {
+		t.Errorf("env %q lacks %q", env, want)
 	}
 }
 

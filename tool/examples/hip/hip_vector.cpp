@@ -1,7 +1,7 @@
 // hip-vector: a HIP application for profiling on ROCm (vector add, then an in-place update of the sum),
-// checking its own results against a host computation. It is built only where CMake finds HIP
-// (find_package(hip) or hipcc); no machine of this project's CI has ROCm, so it is compiled and run
-// only on a ROCm machine.
+// checking its own results against a host computation. It is built only where CMake finds a HIP
+// compiler (CMake's HIP language over ROCm's clang, or hipcc: tool/examples/CMakeLists.txt); no
+// machine of this project's CI has ROCm, so it is compiled and run only on a ROCm machine.
 #include <hip/hip_runtime.h>
 
 #include <cstdio>

@@ -6,7 +6,10 @@
 #include "replay_service.hpp"
 #include "sim_window.hpp"
 
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 namespace gorocprof::rocmemu {
 namespace {
@@ -99,6 +102,61 @@ void deliver(const simLaunch* l, const rocprofiler_kernel_dispatch_info_t& info,
     c.record_cb(service_data(info, &result), recs.data(), recs.size(), ch.user_data, c.record_args);
 }
 
+// The SDK hands a replayed pass's counter records to the tool from its completion handler's thread,
+// which it drains before PASS EXIT (queue_hooks.cpp); this thread plays that handler, so that a tool
+// gets the records where the SDK gives them. Started on first use and never stopped: records may be
+// due while exit() runs.
+class CompletionThread {
+public:
+    static CompletionThread& instance() {
+        static CompletionThread* t = new CompletionThread;
+        return *t;
+    }
+
+    // Runs job(arg) there and returns once it is done; inline when called there (a launch made by a
+    // record callback).
+    void run(void (*job)(void*), void* arg) {
+        if (std::this_thread::get_id() == id_) return job(arg);
+        std::lock_guard<std::mutex> one(submit_mu_);
+        std::unique_lock<std::mutex> lock(mu_);
+        job_ = job;
+        arg_ = arg;
+        done_ = false;
+        cv_.notify_all();
+        cv_.wait(lock, [this] { return done_; });
+    }
+
+private:
+    CompletionThread() {
+        std::thread worker([this] { loop(); });
+        id_ = worker.get_id();
+        worker.detach();
+    }
+
+    void loop() {
+        std::unique_lock<std::mutex> lock(mu_);
+        for (;;) {
+            cv_.wait(lock, [this] { return job_ != nullptr; });
+            void (*job)(void*) = job_;
+            void* arg = arg_;
+            lock.unlock();
+            job(arg);
+            lock.lock();
+            job_ = nullptr;
+            done_ = true;
+            cv_.notify_all();
+        }
+    }
+
+    std::mutex submit_mu_;  // one job at a time
+    std::mutex mu_;
+    std::condition_variable cv_;
+    void (*job_)(void*) = nullptr;
+    void* arg_ = nullptr;
+    bool done_ = false;
+    std::thread::id id_;
+};
+
 // The port the replay service drives for one launch: each submit is one execution with its own
 // dispatch counting callbacks and records, as every pass is in the SDK.
 class EmuPort : public sim::SimWindowPort {
@@ -111,7 +169,9 @@ public:
         simExecResult result;
         replay::PortStatus st = execute(&result);
         if (!st.ok) return st;
-        for (int i = 0; i < choices.n; ++i) deliver(launch_, info_, result, choices.c[i]);
+        if (choices.n == 0) return replay::PortStatus::success();
+        Delivery job{this, &result, &choices};
+        CompletionThread::instance().run(deliver_all, &job);
         return replay::PortStatus::success();
     }
 
@@ -119,6 +179,16 @@ protected:
     void report(const std::string& message) override { say("error: " + message); }
 
 private:
+    struct Delivery {
+        const EmuPort* port;
+        const simExecResult* result;
+        const Choices* choices;
+    };
+    static void deliver_all(void* arg) {
+        const auto* j = static_cast<const Delivery*>(arg);
+        for (int i = 0; i < j->choices->n; ++i) deliver(j->port->launch_, j->port->info_, *j->result, j->choices->c[i]);
+    }
+
     rocprofiler_kernel_dispatch_info_t info_;
 };
 
@@ -130,6 +200,13 @@ struct ReplayFrame {
     rocprofiler_kernel_replay_continue_cb_t keep_going = nullptr;
     gorocprof_kernel_replay_context_cb_t local_start = nullptr;
     gorocprof_kernel_replay_context_cb_t local_stop = nullptr;
+    bool loop = false;  // replay_pass_count asked for a loop (N > 1, or 0 with replay_continue)
+    // CONFIG EXIT of a loop, held back until the loop ends, where the SDK delivers it.
+    bool exit_pending = false;
+    rocprofiler_callback_tracing_record_t exit_record{};
+    rocprofiler_user_data_t exit_user_data{};
+    rocprofiler_callback_tracing_cb_t exit_callback = nullptr;
+    void* exit_args = nullptr;
 };
 thread_local ReplayFrame t_frame;
 thread_local rocprofiler_kernel_dispatch_info_t t_launch_info;  // of the launch being replayed here
@@ -142,7 +219,25 @@ rocprofiler_user_data_t to_sdk(gorocprof_user_data_t u) {
 
 uint64_t pass_count_trampoline(gorocprof_kernel_dispatch_info_t, gorocprof_user_data_t user_data) {
     ReplayFrame& f = t_frame;
-    return f.pass_count != nullptr ? f.pass_count(f.payload.dispatch_info, to_sdk(user_data)) : 1;
+    uint64_t n = f.pass_count != nullptr ? f.pass_count(f.payload.dispatch_info, to_sdk(user_data)) : 1;
+    f.loop = n > 1 || (n == 0 && f.keep_going != nullptr);
+    return n;
+}
+
+// The CONFIG EXIT held back for a loop, after its last pass (the SDK's order: CONFIG ENTER, the
+// passes, CONFIG EXIT, then the application's completion).
+void deliver_config_exit() {
+    ReplayFrame& f = t_frame;
+    if (!f.exit_pending) return;
+    f.exit_pending = false;
+    f.payload.current_pass = 0;
+    f.payload.total_passes = 0;
+    f.payload.replay_start_context = nullptr;
+    f.payload.replay_stop_context = nullptr;
+    f.payload.replay_pass_count = f.pass_count;
+    f.payload.replay_continue = f.keep_going;
+    f.exit_record.payload = &f.payload;
+    f.exit_callback(f.exit_record, &f.exit_user_data, f.exit_args);
 }
 
 int continue_trampoline(gorocprof_kernel_dispatch_info_t, uint64_t completed_pass, gorocprof_user_data_t user_data) {
@@ -220,6 +315,7 @@ void on_launch(const simLaunch* l, void*) {
         rocprofiler_kernel_dispatch_info_t outer = t_launch_info;
         t_launch_info = info;
         service.execute(port, d);
+        if (outer.dispatch_id == 0) deliver_config_exit();  // a nested launch never ran CONFIG
         t_launch_info = outer;
         return;
     }
@@ -281,6 +377,16 @@ void replay_domain_callback(gorocprof_callback_tracing_record_t record, gorocpro
     r.phase = record.phase == GOROCPROF_CALLBACK_PHASE_ENTER ? ROCPROFILER_CALLBACK_PHASE_ENTER : ROCPROFILER_CALLBACK_PHASE_EXIT;
     r.payload = &f.payload;
     static_assert(sizeof(rocprofiler_user_data_t) == sizeof(gorocprof_user_data_t), "one user_data layout");
+    if (!pass && record.phase != GOROCPROF_CALLBACK_PHASE_ENTER && f.loop) {
+        // The replay service ends CONFIG before the loop; the SDK after it (replay_callbacks.cpp,
+        // queue_hooks.cpp run_replay_window): hold it back until the loop is done.
+        f.exit_pending = true;
+        f.exit_record = r;
+        f.exit_user_data.value = user_data != nullptr ? user_data->value : 0;
+        f.exit_callback = t->callback;
+        f.exit_args = t->args;
+        return;
+    }
     t->callback(r, reinterpret_cast<rocprofiler_user_data_t*>(user_data), t->args);
     if (!pass && record.phase == GOROCPROF_CALLBACK_PHASE_ENTER) {
         f.pass_count = f.payload.replay_pass_count;

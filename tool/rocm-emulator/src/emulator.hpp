@@ -8,6 +8,7 @@
 #include <gorocprof/kernel_replay.h>
 #include <gorocprof/sim_tool.h>
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
+#include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <atomic>

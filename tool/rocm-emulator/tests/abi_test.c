@@ -1,10 +1,16 @@
 /*
- * The emulator's declarations against the documented rocprofiler-sdk ABI (LP64): the size and member
- * offsets of every struct tool/rocm touches, and every enumerator it uses. Compiled as C11; a wrong
- * layout fails the build of this test, and running it prints what it checked.
+ * The emulator's declarations against the real rocprofiler-sdk 1.4 ABI (LP64; the sizes, offsets and
+ * values of shared/reference/rocprofiler-sdk-real-headers.md): every struct tool/rocm touches and
+ * every enumerator it uses. Compiled as C11; a wrong layout fails the build of this test, and running
+ * it prints what it checked. scripts/rocm-headers-check.sh compiles this same file against a copy of
+ * the real headers, where the values that came with 1.4 are checked only if its version.h says 1.4.
  */
-#include <rocprofiler-sdk/experimental/kernel_replay.h>
+#include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
+#if __has_include(<rocprofiler-sdk/experimental/kernel_replay.h>)
+#include <rocprofiler-sdk/experimental/kernel_replay.h>
+#define ABI_KERNEL_REPLAY 1
+#endif
 
 #include <stddef.h>
 #include <stdio.h>
@@ -94,9 +100,7 @@ OFF(rocprofiler_counter_info_v1_t, dimensions_count, 56);
 OFF(rocprofiler_counter_info_v1_t, dimensions, 64);
 OFF(rocprofiler_counter_info_v1_t, dimensions_instances_count, 72);
 OFF(rocprofiler_counter_info_v1_t, dimensions_instances, 80);
-OFF(rocprofiler_counter_info_v1_t, spm_support, 88);
-OFF(rocprofiler_counter_info_v1_t, reserved_padding, 89);
-SIZE(rocprofiler_counter_info_v1_t, 96);
+SIZE(rocprofiler_counter_info_v1_t, 88);
 OFF(rocprofiler_counter_record_dimension_info_t, instance_size, 8);
 OFF(rocprofiler_counter_record_dimension_info_t, id, 16);
 SIZE(rocprofiler_counter_record_dimension_info_t, 24);
@@ -124,7 +128,7 @@ OFF(rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t, kern
 OFF(rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t, kernel_address, 80);
 SIZE(rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t, 88);
 
-/* the agent (2025 offsets, 2026 firmware_info tail) */
+/* the agent: 312 bytes, uuid last (no firmware_info in 1.4) */
 OFF(rocprofiler_agent_v0_t, id, 8);
 OFF(rocprofiler_agent_v0_t, type, 16);
 OFF(rocprofiler_agent_v0_t, cpu_cores_count, 20);
@@ -175,13 +179,16 @@ OFF(rocprofiler_agent_v0_t, logical_node_id, 284);
 OFF(rocprofiler_agent_v0_t, logical_node_type_id, 288);
 OFF(rocprofiler_agent_v0_t, runtime_visibility, 292);
 OFF(rocprofiler_agent_v0_t, uuid, 296);
-OFF(rocprofiler_agent_v0_t, firmware_info, 312);
-SIZE(rocprofiler_agent_runtime_visibility_t, 4);
+SIZE(rocprofiler_agent_runtime_visiblity_t, 4);
 SIZE(rocprofiler_uuid_t, 16);
-SIZE(rocprofiler_agent_fw_info_v0_t, 64);
-SIZE(rocprofiler_agent_v0_t, 376);
+SIZE(rocprofiler_agent_v0_t, 312);
 
-/* the kernel replay payload, in the 2026 header's order */
+/* the typedefs of the dispatch ids */
+SIZE(rocprofiler_kernel_id_t, 8);
+SIZE(rocprofiler_dispatch_id_t, 8);
+
+#ifdef ABI_KERNEL_REPLAY
+/* the kernel replay payload: current_pass and total_passes before the callbacks */
 OFF(rocprofiler_callback_tracing_kernel_replay_data_t, dispatch_info, 8);
 OFF(rocprofiler_callback_tracing_kernel_replay_data_t, current_pass, 136);
 OFF(rocprofiler_callback_tracing_kernel_replay_data_t, total_passes, 144);
@@ -190,6 +197,7 @@ OFF(rocprofiler_callback_tracing_kernel_replay_data_t, replay_continue, 160);
 OFF(rocprofiler_callback_tracing_kernel_replay_data_t, replay_start_context, 168);
 OFF(rocprofiler_callback_tracing_kernel_replay_data_t, replay_stop_context, 176);
 SIZE(rocprofiler_callback_tracing_kernel_replay_data_t, 184);
+#endif
 
 /* enumerators */
 VAL(ROCPROFILER_STATUS_SUCCESS, 0);
@@ -207,15 +215,17 @@ VAL(ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI, 18);
 VAL(ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT, 19);
 VAL(ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT, 20);
 VAL(ROCPROFILER_STATUS_ERROR_DIM_NOT_FOUND, 23);
-VAL(ROCPROFILER_STATUS_ERROR_CONFIG_NOT_FOUND, 30);
 VAL(ROCPROFILER_STATUS_ERROR_PROFILE_NOT_FOUND, 30);
 VAL(ROCPROFILER_STATUS_ERROR_NO_HARDWARE_COUNTERS, 35);
 VAL(ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE, 37);
 VAL(ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT, 38);
 VAL(ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED, 39);
 VAL(ROCPROFILER_STATUS_ERROR_PERMISSION_DENIED, 40);
+#if ROCPROFILER_VERSION >= 10400
+VAL(ROCPROFILER_STATUS_ERROR_CONFIG_NOT_FOUND, 30);
 VAL(ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_REGISTER_VERSION, 41);
 VAL(ROCPROFILER_STATUS_LAST, 42);
+#endif
 VAL(ROCPROFILER_AGENT_TYPE_CPU, 1);
 VAL(ROCPROFILER_AGENT_TYPE_GPU, 2);
 VAL(ROCPROFILER_AGENT_INFO_VERSION_0, 1);
@@ -238,16 +248,21 @@ VAL(ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, 10);
 VAL(ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, 12);
 VAL(ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION, 17);
 VAL(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API, 21);
+#if ROCPROFILER_VERSION >= 10400
+/* 1.4's numbers; other builds differ, so tool/rocm still finds KERNEL_REPLAY by name */
 VAL(ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH, 22);
-VAL(ROCPROFILER_CALLBACK_TRACING_HIPFILE_API, 24);
-/* Only ordered: its number is not published (tools look it up by name). */
-_Static_assert(ROCPROFILER_CALLBACK_TRACING_NONE < ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY &&
-                   ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY < ROCPROFILER_CALLBACK_TRACING_LAST,
-               "KERNEL_REPLAY inside the kind enum");
+VAL(ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, 23);
+VAL(ROCPROFILER_CALLBACK_TRACING_LAST, 24);
+#endif
+#ifdef ABI_KERNEL_REPLAY
 VAL(ROCPROFILER_KERNEL_REPLAY_NONE, 0);
 VAL(ROCPROFILER_KERNEL_REPLAY_CONFIG, 1);
 VAL(ROCPROFILER_KERNEL_REPLAY_PASS, 2);
 VAL(ROCPROFILER_KERNEL_REPLAY_LAST, 3);
+#endif
+
+/* record headers of buffered mode: category low, kind high */
+_Static_assert(sizeof(rocprofiler_record_header_compute_hash(0, 0)) == 8, "the header hash is 64 bits");
 
 int main(void) {
     /* Enums passed in records are 4 bytes, as the record's offsets assume. */
@@ -262,6 +277,10 @@ int main(void) {
     const unsigned char* bytes = (const unsigned char*)&info;
     if (bytes[48] != 2) {
         printf("rocprofiler-sdk emulator ABI: is_derived is not bit 1 of byte 48\n");
+        return 1;
+    }
+    if (rocprofiler_record_header_compute_hash(3, 2) != ((uint64_t)2 << 32 | 3)) {
+        printf("rocprofiler-sdk emulator ABI: rocprofiler_record_header_compute_hash is not category | kind << 32\n");
         return 1;
     }
     printf("rocprofiler-sdk emulator ABI: layouts and enumerators as documented\n");

@@ -1,12 +1,16 @@
-/* gorocprof's emulation of rocprofiler-sdk: agents (2026 layout, with firmware_info). */
+/* gorocprof's emulation of rocprofiler-sdk: agents (the 1.4 layout: 312 bytes, ending with uuid). */
 #ifndef ROCPROFILER_SDK_AGENT_H
 #define ROCPROFILER_SDK_AGENT_H
 
+#include <rocprofiler-sdk/defines.h>
 #include <rocprofiler-sdk/fwd.h>
+
+#include <stdint.h>
 
 ROCPROFILER_EXTERN_C_INIT
 
-/* The KFD types the agent struct embeds: 4 bytes each, as in hsakmttypes.h. */
+/* The KFD types the agent struct embeds: 4 bytes each, as in hsakmttypes.h, which the SDK's agent.h
+ * includes and this emulator does without. */
 #ifndef GOROCPROF_EMULATOR_HSAKMT_TYPES
 #define GOROCPROF_EMULATOR_HSAKMT_TYPES
 typedef union HSA_ENGINE_VERSION { uint32_t Value; } HSA_ENGINE_VERSION;
@@ -25,22 +29,15 @@ typedef struct rocprofiler_agent_mem_bank_t rocprofiler_agent_mem_bank_t;
 typedef struct rocprofiler_agent_cache_t rocprofiler_agent_cache_t;
 typedef struct rocprofiler_agent_io_link_t rocprofiler_agent_io_link_t;
 
-typedef struct rocprofiler_uuid_t { uint8_t bytes[16]; } rocprofiler_uuid_t;
-
-typedef struct rocprofiler_agent_runtime_visibility_t
+/* "visiblity" is the SDK's own spelling. */
+typedef struct rocprofiler_agent_runtime_visiblity_t
 {
     uint32_t hsa : 1;
     uint32_t hip : 1;
     uint32_t rccl : 1;
     uint32_t rocdecode : 1;
     uint32_t reserved : 28;
-} rocprofiler_agent_runtime_visibility_t;
-
-typedef struct rocprofiler_agent_fw_info_v0_t
-{
-    uint64_t size;
-    uint32_t mec2, mec, rlc, rlc_srlc, rlc_srlg, rlc_srls, sdma2, sdma, smc, sos, ta_ras, ta_xgmi, vcn;
-} rocprofiler_agent_fw_info_v0_t;
+} rocprofiler_agent_runtime_visiblity_t;
 
 typedef struct rocprofiler_agent_v0_t
 {
@@ -102,9 +99,8 @@ typedef struct rocprofiler_agent_v0_t
     uint32_t                 node_id;              /* KFD topology node */
     int32_t                  logical_node_id;      /* 0..N-1 over all agents */
     int32_t                  logical_node_type_id; /* 0..N-1 among agents of this type */
-    rocprofiler_agent_runtime_visibility_t runtime_visibility;
+    rocprofiler_agent_runtime_visiblity_t runtime_visibility;
     rocprofiler_uuid_t       uuid;
-    rocprofiler_agent_fw_info_v0_t firmware_info;
 } rocprofiler_agent_v0_t;
 
 typedef rocprofiler_agent_v0_t rocprofiler_agent_t;

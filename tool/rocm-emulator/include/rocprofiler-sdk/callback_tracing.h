@@ -2,6 +2,7 @@
 #ifndef ROCPROFILER_SDK_CALLBACK_TRACING_H
 #define ROCPROFILER_SDK_CALLBACK_TRACING_H
 
+#include <rocprofiler-sdk/defines.h>
 #include <rocprofiler-sdk/fwd.h>
 
 ROCPROFILER_EXTERN_C_INIT

@@ -3,6 +3,7 @@
 #define ROCPROFILER_SDK_COUNTER_CONFIG_H
 
 #include <rocprofiler-sdk/agent.h>
+#include <rocprofiler-sdk/defines.h>
 #include <rocprofiler-sdk/fwd.h>
 
 ROCPROFILER_EXTERN_C_INIT
@@ -15,10 +16,6 @@ rocprofiler_status_t rocprofiler_create_counter_config(rocprofiler_agent_id_t   
                                                        rocprofiler_counter_config_id_t* config_id) ROCPROFILER_API;
 
 rocprofiler_status_t rocprofiler_destroy_counter_config(rocprofiler_counter_config_id_t config_id) ROCPROFILER_API;
-
-#if ROCPROFILER_SDK_BETA_COMPAT > 0
-typedef rocprofiler_counter_config_id_t rocprofiler_profile_config_id_t;
-#endif
 
 ROCPROFILER_EXTERN_C_FINI
 

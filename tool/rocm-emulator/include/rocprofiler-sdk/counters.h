@@ -3,7 +3,9 @@
 #define ROCPROFILER_SDK_COUNTERS_H
 
 #include <rocprofiler-sdk/agent.h>
+#include <rocprofiler-sdk/defines.h>
 #include <rocprofiler-sdk/fwd.h>
+#include <rocprofiler-sdk/deprecated/counters.h>
 
 ROCPROFILER_EXTERN_C_INIT
 
@@ -17,13 +19,6 @@ typedef struct rocprofiler_counter_info_v0_t
     uint8_t                  is_constant : 1;
     uint8_t                  is_derived : 1;
 } rocprofiler_counter_info_v0_t;
-
-typedef struct rocprofiler_counter_record_dimension_info_t
-{
-    const char*                        name; /* DIMENSION_XCC, DIMENSION_SHADER_ENGINE, ... */
-    size_t                             instance_size; /* extent */
-    rocprofiler_counter_dimension_id_t id;
-} rocprofiler_counter_record_dimension_info_t;
 
 typedef struct rocprofiler_counter_dimension_info_t
 {
@@ -56,8 +51,6 @@ typedef struct rocprofiler_counter_info_v1_t
     const rocprofiler_counter_record_dimension_info_t**          dimensions;
     uint64_t                                                     dimensions_instances_count;
     const rocprofiler_counter_record_dimension_instance_info_t** dimensions_instances;
-    uint8_t                  spm_support;
-    uint8_t                  reserved_padding[7];
 } rocprofiler_counter_info_v1_t;
 
 typedef rocprofiler_status_t (*rocprofiler_available_counters_cb_t)(rocprofiler_agent_id_t    agent_id,
@@ -81,11 +74,6 @@ rocprofiler_status_t rocprofiler_query_record_counter_id(rocprofiler_counter_ins
 rocprofiler_status_t rocprofiler_query_record_dimension_position(rocprofiler_counter_instance_id_t  id,
                                                                  rocprofiler_counter_dimension_id_t dim,
                                                                  size_t* pos) ROCPROFILER_API;
-
-/* deprecated in the SDK, kept there */
-rocprofiler_status_t rocprofiler_query_counter_instance_count(rocprofiler_agent_id_t   agent_id,
-                                                              rocprofiler_counter_id_t counter_id,
-                                                              size_t* instance_count) ROCPROFILER_API;
 
 ROCPROFILER_EXTERN_C_FINI
 

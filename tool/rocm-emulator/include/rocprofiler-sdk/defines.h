@@ -6,18 +6,10 @@
 #ifndef ROCPROFILER_SDK_DEFINES_H
 #define ROCPROFILER_SDK_DEFINES_H
 
-/* The version this emulator reports (rocprofiler_get_version) when kernel replay is enabled. */
-#define ROCPROFILER_VERSION_MAJOR 1
-#define ROCPROFILER_VERSION_MINOR 4
-#define ROCPROFILER_VERSION_PATCH 1
-#define ROCPROFILER_VERSION (10000 * ROCPROFILER_VERSION_MAJOR + 100 * ROCPROFILER_VERSION_MINOR + ROCPROFILER_VERSION_PATCH)
-
-/* Marks the headers as the emulator's, so that code can tell them from the SDK's. */
-#define ROCPROFILER_SDK_GOROCPROF_EMULATOR 1
-
-#ifndef ROCPROFILER_SDK_BETA_COMPAT
-#define ROCPROFILER_SDK_BETA_COMPAT 1
-#endif
+/* 10000 * major + 100 * minor + patch, the encoding of rocprofiler_configure's `version`. The version
+ * itself is in version.h, as in the SDK. ROCPROFILER_SDK_BETA_COMPAT is left to the tool: the 1.4
+ * headers no longer default it. */
+#define ROCPROFILER_SDK_COMPUTE_VERSION(MAJOR, MINOR, PATCH) ((10000 * (MAJOR)) + (100 * (MINOR)) + (PATCH))
 
 #if defined(__GNUC__)
 #define ROCPROFILER_API        __attribute__((visibility("default")))

@@ -2,7 +2,9 @@
 #ifndef ROCPROFILER_SDK_DISPATCH_COUNTING_SERVICE_H
 #define ROCPROFILER_SDK_DISPATCH_COUNTING_SERVICE_H
 
+#include <rocprofiler-sdk/agent.h>
 #include <rocprofiler-sdk/counter_config.h>
+#include <rocprofiler-sdk/defines.h>
 #include <rocprofiler-sdk/fwd.h>
 
 ROCPROFILER_EXTERN_C_INIT

@@ -79,8 +79,8 @@ typedef enum rocprofiler_callback_phase_t
     ROCPROFILER_CALLBACK_PHASE_LAST
 } rocprofiler_callback_phase_t;
 
-/* Values up to HIPFILE_API follow the 2026 SDK. KERNEL_REPLAY's number is this emulator's choice:
- * no published header pins it, so tools look the kind up by name ("KERNEL_REPLAY") at run time. */
+/* The 1.4 numbering: HIP_GRAPH 22, KERNEL_REPLAY 23. Other SDK builds number KERNEL_REPLAY
+ * differently (or lack it), so a tool looks the kind up by name ("KERNEL_REPLAY") at run time. */
 typedef enum rocprofiler_callback_tracing_kind_t
 {
     ROCPROFILER_CALLBACK_TRACING_NONE = 0,
@@ -106,9 +106,7 @@ typedef enum rocprofiler_callback_tracing_kind_t
     ROCPROFILER_CALLBACK_TRACING_HIP_STREAM, /* 20 */
     ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
     ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH,
-    ROCPROFILER_CALLBACK_TRACING_ROCSHMEM_API,
-    ROCPROFILER_CALLBACK_TRACING_HIPFILE_API,
-    ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, /* 25, see above */
+    ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, /* 23, see above */
     ROCPROFILER_CALLBACK_TRACING_LAST
 } rocprofiler_callback_tracing_kind_t;
 
@@ -183,6 +181,8 @@ typedef uint64_t rocprofiler_thread_id_t;
 typedef int32_t  rocprofiler_tracing_operation_t;
 typedef uint64_t rocprofiler_counter_instance_id_t;
 typedef uint64_t rocprofiler_counter_dimension_id_t;
+typedef uint64_t rocprofiler_kernel_id_t;
+typedef uint64_t rocprofiler_dispatch_id_t;
 
 typedef struct rocprofiler_context_id_t { uint64_t handle; } rocprofiler_context_id_t;
 typedef struct rocprofiler_agent_id_t { uint64_t handle; } rocprofiler_agent_id_t;
@@ -191,7 +191,6 @@ typedef struct rocprofiler_stream_id_t { uint64_t handle; } rocprofiler_stream_i
 typedef struct rocprofiler_buffer_id_t { uint64_t handle; } rocprofiler_buffer_id_t;
 typedef struct rocprofiler_counter_id_t { uint64_t handle; } rocprofiler_counter_id_t;
 typedef struct rocprofiler_counter_config_id_t { uint64_t handle; } rocprofiler_counter_config_id_t;
-typedef struct rocprofiler_callback_thread_t { uint64_t handle; } rocprofiler_callback_thread_t;
 
 typedef union rocprofiler_user_data_t
 {
@@ -212,6 +211,8 @@ typedef struct rocprofiler_dim3_t
     uint32_t y;
     uint32_t z;
 } rocprofiler_dim3_t;
+
+typedef struct rocprofiler_uuid_t { uint8_t bytes[16]; } rocprofiler_uuid_t;
 
 typedef struct rocprofiler_version_triplet_t
 {
@@ -239,8 +240,8 @@ typedef struct rocprofiler_kernel_dispatch_info_t
     uint64_t               size;
     rocprofiler_agent_id_t agent_id;
     rocprofiler_queue_id_t queue_id;
-    uint64_t               kernel_id;
-    uint64_t               dispatch_id;
+    rocprofiler_kernel_id_t   kernel_id;
+    rocprofiler_dispatch_id_t dispatch_id;
     uint32_t               private_segment_size; /* scratch per work-item */
     uint32_t               group_segment_size;   /* LDS per work-group */
     rocprofiler_dim3_t     workgroup_size;
@@ -273,18 +274,36 @@ typedef struct rocprofiler_record_header_t
     void* payload;
 } rocprofiler_record_header_t;
 
+/* The `hash` of a record header: category in the low 32 bits, kind in the high 32. */
+static inline uint64_t rocprofiler_record_header_compute_hash(uint32_t category, uint32_t kind)
+{
+    return (uint64_t)category | ((uint64_t)kind << 32);
+}
+
+/* One dimension of a counter: its name, extent and the id that
+ * rocprofiler_query_record_dimension_position takes. */
+typedef struct rocprofiler_counter_record_dimension_info_t
+{
+    const char*                        name; /* DIMENSION_XCC, DIMENSION_SHADER_ENGINE, ... */
+    size_t                             instance_size; /* extent */
+    rocprofiler_counter_dimension_id_t id;
+} rocprofiler_counter_record_dimension_info_t;
+
 /* One instance (one combination of dimension positions) of one counter. */
 typedef struct rocprofiler_counter_record_t
 {
     rocprofiler_counter_instance_id_t id;
     double                            counter_value;
-    uint64_t                          dispatch_id;
+    rocprofiler_dispatch_id_t         dispatch_id;
     rocprofiler_user_data_t           user_data;
     rocprofiler_agent_id_t            agent_id;
 } rocprofiler_counter_record_t;
 
-#if ROCPROFILER_SDK_BETA_COMPAT > 0
+/* the pre-1.0 names: the first always, the second only for a tool that defines
+ * ROCPROFILER_SDK_BETA_COMPAT > 0 itself */
 typedef rocprofiler_counter_record_t rocprofiler_record_counter_t;
+#if defined(ROCPROFILER_SDK_BETA_COMPAT) && ROCPROFILER_SDK_BETA_COMPAT > 0
+typedef rocprofiler_counter_config_id_t rocprofiler_profile_config_id_t;
 #endif
 
 ROCPROFILER_EXTERN_C_FINI

@@ -2,6 +2,7 @@
 #ifndef ROCPROFILER_SDK_REGISTRATION_H
 #define ROCPROFILER_SDK_REGISTRATION_H
 
+#include <rocprofiler-sdk/defines.h>
 #include <rocprofiler-sdk/fwd.h>
 
 ROCPROFILER_EXTERN_C_INIT

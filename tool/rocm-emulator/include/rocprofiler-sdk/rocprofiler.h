@@ -1,16 +1,22 @@
-/* gorocprof's emulation of rocprofiler-sdk: the umbrella header, plus version, status and time. */
+/* gorocprof's emulation of rocprofiler-sdk: the umbrella header, plus version, status and time. Like
+ * the SDK's it does not include registration.h: a tool that defines rocprofiler_configure includes
+ * that itself. */
 #ifndef ROCPROFILER_SDK_ROCPROFILER_H
 #define ROCPROFILER_SDK_ROCPROFILER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rocprofiler-sdk/defines.h>
+#include <rocprofiler-sdk/fwd.h>
+#include <rocprofiler-sdk/version.h>
 
 #include <rocprofiler-sdk/agent.h>
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/context.h>
 #include <rocprofiler-sdk/counter_config.h>
 #include <rocprofiler-sdk/counters.h>
-#include <rocprofiler-sdk/defines.h>
 #include <rocprofiler-sdk/dispatch_counting_service.h>
-#include <rocprofiler-sdk/fwd.h>
-#include <rocprofiler-sdk/registration.h>
 
 ROCPROFILER_EXTERN_C_INIT
 

@@ -18,9 +18,10 @@ import (
 // pass order) and joins them into the passes of the records.
 
 // jsonSource is where one element's record arrays begin in its file: the offset just after the
-// key "counter_collection" or "kernel_dispatch"; -1 when the element has none.
+// key "counter_collection", "kernel_dispatch" or "gorocprof_replay_kernel_dispatch" (the passes
+// after a dispatch's first); -1 when the element has none.
 type jsonSource struct {
-	countersAt, traceAt int64
+	countersAt, traceAt, replaysAt int64
 }
 
 type handleJSON struct {
@@ -105,7 +106,7 @@ func notResults(err error) error {
 // gorocprof writes it.
 func scanElement(dec *json.Decoder, path string) (*head, error) {
 	h := &head{input: path, counters: map[uint64]inCounter{}}
-	src := &jsonSource{countersAt: -1, traceAt: -1}
+	src := &jsonSource{countersAt: -1, traceAt: -1, replaysAt: -1}
 	h.src = src
 	if err := expectDelim(dec, '{'); err != nil {
 		return nil, err
@@ -234,8 +235,12 @@ func (h *head) fill(md *metadata, cfg configObject, agents, kernels []json.RawMe
 	return nil
 }
 
-// scanRecords notes where the record array of callback_records.counter_collection or
-// buffer_records.kernel_dispatch begins and skips every array of the object.
+// replayArray is the buffer_records array of the passes after a dispatch's first (output's
+// gorocprof_replay_kernel_dispatch); files written before it have every pass in kernel_dispatch.
+const replayArray = "gorocprof_replay_kernel_dispatch"
+
+// scanRecords notes where the record arrays of callback_records.counter_collection and
+// buffer_records.kernel_dispatch and its replays begin and skips every array of the object.
 func scanRecords(dec *json.Decoder, key string, src *jsonSource) error {
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
@@ -250,6 +255,8 @@ func scanRecords(dec *json.Decoder, key string, src *jsonSource) error {
 			src.countersAt = dec.InputOffset()
 		case key == "buffer_records" && sub == "kernel_dispatch":
 			src.traceAt = dec.InputOffset()
+		case key == "buffer_records" && sub == replayArray:
+			src.replaysAt = dec.InputOffset()
 		}
 		if err := skipValue(dec); err != nil {
 			return fmt.Errorf("%q: %w", sub, err)

@@ -11,7 +11,8 @@ import (
 
 // pftraceSink writes the processes of one prefix as a Perfetto trace (-f pftrace): a process track
 // each, below it a track per agent and below that a track per queue, with one slice per pass of
-// every dispatch in rocprofv3's category kernel_dispatch, named with its kernel, and the pass
+// every dispatch, the first in rocprofv3's category kernel_dispatch and the others in
+// kernel_dispatch_replay, named with its kernel, and the pass
 // (replay_pass), its counters (summed over instances, as the CSV files have them) and launch as its
 // arguments; below the agent's track a counter track per counter with each pass's value. Under rotation
 // nothing is replayed: a dispatch is one slice, its group the argument pmc_group. Under
@@ -37,8 +38,13 @@ type agentTrack struct {
 	counters map[string]perfetto.Track
 }
 
-// kernelCategory is the category of the kernel slices, rocprofv3's.
-const kernelCategory = "kernel_dispatch"
+// kernelCategory is the category of a dispatch's first pass's slice, rocprofv3's: its reader counts
+// those slices as the dispatches (as results.json's kernel_dispatch and the rocpd database's rows).
+// replayCategory is gorocprof's, of the passes after the first.
+const (
+	kernelCategory = "kernel_dispatch"
+	replayCategory = "kernel_dispatch_replay"
+)
 
 // queueTrack is a queue's lanes: a track for its first slice, and another for each slice that
 // began before the last slice of every earlier lane had ended (concurrent dispatches of one queue,
@@ -121,7 +127,11 @@ func (s *pftraceSink) Dispatch(d *Dispatch) error {
 			// A clock that went back: the slice shows the start, and the end as recorded.
 			args, end = append(args, perfetto.Int("recorded_end", r.End)), r.Start
 		}
-		if err := s.w.Slice(t, kernelCategory, name, r.Start, end, args); err != nil {
+		category := kernelCategory
+		if i > 0 {
+			category = replayCategory
+		}
+		if err := s.w.Slice(t, category, name, r.Start, end, args); err != nil {
 			return fmt.Errorf("dispatch %d pass %d: %w", r.DispatchID, r.Pass, err)
 		}
 		if err := s.count(pass, r.Start, end); err != nil {

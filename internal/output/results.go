@@ -39,22 +39,39 @@ func (v *view) writeResultsHead(w *bgwrite.Writer, first bool) error {
 func (v *view) writeResultsTail(w *bgwrite.Writer, trace *traceSpool) error {
 	s := jsonStream{w: w}
 	s.raw("]},\n" + `"buffer_records":{"kernel_dispatch":[`)
-	if v.opts.KernelTrace && s.err == nil {
-		wrote := false
-		s.err = trace.each(func(d *contract.Dispatch) error {
-			pass, _ := v.replayPass(d)
-			v.line = appendDispatchRecord(append(v.line[:0], ",\n"...), d, pass)
-			return v.element(w, &wrote)
-		})
-	}
+	v.writeDispatchRecords(&s, trace, true)
 	s.raw("]")
 	// The other categories rocprofv3 always writes: the records hold no API calls, copies,
 	// allocations or samples, so each is empty.
 	for _, c := range emptyBufferCategories {
 		s.raw(",\n" + strconv.Quote(c) + ":[]")
 	}
-	s.raw("}}")
+	s.raw(",\n" + strconv.Quote(replayDispatchCategory) + ":[")
+	v.writeDispatchRecords(&s, trace, false)
+	s.raw("]}}")
 	return s.err
+}
+
+// replayDispatchCategory is gorocprof's buffer_records array of the passes after a dispatch's
+// first: rocprofv3's readers count kernel_dispatch as the dispatches (as the rocpd database's
+// rows), so a replayed dispatch is its first pass there and its other passes here.
+const replayDispatchCategory = "gorocprof_replay_kernel_dispatch"
+
+// writeDispatchRecords writes the kernel dispatch records of the first passes (first) or of the
+// others, from the spool, when the kernel trace was asked for.
+func (v *view) writeDispatchRecords(s *jsonStream, trace *traceSpool, first bool) {
+	if !v.opts.KernelTrace || s.err != nil {
+		return
+	}
+	wrote := false
+	s.err = trace.each(func(d *contract.Dispatch, isFirst bool) error {
+		if isFirst != first {
+			return nil
+		}
+		pass, _ := v.replayPass(d)
+		v.line = appendDispatchRecord(append(v.line[:0], ",\n"...), d, pass)
+		return v.element(s.w, &wrote)
+	})
 }
 
 // emptyBufferCategories are buffer_records' arrays after kernel_dispatch, in rocprofv3's order.

@@ -228,7 +228,9 @@ func TestResultsIndexedAsRocprofv3(t *testing.T) {
 		}
 	}
 	records := at(el, "buffer_records", "kernel_dispatch").([]any)
-	for _, r := range append(records, at(el, "callback_records", "counter_collection").([]any)...) {
+	replays := at(el, "buffer_records", "gorocprof_replay_kernel_dispatch").([]any)
+	all := append(append(append([]any{}, records...), replays...), at(el, "callback_records", "counter_collection").([]any)...)
+	for _, r := range all {
 		info, ok := at(r, "dispatch_info").(map[string]any)
 		if !ok {
 			info = at(r, "dispatch_data", "dispatch_info").(map[string]any)
@@ -240,8 +242,17 @@ func TestResultsIndexedAsRocprofv3(t *testing.T) {
 			t.Errorf("kernel_symbols[%d] is kernel %d", id, got)
 		}
 	}
-	if len(records) != 3 {
-		t.Errorf("%d kernel dispatch records, want one per pass (3)", len(records))
+	// kernel_dispatch is the dispatches, as rocprofv3's readers count them (and the rocpd database's
+	// rows): a replayed dispatch's first pass there, its other passes in gorocprof's array.
+	var ids, replayIDs []int
+	for _, r := range records {
+		ids = append(ids, num(at(r, "dispatch_info", "dispatch_id"))*10+num(at(r, "replay_pass")))
+	}
+	for _, r := range replays {
+		replayIDs = append(replayIDs, num(at(r, "dispatch_info", "dispatch_id"))*10+num(at(r, "replay_pass")))
+	}
+	if !slices.Equal(ids, []int{10, 20}) || !slices.Equal(replayIDs, []int{11}) {
+		t.Errorf("kernel_dispatch holds dispatch*10+pass %v, gorocprof_replay_kernel_dispatch %v; want [10 20], [11]", ids, replayIDs)
 	}
 }
 
@@ -285,6 +296,10 @@ func TestKernelDispatchStreamIDs(t *testing.T) {
 	for _, r := range at(el, "buffer_records", "kernel_dispatch").([]any) {
 		got = append(got, num(at(r, "stream_id", "handle")))
 	}
+	for _, r := range at(el, "buffer_records", "gorocprof_replay_kernel_dispatch").([]any) {
+		got = append(got, num(at(r, "stream_id", "handle")))
+	}
+	slices.Sort(got)
 	for _, r := range at(el, "callback_records", "counter_collection").([]any) {
 		counters = append(counters, num(at(r, "stream_id", "handle")))
 	}

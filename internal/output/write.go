@@ -476,7 +476,7 @@ func (v *view) writeLogical(s *documents, l *Dispatch) error {
 			}
 		}
 		if s.trace != nil {
-			if err := s.trace.add(d); err != nil {
+			if err := s.trace.add(d, i == 0); err != nil {
 				return err
 			}
 		}

@@ -162,7 +162,13 @@ func readerFixture(t *testing.T) *records.Process {
 		`{"t":"dispatch","dispatch_id":2,"pass":0,"passes":1,"correlation_id":2,"agent_id":2,"queue_id":2,"stream_id":17,"kernel_id":5,"grid":[64,1,1],"workgroup":[64,1,1],"start":50,"end":60,"counters":[{"name":"SQ_WAVES","values":[2]},{"name":"SQ_INSTS_VALU","values":[8]}]}`,
 		`{"t":"end","fini_time":70,"dispatches":2,"replayed":1,"declined":0}`,
 	}
-	path := filepath.Join(t.TempDir(), "9.ndjson")
+	return processFromLines(t, t.TempDir(), lines)
+}
+
+// processFromLines writes record lines as dir/9.ndjson and reads them back as a process.
+func processFromLines(t *testing.T, dir string, lines []string) *records.Process {
+	t.Helper()
+	path := filepath.Join(dir, "9.ndjson")
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -408,15 +414,7 @@ func TestKernelSymbolsFarIDs(t *testing.T) {
 		`{"t":"end","fini_time":70,"dispatches":0,"replayed":0,"declined":0}`,
 	}
 	dir := t.TempDir()
-	path := filepath.Join(dir, "9.ndjson")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	proc, err := records.ReadProcess(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Write(Options{Dir: dir, File: "p", Formats: []string{"json"}}, proc, nil); err != nil {
+	if _, err := Write(Options{Dir: dir, File: "p", Formats: []string{"json"}}, processFromLines(t, dir, lines), nil); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "p_results.json"))

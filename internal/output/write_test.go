@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
-	"github.com/gorocprof/gorocprof/internal/records"
 )
 
 func TestWriteRejectsUnknownFormat(t *testing.T) {
@@ -152,14 +151,7 @@ func TestAgentIDsJoin(t *testing.T) {
 		`{"t":"dispatch","dispatch_id":2,"pass":0,"passes":1,"correlation_id":2,"agent_id":2,"queue_id":1,"kernel_id":2,"grid":[64,1,1],"workgroup":[64,1,1],"start":30,"end":40,"counters":[{"name":"SQ_WAVES","values":[1]},{"name":"SQ_INSTS_VALU","values":[4]}]}`,
 		`{"t":"end","fini_time":50,"dispatches":2,"replayed":0,"declined":0}`,
 	}
-	path := filepath.Join(dir, "9.ndjson")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	proc, err := records.ReadProcess(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	proc := processFromLines(t, dir, lines)
 	column := func(file, name string) []string {
 		b, err := os.ReadFile(filepath.Join(dir, "out_"+file))
 		if err != nil {

@@ -186,7 +186,13 @@ func readerElement(t *testing.T, opts Options) map[string]any {
 	if _, err := Write(opts, readerFixture(t), fakeCounters{}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(opts.Dir, "p_results.json"))
+	return readResultsElement(t, filepath.Join(opts.Dir, "p_results.json"))
+}
+
+// readResultsElement reads a results.json of one process and returns its element.
+func readResultsElement(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,5 +439,51 @@ func TestKernelSymbolsFarIDs(t *testing.T) {
 	}
 	if s := doc.Elements[0].Symbols; len(s) != 1 || s[0].ID != 100000 {
 		t.Errorf("kernel_symbols %v, want the one kernel", s)
+	}
+}
+
+// TestCPUAgentListed: a CPU agent of the records (the rocm backend lists the SDK's, unprofiled:
+// index -1) is listed as rocprofv3 lists it: first in agent_info.csv (by node id) as a CPU, and in
+// results.json with type 1 and gpu_index -1; the GPU's dispatches and counters are as without it.
+func TestCPUAgentListed(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{
+		`{"t":"header","version":1,"pid":9,"ppid":1,"backend":"rocm","hostname":"h","init_time":1,"cmdline":["./app"]}`,
+		`{"t":"agent","id":1,"index":0,"name":"gfx942","vendor":"AMD","type":"GPU","props":{"node_id":1,"logical_node_id":1}}`,
+		`{"t":"agent","id":0,"index":-1,"name":"EPYC","vendor":"CPU","type":"CPU","props":{"node_id":0,"logical_node_id":0,"logical_node_type_id":0,"cpu_cores_count":96}}`,
+		`{"t":"kernel","kernel_id":1,"name":"_Z1av","demangled":"a()","truncated":"a","agent_id":1}`,
+		`{"t":"dispatch","dispatch_id":1,"pass":0,"passes":1,"correlation_id":1,"agent_id":1,"queue_id":1,"kernel_id":1,"grid":[64,1,1],"workgroup":[64,1,1],"start":10,"end":20,"counters":[{"name":"SQ_WAVES","values":[1]},{"name":"SQ_INSTS_VALU","values":[4]}]}`,
+		`{"t":"end","fini_time":70,"dispatches":1,"replayed":0,"declined":0}`,
+	}
+	if _, err := Write(Options{Dir: dir, File: "p", Formats: []string{"json", "csv"}, KernelTrace: true, AgentIndex: "type-relative"},
+		processFromLines(t, dir, lines), fakeCounters{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "p_agent_info.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("agent_info.csv: %d rows, %v", len(rows), err)
+	}
+	typ, cores := slices.Index(rows[0], "Agent_Type"), slices.Index(rows[0], "Cpu_Cores_Count")
+	if rows[1][typ] != "CPU" || rows[1][cores] != "96" || rows[2][typ] != "GPU" {
+		t.Errorf("agent_info.csv rows %v, want the CPU (96 cores) before the GPU", rows[1:])
+	}
+	el := readResultsElement(t, filepath.Join(dir, "p_results.json"))
+	for _, a := range el["agents"].([]any) {
+		if at(a, "name") == "EPYC" && (num(at(a, "type")) != 1 || num(at(a, "gpu_index")) != -1) {
+			t.Errorf("CPU agent object: type %v, gpu_index %v; want 1, -1", at(a, "type"), at(a, "gpu_index"))
+		}
+	}
+	for _, c := range el["counters"].([]any) {
+		if num(at(c, "agent_id", "handle")) != 1 {
+			t.Errorf("a counter of agent %v, want the GPU's only", at(c, "agent_id", "handle"))
+		}
+	}
+	kt, err := os.ReadFile(filepath.Join(dir, "p_kernel_trace.csv"))
+	if err != nil || !strings.Contains(string(kt), `"KERNEL_DISPATCH","GPU 0",`) {
+		t.Errorf("kernel_trace.csv: %s, %v; want the dispatch on GPU 0", kt, err)
 	}
 }

@@ -392,14 +392,7 @@ func TestSMAgentSIMDFields(t *testing.T) {
 	if _, err := Write(Options{Dir: dir, File: "p", Formats: []string{"csv"}}, readerFixture(t), fakeCounters{}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "p_agent_info.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil || len(rows) != 3 {
-		t.Fatalf("agent_info.csv: %d rows, %v", len(rows), err)
-	}
+	rows := agentInfoRows(t, dir, 3)
 	want := map[string][2]string{"Simd_Count": {"1216", "132"}, "Simd_Per_Cu": {"4", "1"},
 		"Max_Waves_Per_Simd": {"8", "64"}, "Max_Waves_Per_Cu": {"0", "64"}}
 	for col, w := range want {
@@ -459,14 +452,7 @@ func TestCPUAgentListed(t *testing.T) {
 		processFromLines(t, dir, lines), fakeCounters{}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "p_agent_info.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil || len(rows) != 3 {
-		t.Fatalf("agent_info.csv: %d rows, %v", len(rows), err)
-	}
+	rows := agentInfoRows(t, dir, 3)
 	typ, cores := slices.Index(rows[0], "Agent_Type"), slices.Index(rows[0], "Cpu_Cores_Count")
 	if rows[1][typ] != "CPU" || rows[1][cores] != "96" || rows[2][typ] != "GPU" {
 		t.Errorf("agent_info.csv rows %v, want the CPU (96 cores) before the GPU", rows[1:])
@@ -486,4 +472,18 @@ func TestCPUAgentListed(t *testing.T) {
 	if err != nil || !strings.Contains(string(kt), `"KERNEL_DISPATCH","GPU 0",`) {
 		t.Errorf("kernel_trace.csv: %s, %v; want the dispatch on GPU 0", kt, err)
 	}
+}
+
+// agentInfoRows reads dir/p_agent_info.csv, which must have n lines, its header included.
+func agentInfoRows(t *testing.T, dir string, n int) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "p_agent_info.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil || len(rows) != n {
+		t.Fatalf("agent_info.csv: %d rows, %v", len(rows), err)
+	}
+	return rows
 }

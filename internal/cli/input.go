@@ -195,7 +195,7 @@ func parseTextJobs(data []byte) ([]map[string]any, error) {
 var jobKeys = map[string]bool{
 	optPMC: true, optPMCGroups: true, optGroupInterval: true, optExtraCounters: true, optReplayMode: true, optReplayBeta: true, optKernelTrace: true, optStats: true,
 	optOutputDir: true, optOutputFile: true, optOutputFormat: true, optIncludeRegex: true,
-	optExcludeRegex: true, optIterationRange: true, optTruncate: true, optMangled: true,
+	optExcludeRegex: true, optIterationRange: true, optTruncate: true, optMangled: true, optAgentIndex: true,
 	optLogLevel: true, optCacheControl: true, optGraphProfiling: true, optBackend: true, optROCmRoot: true, optQuiet: true, optDryRun: true, optAllowDiverge: true,
 	optMPIRanks: true, optMPIRankVar: true, optMPISizeVar: true,
 	optATT: true, optSPM: true, optPCBeta: true, optPCUnit: true, optPCMethod: true, optPCInterval: true,

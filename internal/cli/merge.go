@@ -21,6 +21,7 @@ type MergeOptions struct {
 	Quiet      bool
 	Truncate   bool
 	Mangled    bool
+	AgentIndex string
 	Summary    SummaryOptions
 }
 
@@ -65,6 +66,7 @@ need inputs with the kernel trace.`,
 	}
 	optional(&opts.Truncate, optTruncate, "T", "truncate kernel names (drop template and argument lists)")
 	optional(&opts.Mangled, optMangled, "M", "keep kernel names mangled")
+	fs.Var(choiceValue{&opts.AgentIndex, agentIndexes}, optAgentIndex, "how the CSV files and the trace number agents: absolute, relative or type-relative, as in a run (default \"relative\")")
 	addSummaryFlags(fs, &opts.Summary, optional)
 	return cmd
 }
@@ -106,7 +108,7 @@ func runMerge(ctx context.Context, f *Factory, o *MergeOptions) error {
 	ctx, release := replay.CatchInterrupts(ctx)
 	defer release()
 	_, err := merge.Run(ctx, merge.Request{Inputs: o.Inputs, OutputDir: o.OutputDir, OutputFile: o.OutputFile,
-		Formats: formats, Stats: o.Stats, Quiet: o.Quiet, Truncate: o.Truncate, Mangled: o.Mangled,
+		Formats: formats, Stats: o.Stats, Quiet: o.Quiet, Truncate: o.Truncate, Mangled: o.Mangled, AgentIndex: o.AgentIndex,
 		Summary: summaryRequest(o.Summary), SummaryTo: o.Summary.OutputFile, Stdout: f.IO.Out, Stderr: f.IO.ErrOut})
 	return err
 }

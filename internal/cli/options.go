@@ -1,6 +1,9 @@
 package cli
 
-import "github.com/gorocprof/gorocprof/internal/backend"
+import (
+	"github.com/gorocprof/gorocprof/internal/backend"
+	"github.com/gorocprof/gorocprof/internal/output"
+)
 
 // ProfileOptions is one profiling run as the user asked for it, after flags, GOROCPROF_* environment,
 // the input-file job and the defaults have been layered (in that order of precedence). Validate turns
@@ -25,6 +28,7 @@ type ProfileOptions struct {
 	IterationRange   string
 	Truncate         bool
 	Mangled          bool
+	AgentIndex       string // --agent-index: how the CSV files and the trace number agents
 	LogLevel         string
 	CacheControl     string // CUDA: all (flush caches before every pass, as ncu) or none
 	GraphProfiling   string // CUDA: node (each kernel node of a graph launch a dispatch, as ncu) or graph
@@ -74,6 +78,7 @@ const (
 	optIterationRange = "kernel-iteration-range"
 	optTruncate       = "truncate-kernels"
 	optMangled        = "mangled-kernels"
+	optAgentIndex     = "agent-index"
 	optLogLevel       = "log-level"
 	optCacheControl   = "cache-control"
 	optGraphProfiling = "graph-profiling"
@@ -117,6 +122,7 @@ var defaultFormats = []string{"json", "csv"}
 var (
 	replayModes   = []string{"kernel", "application"}
 	logLevels     = []string{"error", "warning", "info", "trace"}
+	agentIndexes  = output.AgentIndexes
 	cacheControls = []string{"all", "none"}
 	graphModes    = backend.GraphProfilingModes
 	backends      = backend.Names

@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/perfetto"
@@ -17,10 +16,9 @@ import (
 //     its track, name, dispatch id and pass, '|'-joined, and its pmc_group after a fifth '|' when
 //     it has one (a rotation run's);
 //   - `pftrace-vs-csv TRACE CSV` checks that the trace has exactly the passes of a
-//     kernel_trace.csv, in its order: dispatch id, queue, kernel name (less the pass), start and end.
-
-// passSuffix is what a replayed pass's slice adds to the kernel name.
-var passSuffix = regexp.MustCompile(` \[pass [0-9]+/[0-9]+\]$`)
+//     kernel_trace.csv, in its order: dispatch id, queue, kernel name (the slice's name, whatever the
+//     pass), start and end, a dispatch's first row in rocprofv3's category kernel_dispatch and its
+//     later ones (the replay passes) in kernel_dispatch_replay.
 
 func readTrace(ts *testscript.TestScript, path string) *perfetto.Decoded {
 	data, err := os.ReadFile(ts.MkAbs(path))
@@ -80,13 +78,18 @@ func pftraceVsCSVCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if len(rows) != len(tr.Slices) {
 		ts.Fatalf("%d slices in %s, %d rows in %s", len(tr.Slices), args[0], len(rows), args[1])
 	}
+	seen := map[string]bool{}
 	for i, r := range rows {
 		s := tr.Slices[i]
+		category := "kernel_dispatch_replay"
+		if !seen[r[col["Dispatch_Id"]]] {
+			seen[r[col["Dispatch_Id"]]] = true
+			category = "kernel_dispatch"
+		}
 		id, _ := s.Arg("dispatch_id")
-		name := passSuffix.ReplaceAllString(s.Name, "")
-		got := strings.Join([]string{id, names[s.Track], name,
+		got := strings.Join([]string{s.Category, id, names[s.Track], s.Name,
 			fmt.Sprint(s.Start), fmt.Sprint(s.End)}, "|")
-		want := strings.Join([]string{r[col["Dispatch_Id"]], "queue " + r[col["Queue_Id"]], r[col["Kernel_Name"]],
+		want := strings.Join([]string{category, r[col["Dispatch_Id"]], "queue " + r[col["Queue_Id"]], r[col["Kernel_Name"]],
 			r[col["Start_Timestamp"]], r[col["End_Timestamp"]]}, "|")
 		if got != want {
 			ts.Fatalf("slice %d: %s, row %d of %s: %s", i, got, i+1, args[1], want)

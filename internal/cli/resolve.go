@@ -62,6 +62,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.str(optIterationRange, &o.IterationRange)
 	r.boolean(optTruncate, &o.Truncate)
 	r.boolean(optMangled, &o.Mangled)
+	r.str(optAgentIndex, &o.AgentIndex)
 	r.str(optLogLevel, &o.LogLevel)
 	r.str(optBackend, &o.Backend)
 	r.str(optROCmRoot, &o.ROCmRoot)
@@ -272,6 +273,7 @@ var envChecks = map[string]envCheck{
 	optBackend:        func(s string) error { return checkChoice(s, backends) },
 	optReplayMode:     func(s string) error { return checkChoice(s, replayModes) },
 	optLogLevel:       func(s string) error { return checkChoice(s, logLevels) },
+	optAgentIndex:     func(s string) error { return checkChoice(s, agentIndexes) },
 	optOutputFormat:   checkEnvFormats,
 	optIncludeRegex:   checkRegex,
 	optExcludeRegex:   checkRegex,

@@ -15,7 +15,7 @@ import (
 // The testscript commands that read a rocpd database (no sqlite3 CLI needed):
 //   - `rocpd DB SQL` prints every row of the query, columns joined by '|', for stdout checks;
 //   - `rocpd-matches-csv DB CSV` checks a database against a counter_collection.csv (dispatch,
-//     agent, kernel, counter, value): gorocprof_pass_counters holds exactly its rows, one per pass,
+//     agent (its node id: the CSV written with --agent-index absolute), kernel, counter, value): gorocprof_pass_counters holds exactly its rows, one per pass,
 //     and counters_collection, as upstream's view reads it, the first of them for each dispatch and
 //     counter (one pass's value, never a sum of passes).
 

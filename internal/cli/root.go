@@ -124,6 +124,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	fs.StringVar(&o.IterationRange, optIterationRange, "", "iterations of each kernel to profile, counted from 1, e.g. \"[1, 3, [5-8]]\"")
 	optional(&o.Truncate, optTruncate, "T", "truncate kernel names (drop template and argument lists)")
 	optional(&o.Mangled, optMangled, "M", "keep kernel names mangled")
+	fs.Var(choiceValue{&o.AgentIndex, agentIndexes}, optAgentIndex, "how the CSV files and the trace number agents: absolute (node id), relative (logical node id) or type-relative (GPU 0, GPU 1) (default \"relative\")")
 	fs.Var(choiceValue{&o.LogLevel, logLevels}, optLogLevel, "what the tool prints: error, warning, info or trace (default \"warning\")")
 	fs.Var(choiceValue{&o.CacheControl, cacheControls}, optCacheControl, "CUDA: flush the L2 before every replay pass, as ncu does (all), or not (none) (default \"all\")")
 	fs.Var(choiceValue{&o.GraphProfiling, graphModes}, optGraphProfiling, "CUDA: profile each kernel node of a graph launch as a dispatch (node), or each graph launch as one (graph) (default \"node\")")

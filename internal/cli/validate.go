@@ -129,6 +129,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		Formats:         formats,
 		Mangled:         o.Mangled,
 		Truncate:        o.Truncate,
+		AgentIndex:      o.AgentIndex,
 		Quiet:           o.Quiet,
 		LogLevel:        o.LogLevel,
 		CacheControl:    o.CacheControl,
@@ -183,6 +184,11 @@ func checkSettings(o ProfileOptions) []string {
 	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
 	if err := checkChoice(o.LogLevel, logLevels); err != nil {
 		add("--log-level: %v", err)
+	}
+	if o.AgentIndex != "" { // relative
+		if err := checkChoice(o.AgentIndex, agentIndexes); err != nil {
+			add("--agent-index: %v", err)
+		}
 	}
 	if err := checkChoice(o.CacheControl, cacheControls); err != nil {
 		add("--cache-control: %v", err)

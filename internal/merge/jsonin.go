@@ -18,9 +18,10 @@ import (
 // pass order) and joins them into the passes of the records.
 
 // jsonSource is where one element's record arrays begin in its file: the offset just after the
-// key "counter_collection" or "kernel_dispatch"; -1 when the element has none.
+// key "counter_collection", "kernel_dispatch" or "gorocprof_replay_kernel_dispatch" (the passes
+// after a dispatch's first); -1 when the element has none.
 type jsonSource struct {
-	countersAt, traceAt int64
+	countersAt, traceAt, replaysAt int64
 }
 
 type handleJSON struct {
@@ -105,12 +106,13 @@ func notResults(err error) error {
 // gorocprof writes it.
 func scanElement(dec *json.Decoder, path string) (*head, error) {
 	h := &head{input: path, counters: map[uint64]inCounter{}}
-	src := &jsonSource{countersAt: -1, traceAt: -1}
+	src := &jsonSource{countersAt: -1, traceAt: -1, replaysAt: -1}
 	h.src = src
 	if err := expectDelim(dec, '{'); err != nil {
 		return nil, err
 	}
 	var md *metadata
+	var cfg configObject
 	var cobjs []counterObject
 	var strs stringsObject
 	var kernels, agents []json.RawMessage
@@ -123,8 +125,14 @@ func scanElement(dec *json.Decoder, path string) (*head, error) {
 		var derr error
 		switch key {
 		case "metadata":
-			md = &metadata{}
-			derr = dec.Decode(md)
+			var raw json.RawMessage
+			if derr = dec.Decode(&raw); derr == nil {
+				md = &metadata{}
+				derr = json.Unmarshal(raw, md)
+			}
+			if derr == nil {
+				derr = json.Unmarshal(raw, &cfg)
+			}
 		case "agents":
 			derr = dec.Decode(&agents)
 		case "counters":
@@ -139,7 +147,7 @@ func scanElement(dec *json.Decoder, path string) (*head, error) {
 				if md == nil {
 					return nil, errors.New(`"metadata" must come before the records`)
 				}
-				if err := h.fill(md, agents, kernels, cobjs, strs); err != nil {
+				if err := h.fill(md, cfg, agents, kernels, cobjs, strs); err != nil {
 					return nil, err
 				}
 			}
@@ -158,21 +166,34 @@ func scanElement(dec *json.Decoder, path string) (*head, error) {
 		if md == nil {
 			return nil, errors.New(`no "metadata"`)
 		}
-		if err := h.fill(md, agents, kernels, cobjs, strs); err != nil {
+		if err := h.fill(md, cfg, agents, kernels, cobjs, strs); err != nil {
 			return nil, err
 		}
 	}
 	return h, nil
 }
 
-// fill sets the head from the element's objects.
-func (h *head) fill(md *metadata, agents, kernels []json.RawMessage, cobjs []counterObject, strs stringsObject) error {
+// configObject is what merge reads of metadata.config: whether the run traced its kernels.
+type configObject struct {
+	Config struct {
+		KernelTrace *bool `json:"kernel_trace"`
+	} `json:"config"`
+}
+
+// fill sets the head from the element's objects. A file of rocprofv3's layout says in its config
+// whether the kernels were traced (strings.buffer_records names every kind there); one written
+// before the config was lists the kernel dispatch kind only when it traced them.
+func (h *head) fill(md *metadata, cfg configObject, agents, kernels []json.RawMessage, cobjs []counterObject, strs stringsObject) error {
 	if err := md.apply(h); err != nil {
 		return err
 	}
-	for _, b := range strs.BufferRecords {
-		if b.Kind == "KERNEL_DISPATCH" {
-			h.kernelTrace = true
+	if kt := cfg.Config.KernelTrace; kt != nil {
+		h.kernelTrace = *kt
+	} else {
+		for _, b := range strs.BufferRecords {
+			if b.Kind == "KERNEL_DISPATCH" {
+				h.kernelTrace = true
+			}
 		}
 	}
 	for i, raw := range agents {
@@ -186,6 +207,9 @@ func (h *head) fill(md *metadata, agents, kernels []json.RawMessage, cobjs []cou
 		k, err := output.KernelFromSymbol(raw)
 		if err != nil {
 			return fmt.Errorf("kernel_symbols[%d]: %w", i, err)
+		}
+		if k.KernelID == 0 && k.Name == "" {
+			continue // the empty entry of a kernel id without a symbol, as kernel_symbols is indexed by id
 		}
 		h.kernels = append(h.kernels, k)
 	}
@@ -211,8 +235,12 @@ func (h *head) fill(md *metadata, agents, kernels []json.RawMessage, cobjs []cou
 	return nil
 }
 
-// scanRecords notes where the record array of callback_records.counter_collection or
-// buffer_records.kernel_dispatch begins and skips every array of the object.
+// replayArray is the buffer_records array of the passes after a dispatch's first (output's
+// gorocprof_replay_kernel_dispatch); files written before it have every pass in kernel_dispatch.
+const replayArray = "gorocprof_replay_kernel_dispatch"
+
+// scanRecords notes where the record arrays of callback_records.counter_collection and
+// buffer_records.kernel_dispatch and its replays begin and skips every array of the object.
 func scanRecords(dec *json.Decoder, key string, src *jsonSource) error {
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
@@ -227,6 +255,8 @@ func scanRecords(dec *json.Decoder, key string, src *jsonSource) error {
 			src.countersAt = dec.InputOffset()
 		case key == "buffer_records" && sub == "kernel_dispatch":
 			src.traceAt = dec.InputOffset()
+		case key == "buffer_records" && sub == replayArray:
+			src.replaysAt = dec.InputOffset()
 		}
 		if err := skipValue(dec); err != nil {
 			return fmt.Errorf("%q: %w", sub, err)

@@ -172,11 +172,18 @@ func (src *jsonSource) each(h *head, fn func(d *contract.Dispatch) error) error 
 		return err
 	}
 	defer cs.close()
-	ts, err := openArray(h.input, src.traceAt, h, "buffer_records.kernel_dispatch")
+	first, err := openArray(h.input, src.traceAt, h, "buffer_records.kernel_dispatch")
 	if err != nil {
 		return err
 	}
-	defer ts.close()
+	defer first.close()
+	replays, err := openArray(h.input, src.replaysAt, h, "buffer_records."+replayArray)
+	if err != nil {
+		return err
+	}
+	defer replays.close()
+	ts := &mergedCursor{a: first, b: replays}
+	ts.pick()
 	// Under rotation a dispatch is one pass, which its counter record names by its group and its
 	// kernel dispatch record as pass 0: the two are joined by dispatch id.
 	order := before
@@ -209,7 +216,31 @@ func (src *jsonSource) each(h *head, fn func(d *contract.Dispatch) error) error 
 	return g.flush()
 }
 
-// before orders passes as both arrays hold them: by dispatch id, then pass.
+// mergedCursor walks the kernel dispatch records of both arrays (the first passes, the others) as one
+// array in (dispatch id, pass) order, which each holds them in.
+type mergedCursor struct {
+	a, b *arrayCursor
+	cur  *contract.Dispatch
+	from *arrayCursor // the array cur came from
+}
+
+func (m *mergedCursor) pick() {
+	m.from = m.a
+	if m.a.cur == nil || (m.b.cur != nil && before(m.b.cur, m.a.cur)) {
+		m.from = m.b
+	}
+	m.cur = m.from.cur
+}
+
+func (m *mergedCursor) next() error {
+	if err := m.from.next(); err != nil {
+		return err
+	}
+	m.pick()
+	return nil
+}
+
+// before orders passes as the arrays hold them: by dispatch id, then pass.
 func before(a, b *contract.Dispatch) bool {
 	if a.DispatchID != b.DispatchID {
 		return a.DispatchID < b.DispatchID

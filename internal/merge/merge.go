@@ -29,6 +29,7 @@ type Request struct {
 	Quiet      bool     // no summary
 	Truncate   bool     // -T: kernel names without template and argument lists
 	Mangled    bool     // -M: kernel names as mangled
+	AgentIndex string   // --agent-index; empty is relative
 	// Summary: rocprofv3's summaries of every merged process (-S, -D, --summary-groups, -u), which
 	// need inputs with the kernel trace, and where they go (SummaryTo: stderr, stdout or a file
 	// name, as --summary-output-file); nil for none.
@@ -60,7 +61,7 @@ func Run(ctx context.Context, req Request) ([]string, error) {
 		return nil, err
 	}
 	files := output.NewFiles(ctx, output.Options{Dir: req.OutputDir, File: req.OutputFile, Formats: req.Formats,
-		KernelTrace: trace, Stats: req.Stats, Summary: sum, Truncate: req.Truncate, Mangled: req.Mangled,
+		KernelTrace: trace, Stats: req.Stats, Summary: sum, Truncate: req.Truncate, Mangled: req.Mangled, AgentIndex: req.AgentIndex,
 		SeveralHosts: severalHosts(heads)})
 	var summary *output.SummarySink
 	if !req.Quiet {

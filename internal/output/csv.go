@@ -48,7 +48,7 @@ func (v *view) writeCounterRows(w *bgwrite.Writer, d *contract.Dispatch, k kerne
 	grid := int64(d.Grid[0]) * int64(d.Grid[1]) * int64(d.Grid[2])
 	wg := int64(d.Workgroup[0]) * int64(d.Workgroup[1]) * int64(d.Workgroup[2])
 	// Everything up to the counter name is the same on every row of the pass.
-	head := row(v.line[:0]).unum(d.CorrelationID).unum(d.DispatchID).unum(v.csvAgentID(d.AgentID)).unum(d.QueueID).
+	head := row(v.line[:0]).unum(d.CorrelationID).unum(d.DispatchID).quoted(v.csvAgentLabel(d.AgentID)).unum(d.QueueID).
 		num(v.proc.Header.PID).unum(d.ThreadID).num(grid).unum(d.KernelID).quoted(k.quoted).num(wg).
 		num(d.LDS).num(d.Scratch).num(k.k.VGPR).num(k.k.AccumVGPR).num(k.k.SGPR)
 	n := len(head)
@@ -63,7 +63,7 @@ func (v *view) writeCounterRows(w *bgwrite.Writer, d *contract.Dispatch, k kerne
 // writeKernelTraceRow writes one row per executed pass: under kernel replay every pass is a real
 // execution with its own timestamps, which is what the kernel trace reports.
 func (v *view) writeKernelTraceRow(w *bgwrite.Writer, d *contract.Dispatch, k kernelText) {
-	line := row(v.line[:0]).text("KERNEL_DISPATCH").unum(v.csvAgentID(d.AgentID)).unum(d.QueueID).unum(d.StreamID).
+	line := row(v.line[:0]).text("KERNEL_DISPATCH").quoted(v.csvAgentLabel(d.AgentID)).unum(d.QueueID).unum(d.StreamID).
 		unum(d.ThreadID).unum(d.DispatchID).unum(d.KernelID).quoted(k.quoted).unum(d.CorrelationID).
 		num(d.Start).num(d.End).num(d.LDS).num(d.Scratch).num(k.k.VGPR).num(k.k.AccumVGPR).num(k.k.SGPR).
 		unum(uint64(d.Workgroup[0])).unum(uint64(d.Workgroup[1])).unum(uint64(d.Workgroup[2])).

@@ -11,8 +11,10 @@ import (
 
 // pftraceSink writes the processes of one prefix as a Perfetto trace (-f pftrace): a process track
 // each, below it a track per agent and below that a track per queue, with one slice per pass of
-// every dispatch, named with its pass when the dispatch was replayed, and the pass's counters
-// (summed over instances, as the CSV files have them) and launch as its arguments. Under rotation
+// every dispatch, the first in rocprofv3's category kernel_dispatch and the others in
+// kernel_dispatch_replay, named with its kernel, and the pass
+// (replay_pass), its counters (summed over instances, as the CSV files have them) and launch as its
+// arguments; below the agent's track a counter track per counter with each pass's value. Under rotation
 // nothing is replayed: a dispatch is one slice, its group the argument pmc_group. Under
 // SeveralHosts every host is a machine of the trace, its processes on it.
 type pftraceSink struct {
@@ -27,11 +29,22 @@ type pftraceSink struct {
 	cs       []perfetto.Arg
 }
 
-// agentTrack is an agent's track and its queues' tracks, by queue id.
+// agentTrack is an agent's track, its queues' tracks by queue id and its counter tracks by counter
+// name.
 type agentTrack struct {
-	track  perfetto.Track
-	queues map[uint64]*queueTrack
+	track    perfetto.Track
+	label    string // the agent as the track names give it: "Agent [1]"
+	queues   map[uint64]*queueTrack
+	counters map[string]perfetto.Track
 }
+
+// kernelCategory is the category of a dispatch's first pass's slice, rocprofv3's: its reader counts
+// those slices as the dispatches (as results.json's kernel_dispatch and the rocpd database's rows).
+// replayCategory is gorocprof's, of the passes after the first.
+const (
+	kernelCategory = "kernel_dispatch"
+	replayCategory = "kernel_dispatch_replay"
+)
 
 // queueTrack is a queue's lanes: a track for its first slice, and another for each slice that
 // began before the last slice of every earlier lane had ended (concurrent dispatches of one queue,
@@ -107,17 +120,49 @@ func (s *pftraceSink) Dispatch(d *Dispatch) error {
 		if group >= 0 {
 			passes = 1 // a rotated dispatch's pass is its group, not a replay
 		}
+		// One name per kernel, whatever the pass: the pass is an argument.
 		name := KernelName(s.p.Kernels[r.KernelID], s.opts.Mangled, s.opts.Truncate)
-		if passes > 1 {
-			name += " [pass " + strconv.Itoa(index+1) + "/" + strconv.Itoa(passes) + "]"
-		}
 		args, end := s.passArgs(pass, index, passes, group), r.End
 		if end < r.Start {
 			// A clock that went back: the slice shows the start, and the end as recorded.
 			args, end = append(args, perfetto.Int("recorded_end", r.End)), r.Start
 		}
-		if err := s.w.Slice(t, name, r.Start, end, args); err != nil {
+		category := kernelCategory
+		if i > 0 {
+			category = replayCategory
+		}
+		if err := s.w.Slice(t, category, name, r.Start, end, args); err != nil {
 			return fmt.Errorf("dispatch %d pass %d: %w", r.DispatchID, r.Pass, err)
+		}
+		if err := s.count(pass, r.Start, end); err != nil {
+			return fmt.Errorf("dispatch %d pass %d: %w", r.DispatchID, r.Pass, err)
+		}
+	}
+	return nil
+}
+
+// count writes the pass's counters on its agent's counter tracks, one per counter ("Agent [1] PMC
+// SQ_WAVES", as rocprofv3 names them): the value (summed over instances, as in the CSV files) from
+// the pass's start, 0 from its end.
+func (s *pftraceSink) count(pass *Pass, start, end int64) error {
+	a := s.agents[pass.Record.AgentID]
+	for _, c := range pass.Counters {
+		if c.ID == 0 {
+			continue
+		}
+		t, ok := a.counters[c.Name]
+		if !ok {
+			var err error
+			if t, err = s.w.Counter(a.track, a.label+" PMC "+c.Name); err != nil {
+				return err
+			}
+			a.counters[c.Name] = t
+		}
+		if err := s.w.Count(t, start, sum(c.Values)); err != nil {
+			return err
+		}
+		if err := s.w.Count(t, end, 0); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -173,14 +218,16 @@ func (s *pftraceSink) lane(pass *Pass) (perfetto.Track, error) {
 	a := s.agents[r.AgentID]
 	if a == nil {
 		name, rank := "agent "+strconv.FormatUint(r.AgentID, 10), int32(len(s.p.Agents))
+		label := "Agent [" + strconv.FormatUint(r.AgentID, 10) + "]"
 		if ag := pass.Agent; ag != nil {
 			name, rank = agentTrackName(ag), int32(ag.Index)
+			label = agentIndexLabel(*ag, s.opts.AgentIndex, " [") + "]"
 		}
 		t, err := s.w.Child(s.proc, name, rank)
 		if err != nil {
 			return t, err
 		}
-		a = &agentTrack{track: t, queues: map[uint64]*queueTrack{}}
+		a = &agentTrack{track: t, label: label, queues: map[uint64]*queueTrack{}, counters: map[string]perfetto.Track{}}
 		s.agents[r.AgentID] = a
 	}
 	q := a.queues[r.QueueID]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,16 +50,22 @@ func dumpTrace(tr *perfetto.Decoded) string {
 		}
 		depth[tk.UUID] = d
 		fmt.Fprintf(&b, "%strack %d %q rank %d", strings.Repeat("  ", d), tk.UUID, tk.Name, tk.Rank)
+		if tk.Counter {
+			b.WriteString(" counter")
+		}
 		if tk.PID != 0 {
 			fmt.Fprintf(&b, " pid %d cmdline %q", tk.PID, tk.Cmdline)
 		}
 		b.WriteByte('\n')
 	}
 	for _, s := range tr.Slices {
-		fmt.Fprintf(&b, "slice track %d %q %d..%d\n", s.Track, s.Name, s.Start, s.End)
+		fmt.Fprintf(&b, "slice track %d [%s] %q %d..%d\n", s.Track, s.Category, s.Name, s.Start, s.End)
 		for _, a := range s.Args {
 			fmt.Fprintf(&b, "  %s = %s\n", a.Key, a.Value)
 		}
+	}
+	for _, c := range tr.Counts {
+		fmt.Fprintf(&b, "count track %d %d = %g\n", c.Track, c.Time, c.Value)
 	}
 	return b.String()
 }
@@ -77,7 +84,9 @@ func TestPftraceGolden(t *testing.T) {
 }
 
 // TestPftraceSlices checks every slice of the fixture's trace against its record: one slice per
-// pass, in dispatch and pass order, named with the kernel as -M or -T asks and with its pass, on its agent's queue track, from the
+// pass, in dispatch and pass order, the dispatch's first pass in rocprofv3's category kernel_dispatch
+// and the others in kernel_dispatch_replay, named with the kernel as -M or -T asks whatever its pass
+// (an argument), on its agent's queue track, from the
 // record's start to its end, with its launch and the pass's requested counters (summed over
 // instances, as counter_collection.csv has them) as arguments.
 func TestPftraceSlices(t *testing.T) {
@@ -113,10 +122,10 @@ func checkSlices(t *testing.T, mangled, truncate bool) {
 			if truncate {
 				name = k.Truncated
 			}
-			if r.Passes > 1 {
-				name += fmt.Sprintf(" [pass %d/%d]", r.Pass+1, r.Passes)
-			}
 			queue := tracks[s.Track]
+			if want := map[bool]string{true: "kernel_dispatch", false: "kernel_dispatch_replay"}[r == l.Passes[0]]; s.Category != want {
+				return fmt.Errorf("dispatch %d pass %d: slice category %q, want %s", r.DispatchID, r.Pass, s.Category, want)
+			}
 			agent := tracks[queue.Parent]
 			if s.Name != name || s.Start != r.Start || s.End != r.End || queue.Name != "queue "+strconv.FormatUint(r.QueueID, 10) ||
 				agent.Name != agentName[r.AgentID] || tracks[agent.Parent].PID != int32(proc.Header.PID) {
@@ -151,6 +160,57 @@ func checkSlices(t *testing.T, mangled, truncate bool) {
 	}
 	if n != len(tr.Slices) || n == 0 {
 		t.Fatalf("%d slices, want one per pass: %d", len(tr.Slices), n)
+	}
+}
+
+// TestPftraceCounterTracks: each agent has a counter track per requested counter, named as
+// rocprofv3 names it ("Agent [<logical node id>] PMC <counter>"), below the agent's track, holding
+// each pass's value (summed over instances) from the pass's start and 0 from its end.
+func TestPftraceCounterTracks(t *testing.T) {
+	proc := readFixture(t, "4242.ndjson")
+	_, tr := writeTrace(t, Options{File: "4242"}, []*records.Process{proc}, fakeCounters{})
+	byName := map[string]perfetto.DecodedTrack{}
+	for _, tk := range tr.Tracks {
+		if tk.Counter {
+			if _, dup := byName[tk.Name]; dup {
+				t.Errorf("counter track %q declared twice", tk.Name)
+			}
+			byName[tk.Name] = tk
+		}
+	}
+	agents := map[uint64]contract.Agent{}
+	for _, a := range proc.Agents {
+		agents[a.ID] = a
+	}
+	want := map[uint64][]perfetto.DecodedCount{} // by track
+	err := proc.EachLogical(func(l records.Logical) error {
+		for _, r := range l.Passes {
+			a := agents[r.AgentID]
+			for name, v := range wantCounters(r) {
+				tk, ok := byName[fmt.Sprintf("Agent [%d] PMC %s", a.Props["logical_node_id"], name)]
+				if !ok {
+					return fmt.Errorf("dispatch %d: no counter track %q of agent %d", r.DispatchID, name, a.Props["logical_node_id"])
+				}
+				want[tk.UUID] = append(want[tk.UUID], perfetto.DecodedCount{Track: tk.UUID, Time: r.Start, Value: v},
+					perfetto.DecodedCount{Track: tk.UUID, Time: r.End, Value: 0})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[uint64][]perfetto.DecodedCount{}
+	for _, c := range tr.Counts {
+		got[c.Track] = append(got[c.Track], c)
+	}
+	if len(byName) == 0 || len(got) != len(byName) {
+		t.Fatalf("%d counter tracks, %d with values", len(byName), len(got))
+	}
+	for name, tk := range byName {
+		if !reflect.DeepEqual(got[tk.UUID], want[tk.UUID]) {
+			t.Errorf("counter track %q: values %v, want %v", name, got[tk.UUID], want[tk.UUID])
+		}
 	}
 }
 

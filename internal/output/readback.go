@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
@@ -14,7 +15,8 @@ import (
 // together.
 
 // AgentFromObject reads an agent object of results.json (agentObjects) back into its record: the
-// numbers as props, the text fields, agent_index, and every other text field as a string.
+// numbers it has as props, the text fields, agent_index, and every other text field as a string
+// (one written as gorocprof_<name> under its name).
 func AgentFromObject(raw json.RawMessage) (contract.Agent, error) {
 	var o map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &o); err != nil {
@@ -30,7 +32,9 @@ func AgentFromObject(raw json.RawMessage) (contract.Agent, error) {
 		a.Type = "GPU"
 	}
 	for _, k := range agentNumbers {
-		a.Props[k] = r.int(k)
+		if _, ok := o[k]; ok { // a file written before the field was has none
+			a.Props[k] = r.int(k)
+		}
 	}
 	for _, prefix := range []string{"workgroup_max_dim", "grid_max_dim"} {
 		var d struct{ X, Y, Z int64 }
@@ -42,13 +46,17 @@ func AgentFromObject(raw json.RawMessage) (contract.Agent, error) {
 	a.Index = int(r.int("agent_index"))
 	known := map[string]bool{"size": true, "id": true, "type": true, "sdma_fw_version": true, "fw_version": true,
 		"capability": true, "workgroup_max_dim": true, "grid_max_dim": true, "name": true, "vendor_name": true,
-		"product_name": true, "model_name": true, "agent_index": true}
+		"product_name": true, "model_name": true, "agent_index": true, "runtime_visibility": true, "uuid": true,
+		"mem_banks": true, "caches": true, "io_links": true, "gpu_index": true}
 	for _, k := range agentNumbers {
 		known[k] = true
 	}
+	if raw := o["uuid"]; len(raw) > 0 && raw[0] == '"' { // written before uuid was rocprofv3's object
+		a.Strings["uuid"] = r.str("uuid")
+	}
 	for k := range o {
 		if !known[k] {
-			a.Strings[k] = r.str(k)
+			a.Strings[strings.TrimPrefix(k, gorocprofPrefix)] = r.str(k)
 		}
 	}
 	return a, r.err

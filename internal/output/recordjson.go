@@ -13,6 +13,23 @@ const (
 	dispatchOpComplete       = 2  // ROCPROFILER_KERNEL_DISPATCH_COMPLETE
 )
 
+// bufferKindNames are the names of rocprofiler_buffer_tracing_kind_t by value, as the SDK names
+// them (the enumerator without ROCPROFILER_BUFFER_TRACING_); rocprofv3's strings.buffer_records
+// is indexed by the kind, the readers look a record's kind up there. Kind 0 (NONE) has no name.
+var bufferKindNames = []string{
+	"", "HSA_CORE_API", "HSA_AMD_EXT_API", "HSA_IMAGE_EXT_API", "HSA_FINALIZE_EXT_API",
+	"HIP_RUNTIME_API", "HIP_COMPILER_API", "MARKER_CORE_API", "MARKER_CONTROL_API", "MARKER_NAME_API",
+	"MEMORY_COPY", "KERNEL_DISPATCH", "SCRATCH_MEMORY", "CORRELATION_ID_RETIREMENT", "RCCL_API",
+	"OMPT", "MEMORY_ALLOCATION", "RUNTIME_INITIALIZATION", "ROCDECODE_API", "ROCJPEG_API",
+	"HIP_STREAM", "HIP_RUNTIME_API_EXT", "HIP_COMPILER_API_EXT", "ROCDECODE_API_EXT",
+	"KFD_EVENT_PAGE_MIGRATE", "KFD_EVENT_PAGE_FAULT", "KFD_EVENT_QUEUE", "KFD_EVENT_UNMAP_FROM_GPU",
+	"KFD_EVENT_DROPPED_EVENTS", "KFD_PAGE_MIGRATE", "KFD_PAGE_FAULT", "KFD_QUEUE", "MARKER_CORE_RANGE_API",
+}
+
+// kernelDispatchOperations are the operations of the kernel dispatch kind by value
+// (rocprofiler_kernel_dispatch_operation_t).
+var kernelDispatchOperations = []string{"NONE", "ENQUEUE", "COMPLETE"}
+
 // The per-pass records of results.json are appended by hand, key by key in the order
 // encoding/json gives the fields of the structs they replaced (kept in recordjson_test.go, which
 // checks the bytes are the same): reflection was most of the time spent writing a large file.

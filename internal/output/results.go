@@ -3,10 +3,12 @@ package output
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
+	"github.com/gorocprof/gorocprof/internal/rocpd"
 )
 
 // writeResultsHead starts a process's element of results.json in rocprofv3's layout, up to the
@@ -26,7 +28,8 @@ func (v *view) writeResultsHead(w *bgwrite.Writer, first bool) error {
 	s.field("counters", v.counterObjects(), true)
 	s.field("strings", v.stringsObject(), true)
 	s.field("code_objects", []any{}, true)
-	s.field("kernel_symbols", v.kernelSymbols(), true)
+	s.field("kernel_symbols", v.kernelSymbolsByID(), true)
+	s.field("host_functions", []any{}, true)
 	s.raw("\n" + `"callback_records":{"counter_collection":[`)
 	return s.err
 }
@@ -35,20 +38,46 @@ func (v *view) writeResultsHead(w *bgwrite.Writer, first bool) error {
 // of every pass, from the spool, when the kernel trace was asked for.
 func (v *view) writeResultsTail(w *bgwrite.Writer, trace *traceSpool) error {
 	s := jsonStream{w: w}
-	s.raw("]},\n" + `"buffer_records":{`)
-	if v.opts.KernelTrace && s.err == nil {
-		s.raw(`"kernel_dispatch":[`)
-		wrote := false
-		s.err = trace.each(func(d *contract.Dispatch) error {
-			pass, _ := v.replayPass(d)
-			v.line = appendDispatchRecord(append(v.line[:0], ",\n"...), d, pass)
-			return v.element(w, &wrote)
-		})
-		s.raw("]")
+	s.raw("]},\n" + `"buffer_records":{"kernel_dispatch":[`)
+	v.writeDispatchRecords(&s, trace, true)
+	s.raw("]")
+	// The other categories rocprofv3 always writes: the records hold no API calls, copies,
+	// allocations or samples, so each is empty.
+	for _, c := range emptyBufferCategories {
+		s.raw(",\n" + strconv.Quote(c) + ":[]")
 	}
-	s.raw("}}")
+	s.raw(",\n" + strconv.Quote(replayDispatchCategory) + ":[")
+	v.writeDispatchRecords(&s, trace, false)
+	s.raw("]}}")
 	return s.err
 }
+
+// replayDispatchCategory is gorocprof's buffer_records array of the passes after a dispatch's
+// first: rocprofv3's readers count kernel_dispatch as the dispatches (as the rocpd database's
+// rows), so a replayed dispatch is its first pass there and its other passes here.
+const replayDispatchCategory = "gorocprof_replay_kernel_dispatch"
+
+// writeDispatchRecords writes the kernel dispatch records of the first passes (first) or of the
+// others, from the spool, when the kernel trace was asked for.
+func (v *view) writeDispatchRecords(s *jsonStream, trace *traceSpool, first bool) {
+	if !v.opts.KernelTrace || s.err != nil {
+		return
+	}
+	wrote := false
+	s.err = trace.each(func(d *contract.Dispatch, isFirst bool) error {
+		if isFirst != first {
+			return nil
+		}
+		pass, _ := v.replayPass(d)
+		v.line = appendDispatchRecord(append(v.line[:0], ",\n"...), d, pass)
+		return v.element(s.w, &wrote)
+	})
+}
+
+// emptyBufferCategories are buffer_records' arrays after kernel_dispatch, in rocprofv3's order.
+var emptyBufferCategories = []string{"hip_api", "hsa_api", "marker_api", "rccl_api", "memory_copy",
+	"memory_allocation", "scratch_memory", "rocdecode_api", "rocjpeg_api", "pc_sample_host_trap",
+	"pc_sample_stochastic"}
 
 type jsonStream struct {
 	w   *bgwrite.Writer
@@ -140,18 +169,43 @@ func (v *view) metadata() object {
 		run = append(run, kv{"pmc_group_interval", v.rotation.Interval})
 	}
 	md := object{
+		{"node", nodeObject(h.Hostname)},
 		{"pid", h.PID},
 		{"ppid", h.PPID},
 		{"init_time", h.InitTime},
 		{"fini_time", fini},
 		{"hostname", h.Hostname},
 		{"command", nonNil(v.command)},
+		{"config", v.config()},
 		{"gorocprof", run},
 	}
 	if v.plan != nil {
 		md = append(md, kv{"gorocprof_plan", v.plan})
 	}
 	return md
+}
+
+// nodeObject is rocprofv3's node object: the machine as the records know it. They carry its host
+// name only, so the host name is its machine id too, and id and hash are the ones the rocpd
+// database keys the node by; the uname fields the records do not carry are empty.
+func nodeObject(hostname string) object {
+	id, hash := rocpd.NodeKey(hostname)
+	return object{{"id", id}, {"hash", hash}, {"machine_id", hostname}, {"system_name", ""},
+		{"hostname", hostname}, {"release", ""}, {"version", ""}, {"hardware_name", ""}, {"domain_name", ""}}
+}
+
+// config is rocprofv3's output configuration as far as it describes how this file was written:
+// the formats, the kernel trace, the summary, the agent numbering, and how kernels are grouped
+// in the trace (by queue, always). The output paths are left out, so that the same records give
+// the same file wherever it is written.
+func (v *view) config() object {
+	has := func(f string) bool { return slices.Contains(v.opts.Formats, f) }
+	return object{
+		{"csv_output", has("csv")}, {"json_output", has("json")}, {"pftrace_output", has("pftrace")},
+		{"otf2_output", false}, {"rocpd_output", has("rocpd")}, {"summary", v.opts.Summary != nil},
+		{"kernel_rename", false}, {"group_by_queue", true}, {"agent_index", agentIndexOrDefault(v.opts.AgentIndex)},
+		{"kernel_trace", v.opts.KernelTrace},
+	}
 }
 
 func nonNil(s []string) []string {
@@ -186,42 +240,93 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// stringsObject is rocprofv3's strings object: buffer_records indexed by the buffer tracing kind
+// (bufferKindNames), the counters' dimensions, and the tables of what the records do not have
+// (callback kinds, marker messages, external correlation names, PC samples, thread trace and
+// code object files) empty.
 func (v *view) stringsObject() object {
 	dims := []object{}
 	for _, d := range v.cat.dims {
 		dims = append(dims, object{{"id", d.id}, {"instance_size", d.Size}, {"name", d.Name}})
 	}
-	o := object{}
-	if v.opts.KernelTrace {
-		o = append(o, kv{"buffer_records", []object{{
-			{"kind", "KERNEL_DISPATCH"},
-			{"operations", []string{"NONE", "ENQUEUE", "COMPLETE"}},
-		}}})
+	kinds := make([]object, len(bufferKindNames))
+	for i, name := range bufferKindNames {
+		ops := []string{}
+		if i == bufferKindKernelDispatch {
+			ops = kernelDispatchOperations
+		}
+		kinds[i] = object{{"kind", name}, {"operations", ops}}
 	}
-	return append(o, kv{"counters", object{{"dimension_ids", dims}}})
+	return object{
+		{"callback_records", []object{}},
+		{"buffer_records", kinds},
+		{"marker_api", []object{}},
+		{"correlation_id", object{{"external", []object{}}}},
+		{"counters", object{{"dimension_ids", dims}}},
+		{"pc_sample_instructions", []string{}},
+		{"pc_sample_comments", []string{}},
+		{"att_filenames", []string{}},
+		{"code_object_snapshot_filenames", []string{}},
+	}
 }
+
+// kernelSymbolsByID is results.json's kernel_symbols: indexed by kernel id as rocprofv3 writes it,
+// a kernel id without a symbol (0 among them) an empty entry, so that kernel_symbols[kernel_id] is
+// the dispatch's kernel. The tools number kernels from 1; kernel ids that would need more than
+// maxSymbolGap empty entries are written one entry per kernel instead.
+func (v *view) kernelSymbolsByID() []object {
+	packed := v.kernelSymbols()
+	if len(packed) == 0 {
+		return []object{emptySymbol()}
+	}
+	ks := sortedKernels(v.proc)
+	if gap := ks[len(ks)-1].KernelID + 1 - uint64(len(ks)); gap > maxSymbolGap {
+		return packed // ids no tool numbers so (a damaged record file): not an array of them all
+	}
+	out := make([]object, ks[len(ks)-1].KernelID+1)
+	for i := range out {
+		out[i] = emptySymbol()
+	}
+	for i, k := range ks {
+		out[k.KernelID] = packed[i]
+	}
+	return out
+}
+
+const maxSymbolGap = 1 << 16
+
+// emptySymbol is the entry of a kernel id no kernel has: rocprofv3's zero symbol (kernel id 0).
+func emptySymbol() object { return symbolObject(contract.Kernel{}, "") }
 
 func (v *view) kernelSymbols() []object {
 	out := []object{}
 	for _, k := range sortedKernels(v.proc) {
-		out = append(out, object{
-			{"size", 0},
-			{"kernel_id", k.KernelID},
-			{"code_object_id", 0},
-			{"kernel_name", k.Name},
-			{"kernel_object", 0},
-			{"kernarg_segment_size", k.KernargSize},
-			{"kernarg_segment_alignment", 0},
-			{"group_segment_size", k.GroupSegmentSize},
-			{"private_segment_size", k.PrivateSegmentSize},
-			{"sgpr_count", k.SGPR},
-			{"arch_vgpr_count", k.VGPR},
-			{"accum_vgpr_count", k.AccumVGPR},
-			{"agent_id", handle{k.AgentID}},
-			{"formatted_kernel_name", v.kernelName(k)},
-			{"demangled_kernel_name", k.Demangled},
-			{"truncated_kernel_name", k.Truncated},
-		})
+		out = append(out, symbolObject(k, v.kernelName(k)))
 	}
 	return out
+}
+
+// symbolObject is one kernel symbol in rocprofv3's order, with gorocprof's agent_id (the records
+// tie a kernel to its agent) after the SDK's fields.
+func symbolObject(k contract.Kernel, formatted string) object {
+	return object{
+		{"size", 0},
+		{"kernel_id", k.KernelID},
+		{"code_object_id", 0},
+		{"kernel_name", k.Name},
+		{"kernel_object", 0},
+		{"kernarg_segment_size", k.KernargSize},
+		{"kernarg_segment_alignment", 0},
+		{"group_segment_size", k.GroupSegmentSize},
+		{"private_segment_size", k.PrivateSegmentSize},
+		{"sgpr_count", k.SGPR},
+		{"arch_vgpr_count", k.VGPR},
+		{"accum_vgpr_count", k.AccumVGPR},
+		{"kernel_code_entry_byte_offset", 0},
+		{"kernel_address", handle{0}},
+		{"agent_id", handle{k.AgentID}},
+		{"formatted_kernel_name", formatted},
+		{"demangled_kernel_name", k.Demangled},
+		{"truncated_kernel_name", k.Truncated},
+	}
 }

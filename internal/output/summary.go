@@ -139,7 +139,7 @@ func (s *SummarySink) Print(w io.Writer) error {
 	return nil
 }
 
-// agentLabel names an agent as the CSV files' Agent_Id does, with its name.
+// agentLabel names an agent by its node id (agent_info.csv's Node_Id), with its name.
 func agentLabel(id uint64, name string) string {
 	if name == "" {
 		return strconv.FormatUint(id, 10)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
@@ -36,6 +37,9 @@ type Options struct {
 	// the Perfetto trace then puts each host's processes on a machine of their own, named by the
 	// host, since a trace tells the processes of one machine apart by pid alone.
 	SeveralHosts bool
+	// AgentIndex is how the CSV files and the Perfetto trace number agents (--agent-index): one of
+	// AgentIndexes; empty is rocprofv3's default, relative.
+	AgentIndex string
 
 	// Summary, with KernelTrace: rocprofv3's summary tables (-S, -D, --summary-groups) of the
 	// prefix's processes and where they go; nil for none.
@@ -331,10 +335,13 @@ func (f *Files) abort() {
 // view is one process prepared for writing: its agents, counter catalog and kernel names, and
 // the state that carries from one pass to the next.
 type view struct {
-	opts     Options
-	proc     *records.Process
-	plan     any               // results.json's gorocprof_plan
-	nodeIDs  map[uint64]uint64 // Agent_Id of the CSV rows, by agent handle
+	opts    Options
+	proc    *records.Process
+	plan    any               // results.json's gorocprof_plan
+	nodeIDs map[uint64]uint64 // the agent's node id, by agent handle
+	// agentIDs are the CSV rows' Agent_Id by agent handle, quoted ("Agent 1"), as --agent-index
+	// numbers the agent.
+	agentIDs map[uint64][]byte
 	cat      *catalog
 	command  []string
 	names    map[uint64]kernelText // by kernel id
@@ -364,12 +371,14 @@ const maxShownErrors = 10
 
 func newView(opts Options, p *Process) *view {
 	proc := p.Process
-	v := &view{opts: opts, proc: proc, plan: opts.PlanMetadata, nodeIDs: map[uint64]uint64{}, cat: p.catalog, names: map[uint64]kernelText{}}
+	v := &view{opts: opts, proc: proc, plan: opts.PlanMetadata, nodeIDs: map[uint64]uint64{},
+		agentIDs: map[uint64][]byte{}, cat: p.catalog, names: map[uint64]kernelText{}}
 	if p.Plan != nil {
 		v.plan = p.Plan
 	}
 	for _, a := range proc.Agents {
 		v.nodeIDs[a.ID] = agentNodeID(a)
+		v.agentIDs[a.ID] = []byte(csvString(agentIndexLabel(a, opts.AgentIndex, " ")))
 	}
 	v.command = opts.Command
 	if len(v.command) == 0 {
@@ -467,7 +476,7 @@ func (v *view) writeLogical(s *documents, l *Dispatch) error {
 			}
 		}
 		if s.trace != nil {
-			if err := s.trace.add(d); err != nil {
+			if err := s.trace.add(d, i == 0); err != nil {
 				return err
 			}
 		}
@@ -507,12 +516,23 @@ func KernelName(k contract.Kernel, mangled, truncate bool) string {
 	return k.Name
 }
 
-// csvAgentID is a dispatch's Agent_Id: its agent's node id, the handle of an agent without a record.
+// csvAgentID is a dispatch's agent node id: its agent's node id, the handle of an agent without a record.
 func (v *view) csvAgentID(handle uint64) uint64 {
 	if id, ok := v.nodeIDs[handle]; ok {
 		return id
 	}
 	return handle
+}
+
+// csvAgentLabel is a dispatch's Agent_Id, quoted: its agent as --agent-index names it, an agent
+// without a record "Agent <handle>".
+func (v *view) csvAgentLabel(handle uint64) []byte {
+	if l, ok := v.agentIDs[handle]; ok {
+		return l
+	}
+	l := []byte(csvString("Agent " + strconv.FormatUint(handle, 10)))
+	v.agentIDs[handle] = l
+	return l
 }
 
 func (v *view) kernelName(k contract.Kernel) string {

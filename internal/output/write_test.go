@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
-	"github.com/gorocprof/gorocprof/internal/records"
 )
 
 func TestWriteRejectsUnknownFormat(t *testing.T) {
@@ -136,9 +135,10 @@ func TestPassCounters(t *testing.T) {
 	}
 }
 
-// TestAgentIDsJoin: every Agent_Id of counter_collection.csv and kernel_trace.csv is the Node_Id of
-// an agent_info.csv row: an agent's node_id when the backend reports one, else its handle (and then
-// Node_Id and Logical_Node_Id are that handle, not 0).
+// TestAgentIDsJoin: every Agent_Id of counter_collection.csv and kernel_trace.csv names the agent of
+// an agent_info.csv row, as --agent-index chooses: the agent's node id (absolute) or logical node id
+// (relative), each its handle when the backend reports none (and then Node_Id and Logical_Node_Id are
+// that handle, not 0), or its ordinal among its type.
 func TestAgentIDsJoin(t *testing.T) {
 	dir := t.TempDir()
 	lines := []string{
@@ -151,17 +151,7 @@ func TestAgentIDsJoin(t *testing.T) {
 		`{"t":"dispatch","dispatch_id":2,"pass":0,"passes":1,"correlation_id":2,"agent_id":2,"queue_id":1,"kernel_id":2,"grid":[64,1,1],"workgroup":[64,1,1],"start":30,"end":40,"counters":[{"name":"SQ_WAVES","values":[1]},{"name":"SQ_INSTS_VALU","values":[4]}]}`,
 		`{"t":"end","fini_time":50,"dispatches":2,"replayed":0,"declined":0}`,
 	}
-	path := filepath.Join(dir, "9.ndjson")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	proc, err := records.ReadProcess(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Write(Options{Dir: dir, File: "out", Formats: []string{"csv"}, KernelTrace: true}, proc, fakeCounters{}); err != nil {
-		t.Fatal(err)
-	}
+	proc := processFromLines(t, dir, lines)
 	column := func(file, name string) []string {
 		b, err := os.ReadFile(filepath.Join(dir, "out_"+file))
 		if err != nil {
@@ -178,6 +168,28 @@ func TestAgentIDsJoin(t *testing.T) {
 		}
 		return out
 	}
+	// rocprofv3's --agent-index: absolute names the agent by its node id, relative (the default) by
+	// its logical node id, type-relative by its ordinal among its type (the plan's index), with
+	// the type as the label.
+	for _, tc := range []struct {
+		indexing string
+		want     []string
+	}{
+		{"", []string{"Agent 1", "Agent 3"}},
+		{"relative", []string{"Agent 1", "Agent 3"}},
+		{"absolute", []string{"Agent 1", "Agent 7"}},
+		{"type-relative", []string{"GPU 0", "GPU 1"}},
+	} {
+		if _, err := Write(Options{Dir: dir, File: "out", Formats: []string{"csv"}, KernelTrace: true, AgentIndex: tc.indexing},
+			proc, fakeCounters{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range []string{"counter_collection.csv", "kernel_trace.csv"} {
+			if got := slices.Compact(column(file, "Agent_Id")); !slices.Equal(got, tc.want) {
+				t.Errorf("--agent-index %q: %s Agent_Id = %v, want %v", tc.indexing, file, got, tc.want)
+			}
+		}
+	}
 	if got, want := column("agent_info.csv", "Node_Id"), []string{"1", "7"}; !slices.Equal(got, want) {
 		t.Errorf("agent_info.csv Node_Id = %v, want %v", got, want)
 	}
@@ -186,11 +198,6 @@ func TestAgentIDsJoin(t *testing.T) {
 	}
 	if got, want := column("agent_info.csv", "Gpu_Id"), []string{"0", "4242"}; !slices.Equal(got, want) {
 		t.Errorf("agent_info.csv Gpu_Id = %v, want %v", got, want)
-	}
-	for _, file := range []string{"counter_collection.csv", "kernel_trace.csv"} {
-		if got, want := slices.Compact(column(file, "Agent_Id")), []string{"1", "7"}; !slices.Equal(got, want) {
-			t.Errorf("%s Agent_Id = %v, want %v (agent_info.csv's Node_Id)", file, got, want)
-		}
 	}
 }
 

@@ -3,18 +3,28 @@ package perfetto
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gorocprof/gorocprof/internal/perfetto/pb"
 )
 
-// Decoded is a trace read back: its named machines, its tracks in declaration order and its
-// slices in the order their begin events were written, with the interned names resolved.
+// Decoded is a trace read back: its named machines, its tracks in declaration order, its slices in
+// the order their begin events were written, with the interned names resolved, and the values of
+// its counter tracks in the order they were written.
 type Decoded struct {
 	Machines []DecodedMachine
 	Tracks   []DecodedTrack
 	Slices   []DecodedSlice
+	Counts   []DecodedCount
+}
+
+// DecodedCount is one value of a counter track from Time on.
+type DecodedCount struct {
+	Track uint64
+	Time  int64
+	Value float64
 }
 
 // DecodedMachine is a machine other than the host, named by its first packet.
@@ -31,11 +41,13 @@ type DecodedTrack struct {
 	PID          int32  // a process track's pid, else 0
 	Cmdline      []string
 	Rank         int32
+	Counter      bool // a counter track
 }
 
-// DecodedSlice is one slice: its track, name, times and arguments.
+// DecodedSlice is one slice: its track, category, name, times and arguments.
 type DecodedSlice struct {
 	Track      uint64
+	Category   string // its categories, comma-separated as trace_processor's slice.category
 	Name       string
 	Start, End int64
 	Args       []KeyValue
@@ -61,7 +73,8 @@ func (s DecodedSlice) Arg(key string) (string, bool) {
 // once; every track declared once, with a uuid of its own and a parent declared before it on its
 // machine; every event on a track declared on its machine, with interned names defined on its
 // sequence before (or in) the packet that uses them and the flag saying it needs them; on each
-// track, slices that begin and end in order and events in time order. The first violation is the
+// slice track, slices that begin and end in order and events in time order; counter values only on
+// counter tracks, in any order (trace_processor sorts them by time). The first violation is the
 // error, naming the packet.
 func Decode(data []byte) (*Decoded, error) {
 	var t pb.Trace
@@ -98,6 +111,7 @@ type seqState struct {
 
 type trackState struct {
 	machine uint32
+	counter bool
 	last    int64 // the time of the track's last event
 	open    int   // the index of its open slice, -1 when none
 }
@@ -207,11 +221,12 @@ func (r *reader) track(machine uint32, d *pb.TrackDescriptor) error {
 			return fmt.Errorf("track %d of machine %d: its parent %d is of machine %d", u, machine, d.GetParentUuid(), parent.machine)
 		}
 	}
-	t := DecodedTrack{UUID: u, Parent: d.GetParentUuid(), Machine: machine, Name: d.GetName(), Rank: d.GetSiblingOrderRank()}
+	t := DecodedTrack{UUID: u, Parent: d.GetParentUuid(), Machine: machine, Name: d.GetName(), Rank: d.GetSiblingOrderRank(),
+		Counter: d.Counter != nil}
 	if pd := d.GetProcess(); pd != nil {
 		t.PID, t.Name, t.Cmdline = pd.GetPid(), pd.GetProcessName(), pd.GetCmdline()
 	}
-	r.tracks[u] = &trackState{machine: machine, open: -1}
+	r.tracks[u] = &trackState{machine: machine, counter: t.Counter, open: -1}
 	r.out.Tracks = append(r.out.Tracks, t)
 	return nil
 }
@@ -223,6 +238,18 @@ func (r *reader) event(seq *seqState, ts int64, e *pb.TrackEvent) error {
 	}
 	if st.machine != seq.machine {
 		return fmt.Errorf("an event of machine %d on track %d, which is of machine %d", seq.machine, e.GetTrackUuid(), st.machine)
+	}
+	if st.counter != (e.GetType() == pb.TrackEvent_TYPE_COUNTER) {
+		return fmt.Errorf("track %d: an event of type %v on a track that is %s", e.GetTrackUuid(), e.GetType(),
+			map[bool]string{true: "a counter track", false: "no counter track"}[st.counter])
+	}
+	if st.counter {
+		v, ok := e.GetCounterValueField().(*pb.TrackEvent_DoubleCounterValue)
+		if !ok {
+			return fmt.Errorf("track %d: a counter event without a double value", e.GetTrackUuid())
+		}
+		r.out.Counts = append(r.out.Counts, DecodedCount{Track: e.GetTrackUuid(), Time: ts, Value: v.DoubleCounterValue})
+		return nil
 	}
 	if ts < st.last {
 		return fmt.Errorf("track %d: an event at %d ns after one at %d ns", e.GetTrackUuid(), ts, st.last)
@@ -237,7 +264,7 @@ func (r *reader) event(seq *seqState, ts int64, e *pb.TrackEvent) error {
 		if !ok {
 			return fmt.Errorf("a slice named by iid %d, which is not interned", e.GetNameIid())
 		}
-		s := DecodedSlice{Track: e.GetTrackUuid(), Name: name, Start: ts}
+		s := DecodedSlice{Track: e.GetTrackUuid(), Category: strings.Join(e.GetCategories(), ","), Name: name, Start: ts}
 		for _, a := range e.GetDebugAnnotations() {
 			var err error
 			if s.Args, err = seq.flatten(s.Args, "", a); err != nil {
@@ -253,7 +280,7 @@ func (r *reader) event(seq *seqState, ts int64, e *pb.TrackEvent) error {
 		r.out.Slices[st.open].End = ts
 		st.open = -1
 	default:
-		return fmt.Errorf("track event of type %v: this trace has slices only", e.GetType())
+		return fmt.Errorf("track event of type %v: this trace has slices and counters only", e.GetType())
 	}
 	return nil
 }

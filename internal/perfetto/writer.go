@@ -1,10 +1,12 @@
 // Package perfetto writes Perfetto traces (the protobuf trace format the Perfetto UI and
-// trace_processor open): machines, process tracks, named tracks below them, and complete slices
-// with arguments. It knows nothing of records; internal/output feeds it the dispatches.
+// trace_processor open): machines, process tracks, named tracks below them, complete slices with
+// categories and arguments, and counter tracks with their values. It knows nothing of records;
+// internal/output feeds it the dispatches.
 package perfetto
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 
@@ -107,10 +109,38 @@ func (w *Writer) declare(t Track, d *pb.TrackDescriptor) error {
 	return w.packet(t.seq, &pb.TracePacket{Data: &pb.TracePacket_TrackDescriptor{TrackDescriptor: d}})
 }
 
-// Slice writes a slice of track t from start to end (nanoseconds in the trace's clock) with its
-// arguments, as a begin and an end event. Slices of one track must not overlap unless one holds
-// the other; the caller keeps them apart.
-func (w *Writer) Slice(t Track, name string, start, end int64, args []Arg) error {
+// Counter declares a counter track below parent, on parent's machine: a track of values over time
+// (Count), which the UI draws as a graph and trace_processor keeps in its counter table.
+func (w *Writer) Counter(parent Track, name string) (Track, error) {
+	if parent.uuid == 0 {
+		return Track{}, fmt.Errorf("counter track %q: no parent track", name)
+	}
+	t := w.newTrack(parent.seq)
+	d := &pb.TrackDescriptor{Uuid: proto.Uint64(t.uuid), ParentUuid: proto.Uint64(parent.uuid),
+		StaticOrDynamicName: &pb.TrackDescriptor_Name{Name: name}, Counter: &pb.CounterDescriptor{}}
+	return t, w.declare(t, d)
+}
+
+// Count writes the value of counter track t from ts (nanoseconds in the trace's clock) on, until
+// its next value.
+func (w *Writer) Count(t Track, ts int64, value float64) error {
+	if t.uuid == 0 || t.seq == nil {
+		return errors.New("counter value: no track")
+	}
+	if ts < 0 {
+		return fmt.Errorf("counter value at %d ns: a time needs to be >= 0", ts)
+	}
+	return w.packet(t.seq, &pb.TracePacket{Timestamp: proto.Uint64(uint64(ts)),
+		Data: &pb.TracePacket_TrackEvent{TrackEvent: &pb.TrackEvent{Type: pb.TrackEvent_TYPE_COUNTER.Enum(),
+			TrackUuid: proto.Uint64(t.uuid), CounterValueField: &pb.TrackEvent_DoubleCounterValue{DoubleCounterValue: value}}},
+		SequenceFlags: proto.Uint32(uint32(pb.TracePacket_SEQ_NEEDS_INCREMENTAL_STATE))})
+}
+
+// Slice writes a slice of track t in category (trace_processor's slice.category; empty for none)
+// from start to end (nanoseconds in the trace's clock) with its arguments, as a begin and an end
+// event. Slices of one track must not overlap unless one holds the other; the caller keeps them
+// apart.
+func (w *Writer) Slice(t Track, category, name string, start, end int64, args []Arg) error {
 	if t.uuid == 0 || t.seq == nil {
 		return fmt.Errorf("slice %q: no track", name)
 	}
@@ -122,6 +152,9 @@ func (w *Writer) Slice(t Track, name string, start, end int64, args []Arg) error
 		NameField: &pb.TrackEvent_NameIid{NameIid: intern(t.seq.names, name, func(iid uint64) {
 			interned.EventNames = append(interned.EventNames, &pb.EventName{Iid: proto.Uint64(iid), Name: proto.String(name)})
 		})}}
+	if category != "" {
+		ev.Categories = []string{category}
+	}
 	for _, a := range args {
 		ev.DebugAnnotations = append(ev.DebugAnnotations, t.seq.annotation(a, &interned))
 	}

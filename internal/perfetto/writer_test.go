@@ -36,7 +36,7 @@ func sampleTrace(t testing.TB) []byte {
 		if i == 2 {
 			name = "other"
 		}
-		if err := w.Slice(q, name, span[0], span[1], args); err != nil {
+		if err := w.Slice(q, "", name, span[0], span[1], args); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -96,7 +96,7 @@ func machinesTrace(t testing.TB) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Slice(q, "kernel", 100, 200, []Arg{String("host", host)}); err != nil {
+		if err := w.Slice(q, "", "kernel", 100, 200, []Arg{String("host", host)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -194,7 +194,7 @@ func TestWriterRefusesBadSlices(t *testing.T) {
 			if tc.noTrack {
 				p = Track{}
 			}
-			err = w.Slice(p, "k", tc.start, tc.end, nil)
+			err = w.Slice(p, "", "k", tc.start, tc.end, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one saying %q", err, tc.want)
 			}

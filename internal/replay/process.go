@@ -228,7 +228,7 @@ func (info RunInfo) replan(ctx context.Context) (Request, *counters.Plan, error)
 	req := Request{
 		Backend: info.Backend, ROCmRoot: info.ROCmRoot, Groups: groups, Extra: extra, Mode: info.Mode, GroupInterval: info.GroupInterval, KernelTrace: info.KernelTrace, Stats: info.Stats, Filters: info.Filters,
 		OutputDir: info.OutputDir, OutputFile: info.OutputFile, Formats: info.Formats,
-		Mangled: info.Mangled, Truncate: info.Truncate, Quiet: info.Quiet, LogLevel: info.LogLevel,
+		Mangled: info.Mangled, Truncate: info.Truncate, AgentIndex: info.AgentIndex, Quiet: info.Quiet, LogLevel: info.LogLevel,
 		AllowDivergence: info.AllowDivergence, App: info.App, Args: info.Args,
 		Summary: info.Summary, SummaryTo: info.SummaryTo,
 		RankVariables: output.RankVariables{Rank: info.MPIRankVariable, Size: info.MPISizeVariable},

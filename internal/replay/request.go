@@ -30,6 +30,7 @@ type Request struct {
 	OutputFile    string
 	Formats       []string
 	Mangled       bool
+	AgentIndex    string // --agent-index; empty is relative
 	Truncate      bool
 	Quiet         bool
 	LogLevel      string

@@ -70,7 +70,8 @@ func warnKernelTrace(stderr io.Writer, req Request, plan *counters.Plan) {
 	if most > 1 {
 		fmt.Fprintf(stderr, "gorocprof: warning: --kernel-trace with --replay-mode kernel: every replay pass runs the kernel again, "+
 			"so each dispatch is traced once per pass (up to %d times, under one Dispatch_Id); kernel_trace.csv cannot tell the passes apart, "+
-			"the replay_pass of buffer_records.kernel_dispatch in results.json does\n", most)
+			"the replay_pass of results.json's kernel dispatch records does (buffer_records.kernel_dispatch holds "+
+			"each dispatch's first pass, gorocprof_replay_kernel_dispatch the others)\n", most)
 	}
 }
 

@@ -60,6 +60,7 @@ type RunInfo struct {
 	OutputFile        string           `json:"output_file"`
 	Formats           []string         `json:"output_format"`
 	Mangled           bool             `json:"mangled_kernels"`
+	AgentIndex        string           `json:"agent_index,omitempty"`
 	Truncate          bool             `json:"truncate_kernels"`
 	Quiet             bool             `json:"quiet"`
 	LogLevel          string           `json:"log_level"`
@@ -115,7 +116,7 @@ func newRunInfo(req Request, sess *Session, plan *counters.Plan, launched time.T
 		GroupInterval:   rotationInterval(req),
 		ApplicationPass: pass, ApplicationPasses: passes, KernelTrace: req.KernelTrace, Stats: req.Stats, Filters: req.Filters,
 		OutputDir: req.OutputDir, OutputFile: req.OutputFile, Formats: nonNil(req.Formats),
-		Mangled: req.Mangled, Truncate: req.Truncate, Quiet: req.Quiet, LogLevel: req.LogLevel,
+		Mangled: req.Mangled, Truncate: req.Truncate, AgentIndex: req.AgentIndex, Quiet: req.Quiet, LogLevel: req.LogLevel,
 		AllowDivergence: req.AllowDivergence, MPIRankVariable: req.RankVariables.Rank, MPISizeVariable: req.RankVariables.Size,
 		PathEnv: env, Agents: sess.Agents, Plan: planJSON,
 		Summary: req.Summary, SummaryTo: req.SummaryTo,

@@ -163,6 +163,9 @@ public:
     const Config& config() const;
 
     void register_agent(const AgentInfo& agent);
+    // Writes the record of an agent the run does not profile (a CPU), so that the outputs list every
+    // agent as rocprofv3 does; its dispatches, if it had any, are not profiled.
+    void describe_agent(const AgentInfo& agent);
     KernelRef register_kernel(const KernelDesc& desc);
 
     // Applies include/exclude regexes and the iteration range. Call exactly once per logical dispatch.

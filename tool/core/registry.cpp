@@ -67,6 +67,16 @@ void Core::register_agent(const AgentInfo& agent) {
     if (!warning.empty()) warn(warning);
 }
 
+void Core::describe_agent(const AgentInfo& agent) {
+    State* s = detail::state();
+    if (s == nullptr || !s->active) return;
+    std::lock_guard<std::mutex> lock(s->registry_mu);
+    std::string line;
+    records::append_agent(line, agent);
+    s->preamble += line;
+    detail::write_lines(*s, line);
+}
+
 KernelRef Core::register_kernel(const KernelDesc& desc) {
     KernelRef ref;
     State* s = detail::state();

@@ -150,6 +150,45 @@ core::AgentInfo agent_info(const Agent& agent) {
     return out;
 }
 
+bool cpu_agents(std::vector<core::AgentInfo>* out, std::string* error) {
+    auto collect = [](rocprofiler_agent_version_t, const void** agents, size_t n, void* user) {
+        auto* list = static_cast<std::vector<core::AgentInfo>*>(user);
+        for (size_t i = 0; i < n; ++i) {
+            const auto* a = static_cast<const rocprofiler_agent_v0_t*>(agents[i]);
+            if (a->type != ROCPROFILER_AGENT_TYPE_CPU) continue;
+            core::AgentInfo c;
+            c.id = a->node_id;
+            c.index = -1;
+            c.name = a->name != nullptr ? a->name : "";
+            c.product_name = a->product_name != nullptr ? a->product_name : "";
+            c.vendor = a->vendor_name != nullptr ? a->vendor_name : "";
+            c.type = "CPU";
+            auto prop = [&](const char* key, int64_t v) { c.props.emplace_back(key, v); };
+            prop("node_id", a->node_id);
+            prop("logical_node_id", a->logical_node_id);
+            prop("logical_node_type_id", a->logical_node_type_id);
+            prop("cpu_cores_count", a->cpu_cores_count);
+            prop("cpu_core_id_base", a->cpu_core_id_base);
+            prop("max_engine_clk_ccompute", a->max_engine_clk_ccompute);
+            prop("location_id", a->location_id);
+            prop("domain", a->domain);
+            prop("vendor_id", a->vendor_id);
+            prop("device_id", a->device_id);
+            prop("local_mem_size", static_cast<int64_t>(a->local_mem_size));
+            c.strings = {{"model_name", a->model_name != nullptr ? a->model_name : ""}};
+            list->push_back(std::move(c));
+        }
+        return ROCPROFILER_STATUS_SUCCESS;
+    };
+    out->clear();
+    if (!check(rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, collect, sizeof(rocprofiler_agent_v0_t),
+                                                  out),
+               "rocprofiler_query_available_agents", error))
+        return false;
+    std::sort(out->begin(), out->end(), [](const core::AgentInfo& a, const core::AgentInfo& b) { return a.id < b.id; });
+    return true;
+}
+
 bool create_config(const Agent& agent, const std::vector<const Counter*>& counters,
                    rocprofiler_counter_config_id_t* config, rocprofiler_status_t* status, std::string* error) {
     std::vector<rocprofiler_counter_id_t> ids;

@@ -62,6 +62,11 @@ bool load_counters(Agent& agent, std::string* error);
 // agent_info.csv's columns.
 core::AgentInfo agent_info(const Agent& agent);
 
+// The CPU agents as record agent objects, in node order: what agent_info.csv lists of them, as
+// rocprofv3 lists every agent. Their index is -1: no plan names them. False with *error naming the
+// failing call.
+bool cpu_agents(std::vector<core::AgentInfo>* out, std::string* error);
+
 // Creates one counter config of `counters` (plan order) on the agent. On failure *error names the
 // counters and the SDK's status; *status carries it for callers that tell a refused group apart.
 bool create_config(const Agent& agent, const std::vector<const Counter*>& counters,

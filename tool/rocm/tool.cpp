@@ -116,6 +116,13 @@ bool prepare(Tool& t) {
         core.register_agent(agent_info(a.sdk));
         t.agents.push_back(std::move(a));
     }
+    // The CPUs are listed, not profiled: a CPU that cannot be described costs only its rows.
+    std::vector<core::AgentInfo> cpus;
+    if (cpu_agents(&cpus, &error)) {
+        for (const core::AgentInfo& c : cpus) core.describe_agent(c);
+    } else {
+        core.warn(error + "; the CPU agents are not listed");
+    }
     for (ProfiledAgent& a : t.agents) {
         if (!build_configs(a, &error)) {
             core.fatal(error + "; the application runs unprofiled");

@@ -593,8 +593,15 @@ type TrackEvent struct {
 	Type             *TrackEvent_Type       `protobuf:"varint,9,opt,name=type,enum=perfetto.protos.TrackEvent_Type" json:"type,omitempty"`
 	TrackUuid        *uint64                `protobuf:"varint,11,opt,name=track_uuid,json=trackUuid" json:"track_uuid,omitempty"`
 	DebugAnnotations []*DebugAnnotation     `protobuf:"bytes,4,rep,name=debug_annotations,json=debugAnnotations" json:"debug_annotations,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The value of a TYPE_COUNTER event, on a counter track.
+	//
+	// Types that are valid to be assigned to CounterValueField:
+	//
+	//	*TrackEvent_CounterValue
+	//	*TrackEvent_DoubleCounterValue
+	CounterValueField isTrackEvent_CounterValueField `protobuf_oneof:"counter_value_field"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *TrackEvent) Reset() {
@@ -680,6 +687,31 @@ func (x *TrackEvent) GetDebugAnnotations() []*DebugAnnotation {
 	return nil
 }
 
+func (x *TrackEvent) GetCounterValueField() isTrackEvent_CounterValueField {
+	if x != nil {
+		return x.CounterValueField
+	}
+	return nil
+}
+
+func (x *TrackEvent) GetCounterValue() int64 {
+	if x != nil {
+		if x, ok := x.CounterValueField.(*TrackEvent_CounterValue); ok {
+			return x.CounterValue
+		}
+	}
+	return 0
+}
+
+func (x *TrackEvent) GetDoubleCounterValue() float64 {
+	if x != nil {
+		if x, ok := x.CounterValueField.(*TrackEvent_DoubleCounterValue); ok {
+			return x.DoubleCounterValue
+		}
+	}
+	return 0
+}
+
 type isTrackEvent_NameField interface {
 	isTrackEvent_NameField()
 }
@@ -695,6 +727,22 @@ type TrackEvent_Name struct {
 func (*TrackEvent_NameIid) isTrackEvent_NameField() {}
 
 func (*TrackEvent_Name) isTrackEvent_NameField() {}
+
+type isTrackEvent_CounterValueField interface {
+	isTrackEvent_CounterValueField()
+}
+
+type TrackEvent_CounterValue struct {
+	CounterValue int64 `protobuf:"varint,30,opt,name=counter_value,json=counterValue,oneof"`
+}
+
+type TrackEvent_DoubleCounterValue struct {
+	DoubleCounterValue float64 `protobuf:"fixed64,44,opt,name=double_counter_value,json=doubleCounterValue,oneof"`
+}
+
+func (*TrackEvent_CounterValue) isTrackEvent_CounterValueField() {}
+
+func (*TrackEvent_DoubleCounterValue) isTrackEvent_CounterValueField() {}
 
 // track_event/debug_annotation.proto
 type DebugAnnotation struct {
@@ -951,10 +999,12 @@ type TrackDescriptor struct {
 	//	*TrackDescriptor_Name
 	StaticOrDynamicName isTrackDescriptor_StaticOrDynamicName `protobuf_oneof:"static_or_dynamic_name"`
 	Process             *ProcessDescriptor                    `protobuf:"bytes,3,opt,name=process" json:"process,omitempty"`
-	ChildOrdering       *TrackDescriptor_ChildTracksOrdering  `protobuf:"varint,11,opt,name=child_ordering,json=childOrdering,enum=perfetto.protos.TrackDescriptor_ChildTracksOrdering" json:"child_ordering,omitempty"`
-	SiblingOrderRank    *int32                                `protobuf:"varint,12,opt,name=sibling_order_rank,json=siblingOrderRank" json:"sibling_order_rank,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// Set on a counter track, whose events are TYPE_COUNTER values.
+	Counter          *CounterDescriptor                   `protobuf:"bytes,8,opt,name=counter" json:"counter,omitempty"`
+	ChildOrdering    *TrackDescriptor_ChildTracksOrdering `protobuf:"varint,11,opt,name=child_ordering,json=childOrdering,enum=perfetto.protos.TrackDescriptor_ChildTracksOrdering" json:"child_ordering,omitempty"`
+	SiblingOrderRank *int32                               `protobuf:"varint,12,opt,name=sibling_order_rank,json=siblingOrderRank" json:"sibling_order_rank,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *TrackDescriptor) Reset() {
@@ -1024,6 +1074,13 @@ func (x *TrackDescriptor) GetProcess() *ProcessDescriptor {
 	return nil
 }
 
+func (x *TrackDescriptor) GetCounter() *CounterDescriptor {
+	if x != nil {
+		return x.Counter
+	}
+	return nil
+}
+
 func (x *TrackDescriptor) GetChildOrdering() TrackDescriptor_ChildTracksOrdering {
 	if x != nil && x.ChildOrdering != nil {
 		return *x.ChildOrdering
@@ -1048,6 +1105,51 @@ type TrackDescriptor_Name struct {
 
 func (*TrackDescriptor_Name) isTrackDescriptor_StaticOrDynamicName() {}
 
+// track_event/counter_descriptor.proto
+type CounterDescriptor struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Categories    []string               `protobuf:"bytes,2,rep,name=categories" json:"categories,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CounterDescriptor) Reset() {
+	*x = CounterDescriptor{}
+	mi := &file_trace_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CounterDescriptor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CounterDescriptor) ProtoMessage() {}
+
+func (x *CounterDescriptor) ProtoReflect() protoreflect.Message {
+	mi := &file_trace_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CounterDescriptor.ProtoReflect.Descriptor instead.
+func (*CounterDescriptor) Descriptor() ([]byte, []int) {
+	return file_trace_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CounterDescriptor) GetCategories() []string {
+	if x != nil {
+		return x.Categories
+	}
+	return nil
+}
+
 // track_event/process_descriptor.proto
 type ProcessDescriptor struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1060,7 +1162,7 @@ type ProcessDescriptor struct {
 
 func (x *ProcessDescriptor) Reset() {
 	*x = ProcessDescriptor{}
-	mi := &file_trace_proto_msgTypes[9]
+	mi := &file_trace_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1072,7 +1174,7 @@ func (x *ProcessDescriptor) String() string {
 func (*ProcessDescriptor) ProtoMessage() {}
 
 func (x *ProcessDescriptor) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_proto_msgTypes[9]
+	mi := &file_trace_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1085,7 +1187,7 @@ func (x *ProcessDescriptor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessDescriptor.ProtoReflect.Descriptor instead.
 func (*ProcessDescriptor) Descriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{9}
+	return file_trace_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ProcessDescriptor) GetPid() int32 {
@@ -1145,7 +1247,7 @@ const file_trace_proto_rawDesc = "" +
 	"\x16debug_annotation_names\x18\x03 \x03(\v2$.perfetto.protos.DebugAnnotationNameR\x14debugAnnotationNames\"1\n" +
 	"\tEventName\x12\x10\n" +
 	"\x03iid\x18\x01 \x01(\x04R\x03iid\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\xfd\x02\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\xef\x03\n" +
 	"\n" +
 	"TrackEvent\x12\x1e\n" +
 	"\n" +
@@ -1157,7 +1259,9 @@ const file_trace_proto_rawDesc = "" +
 	"\x04type\x18\t \x01(\x0e2 .perfetto.protos.TrackEvent.TypeR\x04type\x12\x1d\n" +
 	"\n" +
 	"track_uuid\x18\v \x01(\x04R\ttrackUuid\x12M\n" +
-	"\x11debug_annotations\x18\x04 \x03(\v2 .perfetto.protos.DebugAnnotationR\x10debugAnnotations\"j\n" +
+	"\x11debug_annotations\x18\x04 \x03(\v2 .perfetto.protos.DebugAnnotationR\x10debugAnnotations\x12%\n" +
+	"\rcounter_value\x18\x1e \x01(\x03H\x01R\fcounterValue\x122\n" +
+	"\x14double_counter_value\x18, \x01(\x01H\x01R\x12doubleCounterValue\"j\n" +
 	"\x04Type\x12\x14\n" +
 	"\x10TYPE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10TYPE_SLICE_BEGIN\x10\x01\x12\x12\n" +
@@ -1165,7 +1269,8 @@ const file_trace_proto_rawDesc = "" +
 	"\fTYPE_INSTANT\x10\x03\x12\x10\n" +
 	"\fTYPE_COUNTER\x10\x04B\f\n" +
 	"\n" +
-	"name_field\"\x90\x03\n" +
+	"name_fieldB\x15\n" +
+	"\x13counter_value_field\"\x90\x03\n" +
 	"\x0fDebugAnnotation\x12\x1b\n" +
 	"\bname_iid\x18\x01 \x01(\x04H\x00R\anameIid\x12\x14\n" +
 	"\x04name\x18\n" +
@@ -1184,13 +1289,14 @@ const file_trace_proto_rawDesc = "" +
 	"\x05value\";\n" +
 	"\x13DebugAnnotationName\x12\x10\n" +
 	"\x03iid\x18\x01 \x01(\x04R\x03iid\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\x97\x03\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\xd5\x03\n" +
 	"\x0fTrackDescriptor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\x04R\x04uuid\x12\x1f\n" +
 	"\vparent_uuid\x18\x05 \x01(\x04R\n" +
 	"parentUuid\x12\x14\n" +
 	"\x04name\x18\x02 \x01(\tH\x00R\x04name\x12<\n" +
-	"\aprocess\x18\x03 \x01(\v2\".perfetto.protos.ProcessDescriptorR\aprocess\x12[\n" +
+	"\aprocess\x18\x03 \x01(\v2\".perfetto.protos.ProcessDescriptorR\aprocess\x12<\n" +
+	"\acounter\x18\b \x01(\v2\".perfetto.protos.CounterDescriptorR\acounter\x12[\n" +
 	"\x0echild_ordering\x18\v \x01(\x0e24.perfetto.protos.TrackDescriptor.ChildTracksOrderingR\rchildOrdering\x12,\n" +
 	"\x12sibling_order_rank\x18\f \x01(\x05R\x10siblingOrderRank\"V\n" +
 	"\x13ChildTracksOrdering\x12\v\n" +
@@ -1198,7 +1304,11 @@ const file_trace_proto_rawDesc = "" +
 	"\rLEXICOGRAPHIC\x10\x01\x12\x11\n" +
 	"\rCHRONOLOGICAL\x10\x02\x12\f\n" +
 	"\bEXPLICIT\x10\x03B\x18\n" +
-	"\x16static_or_dynamic_name\"b\n" +
+	"\x16static_or_dynamic_name\"3\n" +
+	"\x11CounterDescriptor\x12\x1e\n" +
+	"\n" +
+	"categories\x18\x02 \x03(\tR\n" +
+	"categories\"b\n" +
 	"\x11ProcessDescriptor\x12\x10\n" +
 	"\x03pid\x18\x01 \x01(\x05R\x03pid\x12\x18\n" +
 	"\acmdline\x18\x02 \x03(\tR\acmdline\x12!\n" +
@@ -1217,7 +1327,7 @@ func file_trace_proto_rawDescGZIP() []byte {
 }
 
 var file_trace_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_trace_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_trace_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_trace_proto_goTypes = []any{
 	(TracePacket_SequenceFlags)(0),           // 0: perfetto.protos.TracePacket.SequenceFlags
 	(TrackEvent_Type)(0),                     // 1: perfetto.protos.TrackEvent.Type
@@ -1231,7 +1341,8 @@ var file_trace_proto_goTypes = []any{
 	(*DebugAnnotation)(nil),                  // 9: perfetto.protos.DebugAnnotation
 	(*DebugAnnotationName)(nil),              // 10: perfetto.protos.DebugAnnotationName
 	(*TrackDescriptor)(nil),                  // 11: perfetto.protos.TrackDescriptor
-	(*ProcessDescriptor)(nil),                // 12: perfetto.protos.ProcessDescriptor
+	(*CounterDescriptor)(nil),                // 12: perfetto.protos.CounterDescriptor
+	(*ProcessDescriptor)(nil),                // 13: perfetto.protos.ProcessDescriptor
 }
 var file_trace_proto_depIdxs = []int32{
 	4,  // 0: perfetto.protos.Trace.packet:type_name -> perfetto.protos.TracePacket
@@ -1245,13 +1356,14 @@ var file_trace_proto_depIdxs = []int32{
 	9,  // 8: perfetto.protos.TrackEvent.debug_annotations:type_name -> perfetto.protos.DebugAnnotation
 	9,  // 9: perfetto.protos.DebugAnnotation.dict_entries:type_name -> perfetto.protos.DebugAnnotation
 	9,  // 10: perfetto.protos.DebugAnnotation.array_values:type_name -> perfetto.protos.DebugAnnotation
-	12, // 11: perfetto.protos.TrackDescriptor.process:type_name -> perfetto.protos.ProcessDescriptor
-	2,  // 12: perfetto.protos.TrackDescriptor.child_ordering:type_name -> perfetto.protos.TrackDescriptor.ChildTracksOrdering
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	13, // 11: perfetto.protos.TrackDescriptor.process:type_name -> perfetto.protos.ProcessDescriptor
+	12, // 12: perfetto.protos.TrackDescriptor.counter:type_name -> perfetto.protos.CounterDescriptor
+	2,  // 13: perfetto.protos.TrackDescriptor.child_ordering:type_name -> perfetto.protos.TrackDescriptor.ChildTracksOrdering
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_trace_proto_init() }
@@ -1268,6 +1380,8 @@ func file_trace_proto_init() {
 	file_trace_proto_msgTypes[5].OneofWrappers = []any{
 		(*TrackEvent_NameIid)(nil),
 		(*TrackEvent_Name)(nil),
+		(*TrackEvent_CounterValue)(nil),
+		(*TrackEvent_DoubleCounterValue)(nil),
 	}
 	file_trace_proto_msgTypes[6].OneofWrappers = []any{
 		(*DebugAnnotation_NameIid)(nil),
@@ -1287,7 +1401,7 @@ func file_trace_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trace_proto_rawDesc), len(file_trace_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
@@ -85,7 +87,7 @@ func ReadProcess(path string) (*Process, error) {
 func (c *collector) readFile() error {
 	f, err := os.Open(c.p.Path)
 	if err != nil {
-		return fmt.Errorf("reading records: %w", err)
+		return unreadableError{fmt.Errorf("reading records: %w", err)}
 	}
 	defer f.Close()
 	d := NewDecoder(f)
@@ -97,11 +99,40 @@ func (c *collector) readFile() error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("reading records %s: %w", c.p.Path, err)
+			return unreadableError{fmt.Errorf("reading records %s: %w", c.p.Path, err)}
 		}
 		c.add(rec)
+		if d.Headerless() && !c.headerless {
+			c.headerless = true
+			c.p.Header.PID = pidOfFile(c.p.Path)
+			c.p.Problems = append(c.p.Problems, fmt.Sprintf(
+				"%s: no header before this line; process id %d taken from the file's name, its command line and host are unknown",
+				c.fileLine(rec.Line), c.p.Header.PID))
+		}
 	}
 }
+
+// pidOfFile is the process id in a record file's name (<pid>.ndjson, <pid>-<image>.ndjson), 0 when
+// it holds none.
+func pidOfFile(path string) int64 {
+	base := strings.TrimSuffix(filepath.Base(path), ".ndjson")
+	base, _, _ = strings.Cut(base, "-")
+	pid, err := strconv.ParseInt(base, 10, 64)
+	if err != nil || pid < 0 {
+		return 0
+	}
+	return pid
+}
+
+// ErrUnreadable marks an error of one record file itself (it cannot be opened or read, has no
+// header, or a header of another contract version), which costs that file and no other.
+var ErrUnreadable = errors.New("unreadable record file")
+
+type unreadableError struct{ err error }
+
+func (e unreadableError) Error() string        { return e.err.Error() }
+func (e unreadableError) Unwrap() error        { return e.err }
+func (e unreadableError) Is(target error) bool { return target == ErrUnreadable }
 
 // ReadRunDir reads every records/*.ndjson file of a run directory, ordered by process id.
 func ReadRunDir(runDir string) ([]*Process, error) {
@@ -109,9 +140,10 @@ func ReadRunDir(runDir string) ([]*Process, error) {
 }
 
 type collector struct {
-	p      *Process
-	agents map[uint64]bool
-	check  *passChecker
+	p          *Process
+	headerless bool // the no-header problem was reported
+	agents     map[uint64]bool
+	check      *passChecker
 }
 
 func (c *collector) problem(line int, format string, args ...any) {

@@ -47,6 +47,11 @@ func Run(ctx context.Context, req Request) (Result, error) {
 		return runUnprofiled(ctx, req, plan, stdout, stderr)
 	}
 	warnKernelTrace(stderr, req, plan)
+	lock, err := lockOutput(req)
+	if err != nil {
+		return Result{}, err
+	}
+	defer lock.Release()
 	var res Result
 	if req.Mode == contract.ModeApplication {
 		res, err = runApplication(ctx, req, sess, plan, stdout, stderr)
@@ -154,6 +159,7 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	if err != nil {
 		return Result{}, err
 	}
+	defer releaseRunDir(runDir)
 	announceRunDir(stderr, req.LogLevel, runDir)
 	intr := catchInterrupts()
 	defer intr.stop()
@@ -206,6 +212,10 @@ func prepareRun(cp contract.Plan, info RunInfo) (runDir, planPath string, err er
 	if err := os.Mkdir(filepath.Join(runDir, contract.RecordsDir), 0o755); err != nil {
 		_ = os.RemoveAll(runDir)
 		return "", "", fmt.Errorf("creating %s: %w", filepath.Join(runDir, contract.RecordsDir), err)
+	}
+	if err := lockRunDir(runDir); err != nil {
+		_ = os.RemoveAll(runDir)
+		return "", "", err
 	}
 	return runDir, planPath, nil
 }

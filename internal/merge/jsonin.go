@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
 )
@@ -53,7 +53,7 @@ type stringsObject struct {
 
 // scanJSON reads the head of every element of a results.json.
 func scanJSON(path string) ([]*head, error) {
-	f, err := os.Open(path)
+	f, err := boundedread.Open(path)
 	if err != nil {
 		return nil, err
 	}

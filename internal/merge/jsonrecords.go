@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/output"
 )
@@ -71,7 +72,7 @@ func openArray(path string, at int64, h *head, name string) (*arrayCursor, error
 	if at < 0 {
 		return &arrayCursor{}, nil
 	}
-	f, err := os.Open(path)
+	f, err := boundedread.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 const (
@@ -128,5 +130,37 @@ func TestCopiedRecordFileReadOnce(t *testing.T) {
 	}
 	if len(run.Unreadable) != 1 || !strings.Contains(run.Unreadable[0], "records/61-1.ndjson and records/61.ndjson hold the same records") {
 		t.Errorf("Unreadable = %q, want the copy named", run.Unreadable)
+	}
+}
+
+// A FIFO or a link to /dev/zero among the record files costs that file, named, and never hangs the
+// reader; the other files are read.
+func TestRecordsThatAreNotFilesAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeRecords(t, dir, "71", goodRecords(71, 2)...)
+	if err := syscall.Mkfifo(filepath.Join(dir, "records", "72.ndjson"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "records", "73.ndjson")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Run, 1)
+	go func() {
+		run, err := ReadRun(dir)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- run
+	}()
+	select {
+	case run := <-done:
+		defer run.Close()
+		all := strings.Join(run.Unreadable, "\n")
+		if len(run.Processes) != 1 || !strings.Contains(all, "72.ndjson") || !strings.Contains(all, "a FIFO") ||
+			!strings.Contains(all, "73.ndjson") || !strings.Contains(all, "a character device") {
+			t.Errorf("%d processes, unreadable %q", len(run.Processes), run.Unreadable)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("reading the run directory hangs on a FIFO or /dev/zero")
 	}
 }

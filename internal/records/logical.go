@@ -343,7 +343,7 @@ func markReplaced(procs []*Process) {
 
 func unreadable(path string, err error) string {
 	name := filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path))
-	if st, serr := os.Stat(path); serr == nil && st.Size() == 0 {
+	if st, serr := os.Stat(path); serr == nil && st.Mode().IsRegular() && st.Size() == 0 {
 		return fmt.Sprintf("%s is empty: its process ended between creating the file and writing the header, so nothing of it was recorded", name)
 	}
 	// The error names the file already, as "reading records PATH: why"; the user is told the why.

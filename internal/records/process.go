@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
@@ -85,7 +85,7 @@ func ReadProcess(path string) (*Process, error) {
 // readFile feeds every record of the process's file to add, skipping damaged lines (add reports
 // them).
 func (c *collector) readFile() error {
-	f, err := os.Open(c.p.Path)
+	f, err := boundedread.Open(c.p.Path)
 	if err != nil {
 		return unreadableError{fmt.Errorf("reading records: %w", err)}
 	}

@@ -34,7 +34,7 @@ func TestDamagedLinesCostOnlyThemselves(t *testing.T) {
 		18: {ids: []uint64{1}, stopped: true, problems: []string{
 			"records/18.ndjson line 5: the tool stopped recording this process: write: No space left on device"}},
 	}
-	for name, read := range map[string]func(string) (Run, error){"ReadRun": ReadRun} {
+	for name, read := range map[string]func(string) (Run, error){"ReadRun": func(d string) (Run, error) { return ReadRun(d) }} {
 		t.Run(name, func(t *testing.T) {
 			run, err := read(filepath.Join("testdata", "damaged"))
 			if err != nil {

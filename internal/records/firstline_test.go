@@ -1,6 +1,7 @@
 package records
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -162,5 +163,38 @@ func TestRecordsThatAreNotFilesAreRefused(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("reading the run directory hangs on a FIFO or /dev/zero")
+	}
+}
+
+// The spools go to the first directory with room for them: a full TMPDIR sends them to the output
+// directory. When the spool fails, the error names the `gorocprof process` command and a TMPDIR
+// that has room.
+func TestSpoolGoesWhereThereIsRoom(t *testing.T) {
+	dir := t.TempDir()
+	writeRecords(t, dir, "81", goodRecords(81, 3)...)
+	tmp, out := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	old := freeBytes
+	defer func() { freeBytes = old }()
+	freeBytes = func(d string) (int64, error) {
+		if d == tmp {
+			return 0, nil
+		}
+		return 1 << 40, nil
+	}
+	if got := chooseSpoolDir(spoolCandidates([]string{out}), spoolNeed(1<<20)); got != out {
+		t.Errorf("spool in %s, want the output directory %s", got, out)
+	}
+	run, err := ReadRun(dir, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Close()
+
+	t.Setenv(EnvSpoolDir, filepath.Join(tmp, "missing"))
+	_, err = ReadRun(dir, out)
+	want := fmt.Sprintf("`TMPDIR=%s gorocprof process %s` writes the output", filepath.Dir(dir), dir)
+	if !errors.Is(err, ErrSpool) || !strings.Contains(err.Error(), want) {
+		t.Errorf("ReadRun with a spool directory that cannot be written: %v, want %q", err, want)
 	}
 }

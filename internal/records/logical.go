@@ -223,8 +223,20 @@ type Run struct {
 	Unreadable []string
 }
 
-// ReadRun is ReadRunDir that reports a file without a header in Unreadable instead of failing.
-func ReadRun(runDir string) (Run, error) { return readRun(runDir, ReadProcess) }
+// ReadRun is ReadRunDir that reports a file without a header in Unreadable instead of failing. The
+// dispatch spools go where there is room for them (EnvSpoolDir, TMPDIR, then spoolDirs: the output
+// directory); when they fail, the error (ErrSpool) says which `gorocprof process` command would work.
+func ReadRun(runDir string, spoolDirs ...string) (Run, error) {
+	paths, _ := filepath.Glob(filepath.Join(runDir, contract.RecordsDir, "*.ndjson"))
+	candidates := spoolCandidates(spoolDirs)
+	need := spoolNeed(recordBytes(paths))
+	dir := chooseSpoolDir(candidates, need)
+	run, err := readRun(runDir, func(path string) (*Process, error) { return readProcessIn(path, dir) })
+	if errors.Is(err, ErrSpool) {
+		err = fmt.Errorf("%w; %s", err, spoolHint(runDir, dir, candidates, need))
+	}
+	return run, err
+}
 
 // Close releases every process's spool.
 func (r Run) Close() {

@@ -73,8 +73,12 @@ func (p *Process) Agent(id uint64) (contract.Agent, bool) {
 // ReadProcess reads and checks one record file, decoding each line once: what is not a dispatch is
 // kept, each dispatch line is checked against the pass rules as it goes by (passChecker) and kept in
 // the process's spool, so that memory does not grow with the number of dispatches.
-func ReadProcess(path string) (*Process, error) {
+func ReadProcess(path string) (*Process, error) { return readProcessIn(path, "") }
+
+// readProcessIn is ReadProcess with the dispatch spool in dir ("" for TMPDIR).
+func readProcessIn(path, spoolDir string) (*Process, error) {
 	b := NewBuilder(path)
+	b.c.p.spool.dir = spoolDir
 	if err := b.c.readFile(); err != nil {
 		b.c.p.Close()
 		return nil, err

@@ -330,7 +330,7 @@ func writePlan(path string, p contract.Plan) error {
 
 // readRecords reads every record file of the run once. st is how the launched application ended.
 func readRecords(req Request, runDir string, st launch.Status) (records.Run, error) {
-	run, err := records.ReadRun(runDir)
+	run, err := records.ReadRun(runDir, spoolDir(req))
 	if err != nil {
 		return run, fmt.Errorf("reading the records of %s: %w", req.App, err)
 	}

@@ -254,6 +254,16 @@ func lockOutput(req Request) (*output.Lock, error) {
 	return output.LockPrefix(req.outputDir(dir), file)
 }
 
+// spoolDir is where the dispatch spools may go when TMPDIR has no room for them: the output
+// directory when every process shares it, else the working directory (where a relative -d is).
+func spoolDir(req Request) string {
+	sample := output.SampleVars(req.App, req.Args, os.Getenv, req.RankVariables)
+	if dir, _, fixed := output.FixedPrefix(req.OutputDir, req.OutputFile, sample); fixed {
+		return req.outputDir(dir)
+	}
+	return req.outputDir(".")
+}
+
 // keptRecords says on stderr where records that were not turned into output are, and how to.
 func keptRecords(stderr io.Writer, what string, dirs ...string) {
 	fmt.Fprintf(stderr, "gorocprof: %s kept in %s (`gorocprof process DIR` writes the output from them)\n", what, strings.Join(dirs, " "))

@@ -234,6 +234,7 @@ func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath
 		App: req.App, Args: req.Args,
 		Env:   childEnv(req, runDir, planPath),
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
+		Marker: contract.EnvRunDir + "=" + runDir,
 	})
 }
 

@@ -82,3 +82,18 @@ func useChain(t *testing.T, depth int, doubling bool, want float64) error {
 	}
 	return nil
 }
+
+// A counter name of a megabyte gets its answer at once: no name is near it.
+func TestSuggestHugeName(t *testing.T) {
+	names := make([]string, 3000)
+	for i := range names {
+		names[i] = fmt.Sprintf("SQ_COUNTER_%d", i)
+	}
+	start := time.Now()
+	if got := suggest(strings.Repeat("A", 1<<20), names, 3); len(got) != 0 {
+		t.Errorf("suggestions %v", got)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/jsonerr"
 	"github.com/gorocprof/gorocprof/internal/output"
 )
 
@@ -113,7 +114,7 @@ func (c *arrayCursor) next() error {
 	}
 	var r recordJSON
 	if err := c.dec.Decode(&r); err != nil {
-		return fmt.Errorf("%s[%d]: %w", c.name, c.n, err)
+		return fmt.Errorf("%s[%d]: %w", c.name, c.n, jsonerr.Describe(err))
 	}
 	d, err := c.h.dispatchOf(&r)
 	if err != nil {

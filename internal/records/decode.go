@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/jsonerr"
 )
 
 // MaxLineBytes bounds one record line. A dispatch line carries one value per hardware instance per
@@ -334,7 +335,7 @@ func parseLine(raw []byte) (Record, error) {
 		return rec, nil
 	}
 	if err := json.Unmarshal(raw, target); err != nil {
-		return Record{}, fmt.Errorf("%s record: %w", t, err)
+		return Record{}, fmt.Errorf("%s record: %w", t, jsonerr.Describe(err))
 	}
 	return rec, nil
 }
@@ -353,7 +354,7 @@ func recordType(raw []byte) (string, error) {
 		T *string `json:"t"`
 	}
 	if err := json.Unmarshal(raw, &probe); err != nil {
-		return "", err
+		return "", jsonerr.Describe(err)
 	}
 	if probe.T == nil || *probe.T == "" {
 		return "", errors.New(`record has no "t" field`)

@@ -31,9 +31,11 @@ PY
 # recorded RUNDIR: distinct (file, dispatch id) of the complete dispatch lines in a run directory.
 recorded() {
     python3 - "$1" <<'PY'
-import glob, json, sys
+import glob, json, os, sys
 seen = set()
 for f in glob.glob(sys.argv[1] + "/records/*.ndjson"):
+    if os.path.islink(f) or not os.path.isfile(f):
+        continue  # a FIFO or a link to /dev/zero planted by a row below
     for line in open(f, errors="replace"):
         try:
             r = json.loads(line)
@@ -131,17 +133,19 @@ for mode in close-range dup2; do
     row "sim-fds $mode (the app takes the record file's descriptor)" "$st" "$(kept "$d") / 105" "$own"
 done
 
-# A run directory kept for `gorocprof process` (gorocprof killed), used by the record-file rows below.
+# A run directory kept for `gorocprof process`: gorocprof SIGKILLed once the record file holds more
+# than $1 lines (the app dies with it), used by the record-file rows below.
 keep_run() {
     rm -rf "$TMPDIR"/gorocprof-run-*
-    "$G" --quiet "${PMC[@]}" -d "$W/keep" -o k -- "$BIN/sim-many" "$1" >/dev/null 2>&1 &
+    "$G" --quiet "${PMC[@]}" -d "$W/keep" -o k -- "$BIN/sim-many" 1000000 >/dev/null 2>&1 &
     local gp=$!
-    for _ in $(seq 1 200); do
+    for _ in $(seq 1 300); do
         f=$(ls "$TMPDIR"/gorocprof-run-*/records/*.ndjson 2>/dev/null | head -n 1)
-        [ -n "$f" ] && grep -q '"t":"end"' "$f" && break
+        [ -n "$f" ] && [ "$(wc -l <"$f")" -gt "$1" ] && break
         sleep 0.05
     done
     kill -KILL $gp; wait $gp 2>/dev/null
+    sleep 0.3
     run=$(ls -d "$TMPDIR"/gorocprof-run-* | head -n 1)
 }
 
@@ -155,20 +159,22 @@ row "the header line of a record file damaged, then \`gorocprof process\`" "$pst
 # One dispatch line says it has 2,000,000,000 passes: a damaged line, not 24 GB of memory.
 keep_run 2000
 f=$(ls "$run"/records/*.ndjson | head -n 1)
-sed -i '0,/"passes":3,/s//"passes":2000000000,/' "$f"
+sed -i '0,/"passes":2,/s//"passes":2000000000,/' "$f"
 n_run=$(recorded "$run")
 /usr/bin/time -f %M -o "$W/rss" "$G" process "$run" -d "$W/passes" -o f >/dev/null 2>&1; pst=$?
-row "a dispatch line with \`\"passes\":2000000000\`, then \`gorocprof process\` ($(( $(cat "$W/rss") / 1024 )) MB peak)" "$pst" "$(kept "$W/passes") / $n_run" "n/a"
+row "a dispatch line with \`\"passes\":2000000000\`, then \`gorocprof process\` ($(( $(tail -n 1 "$W/rss") / 1024 )) MB peak)" "$pst" "$(kept "$W/passes") / $n_run" "n/a"
 
 # The same record file twice (N.ndjson and N-1.ndjson): read once, and said.
 keep_run 2000
 f=$(ls "$run"/records/*.ndjson | head -n 1)
+n_run=$(recorded "$run")
 cp "$f" "${f%.ndjson}-1.ndjson"
 "$G" process "$run" -d "$W/copy" -o f >"$W/copy.out" 2>&1; pst=$?
 said=$(grep -q "hold the same records" "$W/copy.out" && echo "said" || echo "NOT SAID")
-row "a record file present twice, then \`gorocprof process\` (the copy $said)" "$pst" "$(kept "$W/copy") / $(recorded "$run")" "n/a"
+row "a record file present twice, then \`gorocprof process\` (the copy $said)" "$pst" "$(kept "$W/copy") / $n_run" "n/a"
 
 # A FIFO and a link to /dev/zero among the record files, and a FIFO given to merge: refused at once.
+rm -f "${f%.ndjson}-1.ndjson"
 mkfifo "$run/records/99.ndjson"; ln -s /dev/zero "$run/records/98.ndjson"
 s=$(date +%s.%N); timeout 60 "$G" process "$run" -d "$W/fifo" -o f >/dev/null 2>&1; pst=$?
 row "a FIFO and /dev/zero under records/, then \`gorocprof process\` ($(printf '%.1f' "$(echo "$(date +%s.%N) - $s" | bc)") s)" "$pst" "$(kept "$W/fifo") / $(recorded "$run")" "n/a"
@@ -180,7 +186,7 @@ row "a FIFO given to \`gorocprof merge\` ($(printf '%.1f' "$(echo "$(date +%s.%N
 # directory's file system. Needs mount(2) (root); otherwise the row says so.
 if mkdir -p "$W/small" && mount -t tmpfs -o size=1m tmpfs "$W/small" 2>/dev/null; then
     dd if=/dev/zero of="$W/small/fill" bs=64k 2>/dev/null
-    keep_run 20000
+    keep_run 40000
     TMPDIR=$W/small "$G" process "$run" -d "$W/full" -o f >/dev/null 2>&1; pst=$?
     row "TMPDIR full (1 MiB tmpfs), then \`gorocprof process\` (the spool goes to -d's file system)" "$pst" "$(kept "$W/full") / $(recorded "$run")" "n/a"
     umount "$W/small"
@@ -251,8 +257,8 @@ big=$(head -c 100000 /dev/zero | tr '\0' A); s=$(date +%s.%N)
 row "\`--pmc\` with a 100 KB name ($(wc -c <"$W/big.err") bytes on stderr, $(printf '%.2f' "$(echo "$(date +%s.%N) - $s" | bc)") s)" "$st" "0 / 0 (refused)" "n/a"
 
 # merge of a results.json with text after its object: refused, as -i refuses it.
-cp "$W/hdr/f_results.json" "$W/trailing.json"; echo '{}' >>"$W/trailing.json"
-"$G" merge "$W/hdr/f_results.json" "$W/trailing.json" -d "$W/mt" >"$W/mt.out" 2>&1; st=$?
+cp "$W/tree-orphan/f_results.json" "$W/trailing.json"; echo '{}' >>"$W/trailing.json"
+"$G" merge "$W/tree-orphan/f_results.json" "$W/trailing.json" -d "$W/mt" >"$W/mt.out" 2>&1; st=$?
 said=$(grep -q "text after the end" "$W/mt.out" && echo "refused, named" || echo "ACCEPTED")
 row "\`gorocprof merge\` of a results.json with trailing text ($said)" "$st" "0 / 0" "n/a"
 

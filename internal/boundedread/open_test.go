@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func TestOpenRefusesWhatIsNotARegularFile(t *testing.T) {
 		}()
 		select {
 		case err := <-done:
-			if !errors.Is(err, ErrNotRegular) || !contains(err.Error(), tt.kind) {
+			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), tt.kind) {
 				t.Errorf("%s: %v, want it refused as %s", tt.path, err, tt.kind)
 			}
 		case <-time.After(10 * time.Second):
@@ -43,13 +44,4 @@ func TestOpenRefusesWhatIsNotARegularFile(t *testing.T) {
 	if data, err := File(plain, 10); err != nil || string(data) != "ok\n" {
 		t.Errorf("a regular file: %q, %v", data, err)
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }

@@ -257,8 +257,9 @@ big=$(head -c 100000 /dev/zero | tr '\0' A); s=$(date +%s.%N)
 row "\`--pmc\` with a 100 KB name ($(wc -c <"$W/big.err") bytes on stderr, $(printf '%.2f' "$(echo "$(date +%s.%N) - $s" | bc)") s)" "$st" "0 / 0 (refused)" "n/a"
 
 # merge of a results.json with text after its object: refused, as -i refuses it.
-cp "$W/tree-orphan/f_results.json" "$W/trailing.json"; echo '{}' >>"$W/trailing.json"
-"$G" merge "$W/tree-orphan/f_results.json" "$W/trailing.json" -d "$W/mt" >"$W/mt.out" 2>&1; st=$?
+"$G" --quiet "${PMC[@]}" -d "$W/mj" -o m -f json -- "$BIN/sim-many" 10 >/dev/null 2>&1
+cp "$W/mj/m_results.json" "$W/trailing.json"; echo '{}' >>"$W/trailing.json"
+"$G" merge "$W/mj/m_results.json" "$W/trailing.json" -d "$W/mt" >"$W/mt.out" 2>&1; st=$?
 said=$(grep -q "text after the end" "$W/mt.out" && echo "refused, named" || echo "ACCEPTED")
 row "\`gorocprof merge\` of a results.json with trailing text ($said)" "$st" "0 / 0" "n/a"
 

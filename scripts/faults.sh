@@ -31,9 +31,11 @@ PY
 # recorded RUNDIR: distinct (file, dispatch id) of the complete dispatch lines in a run directory.
 recorded() {
     python3 - "$1" <<'PY'
-import glob, json, sys
+import glob, json, os, sys
 seen = set()
 for f in glob.glob(sys.argv[1] + "/records/*.ndjson"):
+    if os.path.islink(f) or not os.path.isfile(f):
+        continue  # a FIFO or a link to /dev/zero planted by a row below
     for line in open(f, errors="replace"):
         try:
             r = json.loads(line)
@@ -120,3 +122,152 @@ row "\`-o ../escaped\` (outside -d)" "$st" "0 / 0 (not launched)" "$e"
 d=$W/regex; s=$(date +%s)
 timeout 60 "$G" --quiet "${PMC[@]}" --kernel-include-regex '(.*.*)*z' -d "$d" -o f -- "$BIN/sim-many" 100 >/dev/null 2>&1; st=$?
 row "a backtracking-hostile kernel regex \`(.*.*)*z\` ($(( $(date +%s) - s )) s)" "$st" "$(kept "$d") / 0 selected" "n/a"
+
+# ---- issue 33: the second reliability round ----
+
+# The app closes every descriptor it did not open, or dup2()s its own file over the others: the
+# tool's records never land in the app's file, and no dispatch is lost (5 + 100 per run).
+for mode in close-range dup2; do
+    d=$W/fds-$mode; "$G" --quiet "${PMC[@]}" -d "$d" -o f -- "$BIN/sim-fds" "$mode" "$W/app-$mode.txt" >"$W/fds.out" 2>&1; st=$?
+    own=$(grep -q "sim-fds: $mode: PASS" "$W/fds.out" && echo "yes: the app's file holds its own lines only" || echo "NO: the app's file was written into")
+    row "sim-fds $mode (the app takes the record file's descriptor)" "$st" "$(kept "$d") / 105" "$own"
+done
+
+# A run directory kept for `gorocprof process`: gorocprof SIGKILLed once the record file holds more
+# than $1 lines (the app dies with it), used by the record-file rows below.
+keep_run() {
+    rm -rf "$TMPDIR"/gorocprof-run-*
+    "$G" --quiet "${PMC[@]}" -d "$W/keep" -o k -- "$BIN/sim-many" 1000000 >/dev/null 2>&1 &
+    local gp=$!
+    for _ in $(seq 1 300); do
+        f=$(ls "$TMPDIR"/gorocprof-run-*/records/*.ndjson 2>/dev/null | head -n 1)
+        [ -n "$f" ] && [ "$(wc -l <"$f")" -gt "$1" ] && break
+        sleep 0.05
+    done
+    kill -KILL $gp; wait $gp 2>/dev/null
+    sleep 0.3
+    run=$(ls -d "$TMPDIR"/gorocprof-run-* | head -n 1)
+}
+
+# The header line of a record file damaged (a bit flipped): the file's other lines are read.
+keep_run 2000
+f=$(ls "$run"/records/*.ndjson | head -n 1)
+sed -i '1s/"t":"header"/"t":"hea\x01der"/' "$f"
+"$G" process "$run" -d "$W/hdr" -o f >/dev/null 2>&1; pst=$?
+row "the header line of a record file damaged, then \`gorocprof process\`" "$pst" "$(kept "$W/hdr") / $(recorded "$run")" "n/a"
+
+# One dispatch line says it has 2,000,000,000 passes: a damaged line, not 24 GB of memory.
+keep_run 2000
+f=$(ls "$run"/records/*.ndjson | head -n 1)
+sed -i '0,/"passes":2,/s//"passes":2000000000,/' "$f"
+n_run=$(recorded "$run")
+/usr/bin/time -f %M -o "$W/rss" "$G" process "$run" -d "$W/passes" -o f >/dev/null 2>&1; pst=$?
+row "a dispatch line with \`\"passes\":2000000000\`, then \`gorocprof process\` ($(( $(tail -n 1 "$W/rss") / 1024 )) MB peak)" "$pst" "$(kept "$W/passes") / $n_run" "n/a"
+
+# The same record file twice (N.ndjson and N-1.ndjson): read once, and said.
+keep_run 2000
+f=$(ls "$run"/records/*.ndjson | head -n 1)
+n_run=$(recorded "$run")
+cp "$f" "${f%.ndjson}-1.ndjson"
+"$G" process "$run" -d "$W/copy" -o f >"$W/copy.out" 2>&1; pst=$?
+said=$(grep -q "hold the same records" "$W/copy.out" && echo "said" || echo "NOT SAID")
+row "a record file present twice, then \`gorocprof process\` (the copy $said)" "$pst" "$(kept "$W/copy") / $n_run" "n/a"
+
+# A FIFO and a link to /dev/zero among the record files, and a FIFO given to merge: refused at once.
+rm -f "${f%.ndjson}-1.ndjson"
+mkfifo "$run/records/99.ndjson"; ln -s /dev/zero "$run/records/98.ndjson"
+s=$(date +%s.%N); timeout 60 "$G" process "$run" -d "$W/fifo" -o f >/dev/null 2>&1; pst=$?
+row "a FIFO and /dev/zero under records/, then \`gorocprof process\` ($(printf '%.1f' "$(echo "$(date +%s.%N) - $s" | bc)") s)" "$pst" "$(kept "$W/fifo") / $(recorded "$run")" "n/a"
+mkfifo "$W/in.json"; s=$(date +%s.%N)
+timeout 60 "$G" merge "$W/in.json" "$W/fifo/f_results.json" -d "$W/merged" >/dev/null 2>&1; st=$?
+row "a FIFO given to \`gorocprof merge\` ($(printf '%.1f' "$(echo "$(date +%s.%N) - $s" | bc)") s; 124 would be a hang)" "$st" "0 / 0 (refused)" "n/a"
+
+# A full TMPDIR (a 1 MiB tmpfs, filled) for `gorocprof process`: the spool goes to the output
+# directory's file system. Needs mount(2) (root); otherwise the row says so.
+if mkdir -p "$W/small" && mount -t tmpfs -o size=1m tmpfs "$W/small" 2>/dev/null; then
+    dd if=/dev/zero of="$W/small/fill" bs=64k 2>/dev/null
+    keep_run 40000
+    TMPDIR=$W/small "$G" process "$run" -d "$W/full" -o f >/dev/null 2>&1; pst=$?
+    row "TMPDIR full (1 MiB tmpfs), then \`gorocprof process\` (the spool goes to -d's file system)" "$pst" "$(kept "$W/full") / $(recorded "$run")" "n/a"
+    umount "$W/small"
+else
+    row "TMPDIR full (1 MiB tmpfs): not run, mount(2) is not allowed here" "-" "-" "-"
+fi
+rm -rf "$TMPDIR"/gorocprof-run-*
+
+# Processes the app leaves running: adopted, waited for, their records kept (4 + 4 + 100).
+for mode in orphan daemon; do
+    d=$W/tree-$mode; "$G" --quiet "${PMC[@]}" -d "$d" -o f -- "$BIN/sim-spawn" "$mode" >/dev/null 2>&1
+    row "sim-spawn $mode (a process outlives the app)" "$?" "$(kept "$d") / 108" "n/a"
+done
+# SIGTERM of gorocprof while the app runs behind a wrapper shell: the app ends too.
+d=$W/wrapped; "$G" --quiet --backend sim "${PMC[@]}" -d "$d" -o f -- sh -c "$BIN/sim-many 999998 >/dev/null 2>&1; true" &
+gp=$!
+for _ in $(seq 1 100); do ls "$TMPDIR"/gorocprof-run-*/records/*.ndjson >/dev/null 2>&1 && break; sleep 0.1; done
+sleep 0.5; kill -TERM $gp; wait $gp; st=$?; sleep 0.5
+app=$(pgrep -f "sim-many 999998" >/dev/null && echo "NO: the app runs on" || echo "yes: the app ended with it")
+row "SIGTERM of gorocprof, the app behind \`sh -c\`" "$st" "$(kept "$d") / $(kept "$d")" "$app"
+
+# SIGHUP while the output is written: stopped as SIGTERM is, no temporary file left, the earlier
+# output intact; a stale temporary file of the prefix (a killed run's) is removed by the next run.
+d=$W/hup; previous "$d"; touch "$d/.f_results.json.tmp-0123456789ab"
+"$G" --quiet "${PMC[@]}" -d "$d" -o f -f json -- "$BIN/sim-many" 200000 >/dev/null 2>&1 &
+gp=$!
+for _ in $(seq 1 600); do
+    ls "$d"/.f_results.json.tmp-* 2>/dev/null | grep -vq 0123456789ab && break
+    sleep 0.05
+done
+kill -HUP $gp; wait $gp; st=$?
+left=$(ls -A "$d" | grep -c '\.tmp-')
+row "SIGHUP while the output is written ($left temporary files left, the stale one included)" "$st" "- / 200000 (records kept for \`gorocprof process\`)" "$(intact "$d")"
+rm -rf "$TMPDIR"/gorocprof-run-*
+
+# -E: a 60-level chain of doubling definitions (E_i = E_{i+1}*E_{i+1}), expanded as a graph.
+{
+    printf 'rocprofiler-sdk:\n  counters-schema-version: 1\n  counters:\n'
+    for i in $(seq 0 59); do
+        e="E_$((i + 1))*E_$((i + 1))"; [ "$i" = 59 ] && e=SQ_WAVES
+        printf '  - name: E_%d\n    description: x\n    definitions:\n    - architectures: [gfx90a, gfx942]\n      expression: %s\n' "$i" "$e"
+    done
+} >"$W/chain.yaml"
+s=$(date +%s.%N); timeout 60 "$G" plan --backend sim -E "$W/chain.yaml" --pmc E_0 >/dev/null 2>&1; st=$?
+row "\`-E\` with a 60-level doubling chain, \`gorocprof plan --pmc E_0\` ($(printf '%.2f' "$(echo "$(date +%s.%N) - $s" | bc)") s)" "$st" "n/a" "n/a"
+
+# Four runs at once with one -d and -o: one runs, the others are refused before launch.
+d=$W/four; pids=()
+for i in 1 2 3 4; do "$G" --quiet "${PMC[@]}" -d "$d" -o f -- "$BIN/sim-many" 3000 >"$W/four-$i.out" 2>&1 & pids+=($!); done
+sts=(); for p in "${pids[@]}"; do wait "$p"; sts+=($?); done
+refused=$(grep -l "is in use by a running gorocprof" "$W"/four-*.out | wc -l)
+row "four runs at once, one \`-d\` and \`-o\` ($refused refused before launch)" "${sts[*]}" "$(kept "$d") / 3000" "n/a: one run's files, whole"
+
+# `gorocprof process` of a run directory whose run is still going: refused.
+"$G" --quiet "${PMC[@]}" -d "$W/live" -o f -- "$BIN/sim-many" 1000000 >/dev/null 2>&1 &
+gp=$!
+for _ in $(seq 1 100); do ls "$TMPDIR"/gorocprof-run-*/records/*.ndjson >/dev/null 2>&1 && break; sleep 0.1; done
+run=$(ls -d "$TMPDIR"/gorocprof-run-* | head -n 1)
+"$G" process "$run" -d "$W/live-p" >"$W/live.out" 2>&1; pst=$?
+kill -INT $gp; wait $gp 2>/dev/null
+said=$(grep -q "its run is still going" "$W/live.out" && echo "refused" || echo "NOT REFUSED")
+row "\`gorocprof process\` of a live run directory ($said)" "$pst" "0 / 0" "n/a"
+rm -rf "$TMPDIR"/gorocprof-run-*
+
+# A counter name of 100 KB: one bounded line, at once.
+big=$(head -c 100000 /dev/zero | tr '\0' A); s=$(date +%s.%N)
+"$G" --pmc "$big" -d "$W/big" -- "$BIN/sim-many" 10 2>"$W/big.err" >/dev/null; st=$?
+row "\`--pmc\` with a 100 KB name ($(wc -c <"$W/big.err") bytes on stderr, $(printf '%.2f' "$(echo "$(date +%s.%N) - $s" | bc)") s)" "$st" "0 / 0 (refused)" "n/a"
+
+# merge of a results.json with text after its object: refused, as -i refuses it.
+"$G" --quiet "${PMC[@]}" -d "$W/mj" -o m -f json -- "$BIN/sim-many" 10 >/dev/null 2>&1
+cp "$W/mj/m_results.json" "$W/trailing.json"; echo '{}' >>"$W/trailing.json"
+"$G" merge "$W/mj/m_results.json" "$W/trailing.json" -d "$W/mt" >"$W/mt.out" 2>&1; st=$?
+said=$(grep -q "text after the end" "$W/mt.out" && echo "refused, named" || echo "ACCEPTED")
+row "\`gorocprof merge\` of a results.json with trailing text ($said)" "$st" "0 / 0" "n/a"
+
+# Too few descriptors: one line, no runtime trace.
+(ulimit -n 6; "$G" --quiet "${PMC[@]}" -d "$W/fd6" -- "$BIN/sim-many" 10 >/dev/null 2>"$W/fd6.err"); st=$?
+row "\`ulimit -n 6\` ($(wc -l <"$W/fd6.err") line on stderr$(grep -q goroutine "$W/fd6.err" && echo ', A RUNTIME TRACE'))" "$st" "0 / 0 (refused)" "n/a"
+
+# RE2 in the injected library: its symbols must not be exported into the app.
+n=$(nm -D --defined-only "$ROOT/lib/gorocprof/libgorocprof_tool_sim.so" | grep -c 're2')
+need=$(readelf -d "$ROOT/lib/gorocprof/libgorocprof_tool_sim.so" | grep -o 'libre2[^]]*' | head -n 1)
+row "RE2 symbols the injected library exports ($n)${need:+, needs $need at run time}" "-" "n/a" "n/a"

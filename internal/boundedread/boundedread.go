@@ -7,15 +7,57 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"syscall"
 )
 
 // ErrTooLarge marks input longer than its limit.
 var ErrTooLarge = errors.New("longer than the limit")
 
-// File returns the contents of path, which must hold at most limit bytes.
+// ErrNotRegular marks a path that is not a regular file: a FIFO (whose open and reads wait for a
+// writer that may never come), a device such as /dev/zero (which never ends), a socket or a
+// directory. gorocprof reads only regular files, so that no input can hang it or grow it without end.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens path for reading when it is a regular file, and refuses anything else without waiting
+// on it (O_NONBLOCK: opening a FIFO does not wait for its writer).
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, fmt.Errorf("%s: %w (it is %s): refusing to read it", path, ErrNotRegular, kind(info.Mode()))
+	}
+	return f, nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a plain file"
+}
+
+// File returns the contents of path, which must be a regular file (Open) holding at most limit bytes.
 func File(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/gorocprof/gorocprof/internal/launch"
 	"github.com/gorocprof/gorocprof/internal/replay"
@@ -118,6 +119,10 @@ func ExitCode(err error) int {
 // PrintError writes err the way rocprofv3 users expect diagnostics: one `gorocprof: error: ` line
 // per diagnostic. An app that merely exited non-zero has already spoken for itself, so nothing is
 // printed for it unless a signal ended it or the run had another problem.
+//
+// The message is bounded whatever it holds (a value given on the command line, a line of a damaged
+// file): at most maxErrorLines lines of at most maxLineBytes, a word longer than maxWordBytes cut
+// with its length.
 func PrintError(w io.Writer, err error) {
 	if err == nil {
 		return
@@ -127,10 +132,52 @@ func PrintError(w io.Writer, err error) {
 		return
 	}
 	var usage *UsageError
-	for _, line := range strings.Split(err.Error(), "\n") {
+	for _, line := range boundedLines(err.Error()) {
 		fmt.Fprintf(w, "gorocprof: error: %s\n", line)
 	}
 	if errors.As(err, &usage) {
 		fmt.Fprintln(w, "Run 'gorocprof --help' for usage.")
 	}
+}
+
+// A word of a message is at most a path (PATH_MAX, 4096 bytes) and a little: only values no file
+// system holds are cut.
+const (
+	maxErrorLines = 12
+	maxLineBytes  = 8192
+	maxWordBytes  = 4200
+)
+
+// boundedLines is message as PrintError prints it: a few lines, long values cut with their length.
+func boundedLines(message string) []string {
+	lines := strings.Split(strings.TrimSuffix(message, "\n"), "\n")
+	if len(lines) > maxErrorLines {
+		more := len(lines) - maxErrorLines + 1
+		lines = append(lines[:maxErrorLines-1], fmt.Sprintf("... and %d more lines", more))
+	}
+	for i, line := range lines {
+		words := strings.Split(line, " ")
+		for k, word := range words {
+			if len(word) > maxWordBytes {
+				words[k] = cutText(word, maxWordBytes/2) + fmt.Sprintf("...(%d bytes)", len(word))
+			}
+		}
+		line = strings.Join(words, " ")
+		if len(line) > maxLineBytes {
+			line = cutText(line, maxLineBytes) + fmt.Sprintf("... (%d bytes in all)", len(line))
+		}
+		lines[i] = line
+	}
+	return lines
+}
+
+// cutText is the first n bytes of s, not splitting a UTF-8 character.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

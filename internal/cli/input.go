@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 )
 
 // Job is one entry of an input file: one run of the application. Keys are option names with '-'
@@ -18,6 +20,9 @@ type Job struct {
 	Values map[string]any
 }
 
+// maxInputBytes bounds an input file (-i): a job list of thousands of jobs is far below it.
+const maxInputBytes = 16 << 20
+
 // readInputFile reads rocprofv3's -i formats: JSON or YAML `{"jobs": [{...}]}`, or the deprecated
 // text form with one `pmc: A B` line per run.
 func readInputFile(path string) ([]Job, error) {
@@ -25,7 +30,7 @@ func readInputFile(path string) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := boundedread.File(path, maxInputBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading input file: %w", err)
 	}

@@ -105,9 +105,15 @@ func runMerge(ctx context.Context, f *Factory, o *MergeOptions) error {
 	if len(diags) > 0 {
 		return &ValidationError{Diagnostics: diags}
 	}
+	// Merge writes one prefix, as a run with a fixed -o does: it takes the same lock (output.LockPrefix).
+	lock, err := output.LockPrefix(o.OutputDir, o.OutputFile)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	ctx, release := replay.CatchInterrupts(ctx)
 	defer release()
-	_, err := merge.Run(ctx, merge.Request{Inputs: o.Inputs, OutputDir: o.OutputDir, OutputFile: o.OutputFile,
+	_, err = merge.Run(ctx, merge.Request{Inputs: o.Inputs, OutputDir: o.OutputDir, OutputFile: o.OutputFile,
 		Formats: formats, Stats: o.Stats, Quiet: o.Quiet, Truncate: o.Truncate, Mangled: o.Mangled, AgentIndex: o.AgentIndex,
 		Summary: summaryRequest(o.Summary), SummaryTo: o.Summary.OutputFile, Stdout: f.IO.Out, Stderr: f.IO.ErrOut})
 	return err

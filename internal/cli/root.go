@@ -17,6 +17,10 @@ import (
 	"github.com/gorocprof/gorocprof/internal/stats"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	// Refuses an open-file limit too low for a run before the packages that need descriptors
+	// initialise (fdlimit says why there).
+	_ "github.com/gorocprof/gorocprof/internal/fdlimit"
 )
 
 // version is set at link time: -X github.com/gorocprof/gorocprof/internal/cli.version=...

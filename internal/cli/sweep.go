@@ -37,7 +37,7 @@ type sweepJob struct {
 // a status line per job and a table at the end, on stderr, so that stdout keeps the application's
 // output and the summaries. A failing job does not stop the others unless failFast is set.
 //
-// SIGINT or SIGTERM stops the sweep: the job running gets the signal (the launcher forwards it to
+// SIGINT, SIGTERM or SIGHUP stops the sweep: the job running gets the signal (the launcher forwards it to
 // the application, whose records become output as in a single run), no further job starts, and
 // gorocprof exits 128+n once the table is printed.
 func runSweep(ctx context.Context, f *Factory, jobs []runJob, failFast bool) error {
@@ -48,7 +48,7 @@ func runSweep(ctx context.Context, f *Factory, jobs []runJob, failFast bool) err
 		out[i] = sweepJob{source: jobs[i].source, dir: jobs[i].req.OutputDir, status: "not run"}
 	}
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	var stop *InterruptedError
 	for i, j := range jobs {

@@ -197,15 +197,12 @@ func buildAMD(d *amdData, arch, source string) (*Catalog, error) {
 // dropOverLimit leaves out derived counters that need more events of one block than one pass can
 // count: no plan could ever collect them, and rocprofv3 would abort the app at its first dispatch.
 func (c *Catalog) dropOverLimit() {
+	memo := map[string][]Base{}
 	for _, name := range slices.Sorted(maps.Keys(c.counters)) {
 		if c.counters[name].base != nil {
 			continue
 		}
-		bases, err := c.BaseEvents(name)
-		if err != nil {
-			continue
-		}
-		for _, o := range c.overLimit(bases) {
+		for _, o := range c.overLimit(c.baseEvents(name, memo)) {
 			c.drop(name, fmt.Sprintf("needs %d %s events, one pass counts at most %d", o.need, o.block, o.limit))
 			break
 		}

@@ -120,6 +120,11 @@ func (c *Catalog) Limit(block string) (int, bool) {
 // Describe returns the catalog's facts about a counter, with dimension sizes taken from the agent
 // constants (nil consts leaves the sizes 0). ok is false for a counter the catalog lacks.
 func (c *Catalog) Describe(name string, consts map[string]float64) (CounterInfo, bool) {
+	return c.describe(name, consts, map[string][]Dimension{})
+}
+
+// describe is Describe with the dimensions of derived counters kept in memo across calls.
+func (c *Catalog) describe(name string, consts map[string]float64, memo map[string][]Dimension) (CounterInfo, bool) {
 	k, ok := c.counters[name]
 	if !ok {
 		return CounterInfo{Name: name}, false
@@ -128,7 +133,7 @@ func (c *Catalog) Describe(name string, consts map[string]float64) (CounterInfo,
 	if k.base != nil {
 		info.Block = k.base.Block
 	}
-	info.Dimensions = c.resultDims(&Node{Kind: KindIdent, Name: name}, consts)
+	info.Dimensions = c.dimsOf(&Node{Kind: KindIdent, Name: name}, consts, memo)
 	return info, true
 }
 
@@ -141,8 +146,9 @@ func (c *Catalog) List() []CounterInfo {
 // are given.
 func (c *Catalog) ListFor(consts map[string]float64) []CounterInfo {
 	out := make([]CounterInfo, 0, len(c.names))
+	memo := map[string][]Dimension{}
 	for _, n := range c.names {
-		info, _ := c.Describe(n, consts)
+		info, _ := c.describe(n, consts, memo)
 		out = append(out, info)
 	}
 	return out
@@ -155,28 +161,33 @@ func (c *Catalog) BaseEvents(name string) ([]Base, error) {
 	if !c.Has(name) {
 		return nil, fmt.Errorf("counter %q is not offered by %s", name, c.Arch)
 	}
-	seen := map[string]bool{}
-	var out []Base
-	var walk func(string)
-	walk = func(n string) {
-		if seen[n] {
-			return
-		}
-		seen[n] = true
-		k := c.counters[n]
-		if k.base != nil {
-			out = append(out, *k.base)
-			return
-		}
-		k.ast.Idents(func(id *Node) {
-			if c.Has(id.Name) {
-				walk(id.Name)
-			}
-		})
+	return slices.Clone(c.baseEvents(name, map[string][]Base{})), nil
+}
+
+// baseEvents is the base events of a counter, sorted by name, each counter's set computed once
+// from its operands' (memo holds them, nil while one is being computed): a definition is one node
+// of a graph however often others use it, so the cost is linear in the definitions.
+func (c *Catalog) baseEvents(name string, memo map[string][]Base) []Base {
+	if out, ok := memo[name]; ok {
+		return out
 	}
-	walk(name)
+	k := c.counters[name]
+	if k.base != nil {
+		out := []Base{*k.base}
+		memo[name] = out
+		return out
+	}
+	memo[name] = nil // a cycle ends here
+	var out []Base
+	k.ast.Idents(func(id *Node) {
+		if c.Has(id.Name) {
+			out = append(out, c.baseEvents(id.Name, memo)...)
+		}
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	out = slices.CompactFunc(out, func(a, b Base) bool { return a.Name == b.Name })
+	memo[name] = out
+	return out
 }
 
 // resolve checks every derived counter's identifiers: an identifier is a counter of this catalog,
@@ -185,14 +196,9 @@ func (c *Catalog) BaseEvents(name string) ([]Base, error) {
 // unsupported counter or a cycle. It runs until nothing changes, because dropping one counter can
 // leave another without its operand.
 func (c *Catalog) resolve() {
-	cycles := map[string][]string{}
-	for _, name := range slices.Sorted(maps.Keys(c.counters)) {
-		if cyc := c.cycle(name, nil); cyc != nil {
-			cycles[name] = cyc
-		}
-	}
+	cycles := c.cycles()
 	for _, name := range slices.Sorted(maps.Keys(cycles)) {
-		c.drop(name, "expression refers to itself: "+strings.Join(cycles[name], " -> "))
+		c.drop(name, "expression refers to itself: "+pathText(cycles[name]))
 	}
 	for changed := true; changed; {
 		changed = false
@@ -225,24 +231,60 @@ func (c *Catalog) resolve() {
 	}
 }
 
-func (c *Catalog) cycle(name string, path []string) []string {
-	for _, p := range path {
-		if p == name {
-			return append(path, name)
-		}
+// cycles returns every derived counter whose expression reaches itself or a counter that does,
+// each with a path from it to the counter that repeats. One walk of the definitions' graph, each
+// counter visited once: shared operands (E = F*F, F = G*G, ...) cost no more than a chain.
+func (c *Catalog) cycles() map[string][]string {
+	w := cycleWalk{c: c, memo: map[string][]string{}, onPath: map[string]bool{}, found: map[string][]string{}}
+	for _, name := range slices.Sorted(maps.Keys(c.counters)) {
+		w.walk(name)
 	}
-	k, ok := c.counters[name]
+	return w.found
+}
+
+type cycleWalk struct {
+	c      *Catalog
+	memo   map[string][]string // finished counters: their path into a cycle, nil for none
+	onPath map[string]bool     // the counters being walked
+	found  map[string][]string
+}
+
+func (w *cycleWalk) walk(name string) []string {
+	if w.onPath[name] {
+		return []string{name}
+	}
+	if p, ok := w.memo[name]; ok {
+		return p
+	}
+	k, ok := w.c.counters[name]
 	if !ok || k.base != nil {
 		return nil
 	}
-	path = append(path, name)
-	var found []string
+	w.onPath[name] = true
+	var path []string
 	k.ast.Idents(func(id *Node) {
-		if found == nil && c.Has(id.Name) {
-			found = c.cycle(id.Name, path)
+		if path == nil && w.c.Has(id.Name) {
+			if p := w.walk(id.Name); p != nil {
+				path = append([]string{name}, p...)
+			}
 		}
 	})
-	return found
+	delete(w.onPath, name)
+	w.memo[name] = path
+	if path != nil {
+		w.found[name] = path
+	}
+	return path
+}
+
+// pathText words a path of counters, its middle cut when it is long.
+func pathText(path []string) string {
+	const keep = 8
+	if len(path) <= keep {
+		return strings.Join(path, " -> ")
+	}
+	return strings.Join(path[:keep/2], " -> ") + fmt.Sprintf(" -> ... (%d more) -> ", len(path)-keep) +
+		strings.Join(path[len(path)-keep/2:], " -> ")
 }
 
 func (c *Catalog) drop(name, reason string) {

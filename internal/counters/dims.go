@@ -105,9 +105,10 @@ func shape(dims []Dimension) ([]int, bool) {
 	return sizes, true
 }
 
-// resultDims returns the dimensions of an expression's value, following the same rules as
-// evaluation: reductions and selections remove dimensions, arithmetic keeps its operands'.
-func (c *Catalog) resultDims(n *Node, consts map[string]float64) []Dimension {
+// dimsOf returns the dimensions of an expression's value, following the same rules as evaluation:
+// reductions and selections remove dimensions, arithmetic keeps its operands'. Each derived
+// counter's dimensions are found once (memo, by name).
+func (c *Catalog) dimsOf(n *Node, consts map[string]float64, memo map[string][]Dimension) []Dimension {
 	switch n.Kind {
 	case KindIdent:
 		k, ok := c.counters[n.Name]
@@ -117,27 +118,33 @@ func (c *Catalog) resultDims(n *Node, consts map[string]float64) []Dimension {
 		case k.base != nil && c.Vendor == VendorAMD:
 			return blockDimensions(k.base.Block, consts)
 		case k.base == nil:
-			return c.resultDims(k.ast, consts)
+			if d, ok := memo[n.Name]; ok {
+				return d
+			}
+			memo[n.Name] = nil // a cycle ends here
+			d := c.dimsOf(k.ast, consts, memo)
+			memo[n.Name] = d
+			return d
 		}
 		return nil
 	case KindAccumulate, KindUnary:
-		return c.resultDims(n.X, consts)
+		return c.dimsOf(n.X, consts, memo)
 	case KindReduce:
 		if len(n.Dims) == 0 {
 			return nil
 		}
-		return without(c.resultDims(n.X, consts), n.Dims)
+		return without(c.dimsOf(n.X, consts, memo), n.Dims)
 	case KindSelect:
 		names := make([]string, len(n.Sel))
 		for i, s := range n.Sel {
 			names[i] = s.Dim
 		}
-		return without(c.resultDims(n.X, consts), names)
+		return without(c.dimsOf(n.X, consts, memo), names)
 	case KindBinary:
-		if d := c.resultDims(n.X, consts); d != nil {
+		if d := c.dimsOf(n.X, consts, memo); d != nil {
 			return d
 		}
-		return c.resultDims(n.Y, consts)
+		return c.dimsOf(n.Y, consts, memo)
 	}
 	return nil
 }

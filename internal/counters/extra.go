@@ -313,8 +313,10 @@ func (c *Catalog) WithExtra(e *Extra) (*Catalog, error) {
 		out.add(&counter{name: ec.Name, description: strings.TrimSpace(ec.Description), expression: d.Expression, ast: d.ast})
 		lines[ec.Name] = d.Line
 	}
+	cycles := out.cycles()
+	memo := map[string][]Base{}
 	for _, name := range slices.Sorted(maps.Keys(lines)) {
-		if err := out.checkExtra(name); err != nil {
+		if err := out.checkExtra(name, cycles, memo); err != nil {
 			return nil, fmt.Errorf("%s:%d: counter %s on %s: %w", e.Path, lines[name], name, c.Arch, err)
 		}
 	}
@@ -335,8 +337,9 @@ func (ec ExtraCounter) definitionFor(arch, source string) (ExtraDefinition, bool
 	return ExtraDefinition{}, false
 }
 
-// checkExtra is resolve and dropOverLimit for one added counter, as errors.
-func (c *Catalog) checkExtra(name string) error {
+// checkExtra is resolve and dropOverLimit for one added counter, as errors; cycles and memo are
+// shared by every added counter, so that each definition is walked once.
+func (c *Catalog) checkExtra(name string, cycles map[string][]string, memo map[string][]Base) error {
 	k := c.counters[name]
 	var missing []string
 	k.ast.Idents(func(id *Node) {
@@ -351,17 +354,13 @@ func (c *Catalog) checkExtra(name string) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("expression %q uses %s", k.expression, strings.Join(missing, "; "))
 	}
-	if cyc := c.cycle(name, nil); cyc != nil {
-		return fmt.Errorf("expression refers to itself: %s", strings.Join(cyc, " -> "))
+	if cyc := cycles[name]; cyc != nil {
+		return fmt.Errorf("expression refers to itself: %s", pathText(cyc))
 	}
 	if c.Vendor != VendorAMD {
 		return nil
 	}
-	bases, err := c.BaseEvents(name)
-	if err != nil {
-		return err
-	}
-	for _, o := range c.overLimit(bases) {
+	for _, o := range c.overLimit(c.baseEvents(name, memo)) {
 		return fmt.Errorf("needs %d %s events, one pass counts at most %d", o.need, o.block, o.limit)
 	}
 	return nil

@@ -24,6 +24,11 @@ func suggest(name string, known []string, max int) []string {
 			continue
 		}
 		seen[k] = true
+		// Lengths further apart than the limit are further apart in edit distance too: a name of a
+		// megabyte is compared with none, in no time.
+		if diff := len(k) - len(name); diff > limit || -diff > limit {
+			continue
+		}
 		if d := editDistance(lower, strings.ToLower(k)); d <= limit {
 			cands = append(cands, cand{k, d})
 		}

@@ -12,8 +12,11 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // Spec is one launch of the application.
@@ -25,6 +28,10 @@ type Spec struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Marker is one NAME=VALUE of Env that only this launch's processes have (the run directory):
+	// the processes the application leaves running, which gorocprof adopts, are told from its other
+	// children by it. Empty: they are not waited for.
+	Marker string
 }
 
 // Status is how the application ended.
@@ -103,6 +110,24 @@ func Resolve(app string) (string, error) {
 	return path, nil
 }
 
+// EnvDescendantWait is how long, in seconds, gorocprof waits for the processes the application
+// left running once it has ended (default 10) before it stops them.
+const EnvDescendantWait = "GOROCPROF_DESCENDANT_WAIT"
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+func descendantWait() time.Duration {
+	if v, err := strconv.ParseFloat(os.Getenv(EnvDescendantWait), 64); err == nil && v >= 0 && v <= 3600 {
+		return time.Duration(v * float64(time.Second))
+	}
+	return 10 * time.Second
+}
+
 // forwarded are the signals a user sends to gorocprof that belong to the application.
 var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
 
@@ -124,20 +149,28 @@ func Run(ctx context.Context, spec Spec) (Status, error) {
 	defer signal.Stop(sigs)
 
 	dieWithParent(cmd)
+	if err := becomeSubreaper(); err != nil {
+		fmt.Fprintf(orDiscard(spec.Stderr), "gorocprof: warning: %v: processes the application leaves running are not waited for\n", err)
+	}
 	waited, err := startLocked(cmd)
 	if err != nil {
 		return Status{}, fmt.Errorf("starting %s: %w", spec.App, err)
 	}
 	done := make(chan struct{})
+	var last atomic.Int32 // the last signal forwarded: the processes adopted after it get it too
 	go func() {
 		for {
 			select {
 			case s := <-sigs:
+				last.Store(int32(s.(syscall.Signal)))
 				// The application decides what the signal means; gorocprof keeps running so it can
-				// turn every record written so far into output.
+				// turn every record written so far into output. Processes it left running (adopted
+				// as gorocprof's children) get the signal too.
 				_ = cmd.Process.Signal(s)
+				forwardToDescendants(cmd.Process.Pid, spec.Marker, s.(syscall.Signal))
 			case <-ctx.Done():
 				_ = cmd.Process.Signal(syscall.SIGTERM)
+				forwardToDescendants(cmd.Process.Pid, spec.Marker, syscall.SIGTERM)
 				<-done
 				return
 			case <-done:
@@ -147,6 +180,12 @@ func Run(ctx context.Context, spec Spec) (Status, error) {
 	}()
 	waitErr := <-waited
 	close(done)
+	// A wrapper (`sh -c "app; ..."`) that a forwarded signal ended leaves the app to gorocprof,
+	// which sends it the signal its wrapper did not pass on.
+	if s := syscall.Signal(last.Load()); s != 0 {
+		forwardToDescendants(cmd.Process.Pid, spec.Marker, s)
+	}
+	waitDescendants(orDiscard(spec.Stderr), cmd.Process.Pid, spec.Marker, descendantWait(), sigs)
 
 	st := Status{PID: cmd.Process.Pid}
 	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 )
 
 // The input file kinds, by name: what gorocprof (and rocprofv3) names its results.
@@ -129,7 +131,7 @@ func holdsResults(dir string) bool {
 // isDatabase says whether a file named on the command line is an SQLite database: by its first
 // bytes, so that a results.json renamed stays a results.json.
 func isDatabase(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := boundedread.Open(path)
 	if err != nil {
 		return false, err
 	}

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/jsonerr"
 	"github.com/gorocprof/gorocprof/internal/output"
 )
 
@@ -54,7 +55,7 @@ type stringsObject struct {
 
 // scanJSON reads the head of every element of a results.json.
 func scanJSON(path string) ([]*head, error) {
-	f, err := os.Open(path)
+	f, err := boundedread.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -65,11 +66,16 @@ func scanJSON(path string) ([]*head, error) {
 	}
 	var heads []*head
 	found := false
+	seen := map[string]bool{}
 	for dec.More() {
 		key, err := keyToken(dec)
 		if err != nil {
 			return nil, notResults(err)
 		}
+		if seen[key] {
+			return nil, fmt.Errorf("key %q given twice at the top of the file", key)
+		}
+		seen[key] = true
 		if key != "rocprofiler-sdk-tool" {
 			if err := skipValue(dec); err != nil {
 				return nil, err
@@ -94,7 +100,35 @@ func scanJSON(path string) ([]*head, error) {
 	if !found {
 		return nil, errors.New(`not a results.json: it has no "rocprofiler-sdk-tool" array`)
 	}
+	if err := expectEnd(dec); err != nil {
+		return nil, err
+	}
 	return heads, nil
+}
+
+// expectEnd reads the object's closing brace and refuses anything but white space after it, as -i
+// refuses trailing text: a second document or a torn concatenation is not one results.json.
+func expectEnd(dec *json.Decoder) error {
+	if err := expectDelim(dec, '}'); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("text after the end of the results.json object (at byte %d)", dec.InputOffset())
+	}
+	return nil
+}
+
+// decodeStrict decodes the next value into v, refusing a key given twice in any of its objects and
+// wording a type mismatch in JSON's terms (the element's head objects: small beside its records).
+func decodeStrict(dec *json.Decoder, v any) error {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	if err := jsonerr.CheckKeys(raw); err != nil {
+		return err
+	}
+	return jsonerr.Describe(json.Unmarshal(raw, v))
 }
 
 func notResults(err error) error {
@@ -117,30 +151,38 @@ func scanElement(dec *json.Decoder, path string) (*head, error) {
 	var strs stringsObject
 	var kernels, agents []json.RawMessage
 	records := false
+	seen := map[string]bool{}
 	for dec.More() {
 		key, err := keyToken(dec)
 		if err != nil {
 			return nil, err
 		}
+		if seen[key] {
+			return nil, fmt.Errorf("key %q given twice", key)
+		}
+		seen[key] = true
 		var derr error
 		switch key {
 		case "metadata":
 			var raw json.RawMessage
 			if derr = dec.Decode(&raw); derr == nil {
-				md = &metadata{}
-				derr = json.Unmarshal(raw, md)
+				derr = jsonerr.CheckKeys(raw)
 			}
 			if derr == nil {
-				derr = json.Unmarshal(raw, &cfg)
+				md = &metadata{}
+				derr = jsonerr.Describe(json.Unmarshal(raw, md))
+			}
+			if derr == nil {
+				derr = jsonerr.Describe(json.Unmarshal(raw, &cfg))
 			}
 		case "agents":
-			derr = dec.Decode(&agents)
+			derr = decodeStrict(dec, &agents)
 		case "counters":
-			derr = dec.Decode(&cobjs)
+			derr = decodeStrict(dec, &cobjs)
 		case "strings":
-			derr = dec.Decode(&strs)
+			derr = decodeStrict(dec, &strs)
 		case "kernel_symbols":
-			derr = dec.Decode(&kernels)
+			derr = decodeStrict(dec, &kernels)
 		case "callback_records", "buffer_records":
 			if !records {
 				records = true

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/jsonerr"
 	"github.com/gorocprof/gorocprof/internal/output"
 )
 
@@ -71,7 +73,7 @@ func openArray(path string, at int64, h *head, name string) (*arrayCursor, error
 	if at < 0 {
 		return &arrayCursor{}, nil
 	}
-	f, err := os.Open(path)
+	f, err := boundedread.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +114,7 @@ func (c *arrayCursor) next() error {
 	}
 	var r recordJSON
 	if err := c.dec.Decode(&r); err != nil {
-		return fmt.Errorf("%s[%d]: %w", c.name, c.n, err)
+		return fmt.Errorf("%s[%d]: %w", c.name, c.n, jsonerr.Describe(err))
 	}
 	d, err := c.h.dispatchOf(&r)
 	if err != nil {

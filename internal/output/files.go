@@ -1,6 +1,7 @@
 package output
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 )
@@ -23,10 +25,53 @@ type outFile struct {
 // prefix is the files of one output prefix (-d and -o expanded), whichever sinks write them: each
 // is created under a temporary name, and they are synced and renamed into place together.
 type prefix struct {
-	loc   *location
-	base  string // the prefix's file name part
-	wrap  func(string, io.Writer) io.Writer
-	files []*outFile
+	loc      *location
+	base     string // the prefix's file name part
+	wrap     func(string, io.Writer) io.Writer
+	files    []*outFile
+	replaced []string // the files commit put in place of an earlier output's
+}
+
+// tempSuffixes are the names a prefix's files get after it (create, createPath, the trace spool):
+// a hidden temporary file of one of them is this prefix's, never another prefix's.
+var tempSuffixes = []string{"_results.json", "_agent_info.csv", "_counter_collection.csv", "_kernel_trace.csv",
+	"_results.pftrace", "_results.db", "_trace.spool", "_kernel_stats.csv", "_domain_stats.csv"}
+
+// removeStale removes the temporary files an earlier gorocprof left of this prefix when it was
+// killed before it could (SIGKILL, a crash): a run holds its prefix's lock, or names it per
+// process, so no running gorocprof writes them.
+func (pf *prefix) removeStale() {
+	d, err := pf.loc.root.Open(".")
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	for {
+		names, err := d.Readdirnames(1024)
+		for _, name := range names {
+			if pf.isTemp(name) {
+				pf.loc.remove(name)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// isTemp says whether name is createTemp's name for one of the prefix's files.
+func (pf *prefix) isTemp(name string) bool {
+	rest, ok := strings.CutPrefix(name, "."+pf.base)
+	if !ok {
+		return false
+	}
+	i := strings.LastIndex(rest, ".tmp-")
+	if i < 0 || !slices.Contains(tempSuffixes, rest[:i]) {
+		return false
+	}
+	tag := rest[i+len(".tmp-"):]
+	_, err := hex.DecodeString(tag)
+	return len(tag) == 12 && err == nil
 }
 
 // create starts the file base+suffix, written through a background writer.
@@ -204,8 +249,12 @@ func (pf *prefix) commit() ([]string, error) {
 	var paths []string
 	for len(pf.files) > 0 {
 		o := pf.files[0]
+		_, existed := pf.loc.root.Lstat(o.final)
 		if err := pf.loc.place(o.tmp, o.final); err != nil {
 			return paths, err
+		}
+		if existed == nil {
+			pf.replaced = append(pf.replaced, filepath.Join(pf.loc.path, o.final))
 		}
 		pf.files = pf.files[1:]
 		paths = append(paths, filepath.Join(pf.loc.path, o.final))

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
@@ -200,6 +201,7 @@ func (f *Files) open(counters bool) error {
 	}
 	f.loc = loc
 	f.pf = &prefix{loc: loc, base: filepath.Base(file), wrap: opts.wrap}
+	f.pf.removeStale()
 	for i, r := range prefixSinks {
 		if !slices.Contains(rows, i) {
 			continue
@@ -321,6 +323,28 @@ func (f *Files) Close() ([]string, error) {
 		}
 	}
 	return paths, errors.Join(f.evalErrs...)
+}
+
+// Replaced lists the files Close put in place of an earlier output's (each replaced whole, by a
+// rename, never written in place), for the note that says so.
+func (f *Files) Replaced() []string {
+	if f.pf == nil {
+		return nil
+	}
+	return f.pf.replaced
+}
+
+// ReplacedNote words Replaced for stderr: a few names, then how many more; "" when none.
+func ReplacedNote(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	const shown = 4
+	names := strings.Join(paths[:min(len(paths), shown)], ", ")
+	if len(paths) > shown {
+		names += fmt.Sprintf(" and %d more", len(paths)-shown)
+	}
+	return "replaced the earlier output " + names
 }
 
 // abort releases every sink and removes the files not placed.

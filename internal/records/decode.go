@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/jsonerr"
 )
 
 // MaxLineBytes bounds one record line. A dispatch line carries one value per hardware instance per
@@ -50,21 +51,24 @@ type Record struct {
 // them. It checks what the contract requires of the stream itself: a header first, a known version,
 // well-formed lines except possibly the last.
 type Decoder struct {
-	br        *bufio.Reader
-	buf       []byte
-	line      int
-	sawHeader bool
-	done      bool
-	scanner   dispatchScanner
-	reuse     bool
-	skipBad   bool
-	disp      contract.Dispatch // the dispatch handed out last, when reuse is set
+	br         *bufio.Reader
+	buf        []byte
+	line       int
+	sawHeader  bool
+	done       bool
+	scanner    dispatchScanner
+	reuse      bool
+	skipBad    bool
+	headerless bool              // records were handed out before any header (SkipBadLines)
+	disp       contract.Dispatch // the dispatch handed out last, when reuse is set
 }
 
 // SkipBadLines makes Next hand out a TypeSkipped record for a complete line it cannot use (not
 // JSON, a wrong field, a second header, too long) and go on, instead of failing: one damaged line
 // then costs that line only. A damaged line that holds the start of a later record (a torn write
-// followed by the next one) yields that record, marked Recovered. The header must still come first.
+// followed by the next one) yields that record, marked Recovered. A damaged header costs its line
+// too: the records after it are handed out (Headerless); only a header of an unknown contract
+// version (ErrVersion) ends the file.
 func (d *Decoder) SkipBadLines() { d.skipBad = true }
 
 // ReuseDispatches makes Next hand out the same Dispatch (and counter storage) for every dispatch
@@ -95,12 +99,12 @@ func (d *Decoder) Next() (Record, error) {
 		}
 		if errors.Is(err, io.EOF) {
 			d.done = true
-			if !d.sawHeader {
+			if !d.sawHeader && !d.headerless {
 				return Record{}, fmt.Errorf("%w: the file has no complete header line", ErrNoHeader)
 			}
 			return Record{}, io.EOF
 		}
-		if errors.Is(err, errLineTooLong) && d.skipBad && d.sawHeader {
+		if errors.Is(err, errLineTooLong) && d.skipBad {
 			d.line++
 			return Record{Type: TypeSkipped, Line: d.line, Err: err}, nil
 		}
@@ -121,9 +125,15 @@ func (d *Decoder) Next() (Record, error) {
 			return Record{Type: TypeTruncated, Line: d.line}, nil
 		}
 		if perr == nil {
+			perr = checkBounds(rec)
+		}
+		if perr == nil {
 			perr = d.checkOrder(rec)
 		}
-		if perr != nil && d.skipBad && d.sawHeader {
+		if errors.Is(perr, ErrVersion) {
+			return Record{}, fmt.Errorf("line %d: %w", d.line, perr)
+		}
+		if perr != nil && d.skipBad {
 			return d.recover(raw, perr), nil
 		}
 		if perr != nil {
@@ -146,6 +156,9 @@ func (d *Decoder) recover(raw []byte, err error) Record {
 	}
 	rec, perr := d.parseLine(raw[at:])
 	if perr == nil {
+		perr = checkBounds(rec)
+	}
+	if perr == nil {
 		perr = d.checkOrder(rec)
 	}
 	if perr != nil {
@@ -161,14 +174,40 @@ func (d *Decoder) checkOrder(rec Record) error {
 			return errors.New("a second header record")
 		}
 		if rec.Header.Version != contract.Version {
-			return fmt.Errorf("record file has contract version %d; this gorocprof reads version %d",
-				rec.Header.Version, contract.Version)
+			return fmt.Errorf("%w: record file has contract version %d; this gorocprof reads version %d",
+				ErrVersion, rec.Header.Version, contract.Version)
 		}
 		d.sawHeader = true
 		return nil
 	}
-	if !d.sawHeader {
+	if !d.sawHeader && !d.skipBad {
 		return fmt.Errorf("%w: the first record is %q", ErrNoHeader, rec.Type)
+	}
+	if !d.sawHeader {
+		d.headerless = true
+	}
+	return nil
+}
+
+// Headerless reports whether records were handed out before any header (SkipBadLines: the header
+// line was damaged); the file's name then says whose they are.
+func (d *Decoder) Headerless() bool { return d.headerless }
+
+// MaxPasses bounds a dispatch's pass count, as the plans a tool runs have at most that
+// many passes: a larger number is a damaged line, refused before it sizes anything.
+const MaxPasses = 4096
+
+// ErrVersion marks a header of a contract version this reader does not know: its file's lines may
+// mean something else, so none of them is read.
+var ErrVersion = errors.New("unknown contract version")
+
+// checkBounds refuses numbers of a record that would size the reader's memory beyond any real run.
+func checkBounds(rec Record) error {
+	if rec.Type != contract.RecDispatch {
+		return nil
+	}
+	if d := rec.Dispatch; d.Passes > MaxPasses {
+		return fmt.Errorf("dispatch %d: %d passes: a dispatch has at most %d passes", d.DispatchID, d.Passes, MaxPasses)
 	}
 	return nil
 }
@@ -296,7 +335,7 @@ func parseLine(raw []byte) (Record, error) {
 		return rec, nil
 	}
 	if err := json.Unmarshal(raw, target); err != nil {
-		return Record{}, fmt.Errorf("%s record: %w", t, err)
+		return Record{}, fmt.Errorf("%s record: %w", t, jsonerr.Describe(err))
 	}
 	return rec, nil
 }
@@ -315,7 +354,7 @@ func recordType(raw []byte) (string, error) {
 		T *string `json:"t"`
 	}
 	if err := json.Unmarshal(raw, &probe); err != nil {
-		return "", err
+		return "", jsonerr.Describe(err)
 	}
 	if probe.T == nil || *probe.T == "" {
 		return "", errors.New(`record has no "t" field`)

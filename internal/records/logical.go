@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
@@ -222,8 +223,20 @@ type Run struct {
 	Unreadable []string
 }
 
-// ReadRun is ReadRunDir that reports a file without a header in Unreadable instead of failing.
-func ReadRun(runDir string) (Run, error) { return readRun(runDir, ReadProcess) }
+// ReadRun is ReadRunDir that reports a file without a header in Unreadable instead of failing. The
+// dispatch spools go where there is room for them (EnvSpoolDir, TMPDIR, then spoolDirs: the output
+// directory); when they fail, the error (ErrSpool) says which `gorocprof process` command would work.
+func ReadRun(runDir string, spoolDirs ...string) (Run, error) {
+	paths, _ := filepath.Glob(filepath.Join(runDir, contract.RecordsDir, "*.ndjson"))
+	candidates := spoolCandidates(spoolDirs)
+	need := spoolNeed(recordBytes(paths))
+	dir := chooseSpoolDir(candidates, need)
+	run, err := readRun(runDir, func(path string) (*Process, error) { return readProcessIn(path, dir) })
+	if errors.Is(err, ErrSpool) {
+		err = fmt.Errorf("%w; %s", err, spoolHint(runDir, dir, candidates, need))
+	}
+	return run, err
+}
 
 // Close releases every process's spool.
 func (r Run) Close() {
@@ -255,7 +268,7 @@ func readRun(runDir string, read func(string) (*Process, error)) (Run, error) {
 	var r Run
 	for _, path := range paths {
 		p, err := read(path)
-		if errors.Is(err, ErrNoHeader) {
+		if errors.Is(err, ErrNoHeader) || errors.Is(err, ErrUnreadable) {
 			r.Unreadable = append(r.Unreadable, unreadable(path, err))
 			continue
 		}
@@ -275,8 +288,44 @@ func readRun(runDir string, read func(string) (*Process, error)) (Run, error) {
 		}
 		return a.Path < b.Path
 	})
+	r.dropCopies()
 	markReplaced(r.Processes)
 	return r, nil
+}
+
+// dropCopies leaves out a record file that repeats another (a copy kept next to the original, as
+// N-1.ndjson beside N.ndjson): the same process id, start time and command line in the header, and
+// the same size. Two images of one process start at different times, so they are never taken
+// for copies. Each copy is named in Unreadable.
+func (r *Run) dropCopies() {
+	kept := r.Processes[:0]
+	for _, p := range r.Processes {
+		if len(kept) > 0 && sameFile(kept[len(kept)-1], p) {
+			orig := kept[len(kept)-1]
+			r.Unreadable = append(r.Unreadable, fmt.Sprintf(
+				"%s and %s hold the same records (process %d, started at the same time, the same size): one is a copy, read once",
+				shortName(orig.Path), shortName(p.Path), p.Header.PID))
+			p.Close()
+			continue
+		}
+		kept = append(kept, p)
+	}
+	r.Processes = kept
+}
+
+func sameFile(a, b *Process) bool {
+	if a.Header.PID != b.Header.PID || a.Header.InitTime != b.Header.InitTime || a.Header.InitTime == 0 ||
+		!slices.Equal(a.Header.Cmdline, b.Header.Cmdline) {
+		return false
+	}
+	sa, errA := os.Stat(a.Path)
+	sb, errB := os.Stat(b.Path)
+	return errA == nil && errB == nil && sa.Size() == sb.Size()
+}
+
+// shortName names a record file as the user finds it in a run directory: records/N.ndjson.
+func shortName(path string) string {
+	return filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path))
 }
 
 // MarkExited notes that the process pid exited rather than being killed by a signal, as the launcher
@@ -306,8 +355,13 @@ func markReplaced(procs []*Process) {
 
 func unreadable(path string, err error) string {
 	name := filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path))
-	if st, serr := os.Stat(path); serr == nil && st.Size() == 0 {
+	if st, serr := os.Stat(path); serr == nil && st.Mode().IsRegular() && st.Size() == 0 {
 		return fmt.Sprintf("%s is empty: its process ended between creating the file and writing the header, so nothing of it was recorded", name)
 	}
-	return fmt.Sprintf("%s holds no process: %v", name, errors.Unwrap(err))
+	// The error names the file already, as "reading records PATH: why"; the user is told the why.
+	why := err.Error()
+	if _, rest, ok := strings.Cut(why, path+": "); ok {
+		why = rest
+	}
+	return fmt.Sprintf("%s holds no process: %s", name, why)
 }

@@ -167,10 +167,16 @@ func missingPasses(dst, passes []int, want int) []int {
 }
 
 // missingText words missingPasses's answer for dispatch id.
+// A message names at most maxListed passes, and how many more there are.
 func missingText(id uint64, missing []int, want int) string {
-	words := make([]string, len(missing))
-	for i, m := range missing {
-		words[i] = strconv.Itoa(m)
+	const maxListed = 10
+	words := make([]string, 0, min(len(missing), maxListed))
+	for _, m := range missing[:min(len(missing), maxListed)] {
+		words = append(words, strconv.Itoa(m))
+	}
+	if len(missing) > maxListed {
+		return fmt.Sprintf("dispatch %d: %d of %d passes missing: %s and %d more", id, len(missing), want,
+			strings.Join(words, ", "), len(missing)-maxListed)
 	}
 	return fmt.Sprintf("dispatch %d: pass %s of %d missing", id, strings.Join(words, ", "), want)
 }

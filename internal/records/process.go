@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
@@ -71,8 +73,12 @@ func (p *Process) Agent(id uint64) (contract.Agent, bool) {
 // ReadProcess reads and checks one record file, decoding each line once: what is not a dispatch is
 // kept, each dispatch line is checked against the pass rules as it goes by (passChecker) and kept in
 // the process's spool, so that memory does not grow with the number of dispatches.
-func ReadProcess(path string) (*Process, error) {
+func ReadProcess(path string) (*Process, error) { return readProcessIn(path, "") }
+
+// readProcessIn is ReadProcess with the dispatch spool in dir ("" for TMPDIR).
+func readProcessIn(path, spoolDir string) (*Process, error) {
 	b := NewBuilder(path)
+	b.c.p.spool.dir = spoolDir
 	if err := b.c.readFile(); err != nil {
 		b.c.p.Close()
 		return nil, err
@@ -83,9 +89,9 @@ func ReadProcess(path string) (*Process, error) {
 // readFile feeds every record of the process's file to add, skipping damaged lines (add reports
 // them).
 func (c *collector) readFile() error {
-	f, err := os.Open(c.p.Path)
+	f, err := boundedread.Open(c.p.Path)
 	if err != nil {
-		return fmt.Errorf("reading records: %w", err)
+		return unreadableError{fmt.Errorf("reading records: %w", err)}
 	}
 	defer f.Close()
 	d := NewDecoder(f)
@@ -97,11 +103,40 @@ func (c *collector) readFile() error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("reading records %s: %w", c.p.Path, err)
+			return unreadableError{fmt.Errorf("reading records %s: %w", c.p.Path, err)}
 		}
 		c.add(rec)
+		if d.Headerless() && !c.headerless {
+			c.headerless = true
+			c.p.Header.PID = pidOfFile(c.p.Path)
+			c.p.Problems = append(c.p.Problems, fmt.Sprintf(
+				"%s: no header before this line; process id %d taken from the file's name, its command line and host are unknown",
+				c.fileLine(rec.Line), c.p.Header.PID))
+		}
 	}
 }
+
+// pidOfFile is the process id in a record file's name (<pid>.ndjson, <pid>-<image>.ndjson), 0 when
+// it holds none.
+func pidOfFile(path string) int64 {
+	base := strings.TrimSuffix(filepath.Base(path), ".ndjson")
+	base, _, _ = strings.Cut(base, "-")
+	pid, err := strconv.ParseInt(base, 10, 64)
+	if err != nil || pid < 0 {
+		return 0
+	}
+	return pid
+}
+
+// ErrUnreadable marks an error of one record file itself (it cannot be opened or read, has no
+// header, or a header of another contract version), which costs that file and no other.
+var ErrUnreadable = errors.New("unreadable record file")
+
+type unreadableError struct{ err error }
+
+func (e unreadableError) Error() string        { return e.err.Error() }
+func (e unreadableError) Unwrap() error        { return e.err }
+func (e unreadableError) Is(target error) bool { return target == ErrUnreadable }
 
 // ReadRunDir reads every records/*.ndjson file of a run directory, ordered by process id.
 func ReadRunDir(runDir string) ([]*Process, error) {
@@ -109,9 +144,10 @@ func ReadRunDir(runDir string) ([]*Process, error) {
 }
 
 type collector struct {
-	p      *Process
-	agents map[uint64]bool
-	check  *passChecker
+	p          *Process
+	headerless bool // the no-header problem was reported
+	agents     map[uint64]bool
+	check      *passChecker
 }
 
 func (c *collector) problem(line int, format string, args ...any) {

@@ -110,7 +110,11 @@ func refMissingPasses(ds []contract.Dispatch, declines []contract.Decline) []str
 				missing = append(missing, fmt.Sprint(i))
 			}
 		}
-		if len(missing) > 0 {
+		switch {
+		case len(missing) > 10:
+			problems = append(problems, fmt.Sprintf("dispatch %d: %d of %d passes missing: %s and %d more",
+				l.ID, len(missing), want, strings.Join(missing[:10], ", "), len(missing)-10))
+		case len(missing) > 0:
 			problems = append(problems, fmt.Sprintf("dispatch %d: pass %s of %d missing",
 				l.ID, strings.Join(missing, ", "), want))
 		}

@@ -19,6 +19,7 @@ import (
 // line's JSON, so that memory does not grow with the dispatches and the file is decoded once
 // however often the dispatches are read.
 type spool struct {
+	dir   string // where its file goes; "" for TMPDIR
 	f     *os.File
 	w     *bgwrite.Writer // the kernel's copy overlaps with the decoding of the next lines
 	size  int64
@@ -38,9 +39,9 @@ func (s *spool) add(line int, recovered bool, d *contract.Dispatch) {
 		return
 	}
 	if s.f == nil {
-		f, err := os.CreateTemp("", ".gorocprof-spool-*")
+		f, err := os.CreateTemp(s.dir, ".gorocprof-spool-*")
 		if err != nil {
-			s.err = fmt.Errorf("spooling dispatches: %w", err)
+			s.err = s.failed(err)
 			return
 		}
 		// Unlinked at once: the open file lives as long as the process needs it, and nothing stays
@@ -91,7 +92,7 @@ func (s *spool) add(line int, recovered bool, d *contract.Dispatch) {
 	}
 	s.size += int64(n)
 	if err != nil {
-		s.err = fmt.Errorf("spooling dispatches: %w", err)
+		s.err = s.failed(err)
 	}
 }
 
@@ -108,11 +109,20 @@ func appendSpoolValue(b []byte, v *float64) []byte {
 	return binary.LittleEndian.AppendUint64(b, math.Float64bits(*v))
 }
 
+// failed is the spool's error, naming where it was.
+func (s *spool) failed(err error) error {
+	dir := s.dir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return fmt.Errorf("%w in %s: %w", ErrSpool, dir, err)
+}
+
 // finish flushes what was spooled; the spool is read from then on.
 func (s *spool) finish() error {
 	if s.w != nil {
 		if err := s.w.Close(); err != nil && s.err == nil {
-			s.err = fmt.Errorf("spooling dispatches: %w", err)
+			s.err = s.failed(err)
 		}
 	}
 	return s.err

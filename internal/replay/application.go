@@ -160,6 +160,7 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 		return pr, err
 	}
 	pr.dir = runDir
+	defer releaseRunDir(runDir)
 	announceRunDir(stderr, req.LogLevel, runDir)
 	prog.startPass(i, runDir)
 	pr.st, err = launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)

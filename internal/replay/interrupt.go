@@ -22,7 +22,7 @@ func (e *InterruptedError) Error() string {
 		launch.SignalName(e.Signal))
 }
 
-// interrupts holds SIGINT and SIGTERM for the whole of a run, so that neither ends gorocprof
+// interrupts holds SIGINT, SIGTERM and SIGHUP for the whole of a run, so that none ends gorocprof
 // half way through its files. While the application runs, the launcher forwards them to it and
 // they are dropped here; once it has ended, the next one stops the output phase.
 type interrupts struct {
@@ -51,7 +51,8 @@ func (e *PassesInterruptedError) Error() string {
 
 func catchInterrupts() *interrupts {
 	i := &interrupts{sigs: make(chan os.Signal, 1), grace: 100 * time.Millisecond}
-	signal.Notify(i.sigs, syscall.SIGINT, syscall.SIGTERM)
+	// SIGHUP (the terminal or ssh session went away) asks to stop as SIGTERM does.
+	signal.Notify(i.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	return i
 }
 

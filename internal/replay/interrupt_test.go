@@ -8,10 +8,11 @@ import (
 	"time"
 )
 
-// TestCatchInterrupts sends gorocprof's own process each signal while it is caught: the context
-// ends with an *InterruptedError naming it, and the process lives on.
+// TestCatchInterrupts sends gorocprof's own process each signal while it is caught (SIGHUP, from a
+// closed terminal or ssh session, as SIGTERM): the context ends with an *InterruptedError naming
+// it, and the process lives on.
 func TestCatchInterrupts(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		ctx, release := CatchInterrupts(context.Background())
 		if err := syscall.Kill(syscall.Getpid(), sig); err != nil {
 			t.Fatal(err)

@@ -97,6 +97,9 @@ func writeOutputs(ctx context.Context, req Request, procs []*records.Process, pl
 		}
 		written, err := t.files.Close()
 		files = append(files, written...)
+		if note := output.ReplacedNote(t.files.Replaced()); note != "" {
+			fmt.Fprintf(stderr, "gorocprof: note: %s\n", note)
+		}
 		if err != nil && stopped == nil && err != context.Cause(ctx) {
 			errs = append(errs, fmt.Errorf("writing the output of %s: %w", pidList(t.procs), err))
 		}

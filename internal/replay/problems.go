@@ -38,6 +38,13 @@ func incomplete(problems []string) error {
 	if len(problems) == 0 {
 		return nil
 	}
+	// A few problems say what is wrong; twenty thousand of them (a file damaged throughout) say
+	// no more and make a line no terminal shows.
+	const shown = 8
+	if len(problems) > shown {
+		return fmt.Errorf("%w: %s; and %d more problems of the same run", ErrIncomplete,
+			strings.Join(problems[:shown], "; "), len(problems)-shown)
+	}
 	return fmt.Errorf("%w: %s", ErrIncomplete, strings.Join(problems, "; "))
 }
 

@@ -2,7 +2,9 @@ package replay
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -60,5 +62,17 @@ func TestProcessProblems(t *testing.T) {
 		if err := incomplete(got); (err != nil) != (len(tt.want) > 0) || (err != nil && !errors.Is(err, ErrIncomplete)) {
 			t.Errorf("%s: incomplete() = %v", tt.name, err)
 		}
+	}
+}
+
+// Twenty thousand problems make one error of a few of them and their count, not a line of a megabyte.
+func TestIncompleteIsBounded(t *testing.T) {
+	problems := make([]string, 20002)
+	for i := range problems {
+		problems[i] = fmt.Sprintf("process 1: line %d: damaged line skipped", i+1)
+	}
+	msg := incomplete(problems).Error()
+	if len(msg) > 2000 || !strings.HasSuffix(msg, "; and 19994 more problems of the same run") {
+		t.Errorf("%d bytes: %.300q", len(msg), msg)
 	}
 }

@@ -45,6 +45,9 @@ func Process(ctx context.Context, pr ProcessRequest) (Result, error) {
 	pr.Stdout, pr.Stderr = writerOr(pr.Stdout, os.Stdout), writerOr(pr.Stderr, os.Stderr)
 	infos := make([]RunInfo, len(pr.RunDirs))
 	for i, dir := range pr.RunDirs {
+		if err := checkRunEnded(dir); err != nil {
+			return Result{}, err
+		}
 		info, err := ReadRunInfo(dir)
 		if err != nil {
 			return Result{}, err
@@ -70,6 +73,11 @@ func processRun(ctx context.Context, pr ProcessRequest, dir string, info RunInfo
 	if err != nil {
 		return Result{}, records.Run{}, fmt.Errorf("%s: %w", dir, err)
 	}
+	lock, err := lockOutput(req)
+	if err != nil {
+		return Result{}, records.Run{}, err
+	}
+	defer lock.Release()
 	if info.Mode == contract.ModeApplication && info.ApplicationPass >= 0 {
 		// One run of an application replay: its own output, as the replay writes it.
 		req.OutputDir = filepath.Join(req.OutputDir, PassDir(info.ApplicationPass))

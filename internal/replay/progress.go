@@ -14,6 +14,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
@@ -124,7 +125,7 @@ func (c *dispatchCounter) count() int64 {
 		c.partial = map[string][]byte{}
 	}
 	for _, path := range paths {
-		f, err := os.Open(path)
+		f, err := boundedread.Open(path)
 		if err != nil {
 			continue
 		}

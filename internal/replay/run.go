@@ -47,6 +47,11 @@ func Run(ctx context.Context, req Request) (Result, error) {
 		return runUnprofiled(ctx, req, plan, stdout, stderr)
 	}
 	warnKernelTrace(stderr, req, plan)
+	lock, err := lockOutput(req)
+	if err != nil {
+		return Result{}, err
+	}
+	defer lock.Release()
 	var res Result
 	if req.Mode == contract.ModeApplication {
 		res, err = runApplication(ctx, req, sess, plan, stdout, stderr)
@@ -155,6 +160,7 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	if err != nil {
 		return Result{}, err
 	}
+	defer releaseRunDir(runDir)
 	announceRunDir(stderr, req.LogLevel, runDir)
 	intr := catchInterrupts()
 	defer intr.stop()
@@ -208,6 +214,10 @@ func prepareRun(cp contract.Plan, info RunInfo) (runDir, planPath string, err er
 		_ = os.RemoveAll(runDir)
 		return "", "", fmt.Errorf("creating %s: %w", filepath.Join(runDir, contract.RecordsDir), err)
 	}
+	if err := lockRunDir(runDir); err != nil {
+		_ = os.RemoveAll(runDir)
+		return "", "", err
+	}
 	return runDir, planPath, nil
 }
 
@@ -225,6 +235,7 @@ func launchApp(ctx context.Context, req Request, sess *Session, runDir, planPath
 		App: req.App, Args: req.Args,
 		Env:   childEnv(req, runDir, planPath),
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
+		Marker: contract.EnvRunDir + "=" + runDir,
 	})
 }
 
@@ -321,7 +332,7 @@ func writePlan(path string, p contract.Plan) error {
 
 // readRecords reads every record file of the run once. st is how the launched application ended.
 func readRecords(req Request, runDir string, st launch.Status) (records.Run, error) {
-	run, err := records.ReadRun(runDir)
+	run, err := records.ReadRun(runDir, spoolDir(req))
 	if err != nil {
 		return run, fmt.Errorf("reading the records of %s: %w", req.App, err)
 	}

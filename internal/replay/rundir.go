@@ -3,11 +3,13 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gorocprof/gorocprof/internal/boundedread"
@@ -194,6 +196,73 @@ func (req Request) outputDir(expanded string) string {
 		return expanded
 	}
 	return filepath.Join(req.saved.baseDir, expanded)
+}
+
+// RunLockFile is the lock (output.Lock) a running gorocprof holds in its run directory while the
+// application runs and its records are read: `gorocprof process` refuses a directory whose lock is
+// held, as its records are not all written yet.
+const RunLockFile = "gorocprof.lock"
+
+var (
+	runLocksMu sync.Mutex
+	runLocks   = map[string]*output.Lock{}
+)
+
+// lockRunDir takes the run directory's lock; releaseRunDir drops it (before the directory is
+// removed, or when it is kept).
+func lockRunDir(runDir string) error {
+	l, err := output.LockFile(filepath.Join(runDir, RunLockFile))
+	if err != nil {
+		return fmt.Errorf("run directory %s: %w", runDir, err)
+	}
+	runLocksMu.Lock()
+	runLocks[runDir] = l
+	runLocksMu.Unlock()
+	return nil
+}
+
+func releaseRunDir(runDir string) {
+	runLocksMu.Lock()
+	l := runLocks[runDir]
+	delete(runLocks, runDir)
+	runLocksMu.Unlock()
+	l.Release()
+}
+
+// checkRunEnded refuses a run directory whose run is still going (its lock is held); the lock it
+// takes to know is dropped at once.
+func checkRunEnded(runDir string) error {
+	l, err := output.LockFile(filepath.Join(runDir, RunLockFile))
+	if errors.Is(err, output.ErrLocked) {
+		return fmt.Errorf("%s: its run is still going (%v): `gorocprof process` writes a run's output once its run has ended", runDir, err)
+	}
+	if err != nil {
+		return err
+	}
+	l.Release()
+	return nil
+}
+
+// lockOutput takes the lock of the run's output prefix when every process of the run names the
+// same one (no %pid%): a second gorocprof with the same -d and -o is refused before it launches,
+// instead of leaving one run's results.json beside another's CSV. Nil when the prefix is per process.
+func lockOutput(req Request) (*output.Lock, error) {
+	sample := output.SampleVars(req.App, req.Args, os.Getenv, req.RankVariables)
+	dir, file, fixed := output.FixedPrefix(req.OutputDir, req.OutputFile, sample)
+	if !fixed {
+		return nil, nil
+	}
+	return output.LockPrefix(req.outputDir(dir), file)
+}
+
+// spoolDir is where the dispatch spools may go when TMPDIR has no room for them: the output
+// directory when every process shares it, else the working directory (where a relative -d is).
+func spoolDir(req Request) string {
+	sample := output.SampleVars(req.App, req.Args, os.Getenv, req.RankVariables)
+	if dir, _, fixed := output.FixedPrefix(req.OutputDir, req.OutputFile, sample); fixed {
+		return req.outputDir(dir)
+	}
+	return req.outputDir(".")
 }
 
 // keptRecords says on stderr where records that were not turned into output are, and how to.

@@ -1,6 +1,6 @@
 #include "filter.hpp"
 
-#include <re2/re2.h>
+#include "regex.hpp"
 
 namespace gorocprof::core {
 
@@ -14,14 +14,13 @@ KernelFilter::~KernelFilter() {
 
 bool KernelFilter::configure(const std::string& include_regex, const std::string& exclude_regex,
                              std::vector<std::pair<int64_t, int64_t>> iteration_ranges, std::string* error) {
-    auto compile = [&](const std::string& pattern, const char* field, std::unique_ptr<re2::RE2>* out) {
+    auto compile = [&](const std::string& pattern, const char* field, std::unique_ptr<Regex>* out) {
         out->reset();
         if (pattern.empty()) return true;
-        re2::RE2::Options opts;
-        opts.set_log_errors(false);
-        auto re = std::make_unique<re2::RE2>(pattern, opts);
-        if (!re->ok()) {
-            if (error) *error = std::string("filters.") + field + " \"" + pattern + "\": " + re->error();
+        std::string why;
+        auto re = Regex::compile(pattern, &why);
+        if (re == nullptr) {
+            if (error) *error = std::string("filters.") + field + " \"" + pattern + "\": " + why;
             return false;
         }
         *out = std::move(re);
@@ -42,8 +41,8 @@ bool KernelFilter::configure(const std::string& include_regex, const std::string
 }
 
 bool KernelFilter::name_matches(const std::string& name) const {
-    if (include_ && !re2::RE2::PartialMatch(name, *include_)) return false;
-    if (exclude_ && re2::RE2::PartialMatch(name, *exclude_)) return false;
+    if (include_ && !include_->partial_match(name)) return false;
+    if (exclude_ && exclude_->partial_match(name)) return false;
     return true;
 }
 

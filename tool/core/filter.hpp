@@ -14,11 +14,9 @@
 #include <utility>
 #include <vector>
 
-namespace re2 {
-class RE2;
-}
-
 namespace gorocprof::core {
+
+class Regex;
 
 class KernelFilter {
 public:
@@ -61,7 +59,7 @@ private:
         std::atomic<uint64_t> iterations{0};
     };
 
-    std::unique_ptr<re2::RE2> include_, exclude_;  // nullptr: no such regex
+    std::unique_ptr<Regex> include_, exclude_;  // nullptr: no such regex
     std::vector<std::pair<int64_t, int64_t>> ranges_;
 
     std::mutex mu_;  // add_kernel

@@ -231,6 +231,27 @@ private:
 
 }  // namespace
 
+namespace {
+
+// Moves fd to a descriptor near the top of the table the app uses (kFdHeadroom below the lower of
+// RLIMIT_NOFILE and 1024): the app's own open() calls take the lowest free number and never reach it
+// unless the app holds nearly as many files as it may. Keeps fd where no such number is free.
+int move_high(int fd) {
+    rlimit lim{};
+    rlim_t top = 1024;
+    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < top) top = lim.rlim_cur;
+    for (long floor = static_cast<long>(top) - File::kFdHeadroom; floor > fd; floor /= 2) {
+        int high = ::fcntl(fd, F_DUPFD_CLOEXEC, static_cast<int>(floor));
+        if (high >= 0) {
+            ::close(fd);
+            return high;
+        }
+    }
+    return fd;
+}
+
+}  // namespace
+
 bool File::open(const std::string& run_dir, int64_t pid, std::string* error) {
     std::string dir = run_dir + "/records";
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
@@ -249,7 +270,17 @@ bool File::open(const std::string& run_dir, int64_t pid, std::string* error) {
         *error = "open " + path + ": " + std::strerror(errno);
         return false;
     }
+    fd = move_high(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        *error = "fstat " + path + ": " + std::strerror(errno);
+        ::close(fd);
+        return false;
+    }
     fd_ = fd;
+    dev_ = st.st_dev;
+    ino_ = st.st_ino;
+    reopened_ = 0;
     write_ = ::write;
     path_ = path;
     size_ = 0;
@@ -267,8 +298,42 @@ void File::attach(int fd, WriteFn fn) {
     path_ = "fd " + std::to_string(fd);
     struct stat st {};
     size_ = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+    dev_ = st.st_dev;
+    ino_ = st.st_ino;
     first_end_ = last_start_ = size_;
     size_limit_ = 0;
+}
+
+bool File::owns_fd_locked() const {
+    struct stat st {};
+    return fd_ >= 0 && ::fstat(fd_, &st) == 0 && st.st_dev == dev_ && st.st_ino == ino_;
+}
+
+bool File::ensure_own_fd_locked(std::string* gap, std::string* why) {
+    if (owns_fd_locked()) return true;
+    // fd_ is closed or is the app's file now: it is never written, truncated or closed again.
+    const int lost = fd_;
+    fd_ = -1;
+    int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    struct stat st {};
+    if (fd >= 0 && (::fstat(fd, &st) != 0 || st.st_dev != dev_ || st.st_ino != ino_)) {
+        ::close(fd);
+        fd = -1;
+        errno = ESTALE;
+    }
+    if (fd < 0) {
+        *why = "the application closed or replaced the record file's descriptor " + std::to_string(lost) +
+               " and the file could not be opened again (" + std::strerror(errno) +
+               "); later records of this process are not written";
+        return false;
+    }
+    fd_ = move_high(fd);
+    ++reopened_;
+    append_message(*gap, "warning",
+                   "the application closed or replaced the record file's descriptor " + std::to_string(lost) +
+                       "; the tool opened its file again (" + std::to_string(reopened_) +
+                       (reopened_ == 1 ? " time" : " times") + ") and wrote no record into the application's file");
+    return true;
 }
 
 bool File::write_locked(const char* p, size_t n, int* err) { return write_fully(write_, fd_, p, n, err); }
@@ -279,6 +344,7 @@ bool File::write_locked(const char* p, size_t n, int* err) { return write_fully(
 void File::stop_locked(const std::string& reason) {
     stop_reason_ = reason;
     stopped_.store(true, std::memory_order_release);
+    if (!owns_fd_locked()) return;
     rlimit lim{};
     if (::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) size_limit_ = lim.rlim_cur;
     for (bool dropped : {false, true}) {
@@ -301,7 +367,7 @@ void File::stop_locked(const std::string& reason) {
 
 bool File::write_all(const std::string& data, std::string* error) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (fd_ < 0) {
+    if (fd_ < 0 && !stopped_.load(std::memory_order_relaxed)) {
         if (error) *error = "write: record file is not open";
         return false;
     }
@@ -309,7 +375,18 @@ bool File::write_all(const std::string& data, std::string* error) {
         if (error) *error = "write " + path_ + ": the record file stopped earlier: " + stop_reason_;
         return false;
     }
-    if (size_limit_ != 0 && size_ + data.size() + kStopReserve > size_limit_) {
+    std::string gap;
+    std::string why;
+    if (!ensure_own_fd_locked(&gap, &why)) {
+        stop_reason_ = why;
+        stopped_.store(true, std::memory_order_release);
+        if (error) *error = "write " + path_ + ": " + why;
+        return false;
+    }
+    // Only after a gap: the warning goes in the same write(2) as the lines it precedes.
+    if (!gap.empty()) gap += data;
+    const std::string& out = gap.empty() ? data : gap;
+    if (size_limit_ != 0 && size_ + out.size() + kStopReserve > size_limit_) {
         stop_locked("the file size limit (ulimit -f) of " + std::to_string(size_limit_) +
                     " bytes is reached; later records of this process are not written");
         if (error) *error = "write " + path_ + ": " + stop_reason_;
@@ -317,21 +394,21 @@ bool File::write_all(const std::string& data, std::string* error) {
     }
     XfszBlocked blocked;
     int err = 0;
-    if (!write_locked(data.data(), data.size(), &err)) {
+    if (!write_locked(out.data(), out.size(), &err)) {
         std::string why = err != 0 ? std::strerror(err) : "wrote 0 bytes";
         stop_locked("write: " + why + "; later records of this process are not written");
         if (error) *error = "write " + path_ + ": " + why;
         return false;
     }
-    if (size_ == 0) first_end_ = data.size();
+    if (size_ == 0) first_end_ = out.size();
     last_start_ = size_;
-    size_ += data.size();
+    size_ += out.size();
     return true;
 }
 
 void File::close() {
     std::lock_guard<std::mutex> lock(mu_);
-    if (fd_ >= 0) ::close(fd_);
+    if (owns_fd_locked()) ::close(fd_);
     fd_ = -1;
 }
 

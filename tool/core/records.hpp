@@ -50,6 +50,12 @@ void append_stopped(std::string& out, const std::string& reason);
 // written. The file size limit (ulimit -f) is checked before each write, so that the `stopped`
 // line fits under it; SIGXFSZ is blocked around the tool's own writes, so the limit never kills
 // the app.
+//
+// The file lives on a high descriptor (kFdHeadroom below the lower of RLIMIT_NOFILE and 1024), which
+// an app's open() never gets while it holds fewer files, and before every write and truncation the
+// descriptor is checked to still be this file (fstat's device and inode): an app that closed it
+// (close_range, a close loop) or put its own file there (dup2) never gets the tool's records in its
+// file. The file is then opened again by its path, and a `warning` line records the gap.
 class File {
 public:
     using WriteFn = ssize_t (*)(int fd, const void* buf, size_t n);
@@ -77,12 +83,23 @@ public:
 
     // Room kept below the file size limit for the `stopped` line.
     static constexpr uint64_t kStopReserve = 512;
+    // How far below the descriptor limit (at most 1024) the record file's descriptor is placed.
+    static constexpr int kFdHeadroom = 32;
+    // How often the descriptor was found taken by the app and the file reopened.
+    uint64_t reopened() const { return reopened_; }
 
 private:
     bool write_locked(const char* p, size_t n, int* err);
     void stop_locked(const std::string& reason);
+    // True when fd_ is still the file opened; otherwise reopens it (leaving the app's descriptor
+    // alone) and appends the gap's warning to *gap. False, with *why, when it cannot be reopened.
+    bool ensure_own_fd_locked(std::string* gap, std::string* why);
+    bool owns_fd_locked() const;
 
     int fd_ = -1;
+    dev_t dev_ = 0;
+    ino_t ino_ = 0;
+    uint64_t reopened_ = 0;
     WriteFn write_ = nullptr;
     std::string path_;
     std::mutex mu_;              // one writer at a time: a failed write is cut back to size_

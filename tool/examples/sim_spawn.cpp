@@ -9,6 +9,9 @@
 //   become-true  execs /bin/true itself
 //   limit N    after the first kernels, lowers its own file size limit to N bytes, then runs many
 //              more kernels; the app itself writes no file
+//   orphan     a child runs 100 more kernels after the parent has ended (it is left running)
+//   daemon     the same from a grandchild that left the session (double fork, setsid)
+//   linger     a child runs 1 kernel, then sleeps for an hour after the parent has ended
 //   done       the kernels only
 #include "common.hpp"
 
@@ -72,6 +75,40 @@ bool limit_then_launch(const char* bytes) {
     return increment_and_check(256, 2000);
 }
 
+// The child of fork_left_running: waits until its parent has gone, then runs its kernels in a new
+// image (`left-child`; the simulated runtime, like a GPU runtime, is not used across fork).
+[[noreturn]] void run_left_running(int kernels, unsigned sleep_after) {
+    ::usleep(300 * 1000);
+    std::string self = self_path();
+    std::string k = std::to_string(kernels), s = std::to_string(sleep_after);
+    ::execl(self.c_str(), "sim-spawn", "left-child", k.c_str(), s.c_str(), static_cast<char*>(nullptr));
+    ::_exit(126);
+}
+
+// left-child N S: the kernels of a process left running, then S seconds of sleep.
+bool left_child(const char* kernels, const char* sleep_after) {
+    bool ok = increment_and_check(256, static_cast<uint32_t>(std::atoi(kernels)));
+    std::printf("sim-spawn: left-running child %d: %s\n", static_cast<int>(::getpid()), ok ? "PASS" : "FAIL");
+    std::fflush(stdout);
+    ::sleep(static_cast<unsigned>(std::atoi(sleep_after)));
+    return ok;
+}
+
+// Leaves a process running that outlives this one: a child, or (daemon) a grandchild in a session
+// of its own, its parent reaped here.
+void fork_left_running(bool daemon, int kernels, unsigned sleep_after) {
+    std::fflush(stdout);
+    pid_t pid = ::fork();
+    if (pid != 0) {
+        if (pid > 0 && daemon) ::waitpid(pid, nullptr, 0);
+        return;
+    }
+    if (!daemon) run_left_running(kernels, sleep_after);
+    ::setsid();
+    if (::fork() == 0) run_left_running(kernels, sleep_after);
+    ::_exit(0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,10 +139,16 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
         ::execl("/bin/true", "true", static_cast<char*>(nullptr));
         return 126;
+    } else if (mode == "orphan" || mode == "daemon") {
+        fork_left_running(mode == "daemon", 100, 0);
+    } else if (mode == "linger") {
+        fork_left_running(false, 1, 3600);
+    } else if (mode == "left-child" && argc > 3) {
+        ok = left_child(argv[2], argv[3]);
     } else if (mode == "limit" && argc > 2) {
         ok = limit_then_launch(argv[2]);
     } else {
-        std::fprintf(stderr, "usage: sim-spawn exec|fork-exec|fork-exit|exec-true|quit|become-true|limit BYTES|done\n");
+        std::fprintf(stderr, "usage: sim-spawn exec|fork-exec|fork-exit|exec-true|quit|become-true|orphan|daemon|linger|limit BYTES|done\n");
         return 2;
     }
     if (!ok) return 1;

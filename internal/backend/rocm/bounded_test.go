@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -20,11 +21,13 @@ func TestDiscoverKFDBoundedAndInRange(t *testing.T) {
 		plant   func(path string) error
 		want    string
 	}{
-		{"a name file that never ends", "name", true, func(p string) error { return os.Symlink("/dev/zero", p) }, "longer than the limit"},
+		{"a name file that never ends", "name", true, func(p string) error { return os.Symlink("/dev/zero", p) }, "not a regular file (it is a character device)"},
+		{"a name file that is a FIFO", "name", true, func(p string) error { return syscall.Mkfifo(p, 0o644) }, "not a regular file (it is a FIFO)"},
 		{"a name file far longer than a name", "name", true, func(p string) error {
 			return os.WriteFile(p, []byte(strings.Repeat("x", 1<<20)), 0o644)
 		}, "longer than the limit"},
-		{"properties that never end", "properties", true, func(p string) error { return os.Symlink("/dev/zero", p) }, "longer than the limit"},
+		{"properties that never end", "properties", true, func(p string) error { return os.Symlink("/dev/zero", p) }, "not a regular file (it is a character device)"},
+		{"properties that are a FIFO", "properties", true, func(p string) error { return syscall.Mkfifo(p, 0o644) }, "not a regular file (it is a FIFO)"},
 		{"a property beyond int64", "properties", false, func(p string) error {
 			return appendLine(p, "simd_count 18446744073709551615")
 		}, "simd_count value 18446744073709551615 is out of range"},

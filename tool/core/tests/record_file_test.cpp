@@ -4,10 +4,12 @@
 
 #include <records.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -175,4 +177,38 @@ TEST_CASE(record_file_size_limit_never_kills_the_app) {
         // Known in advance, the limit leaves room for the line that says why the records stop.
         if (before_start) CHECK(!lines.empty() && lines.back().find("ulimit -f") != std::string::npos);
     }
+}
+
+// The app takes the record file's descriptor: it closes it (close_range, a close loop) or puts its
+// own file there (dup2). The tool's records never go into the app's file; the tool opens its file
+// again, says so in a warning, and loses no dispatch.
+TEST_CASE(record_file_app_takes_the_descriptor) {
+    CHECK(start());
+    register_agents();
+    KernelRef k = kernel("k");
+    run_dispatch(0, k);
+    detail::State* s = detail::state();
+    rlimit lim{};
+    CHECK(::getrlimit(RLIMIT_NOFILE, &lim) == 0);
+    // High: an app's next open() does not get it.
+    CHECK(s->file.fd() >= static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1024)) - records::File::kFdHeadroom);
+    std::string app_path = g_dir + "/app-file";
+    int app = ::open(app_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(app >= 0);
+    CHECK(::dup2(app, s->file.fd()) == s->file.fd());
+    run_dispatch(0, k);
+    CHECK(::close(s->file.fd()) == 0);
+    run_dispatch(0, k);
+    CHECK(::write(app, "app\n", 4) == 4);
+    ::close(app);
+    Core::instance().finish();
+    CHECK_EQ(check::read_file(app_path), std::string("app\n"));
+    std::vector<std::string> lines;
+    CHECK(whole_lines(records_path(), &lines));
+    CHECK_EQ(count_type(lines, "dispatch"), size_t{9});  // three dispatches of three passes
+    size_t gaps = 0;
+    for (const std::string& l : lines) gaps += l.find("closed or replaced the record file's descriptor") != std::string::npos;
+    CHECK_EQ(gaps, size_t{2});
+    CHECK_EQ(count_type(lines, "end"), size_t{1});
+    CHECK_EQ(s->file.reopened(), uint64_t{2});
 }

@@ -171,9 +171,18 @@ func flagError(cmd *cobra.Command, err error) error {
 		return &UsageError{Err: err}
 	}
 	typed := "--" + missing.GetSpecifiedName()
-	if sh := missing.GetSpecifiedShortnames(); sh != "" {
+	sh := missing.GetSpecifiedShortnames()
+	if sh != "" {
 		// `-kernel-trace` is a long name typed with one dash; `-x` a shorthand nobody defined.
 		typed = "-" + sh
+	}
+	// A rocprofv3 option gorocprof lacks, by its long name or as a shorthand of its own (`-s`,
+	// `-P=...`), not as the first letter of a word typed with one dash.
+	isShort := sh != ""
+	if !isShort || sh == missing.GetSpecifiedName() || strings.HasPrefix(sh, missing.GetSpecifiedName()+"=") {
+		if name, ok := unsupportedFlag(missing.GetSpecifiedName(), isShort); ok {
+			return usageErrorf("rocprofv3's %s is not supported by gorocprof (docs/rocprofv3.md lists what is)", name)
+		}
 	}
 	if s := suggestFlags(flagsOf(cmd), typed); len(s) > 0 {
 		return usageErrorf("%v (did you mean %s?)", err, strings.Join(s, " or "))

@@ -79,7 +79,8 @@ func NewRootCmd(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runProfile(cmd.Context(), f, cmd.Flags(), *opts, inputSetting(cmd.Flags(), input), ff, cmd.SuggestionsFor)
+			err = runProfile(cmd.Context(), f, cmd.Flags(), *opts, inputSetting(cmd.Flags(), input), ff, cmd.SuggestionsFor)
+			return withMisplaced(err, misplacedFlags(flagsOf(cmd), opts.App, opts.Args, cmd.ArgsLenAtDash() >= 0))
 		},
 	}
 	cmd.SetVersionTemplate("gorocprof {{.Version}}\n")
@@ -188,6 +189,9 @@ func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts 
 	for _, job := range jobs {
 		o, rdiags := resolveJob(flags, flagOpts, job)
 		if o.App == "" && !o.DryRun {
+			if why := swallowedApp(o.PMC); why != "" {
+				return usageErrorf("no application given after --: %s", why)
+			}
 			return usageErrorf("no application given after --")
 		}
 		diags = append(diags, rdiags...)

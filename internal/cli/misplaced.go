@@ -67,5 +67,5 @@ func withMisplaced(err error, note string) error {
 	if note == "" || !errors.As(err, &verr) {
 		return err
 	}
-	return &ValidationError{Diagnostics: append(slices.Clone(verr.Diagnostics), note)}
+	return &ValidationError{Diagnostics: append(slices.Clone(verr.Diagnostics), note), Usage: verr.Usage}
 }

@@ -185,9 +185,13 @@ func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts 
 		}
 	}
 	var diags []string
+	usage := false
 	reqs := make([]runJob, 0, len(jobs))
 	for _, job := range jobs {
 		o, rdiags := resolveJob(flags, flagOpts, job)
+		for _, w := range outputPathWarnings(o) {
+			fmt.Fprintf(f.IO.ErrOut, "gorocprof: warning: %s%s\n", sourcePrefix(o.Source), w)
+		}
 		if o.App == "" && !o.DryRun {
 			if why := swallowedApp(o.PMC); why != "" {
 				return usageErrorf("no application given after --: %s", why)
@@ -199,12 +203,13 @@ func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts 
 		var verr *ValidationError
 		if errors.As(err, &verr) {
 			diags = append(diags, verr.Diagnostics...)
+			usage = usage || verr.Usage
 			continue
 		}
 		reqs = append(reqs, runJob{source: job.Source, req: req})
 	}
 	if len(diags) > 0 {
-		return &ValidationError{Diagnostics: diags}
+		return &ValidationError{Diagnostics: diags, Usage: usage}
 	}
 	if f.Runner == nil {
 		return errors.New("internal error: no runner wired into the command line")
@@ -321,4 +326,11 @@ func backendSetting(flags *pflag.FlagSet) string {
 
 func envName(option string) string {
 	return envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(option, "-", "_"))
+}
+
+func sourcePrefix(source string) string {
+	if source == "" {
+		return ""
+	}
+	return source + ": "
 }

@@ -21,23 +21,40 @@ var (
 
 // unknownPlaceholders refuses a %word% of lower-case letters that is no placeholder (`%foo%`,
 // `%hostnme%`): ExpandPath keeps it as written, which makes a directory of that name, a typo
-// nobody wants. A '%' elsewhere (`100%`) is still taken as written.
+// nobody wants. It reads the pattern as ExpandPath does, left to right: a word that begins with a
+// short placeholder (`%r_of_%s` is %r, "_of_", %s) is taken as that, unless it is a near miss of a
+// long one (`%hostnme%` is not %h followed by "ostnme%"). A '%' elsewhere (`100%`) is taken as written.
 func unknownPlaceholders(flag, pattern string) []string {
 	var diags []string
 	rest := envPlaceholder.ReplaceAllString(pattern, "")
-	for _, m := range wordPlaceholder.FindAllStringSubmatch(rest, -1) {
-		if slices.Contains(placeholderWords, m[1]) {
+	for i := 0; i < len(rest); i++ {
+		m := wordPlaceholder.FindStringSubmatch(rest[i:])
+		if rest[i] != '%' || m == nil || !strings.HasPrefix(rest[i:], m[0]) {
+			continue
+		}
+		word := m[1]
+		if slices.Contains(placeholderWords, word) {
+			i += len(m[0]) - 1
+			continue
+		}
+		near := nearestWord(word, placeholderWords)
+		if strings.IndexByte(shortPlaceholders, word[0]) >= 0 && near == "" {
+			i++ // %r and the text after it
 			continue
 		}
 		msg := fmt.Sprintf("--%s %q: %s is not a placeholder (rocprofv3's are %%%s%%, and %%env{NAME}%%)",
 			flag, pattern, m[0], strings.Join(placeholderWords, "% %"))
-		if near := nearestWord(m[1], placeholderWords); near != "" {
+		if near != "" {
 			msg = fmt.Sprintf("--%s %q: %s is not a placeholder (did you mean %%%s%%?)", flag, pattern, m[0], near)
 		}
 		diags = append(diags, msg)
+		i += len(m[0]) - 1
 	}
 	return diags
 }
+
+// shortPlaceholders are the letters of %h %p %r %s %j.
+const shortPlaceholders = "hprsj"
 
 // unsetEnvPlaceholders warns of an %env{NAME}% (or $ENV{NAME}) whose variable is not set: it
 // expands to nothing, as in rocprofv3, which is worth a word since the path then lacks a part.

@@ -66,8 +66,9 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		SuggestionsMinimumDistance: 2,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listAvail {
+				// The words after -L are patterns, as avail's (`-L SQ_WAVES`).
 				return runAvail(cmd.Context(), f, &AvailOptions{Backend: backendSetting(cmd.Flags()), ROCmRoot: rocmRootSetting(cmd.Flags()),
-					ExtraCounters: extraSetting(cmd.Flags()), Agent: -1})
+					ExtraCounters: extraSetting(cmd.Flags()), Agent: -1, Patterns: args})
 			}
 			if len(args) == 0 && cmd.Flags().NFlag() == 0 {
 				return cmd.Help()
@@ -135,7 +136,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	fs.StringVar(&o.ProfileMPIRanks, optMPIRanks, "", "MPI: profile only these ranks (\"0-3,8\"); the others run the application without the tool and write nothing")
 	fs.StringVar(&o.MPIRankVariable, optMPIRankVar, "", "MPI: the environment variable holding this process's rank (with --"+optMPISizeVar+")")
 	fs.StringVar(&o.MPISizeVariable, optMPISizeVar, "", "MPI: the environment variable holding the number of ranks (with --"+optMPIRankVar+")")
-	fs.BoolVarP(listAvail, optListAvail, "L", false, "list the agents and their counters (same as the avail command)")
+	fs.BoolVarP(listAvail, optListAvail, "L", false, "list the agents and their counters (same as the avail command; words after it are avail's patterns)")
 
 	// Recognised but not implemented: here only so that their combination with kernel replay gets
 	// rocprofv3's diagnostic.

@@ -77,8 +77,10 @@ func Run(ctx context.Context, req Request) ([]string, error) {
 	if err != nil {
 		return paths, fmt.Errorf("writing the merged result: %w", err)
 	}
-	if summary != nil && req.Stdout != nil {
-		if err := summary.Print(req.Stdout); err != nil {
+	// The table goes where rocprofv3's summaries go by default, stderr, out of the way of what
+	// stdout carries.
+	if summary != nil && req.Stderr != nil {
+		if err := summary.Print(req.Stderr); err != nil {
 			return paths, err
 		}
 	}

@@ -356,7 +356,8 @@ func collect(ctx context.Context, req Request, run records.Run, plan *counters.P
 		problems = append(problems, processProblems(req.Mode, st, p)...)
 	}
 	if summary != nil {
-		if err := summary.Print(stdout); err != nil {
+		// On stderr, as rocprofv3's summaries by default: stdout is the application's.
+		if err := summary.Print(stderr); err != nil {
 			return files, nil, fmt.Errorf("writing the summary: %w", err)
 		}
 	}

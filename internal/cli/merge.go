@@ -66,6 +66,7 @@ need inputs with the kernel trace.`,
 	optional(&opts.Truncate, optTruncate, "T", "truncate kernel names (drop template and argument lists)")
 	optional(&opts.Mangled, optMangled, "M", "keep kernel names mangled")
 	addSummaryFlags(fs, &opts.Summary, optional)
+	hideBackendFlags(cmd)
 	return cmd
 }
 

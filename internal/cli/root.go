@@ -84,7 +84,8 @@ func NewRootCmd(f *Factory) *cobra.Command {
 			return withMisplaced(err, misplacedFlags(flagsOf(cmd), opts.App, opts.Args, cmd.ArgsLenAtDash() >= 0))
 		},
 	}
-	cmd.SetVersionTemplate("gorocprof {{.Version}}\n")
+	// The template's text is fixed when the command is built: versionText reads nothing that changes.
+	cmd.SetVersionTemplate(strings.ReplaceAll(versionText(), "{{", "{{`{{`}}"))
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
 	cmd.SetIn(f.IO.In)

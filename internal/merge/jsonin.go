@@ -1,11 +1,9 @@
 package merge
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/gorocprof/gorocprof/internal/counters"
@@ -58,37 +56,34 @@ func scanJSON(path string) ([]*head, error) {
 		return nil, err
 	}
 	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
-	if err := expectDelim(dec, '{'); err != nil {
+	l := newLexer(f, 0)
+	if c, err := l.peek(); err != nil || c != '{' {
+		if err == nil {
+			err = l.errorf("expected '{', found %q", c)
+		}
 		return nil, notResults(err)
 	}
 	var heads []*head
 	found := false
-	for dec.More() {
-		key, err := keyToken(dec)
-		if err != nil {
-			return nil, notResults(err)
-		}
-		if key != "rocprofiler-sdk-tool" {
-			if err := skipValue(dec); err != nil {
-				return nil, err
-			}
-			continue
+	err = l.object(func(key []byte) error {
+		if string(key) != "rocprofiler-sdk-tool" {
+			return l.skip()
 		}
 		found = true
-		if err := expectDelim(dec, '['); err != nil {
-			return nil, err
-		}
-		for dec.More() {
-			h, err := scanElement(dec, path)
+		return l.array(func(i int) error {
+			h, err := scanElement(l, path)
 			if err != nil {
-				return nil, fmt.Errorf("element %d: %w", len(heads), err)
+				return fmt.Errorf("element %d: %w", i, err)
 			}
 			heads = append(heads, h)
-		}
-		if err := expectDelim(dec, ']'); err != nil {
-			return nil, err
-		}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !l.atEOF() {
+		return nil, l.errorf("text after the end of the JSON document")
 	}
 	if !found {
 		return nil, errors.New(`not a results.json: it has no "rocprofiler-sdk-tool" array`)
@@ -100,58 +95,55 @@ func notResults(err error) error {
 	return fmt.Errorf(`not a results.json (a JSON object {"rocprofiler-sdk-tool":[...]}): %w`, err)
 }
 
+// decodeRaw reads one value with encoding/json: the small parts of a head.
+func decodeRaw(l *lexer, v any) error {
+	raw, err := l.raw()
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
 // scanElement reads one element: its head decoded, its record arrays skipped and their offsets
 // kept. The head (metadata, agents, counters, strings, kernel symbols) comes before the records, as
 // gorocprof writes it.
-func scanElement(dec *json.Decoder, path string) (*head, error) {
+func scanElement(l *lexer, path string) (*head, error) {
 	h := &head{input: path, counters: map[uint64]inCounter{}}
 	src := &jsonSource{countersAt: -1, traceAt: -1}
 	h.src = src
-	if err := expectDelim(dec, '{'); err != nil {
-		return nil, err
-	}
 	var md *metadata
 	var cobjs []counterObject
 	var strs stringsObject
 	var kernels, agents []json.RawMessage
 	records := false
-	for dec.More() {
-		key, err := keyToken(dec)
-		if err != nil {
-			return nil, err
-		}
-		var derr error
-		switch key {
+	err := l.object(func(key []byte) error {
+		switch k := string(key); k {
 		case "metadata":
 			md = &metadata{}
-			derr = dec.Decode(md)
+			return decodeRaw(l, md)
 		case "agents":
-			derr = dec.Decode(&agents)
+			return decodeRaw(l, &agents)
 		case "counters":
-			derr = dec.Decode(&cobjs)
+			return decodeRaw(l, &cobjs)
 		case "strings":
-			derr = dec.Decode(&strs)
+			return decodeRaw(l, &strs)
 		case "kernel_symbols":
-			derr = dec.Decode(&kernels)
+			return decodeRaw(l, &kernels)
 		case "callback_records", "buffer_records":
 			if !records {
 				records = true
 				if md == nil {
-					return nil, errors.New(`"metadata" must come before the records`)
+					return errors.New(`"metadata" must come before the records`)
 				}
 				if err := h.fill(md, agents, kernels, cobjs, strs); err != nil {
-					return nil, err
+					return err
 				}
 			}
-			derr = scanRecords(dec, key, src)
-		default:
-			derr = skipValue(dec)
+			return scanRecords(l, k, src)
 		}
-		if derr != nil {
-			return nil, fmt.Errorf("%q: %w", key, derr)
-		}
-	}
-	if err := expectDelim(dec, '}'); err != nil {
+		return l.skip()
+	})
+	if err != nil {
 		return nil, err
 	}
 	if !records {
@@ -212,85 +204,32 @@ func (h *head) fill(md *metadata, agents, kernels []json.RawMessage, cobjs []cou
 }
 
 // scanRecords notes where the record array of callback_records.counter_collection or
-// buffer_records.kernel_dispatch begins and skips every array of the object.
-func scanRecords(dec *json.Decoder, key string, src *jsonSource) error {
-	if err := expectDelim(dec, '{'); err != nil {
+// buffer_records.kernel_dispatch begins (just after its key, before the colon, where openArray
+// starts) and skips every array of the object.
+func scanRecords(l *lexer, key string, src *jsonSource) error {
+	if err := l.expect('{'); err != nil {
 		return err
 	}
-	for dec.More() {
-		sub, err := keyToken(dec)
+	for first := true; ; first = false {
+		ok, err := l.more(first, '}')
+		if err != nil || !ok {
+			return err
+		}
+		sub, err := l.str()
 		if err != nil {
 			return err
 		}
 		switch {
 		case key == "callback_records" && sub == "counter_collection":
-			src.countersAt = dec.InputOffset()
+			src.countersAt = l.off()
 		case key == "buffer_records" && sub == "kernel_dispatch":
-			src.traceAt = dec.InputOffset()
+			src.traceAt = l.off()
 		}
-		if err := skipValue(dec); err != nil {
+		if err := l.expect(':'); err != nil {
+			return err
+		}
+		if err := l.skip(); err != nil {
 			return fmt.Errorf("%q: %w", sub, err)
 		}
 	}
-	return expectDelim(dec, '}')
-}
-
-func keyToken(dec *json.Decoder) (string, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return "", err
-	}
-	key, ok := t.(string)
-	if !ok {
-		return "", fmt.Errorf("expected an object key, found %v", t)
-	}
-	return key, nil
-}
-
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	t, err := dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("expected %q, found the end of the file", want)
-		}
-		return err
-	}
-	if d, ok := t.(json.Delim); !ok || d != want {
-		return fmt.Errorf("expected %q, found %v", want, t)
-	}
-	return nil
-}
-
-// skipValue skips one value, an array one element at a time, so that a long record array is
-// never held.
-func skipValue(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	d, ok := t.(json.Delim)
-	if !ok {
-		return nil
-	}
-	switch d {
-	case '[':
-		for dec.More() {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return err
-			}
-		}
-		return expectDelim(dec, ']')
-	case '{':
-		for dec.More() {
-			if _, err := keyToken(dec); err != nil {
-				return err
-			}
-			if err := skipValue(dec); err != nil {
-				return err
-			}
-		}
-		return expectDelim(dec, '}')
-	}
-	return fmt.Errorf("unexpected %q", d)
 }

@@ -1,0 +1,32 @@
+package merge
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkMergeJSON merges one results.json into JSON and CSV and reports its input's bytes per
+// second: a generated one of 20,000 dispatches of two passes, or the file $GOROCPROF_MERGE_INPUT
+// names (a real run's, as docs/perf.md measures with).
+func BenchmarkMergeJSON(b *testing.B) {
+	in := os.Getenv("GOROCPROF_MERGE_INPUT")
+	if in == "" {
+		in = filepath.Join(b.TempDir(), "run_results.json")
+		writeInput(b, in, 42, 20000)
+	}
+	st, err := os.Stat(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	out := b.TempDir()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Run(context.Background(), Request{Inputs: []string{in}, OutputDir: out, OutputFile: "m",
+			Formats: []string{"json", "csv"}, Quiet: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ module github.com/gorocprof/gorocprof
 go 1.26.8
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/expr-lang/expr v1.17.8
 	github.com/mattn/go-isatty v0.0.24
 	github.com/olekukonko/tablewriter v1.1.5

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -108,5 +109,43 @@ func TestProgressOnTerminal(t *testing.T) {
 	}
 	if strings.Contains(quiet, "dispatches seen") || strings.Contains(quiet, "writing the output") {
 		t.Errorf("progress under --quiet:\n%s", quiet)
+	}
+}
+
+// TestCtrlC: a Ctrl-C while the application runs says what gorocprof does next (the output of
+// what was measured is written) and that a second one stops that; the second one keeps the records
+// and names the `gorocprof process` command that writes them.
+func TestCtrlC(t *testing.T) {
+	root := e2etest.Require(t, "sim-many")
+	args := []string{"--backend", "sim", "--pmc", "SQ_WAVES", "SQ_INSTS_VALU", "--pmc", "SQ_WAVES", "SQ_INSTS_SALU",
+		"--replay-mode", "kernel", "--kernel-replay-beta-enabled", "-d", "out", "--", filepath.Join(root, "bin", "sim-many"), "1000000"}
+	out, err := ptyRun(t, 100, nil, func(printed func() string, term io.Writer) {
+		waitFor(t, printed, "dispatches seen")
+		time.Sleep(time.Second)
+		_, _ = term.Write([]byte{3})
+		waitFor(t, printed, "Ctrl-C again")
+		waitFor(t, printed, "writing the output: ")
+		_, _ = term.Write([]byte{3})
+	}, args...)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("exit %v, want status 130", err)
+	}
+	for _, want := range []string{
+		"gorocprof: SIGINT passed on to the application; once it has ended, gorocprof writes the output of what it measured " +
+			"(Ctrl-C again while that is written stops it, keeping the records for `gorocprof process`)",
+		"gorocprof: SIGINT: stopping the output; the records are kept",
+		"(`gorocprof process /",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q on the terminal:\n%s", want, out)
+		}
+	}
+	// The command it names writes the output from the kept records.
+	i := strings.Index(out, "(`gorocprof process ")
+	dir, _, _ := strings.Cut(out[i+len("(`gorocprof process "):], "`")
+	defer os.RemoveAll(dir)
+	if _, err := os.Stat(filepath.Join(dir, "records")); err != nil {
+		t.Errorf("the records named are not there: %v", err)
 	}
 }

@@ -117,18 +117,19 @@ func scanElement(l *lexer, path string) (*head, error) {
 	var kernels, agents []json.RawMessage
 	records := false
 	err := l.object(func(key []byte) error {
+		var derr error
 		switch k := string(key); k {
 		case "metadata":
 			md = &metadata{}
-			return decodeRaw(l, md)
+			derr = decodeRaw(l, md)
 		case "agents":
-			return decodeRaw(l, &agents)
+			derr = decodeRaw(l, &agents)
 		case "counters":
-			return decodeRaw(l, &cobjs)
+			derr = decodeRaw(l, &cobjs)
 		case "strings":
-			return decodeRaw(l, &strs)
+			derr = decodeRaw(l, &strs)
 		case "kernel_symbols":
-			return decodeRaw(l, &kernels)
+			derr = decodeRaw(l, &kernels)
 		case "callback_records", "buffer_records":
 			if !records {
 				records = true
@@ -139,9 +140,14 @@ func scanElement(l *lexer, path string) (*head, error) {
 					return err
 				}
 			}
-			return scanRecords(l, k, src)
+			derr = scanRecords(l, k, src)
+		default:
+			derr = l.skip()
 		}
-		return l.skip()
+		if derr != nil {
+			return fmt.Errorf("%q: %w", key, derr)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

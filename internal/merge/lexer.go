@@ -135,8 +135,8 @@ func (l *lexer) more(first bool, end byte) (bool, error) {
 	return false, l.errorf("expected ',' or %q, found %q", end, c)
 }
 
-// object calls fn for each key of an object, fn reading its value. The key is valid only during
-// the call (switch on string(key) costs no allocation).
+// object calls fn for each key of an object, fn reading its value; fn's error is returned as it
+// is. The key is valid only during the call (switch on string(key) costs no allocation).
 func (l *lexer) object(fn func(key []byte) error) error {
 	if err := l.expect('{'); err != nil {
 		return err
@@ -161,7 +161,7 @@ func (l *lexer) object(fn func(key []byte) error) error {
 		err = fn(k)
 		l.keys = l.keys[:at]
 		if err != nil {
-			return fmt.Errorf("%q: %w", k, err)
+			return err
 		}
 	}
 }

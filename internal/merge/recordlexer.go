@@ -14,59 +14,67 @@ import (
 func (l *lexer) record(r *recordJSON) error {
 	*r = recordJSON{Records: r.Records[:0]}
 	return l.object(func(key []byte) error {
-		switch string(key) {
-		case "dispatch_data":
-			r.DispatchData = &dispatchDataJSON{}
-			return l.object(func(k []byte) error {
-				return l.dispatchField(string(k), &r.DispatchData.Correlation, &r.DispatchData.Start, &r.DispatchData.End, &r.DispatchData.Info)
-			})
-		case "correlation_id", "start_timestamp", "end_timestamp", "dispatch_info":
-			return l.dispatchField(string(key), &r.Correlation, &r.Start, &r.End, &r.Info)
-		case "records":
-			return l.array(func(int) error {
-				var rec counterRecordJSON
-				if l.counterRecord(&rec) {
-					r.Records = append(r.Records, rec)
-					return nil
-				}
-				err := l.object(func(k []byte) error {
-					var err error
-					switch string(k) {
-					case "counter_id":
-						err = l.handle(&rec.CounterID)
-					case "value":
-						var v *float64
-						v, err = l.float()
-						rec.Value = output.CounterValue(v)
-					default:
-						err = l.skip()
-					}
-					return err
-				})
+		if err := l.recordField(key, r); err != nil {
+			return fmt.Errorf("%q: %w", key, err)
+		}
+		return nil
+	})
+}
+
+// recordField reads the value of one key of a record.
+func (l *lexer) recordField(key []byte, r *recordJSON) error {
+	switch string(key) {
+	case "dispatch_data":
+		r.DispatchData = &dispatchDataJSON{}
+		return l.object(func(k []byte) error {
+			return l.dispatchField(string(k), &r.DispatchData.Correlation, &r.DispatchData.Start, &r.DispatchData.End, &r.DispatchData.Info)
+		})
+	case "correlation_id", "start_timestamp", "end_timestamp", "dispatch_info":
+		return l.dispatchField(string(key), &r.Correlation, &r.Start, &r.End, &r.Info)
+	case "records":
+		return l.array(func(int) error {
+			var rec counterRecordJSON
+			if l.counterRecord(&rec) {
 				r.Records = append(r.Records, rec)
+				return nil
+			}
+			err := l.object(func(k []byte) error {
+				var err error
+				switch string(k) {
+				case "counter_id":
+					err = l.handle(&rec.CounterID)
+				case "value":
+					var v *float64
+					v, err = l.float()
+					rec.Value = output.CounterValue(v)
+				default:
+					err = l.skip()
+				}
 				return err
 			})
-		case "thread_id":
-			v, err := l.uint()
-			r.ThreadID = v
+			r.Records = append(r.Records, rec)
 			return err
-		case "replay_pass":
-			v, err := l.int()
-			r.ReplayPass = int(v)
-			return err
-		case "stream_id":
-			return l.handle(&r.StreamID)
-		case "pmc_group":
-			if c, err := l.peek(); err == nil && c == 'n' {
-				return l.skip() // null
-			}
-			v, err := l.int()
-			g := int(v)
-			r.PMCGroup = &g
-			return err
+		})
+	case "thread_id":
+		v, err := l.uint()
+		r.ThreadID = v
+		return err
+	case "replay_pass":
+		v, err := l.int()
+		r.ReplayPass = int(v)
+		return err
+	case "stream_id":
+		return l.handle(&r.StreamID)
+	case "pmc_group":
+		if c, err := l.peek(); err == nil && c == 'n' {
+			return l.skip() // null
 		}
-		return l.skip()
-	})
+		v, err := l.int()
+		g := int(v)
+		r.PMCGroup = &g
+		return err
+	}
+	return l.skip()
 }
 
 // dispatchField reads one of the fields a counter record's dispatch_data and a kernel dispatch

@@ -155,8 +155,9 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 		return Result{}, err
 	}
 	announceRunDir(stderr, req.LogLevel, runDir)
-	intr := catchInterrupts()
+	intr := catchInterrupts(stderr)
 	defer intr.stop()
+	intr.watchRun()
 	stopLine := runLine(stderr, req.Quiet, runWhat(req.Mode), runDir, mostPasses(req.Mode, plan))
 	st, err := launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
 	stopLine()

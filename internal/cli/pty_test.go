@@ -149,3 +149,23 @@ func TestCtrlC(t *testing.T) {
 		t.Errorf("the records named are not there: %v", err)
 	}
 }
+
+// TestMergeProgress: merge shows the bytes it has read of its inputs on a terminal.
+func TestMergeProgress(t *testing.T) {
+	root := e2etest.Require(t, "sim-many")
+	dir := t.TempDir()
+	run := exec.Command(filepath.Join(root, "bin", "gorocprof"), "--backend", "sim", "--quiet", "--pmc", "SQ_WAVES", "-f", "json",
+		"-d", dir, "-o", "run", "--", filepath.Join(root, "bin", "sim-many"), "60000")
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, err := ptyRun(t, 100, nil, func(printed func() string, _ io.Writer) {
+		waitFor(t, printed, "merge: ")
+	}, "merge", "-f", "csv", "-d", dir, "-o", "m", filepath.Join(dir, "run_results.json"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, " MB read (each results.json 3 times)") {
+		t.Errorf("no merge progress on the terminal:\n%s", out)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // The input file kinds, by name: what gorocprof (and rocprofv3) names its results.
@@ -20,6 +21,7 @@ const (
 type inputFile struct {
 	path string
 	db   bool
+	read *atomic.Int64 // the bytes read of the inputs so far, for the progress line; nil for none
 }
 
 // findInputs turns the command line's inputs into files: a file as it is (results.json, or a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
@@ -50,13 +51,13 @@ type stringsObject struct {
 }
 
 // scanJSON reads the head of every element of a results.json.
-func scanJSON(path string) ([]*head, error) {
+func scanJSON(path string, read *atomic.Int64) ([]*head, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	l := newLexer(f, 0)
+	l := newLexer(f, 0, read)
 	if c, err := l.peek(); err != nil || c != '{' {
 		if err == nil {
 			err = l.errorf("expected '{', found %q", c)
@@ -75,6 +76,7 @@ func scanJSON(path string) ([]*head, error) {
 			if err != nil {
 				return fmt.Errorf("element %d: %w", i, err)
 			}
+			h.read = read
 			heads = append(heads, h)
 			return nil
 		})

@@ -82,7 +82,7 @@ func openArray(path string, at int64, h *head, name string) (*arrayCursor, error
 		f.Close()
 		return nil, err
 	}
-	c := &arrayCursor{f: f, lex: newLexer(f, at), h: h, name: name}
+	c := &arrayCursor{f: f, lex: newLexer(f, at, h.read), h: h, name: name}
 	if err := c.lex.expect(':'); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync/atomic"
 )
 
 // lexer reads a JSON document a token at a time from a stream, knowing the offset of every byte it
@@ -25,14 +26,16 @@ type lexer struct {
 	err  error  // a read error other than io.EOF
 	tmp  []byte // a decoded string
 	keys []byte // the keys of the objects being read, outermost first
+	read *atomic.Int64
 }
 
 // lexerBuffer is the buffer's size; a single string or number longer than it grows it. A
 // variable, so that the tests can make every token cross a refill.
 var lexerBuffer = 1 << 18
 
-func newLexer(r io.Reader, off int64) *lexer {
-	return &lexer{r: r, buf: make([]byte, lexerBuffer), base: off}
+// newLexer reads r from offset off on; read (nil for none) counts the bytes it reads.
+func newLexer(r io.Reader, off int64, read *atomic.Int64) *lexer {
+	return &lexer{r: r, buf: make([]byte, lexerBuffer), base: off, read: read}
 }
 
 // off is the offset of the next byte to read.
@@ -60,6 +63,9 @@ func (l *lexer) fill(keep int) bool {
 	for {
 		n, err := l.r.Read(l.buf[l.end:])
 		l.end += n
+		if l.read != nil {
+			l.read.Add(int64(n))
+		}
 		if err != nil {
 			l.eof = true
 			if !errors.Is(err, io.EOF) {

@@ -18,7 +18,7 @@ func TestLexerAcrossRefills(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "run_results.json")
 	writeInput(t, in, 7, 50)
 	read := func() ([]*head, []contract.Dispatch) {
-		heads, err := scanJSON(in)
+		heads, err := scanJSON(in, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestLexerRecord(t *testing.T) {
 		`"dispatch_info":{"agent_id":{"handle":1},"kernel_id":2,"dispatch_id":3,"grid_size":{"x":4,"y":1,"z":1},` +
 		`"na\u006de":"x"}},"pmc_group":null}`
 	var r recordJSON
-	l := newLexer(strings.NewReader(text), 0)
+	l := newLexer(strings.NewReader(text), 0, nil)
 	if err := l.record(&r); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestLexerRecord(t *testing.T) {
 		t.Fatal("the test's record is not JSON")
 	}
 	for _, bad := range []string{`{"thread_id":}`, `{"records":[{"counter_id":{"handle":-1},"value":1}]}`, `{"thread_id":1`, `{"a" 1}`} {
-		if err := newLexer(strings.NewReader(bad), 0).record(&r); err == nil {
+		if err := newLexer(strings.NewReader(bad), 0, nil).record(&r); err == nil {
 			t.Errorf("%s: read without an error", bad)
 		}
 	}

@@ -17,9 +17,11 @@ import (
 
 // Line is one progress line; the nil Line does nothing.
 type Line struct {
-	p    *mpb.Progress
-	bar  *mpb.Bar
-	once sync.Once
+	p       *mpb.Progress
+	bar     *mpb.Bar
+	once    sync.Once
+	done    chan struct{} // closed by Stop
+	follows sync.WaitGroup
 }
 
 // Terminal returns w as the terminal it is, if it is one.
@@ -39,7 +41,7 @@ func New(w io.Writer, quiet bool, total int64, text func() string) *Line {
 	if quiet || !ok {
 		return nil
 	}
-	l := &Line{p: mpb.New(mpb.WithOutput(f), mpb.WithWidth(24), mpb.WithRefreshRate(200*time.Millisecond))}
+	l := &Line{done: make(chan struct{}), p: mpb.New(mpb.WithOutput(f), mpb.WithWidth(24), mpb.WithRefreshRate(200*time.Millisecond))}
 	opts := []mpb.BarOption{
 		mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return text() })),
 		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WC{W: 6})),
@@ -60,12 +62,35 @@ func (l *Line) SetCurrent(n int64) {
 	}
 }
 
+// Follow moves the bar to current's count a few times a second until Stop.
+func (l *Line) Follow(current func() int64) {
+	if l == nil {
+		return
+	}
+	l.follows.Add(1)
+	go func() {
+		defer l.follows.Done()
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.done:
+				return
+			case <-t.C:
+				l.bar.SetCurrent(current())
+			}
+		}
+	}()
+}
+
 // Stop removes the line from the terminal; what follows is printed where it was.
 func (l *Line) Stop() {
 	if l == nil {
 		return
 	}
 	l.once.Do(func() {
+		close(l.done)
+		l.follows.Wait()
 		l.bar.Abort(true)
 		l.p.Wait()
 	})

@@ -361,6 +361,7 @@ func collect(ctx context.Context, req Request, run records.Run, plan *counters.P
 	if err != nil {
 		return files, nil, err
 	}
+	warnNoMatch(stderr, req, procs)
 	problems := run.Unreadable
 	for _, p := range procs {
 		problems = append(problems, processProblems(req.Mode, st, p)...)

@@ -93,6 +93,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	cmd.PersistentPreRunE = checkEnvironment
 
 	addProfileFlags(cmd, opts, &input, &listAvail)
+	_ = cmd.RegisterFlagCompletionFunc(optPMC, counterCompletion(f))
 	optFlag := cmd.Flags().VarPF(optBool{&failFast}, optFailFast, "", "in a sweep (-i with several jobs), stop at the first job that fails")
 	optFlag.NoOptDefVal = "true"
 	cmd.Flags().SetInterspersed(false)
@@ -158,7 +159,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	_ = cmd.MarkPersistentFlagDirname(optROCmRoot)
 
 	for name, words := range map[string][]string{
-		optBackend: backends, optReplayMode: replayModes, optLogLevel: logLevels, optOutputFormat: {"csv", "json"},
+		optBackend: backends, optReplayMode: replayModes, optLogLevel: logLevels, optOutputFormat: strings.Split(validFormats, ", "),
 		optSummaryUnits: stats.Units,
 	} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp))
@@ -335,4 +336,34 @@ func sourcePrefix(source string) string {
 		return ""
 	}
 	return source + ": "
+}
+
+// counterCompletion completes --pmc's words with the counter names of the backend's agents (the
+// backend --backend names, else auto), every agent's once, in order; none when they cannot be listed.
+func counterCompletion(f *Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if f.AvailData == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		agents, err := f.AvailData(cmd.Context(), backend.Choice{Name: backendSetting(cmd.Flags()), ROCmRoot: rocmRootSetting(cmd.Flags())}, nil)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		// A group's earlier words are kept: `--pmc SQ_WAVES,SQ_IN<tab>`.
+		prefix, word := "", toComplete
+		if i := strings.LastIndexAny(toComplete, ", "); i >= 0 {
+			prefix, word = toComplete[:i+1], toComplete[i+1:]
+		}
+		seen := map[string]bool{}
+		var out []string
+		for _, a := range agents {
+			for _, c := range a.Counters {
+				if !seen[c.Name] && strings.HasPrefix(strings.ToUpper(c.Name), strings.ToUpper(word)) {
+					seen[c.Name] = true
+					out = append(out, prefix+c.Name)
+				}
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
 }

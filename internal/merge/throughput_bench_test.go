@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
 // BenchmarkMergeJSON merges one results.json into JSON and CSV and reports its input's bytes per
@@ -27,6 +29,33 @@ func BenchmarkMergeJSON(b *testing.B) {
 		if _, err := Run(context.Background(), Request{Inputs: []string{in}, OutputDir: out, OutputFile: "m",
 			Formats: []string{"json", "csv"}, Quiet: true}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadJSON is the reading side of BenchmarkMergeJSON alone: the heads, the check and the
+// build's pass over the records, without the sinks; its bytes per second are the input's.
+func BenchmarkReadJSON(b *testing.B) {
+	in := os.Getenv("GOROCPROF_MERGE_INPUT")
+	if in == "" {
+		in = filepath.Join(b.TempDir(), "run_results.json")
+		writeInput(b, in, 42, 20000)
+	}
+	st, err := os.Stat(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	for range b.N {
+		heads, err := readFile(inputFile{path: in})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, h := range heads {
+			if err := h.src.each(h, func(*contract.Dispatch) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }

@@ -84,9 +84,7 @@ func waitFor(t *testing.T, printed func() string, want string) {
 // and passes replayed) while the application runs and while the output is written, and the summary
 // is fitted to the terminal's width without $COLUMNS; --quiet shows no progress.
 func TestProgressOnTerminal(t *testing.T) {
-	root := e2etest.Require(t, "sim-many")
-	args := []string{"--backend", "sim", "--pmc", "SQ_WAVES", "SQ_INSTS_VALU", "--pmc", "SQ_WAVES", "SQ_INSTS_SALU",
-		"--replay-mode", "kernel", "--kernel-replay-beta-enabled", "-d", "out", "--", filepath.Join(root, "bin", "sim-many"), "20000"}
+	args := kernelReplayArgs(t, "20000")
 	out, err := ptyRun(t, 80, nil, func(printed func() string, _ io.Writer) {
 		waitFor(t, printed, "kernel replay: ")
 	}, args...)
@@ -116,9 +114,7 @@ func TestProgressOnTerminal(t *testing.T) {
 // what was measured is written) and that a second one stops that; the second one keeps the records
 // and names the `gorocprof process` command that writes them.
 func TestCtrlC(t *testing.T) {
-	root := e2etest.Require(t, "sim-many")
-	args := []string{"--backend", "sim", "--pmc", "SQ_WAVES", "SQ_INSTS_VALU", "--pmc", "SQ_WAVES", "SQ_INSTS_SALU",
-		"--replay-mode", "kernel", "--kernel-replay-beta-enabled", "-d", "out", "--", filepath.Join(root, "bin", "sim-many"), "1000000"}
+	args := kernelReplayArgs(t, "1000000")
 	out, err := ptyRun(t, 100, nil, func(printed func() string, term io.Writer) {
 		waitFor(t, printed, "dispatches seen")
 		time.Sleep(time.Second)
@@ -168,4 +164,11 @@ func TestMergeProgress(t *testing.T) {
 	if !strings.Contains(out, " MB read (each results.json 3 times)") {
 		t.Errorf("no merge progress on the terminal:\n%s", out)
 	}
+}
+
+// kernelReplayArgs profiles sim-many's launches under kernel replay of two groups.
+func kernelReplayArgs(t *testing.T, launches string) []string {
+	root := e2etest.Require(t, "sim-many")
+	return []string{"--backend", "sim", "--pmc", "SQ_WAVES", "SQ_INSTS_VALU", "--pmc", "SQ_WAVES", "SQ_INSTS_SALU",
+		"--replay-mode", "kernel", "--kernel-replay-beta-enabled", "-d", "out", "--", filepath.Join(root, "bin", "sim-many"), launches}
 }

@@ -215,29 +215,16 @@ func (h *head) fill(md *metadata, agents, kernels []json.RawMessage, cobjs []cou
 // buffer_records.kernel_dispatch begins (just after its key, before the colon, where openArray
 // starts) and skips every array of the object.
 func scanRecords(l *lexer, key string, src *jsonSource) error {
-	if err := l.expect('{'); err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		ok, err := l.more(first, '}')
-		if err != nil || !ok {
-			return err
-		}
-		sub, err := l.str()
-		if err != nil {
-			return err
-		}
+	return l.object(func(sub []byte) error {
 		switch {
-		case key == "callback_records" && sub == "counter_collection":
-			src.countersAt = l.off()
-		case key == "buffer_records" && sub == "kernel_dispatch":
-			src.traceAt = l.off()
-		}
-		if err := l.expect(':'); err != nil {
-			return err
+		case key == "callback_records" && string(sub) == "counter_collection":
+			src.countersAt = l.keyEnd
+		case key == "buffer_records" && string(sub) == "kernel_dispatch":
+			src.traceAt = l.keyEnd
 		}
 		if err := l.skip(); err != nil {
 			return fmt.Errorf("%q: %w", sub, err)
 		}
-	}
+		return nil
+	})
 }

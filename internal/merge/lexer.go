@@ -26,7 +26,10 @@ type lexer struct {
 	err  error  // a read error other than io.EOF
 	tmp  []byte // a decoded string
 	keys []byte // the keys of the objects being read, outermost first
-	read *atomic.Int64
+	// keyEnd is the offset just after the key object last read, before its colon: where a
+	// cursor opened on its value starts.
+	keyEnd int64
+	read   *atomic.Int64
 }
 
 // lexerBuffer is the buffer's size; a single string or number longer than it grows it. A
@@ -156,6 +159,7 @@ func (l *lexer) object(fn func(key []byte) error) error {
 		if err != nil {
 			return err
 		}
+		l.keyEnd = l.off()
 		// The buffer moves when it is refilled: the key is kept apart, on a stack of the keys of
 		// the objects being read, until its value is read.
 		at := len(l.keys)

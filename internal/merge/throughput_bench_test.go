@@ -13,16 +13,7 @@ import (
 // second: a generated one of 20,000 dispatches of two passes, or the file $GOROCPROF_MERGE_INPUT
 // names (a real run's, as docs/perf.md measures with).
 func BenchmarkMergeJSON(b *testing.B) {
-	in := os.Getenv("GOROCPROF_MERGE_INPUT")
-	if in == "" {
-		in = filepath.Join(b.TempDir(), "run_results.json")
-		writeInput(b, in, 42, 20000)
-	}
-	st, err := os.Stat(in)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(st.Size())
+	in := benchInput(b)
 	out := b.TempDir()
 	b.ResetTimer()
 	for range b.N {
@@ -36,16 +27,7 @@ func BenchmarkMergeJSON(b *testing.B) {
 // BenchmarkReadJSON is the reading side of BenchmarkMergeJSON alone: the heads, the check and the
 // build's pass over the records, without the sinks; its bytes per second are the input's.
 func BenchmarkReadJSON(b *testing.B) {
-	in := os.Getenv("GOROCPROF_MERGE_INPUT")
-	if in == "" {
-		in = filepath.Join(b.TempDir(), "run_results.json")
-		writeInput(b, in, 42, 20000)
-	}
-	st, err := os.Stat(in)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(st.Size())
+	in := benchInput(b)
 	b.ResetTimer()
 	for range b.N {
 		heads, err := readFile(inputFile{path: in})
@@ -58,4 +40,19 @@ func BenchmarkReadJSON(b *testing.B) {
 			}
 		}
 	}
+}
+
+// benchInput is the results.json the benchmarks read, its size their bytes per operation.
+func benchInput(b *testing.B) string {
+	in := os.Getenv("GOROCPROF_MERGE_INPUT")
+	if in == "" {
+		in = filepath.Join(b.TempDir(), "run_results.json")
+		writeInput(b, in, 42, 20000)
+	}
+	st, err := os.Stat(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	return in
 }

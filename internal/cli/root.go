@@ -125,7 +125,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	addFormatsFlag(fs, &o.OutputFormats, "output formats: csv, json, pftrace, rocpd (default \"json csv\")")
 	fs.StringVar(&o.IncludeRegex, optIncludeRegex, "", "profile only kernels whose name matches this regular expression")
 	fs.StringVar(&o.ExcludeRegex, optExcludeRegex, "", "skip kernels whose name matches this regular expression (applied after include)")
-	fs.StringVar(&o.IterationRange, optIterationRange, "", "iterations of each kernel to profile, counted from 1, e.g. \"[1, 3, [5-8]]\"")
+	fs.StringVar(&o.IterationRange, optIterationRange, "", "iterations of each kernel (on each agent, as rocprofv3) to profile, counted from 1, e.g. \"[1, 3, [5-8]]\"")
 	optional(&o.Truncate, optTruncate, "T", "truncate kernel names (drop template and argument lists)")
 	optional(&o.Mangled, optMangled, "M", "keep kernel names mangled")
 	fs.Var(choiceValue{&o.LogLevel, logLevels}, optLogLevel, "what the tool prints: error, warning, info or trace (default \"warning\")")

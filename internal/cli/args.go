@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/textdist"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -171,9 +172,18 @@ func flagError(cmd *cobra.Command, err error) error {
 		return &UsageError{Err: err}
 	}
 	typed := "--" + missing.GetSpecifiedName()
-	if sh := missing.GetSpecifiedShortnames(); sh != "" {
+	sh := missing.GetSpecifiedShortnames()
+	if sh != "" {
 		// `-kernel-trace` is a long name typed with one dash; `-x` a shorthand nobody defined.
 		typed = "-" + sh
+	}
+	// A rocprofv3 option gorocprof lacks, by its long name or as a shorthand of its own (`-s`,
+	// `-P=...`), not as the first letter of a word typed with one dash.
+	isShort := sh != ""
+	if !isShort || sh == missing.GetSpecifiedName() || strings.HasPrefix(sh, missing.GetSpecifiedName()+"=") {
+		if name, ok := unsupportedFlag(missing.GetSpecifiedName(), isShort); ok {
+			return usageErrorf("rocprofv3's %s is not supported by gorocprof (docs/rocprofv3.md lists what is)", name)
+		}
 	}
 	if s := suggestFlags(flagsOf(cmd), typed); len(s) > 0 {
 		return usageErrorf("%v (did you mean %s?)", err, strings.Join(s, " or "))
@@ -228,29 +238,5 @@ func suggestFlags(fs *pflag.FlagSet, typed string) []string {
 	return out
 }
 
-// editDistance is the number of single-byte insertions, deletions, substitutions and swaps of two
-// neighbours (the commonest typo, `--pcm`) that turn a into b: Levenshtein's distance with
-// transpositions.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
+// editDistance: see textdist.Distance.
+func editDistance(a, b string) int { return textdist.Distance(a, b) }

@@ -25,15 +25,21 @@ type AvailOptions struct {
 	ExtraCounters string // -E: extra counter definitions, listed with the agents' own
 	Agent         int    // -1: every agent
 	JSON          bool
+	// Patterns keep the counters whose name one of them matches: a glob (`SQ_*`) or else a part of
+	// the name, either without regard to case; none keeps every counter.
+	Patterns []string
 }
 
 func newAvailCmd(f *Factory) *cobra.Command {
 	opts := &AvailOptions{Agent: -1}
 	cmd := &cobra.Command{
-		Use:   "avail",
+		Use:   "avail [PATTERN...]",
 		Short: "List the agents and the counters each offers",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Long: `List the agents and the counters each offers. With patterns, only the counters whose name
+one of them matches: a glob (SQ_*) or a part of the name (wave), either without regard to case.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Patterns = args
 			opts.Backend, opts.ROCmRoot = backendSetting(cmd.Flags()), rocmRootSetting(cmd.Flags())
 			opts.ExtraCounters = extraSetting(cmd.Flags())
 			return runAvail(cmd.Context(), f, opts)
@@ -85,6 +91,9 @@ func runAvail(ctx context.Context, f *Factory, o *AvailOptions) error {
 		if err != nil {
 			return err
 		}
+	}
+	if agents, err = matchCounters(agents, o.Patterns); err != nil {
+		return err
 	}
 	if o.JSON {
 		return writeAvailJSON(f.IO.Out, agents)
@@ -153,6 +162,7 @@ func writeAvailJSON(w io.Writer, agents []AgentCounters) error {
 const availColumnWidth = 60
 
 func writeAvailTables(w io.Writer, agents []AgentCounters) error {
+	widths := availWidths(output.TerminalWidth(w), agents)
 	for i, a := range agents {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -163,14 +173,15 @@ func writeAvailTables(w io.Writer, agents []AgentCounters) error {
 		}
 		fmt.Fprintf(w, ", %d %s\n", len(a.Counters), output.Plural(len(a.Counters), "counter", "counters"))
 		// Descriptions run to whole paragraphs; wrapping keeps the table readable in a terminal.
-		t := tablewriter.NewTable(w, tablewriter.WithRowMaxWidth(availColumnWidth), tablewriter.WithRowAutoWrap(tw.WrapNormal))
+		// Cells are wrapped here, to the widths that fit the terminal; the table lays them out as given.
+		t := tablewriter.NewTable(w, tablewriter.WithRowAutoWrap(tw.WrapNone))
 		t.Header("Counter", "Block or expression", "Dimensions", "Description")
 		for _, c := range a.Counters {
-			source := c.Block
+			source := wrapText(c.Block, widths[1])
 			if c.Derived {
-				source = wrapExpression(c.Expression, availColumnWidth)
+				source = wrapLines(wrapExpression(c.Expression, widths[1]), widths[1])
 			}
-			if err := t.Append(c.Name, source, dimensionsText(c.Dimensions), c.Description); err != nil {
+			if err := t.Append(wrapText(c.Name, widths[0]), source, wrapText(dimensionsText(c.Dimensions), widths[2]), wrapText(c.Description, widths[3])); err != nil {
 				return fmt.Errorf("listing counters of agent %d: %w", a.Agent.Index, err)
 			}
 		}

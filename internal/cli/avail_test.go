@@ -107,7 +107,7 @@ func TestListingErrors(t *testing.T) {
 		{[]string{"plan", "--backend", "sim"}, 1, "plan needs counters: give at least one --pmc group"},
 		{[]string{"plan", "--backend", "sim", "--pmc", "A", "--pmc", "--pmc", "B"}, 1, "Empty counter group in --pmc flag 2. Each --pmc must specify at least one counter."},
 		{[]string{"plan", "--backend", "cuda", "--pmc", "A"}, 1, "planning on backend cuda: fixture planner knows only the sim backend"},
-		{[]string{"avail", "extra"}, 2, `gorocprof avail takes no arguments, got "extra"`},
+		{[]string{"avail", "extra"}, 1, `no counter of the agents matches "extra" (see gorocprof avail)`},
 		{[]string{"avail", "--agent", "one"}, 2, `invalid argument "one" for "--agent" flag`},
 	}
 	for _, tt := range tests {

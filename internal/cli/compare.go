@@ -232,7 +232,7 @@ func differenceSummary(rep replay.CompareReport) string {
 		if disagree == 1 {
 			verb = "differs"
 		}
-		parts = append(parts, fmt.Sprintf("%d of %d values %s", disagree, len(rep.Rows), verb))
+		parts = append(parts, fmt.Sprintf("%d of %d values %s", disagree, len(rep.Rows), verb)+disagreementKinds(rep.Rows))
 	}
 	if n := len(rep.Divergences); n == 1 {
 		parts = append(parts, "the application replay runs diverged in 1 way (listed above)")
@@ -240,6 +240,38 @@ func differenceSummary(rep replay.CompareReport) string {
 		parts = append(parts, fmt.Sprintf("the application replay runs diverged in %d ways (listed above)", n))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// disagreementKinds says why rows disagree, when not all for their values: the two modes measured
+// a different number of calls (a nondeterministic application; the means may still agree), or one
+// mode has no value. "" when every disagreeing row differs in its value alone.
+func disagreementKinds(rows []replay.CompareRow) string {
+	var values, calls, missing int
+	for _, r := range rows {
+		switch {
+		case r.Agree:
+		case r.KernelValue == nil || r.ApplicationValue == nil:
+			missing++
+		case r.KernelDispatches != r.ApplicationDispatches:
+			calls++
+		default:
+			values++
+		}
+	}
+	if calls == 0 && missing == 0 {
+		return ""
+	}
+	var why []string
+	if values > 0 {
+		why = append(why, fmt.Sprintf("%d in value", values))
+	}
+	if calls > 0 {
+		why = append(why, fmt.Sprintf("%d in the number of calls measured (CALLS K/A; the application ran differently)", calls))
+	}
+	if missing > 0 {
+		why = append(why, fmt.Sprintf("%d measured in one mode only", missing))
+	}
+	return ": " + strings.Join(why, ", ")
 }
 
 // formatValue prints whole numbers as integers and others with six significant digits; "-" for

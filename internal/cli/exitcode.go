@@ -33,7 +33,14 @@ func usageErrorf(format string, args ...any) error {
 
 // ValidationError carries every diagnostic found in one options struct, so that the user fixes them
 // all in one go instead of one per attempt.
-type ValidationError struct{ Diagnostics []string }
+// Usage marks that one of them is a value its flag cannot take (a malformed iteration range, a
+// regular expression or placeholder that does not parse): such a command line exits 2, as
+// rocprofv3's argument errors do; the rest (settings that do not fit together, as rocprofv3's
+// "Fatal error"s) exit 1.
+type ValidationError struct {
+	Diagnostics []string
+	Usage       bool
+}
 
 func (e *ValidationError) Error() string { return strings.Join(e.Diagnostics, "\n") }
 
@@ -92,6 +99,7 @@ func ExitCode(err error) int {
 	var app *AppExitError
 	var diff *DifferencesError
 	var intr *InterruptedError
+	var verr *ValidationError
 	var outIntr *replay.InterruptedError
 	var passIntr *replay.PassesInterruptedError
 	switch {
@@ -102,6 +110,8 @@ func ExitCode(err error) int {
 	case errors.As(err, &outIntr):
 		return 128 + int(outIntr.Signal)
 	case errors.As(err, &usage):
+		return ExitUsage
+	case errors.As(err, &verr) && verr.Usage:
 		return ExitUsage
 	case errors.As(err, &app):
 		if app.Code == 0 {

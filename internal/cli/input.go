@@ -231,7 +231,7 @@ func normalizeJob(src string, values map[string]any) (Job, error) {
 				return Job{}, fmt.Errorf("%s: %q is not supported by gorocprof yet", src, k)
 			}
 		default:
-			return Job{}, fmt.Errorf("%s: unknown key %q", src, k)
+			return Job{}, fmt.Errorf("%s: unknown key %q%s", src, k, keySuggestion(name))
 		}
 	}
 	return job, nil
@@ -256,4 +256,19 @@ func isSet(v any) bool {
 		return len(x) > 0
 	}
 	return true
+}
+
+// keySuggestion is " (did you mean "x"?)" for the job key nearest to an unknown one, written as
+// the file's keys are (with '_'), or "".
+func keySuggestion(name string) string {
+	best, bestD := "", 3
+	for k := range jobKeys {
+		if d := editDistance(name, k); d < bestD || (d == bestD && k < best) {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", strings.ReplaceAll(best, "-", "_"))
 }

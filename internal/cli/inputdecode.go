@@ -149,7 +149,7 @@ func decodeYAML(data []byte) (any, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, placeErrorf(0, "the file is empty (%s)", expectedJobs)
 		}
-		return nil, yamlError(err)
+		return nil, yamlSyntaxLine(data, yamlError(err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -211,4 +211,26 @@ func plainYAML(v any) any {
 		return x.Format(time.RFC3339Nano)
 	}
 	return v
+}
+
+// yamlSyntaxLine corrects the line of a YAML syntax error: yaml.v3 names the line where the
+// enclosing mapping or list began (a mis-indented key on line 3 of a job is reported on line 1), so
+// the line is the first one whose text up to it no longer parses; earlier lines parse on their own
+// as a prefix of the document. Input files are small: each prefix is parsed once.
+func yamlSyntaxLine(data []byte, err error) error {
+	var pe *placeError
+	if !errors.As(err, &pe) || pe.line == 0 || len(data) > 1<<20 {
+		return err
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for n := pe.line; n <= len(lines); n++ {
+		var doc yaml.Node
+		if yaml.Unmarshal(bytes.Join(lines[:n], nil), &doc) != nil {
+			if n > pe.line {
+				pe.line = n
+			}
+			return pe
+		}
+	}
+	return err
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/replay"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // ProcessOptions is the process command: the outputs of a run directory that gorocprof kept or was
@@ -43,6 +44,7 @@ each pass's output is written, then their merged result.`,
 	fs.StringVarP(&opts.OutputDir, optOutputDir, "d", "", "directory for the output files (default: the run's)")
 	fs.StringVarP(&opts.OutputFile, optOutputFile, "o", "", "output file name prefix (default: the run's)")
 	addFormatsFlag(fs, &opts.Formats, "output formats: csv, json, pftrace, rocpd (default: the run's)")
+	hideBackendFlags(cmd)
 	return cmd
 }
 
@@ -73,4 +75,24 @@ func refuseBackendFlags(cmd *cobra.Command, why string) error {
 		}
 	}
 	return nil
+}
+
+// hideBackendFlags keeps the global --backend and --rocm-root, which refuseBackendFlags refuses on
+// cmd, out of cmd's help: a flag the help lists is one the command takes.
+func hideBackendFlags(cmd *cobra.Command) {
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		var hidden []*pflag.Flag
+		for _, name := range []string{optBackend, optROCmRoot} {
+			if f := c.InheritedFlags().Lookup(name); f != nil && !f.Hidden {
+				f.Hidden = true
+				hidden = append(hidden, f)
+			}
+		}
+		defer func() {
+			for _, f := range hidden {
+				f.Hidden = false
+			}
+		}()
+		c.Root().HelpFunc()(c, args)
+	})
 }

@@ -296,6 +296,7 @@ var envReadBy = map[string][]string{
 // checkEnvironment is the root's PersistentPreRunE: it checks every GOROCPROF_* variable the
 // running command reads and that no flag overrides, and returns all the bad ones at once.
 func checkEnvironment(cmd *cobra.Command, _ []string) error {
+	warnMisspeltEnv(cmd)
 	reads := func(string) bool { return true }
 	if cmd != cmd.Root() {
 		names, ok := envReadBy[cmd.Name()]
@@ -367,4 +368,42 @@ func checkEnvGroups(s string) error {
 		}
 	}
 	return nil
+}
+
+// warnMisspeltEnv warns of a GOROCPROF_* variable that no command reads but that is a near miss of
+// one a flag has (GOROCPROF_OUTPUT_DIRECOTRY): set, it would be ignored without a word. Variables
+// far from every flag's are left alone, as other parts of gorocprof read some (GOROCPROF_LIB_DIR).
+func warnMisspeltEnv(cmd *cobra.Command) {
+	known := map[string]bool{}
+	var names []string
+	var visit func(c *cobra.Command)
+	visit = func(c *cobra.Command) {
+		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) {
+				if n := envName(f.Name); !known[n] {
+					known[n] = true
+					names = append(names, n)
+				}
+			})
+		}
+		for _, sub := range c.Commands() {
+			visit(sub)
+		}
+	}
+	visit(cmd.Root())
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, envPrefix+"_") || known[name] {
+			continue
+		}
+		best, bestD := "", 3
+		for _, n := range names {
+			if d := editDistance(name, n); d < bestD {
+				best, bestD = n, d
+			}
+		}
+		if best != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "gorocprof: warning: environment variable %s is not one gorocprof reads (did you mean %s?)\n", name, best)
+		}
+	}
 }

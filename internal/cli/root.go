@@ -70,8 +70,9 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		SuggestionsMinimumDistance: 2,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listAvail {
+				// The words after -L are patterns, as avail's (`-L SQ_WAVES`).
 				return runAvail(cmd.Context(), f, &AvailOptions{Backend: backendSetting(cmd.Flags()), ROCmRoot: rocmRootSetting(cmd.Flags()),
-					ExtraCounters: extraSetting(cmd.Flags()), Agent: -1})
+					ExtraCounters: extraSetting(cmd.Flags()), Agent: -1, Patterns: args})
 			}
 			if len(args) == 0 && cmd.Flags().NFlag() == 0 {
 				return cmd.Help()
@@ -83,10 +84,12 @@ func NewRootCmd(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runProfile(cmd.Context(), f, cmd.Flags(), *opts, inputSetting(cmd.Flags(), input), ff, cmd.SuggestionsFor)
+			err = runProfile(cmd.Context(), f, cmd.Flags(), *opts, inputSetting(cmd.Flags(), input), ff, cmd.SuggestionsFor)
+			return withMisplaced(err, misplacedFlags(flagsOf(cmd), opts.App, opts.Args, cmd.ArgsLenAtDash() >= 0))
 		},
 	}
-	cmd.SetVersionTemplate("gorocprof {{.Version}}\n")
+	// The template's text is fixed when the command is built: versionText reads nothing that changes.
+	cmd.SetVersionTemplate(strings.ReplaceAll(versionText(), "{{", "{{`{{`}}"))
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
 	cmd.SetIn(f.IO.In)
@@ -94,6 +97,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	cmd.PersistentPreRunE = checkEnvironment
 
 	addProfileFlags(cmd, opts, &input, &listAvail)
+	_ = cmd.RegisterFlagCompletionFunc(optPMC, counterCompletion(f))
 	optFlag := cmd.Flags().VarPF(optBool{&failFast}, optFailFast, "", "in a sweep (-i with several jobs), stop at the first job that fails")
 	optFlag.NoOptDefVal = "true"
 	cmd.Flags().SetInterspersed(false)
@@ -125,10 +129,10 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	addFormatsFlag(fs, &o.OutputFormats, "output formats: csv, json, pftrace, rocpd (default \"json csv\")")
 	fs.StringVar(&o.IncludeRegex, optIncludeRegex, "", "profile only kernels whose name matches this regular expression")
 	fs.StringVar(&o.ExcludeRegex, optExcludeRegex, "", "skip kernels whose name matches this regular expression (applied after include)")
-	fs.StringVar(&o.IterationRange, optIterationRange, "", "iterations of each kernel to profile, counted from 1, e.g. \"[1, 3, [5-8]]\"")
+	fs.StringVar(&o.IterationRange, optIterationRange, "", "iterations of each kernel (on each agent, as rocprofv3) to profile, counted from 1, e.g. \"[1, 3, [5-8]]\"")
 	optional(&o.Truncate, optTruncate, "T", "truncate kernel names (drop template and argument lists)")
 	optional(&o.Mangled, optMangled, "M", "keep kernel names mangled")
-	fs.Var(choiceValue{&o.AgentIndex, agentIndexes}, optAgentIndex, "how the CSV files and the trace number agents: absolute (node id), relative (logical node id) or type-relative (GPU 0, GPU 1) (default \"relative\")")
+	fs.VarP(choiceValue{&o.AgentIndex, agentIndexes}, optAgentIndex, "A", "how the CSV files and the trace number agents: absolute (node id), relative (logical node id) or type-relative (GPU 0, GPU 1) (default \"relative\")")
 	fs.Var(choiceValue{&o.LogLevel, logLevels}, optLogLevel, "what the tool prints: error, warning, info or trace (default \"warning\")")
 	fs.Var(choiceValue{&o.CacheControl, cacheControls}, optCacheControl, "CUDA: flush the L2 before every replay pass, as ncu does (all), or not (none) (default \"all\")")
 	fs.Var(choiceValue{&o.GraphProfiling, graphModes}, optGraphProfiling, "CUDA: profile each kernel node of a graph launch as a dispatch (node), or each graph launch as one (graph) (default \"node\")")
@@ -139,7 +143,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	fs.StringVar(&o.ProfileMPIRanks, optMPIRanks, "", "MPI: profile only these ranks (\"0-3,8\"); the others run the application without the tool and write nothing")
 	fs.StringVar(&o.MPIRankVariable, optMPIRankVar, "", "MPI: the environment variable holding this process's rank (with --"+optMPISizeVar+")")
 	fs.StringVar(&o.MPISizeVariable, optMPISizeVar, "", "MPI: the environment variable holding the number of ranks (with --"+optMPIRankVar+")")
-	fs.BoolVarP(listAvail, optListAvail, "L", false, "list the agents and their counters (same as the avail command)")
+	fs.BoolVarP(listAvail, optListAvail, "L", false, "list the agents and their counters (same as the avail command; words after it are avail's patterns)")
 
 	// Recognised but not implemented: here only so that their combination with kernel replay gets
 	// rocprofv3's diagnostic.
@@ -160,7 +164,7 @@ func addProfileFlags(cmd *cobra.Command, o *ProfileOptions, input *string, listA
 	_ = cmd.MarkPersistentFlagDirname(optROCmRoot)
 
 	for name, words := range map[string][]string{
-		optBackend: backends, optReplayMode: replayModes, optLogLevel: logLevels, optOutputFormat: {"csv", "json"},
+		optBackend: backends, optReplayMode: replayModes, optLogLevel: logLevels, optOutputFormat: strings.Split(validFormats, ", "),
 		optSummaryUnits: stats.Units,
 	} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp))
@@ -189,10 +193,17 @@ func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts 
 		}
 	}
 	var diags []string
+	usage := false
 	reqs := make([]runJob, 0, len(jobs))
 	for _, job := range jobs {
 		o, rdiags := resolveJob(flags, flagOpts, job)
+		for _, w := range outputPathWarnings(o) {
+			fmt.Fprintf(f.IO.ErrOut, "gorocprof: warning: %s%s\n", sourcePrefix(o.Source), w)
+		}
 		if o.App == "" && !o.DryRun {
+			if why := swallowedApp(o.PMC); why != "" {
+				return usageErrorf("no application given after --: %s", why)
+			}
 			return usageErrorf("no application given after --")
 		}
 		diags = append(diags, rdiags...)
@@ -200,12 +211,13 @@ func runProfile(ctx context.Context, f *Factory, flags *pflag.FlagSet, flagOpts 
 		var verr *ValidationError
 		if errors.As(err, &verr) {
 			diags = append(diags, verr.Diagnostics...)
+			usage = usage || verr.Usage
 			continue
 		}
 		reqs = append(reqs, runJob{source: job.Source, req: req})
 	}
 	if len(diags) > 0 {
-		return &ValidationError{Diagnostics: diags}
+		return &ValidationError{Diagnostics: diags, Usage: usage}
 	}
 	if f.Runner == nil {
 		return errors.New("internal error: no runner wired into the command line")
@@ -322,4 +334,41 @@ func backendSetting(flags *pflag.FlagSet) string {
 
 func envName(option string) string {
 	return envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(option, "-", "_"))
+}
+
+func sourcePrefix(source string) string {
+	if source == "" {
+		return ""
+	}
+	return source + ": "
+}
+
+// counterCompletion completes --pmc's words with the counter names of the backend's agents (the
+// backend --backend names, else auto), every agent's once, in order; none when they cannot be listed.
+func counterCompletion(f *Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if f.AvailData == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		agents, err := f.AvailData(cmd.Context(), backend.Choice{Name: backendSetting(cmd.Flags()), ROCmRoot: rocmRootSetting(cmd.Flags())}, nil)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		// A group's earlier words are kept: `--pmc SQ_WAVES,SQ_IN<tab>`.
+		prefix, word := "", toComplete
+		if i := strings.LastIndexAny(toComplete, ", "); i >= 0 {
+			prefix, word = toComplete[:i+1], toComplete[i+1:]
+		}
+		seen := map[string]bool{}
+		var out []string
+		for _, a := range agents {
+			for _, c := range a.Counters {
+				if !seen[c.Name] && strings.HasPrefix(strings.ToUpper(c.Name), strings.ToUpper(word)) {
+					seen[c.Name] = true
+					out = append(out, prefix+c.Name)
+				}
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
 }

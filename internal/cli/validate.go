@@ -35,30 +35,32 @@ const (
 // written: a placeholder without its end, a file name that expands to nothing or is too long, a
 // directory that is a file or cannot be created. Placeholders known only per process (%pid%) are
 // expanded with the widest values they can take. A dry run writes nothing, so only it is not probed.
-func checkOutputLocation(o ProfileOptions, rankVars output.RankVariables) []string {
+// usage says that a placeholder does not parse.
+func checkOutputLocation(o ProfileOptions, rankVars output.RankVariables) (diags []string, usage bool) {
 	if o.OutputDirectory == "" {
-		return []string{"--output-directory must not be empty"}
+		return []string{"--output-directory must not be empty"}, false
 	}
 	if o.OutputFile == "" {
-		return []string{"--output-file must not be empty"}
+		return []string{"--output-file must not be empty"}, false
 	}
 	vars := output.SampleVars(o.App, o.Args, os.Getenv, rankVars)
 	dir, derr := output.ExpandPath(o.OutputDirectory, vars)
 	file, ferr := output.ExpandPath(o.OutputFile, vars)
-	var diags []string
 	if derr != nil {
 		diags = append(diags, fmt.Sprintf("--%s: %v", optOutputDir, derr))
 	}
 	if ferr != nil {
 		diags = append(diags, fmt.Sprintf("--%s: %v", optOutputFile, ferr))
 	}
+	diags = append(diags, unknownPlaceholders(optOutputDir, o.OutputDirectory)...)
+	diags = append(diags, unknownPlaceholders(optOutputFile, o.OutputFile)...)
 	if len(diags) > 0 {
-		return diags
+		return diags, true
 	}
 	if err := output.CheckLocation(dir, file, !o.DryRun); err != nil {
-		return []string{fmt.Sprintf("-d %q -o %q: %v", o.OutputDirectory, o.OutputFile, err)}
+		return []string{fmt.Sprintf("-d %q -o %q: %v", o.OutputDirectory, o.OutputFile, err)}, false
 	}
-	return nil
+	return nil, false
 }
 
 // Validate checks one options struct before anything is launched or created and turns it into the
@@ -66,10 +68,13 @@ func checkOutputLocation(o ProfileOptions, rankVars output.RankVariables) []stri
 func Validate(o ProfileOptions) (replay.Request, error) {
 	var diags []string
 	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
+	usage := false // a value its flag cannot take: see ValidationError
+	o.OutputDirectory = expandHome(o.OutputDirectory)
 
 	if o.ReplayMode != "" {
 		if err := checkChoice(o.ReplayMode, replayModes); err != nil {
 			add("--replay-mode: %v", err)
+			usage = true
 		}
 	}
 
@@ -87,15 +92,21 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 	} {
 		if _, err := regexp.Compile(re.expr); err != nil {
 			add("%s %q: %v", re.flag, re.expr, err)
+			usage = true
 		}
 	}
 	ranges, err := ParseIterationRange(o.IterationRange)
 	if err != nil {
 		add("--%s %q: %v", optIterationRange, o.IterationRange, err)
+		usage = true
 	}
-	diags = append(diags, checkSettings(o)...)
+	sdiags, susage := checkSettings(o)
+	usage = usage || susage
+	diags = append(diags, sdiags...)
 	diags = append(diags, mdiags...)
-	diags = append(diags, checkOutputLocation(o, mpi.vars)...)
+	ldiags, lusage := checkOutputLocation(o, mpi.vars)
+	usage = usage || lusage
+	diags = append(diags, ldiags...)
 
 	if len(diags) > 0 {
 		if o.Source != "" {
@@ -103,7 +114,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 				diags[i] = o.Source + ": " + diags[i]
 			}
 		}
-		return replay.Request{}, &ValidationError{Diagnostics: diags}
+		return replay.Request{}, &ValidationError{Diagnostics: diags, Usage: usage}
 	}
 
 	nameKind := filterNameKind(o.Mangled, o.Truncate)
@@ -178,9 +189,8 @@ func collection(o ProfileOptions) (collected, []string) {
 }
 
 // checkSettings checks the settings that name one of a few choices (the log level, the cache control,
-// the backend) and the ROCm root.
-func checkSettings(o ProfileOptions) []string {
-	var diags []string
+// the backend) and the ROCm root; usage says a choice is none of its words.
+func checkSettings(o ProfileOptions) (diags []string, usage bool) {
 	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
 	if err := checkChoice(o.LogLevel, logLevels); err != nil {
 		add("--log-level: %v", err)
@@ -199,10 +209,11 @@ func checkSettings(o ProfileOptions) []string {
 	if !slices.Contains(backends, o.Backend) {
 		add("--backend: unknown backend %q (valid: %s)", o.Backend, strings.Join(backends, ", "))
 	}
+	usage = len(diags) > 0
 	if o.ROCmRoot == "" {
 		add("--%s: empty: name the ROCm installation (default $%s, else /opt/rocm)", optROCmRoot, backend.EnvROCmPath)
 	}
-	return diags
+	return diags, usage
 }
 
 // checkCollection says what is wrong with what the run collects: nothing at all, kernel replay's

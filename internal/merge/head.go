@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
@@ -13,8 +14,9 @@ import (
 // head is one process of one input, everything but its dispatches, and what the check of its
 // dispatches found (check.go). Its ids are the input's.
 type head struct {
-	input string // the input file
-	src   source // how its dispatches are read again
+	input string        // the input file
+	src   source        // how its dispatches are read again
+	read  *atomic.Int64 // the bytes read of the inputs, for the progress line; nil for none
 
 	header     contract.Header
 	end        *contract.End // nil when the process did not end normally

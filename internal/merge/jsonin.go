@@ -1,11 +1,10 @@
 package merge
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"sync/atomic"
 
 	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/counters"
@@ -54,75 +53,62 @@ type stringsObject struct {
 }
 
 // scanJSON reads the head of every element of a results.json.
-func scanJSON(path string) ([]*head, error) {
+func scanJSON(path string, read *atomic.Int64) ([]*head, error) {
 	f, err := boundedread.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
-	if err := expectDelim(dec, '{'); err != nil {
+	l := newLexer(f, 0, read)
+	if c, err := l.peek(); err != nil || c != '{' {
+		if err == nil {
+			err = l.errorf("expected '{', found %q", c)
+		}
 		return nil, notResults(err)
 	}
 	var heads []*head
 	found := false
 	seen := map[string]bool{}
-	for dec.More() {
-		key, err := keyToken(dec)
-		if err != nil {
-			return nil, notResults(err)
+	err = l.object(func(key []byte) error {
+		if seen[string(key)] {
+			return fmt.Errorf("key %q given twice at the top of the file", key)
 		}
-		if seen[key] {
-			return nil, fmt.Errorf("key %q given twice at the top of the file", key)
-		}
-		seen[key] = true
-		if key != "rocprofiler-sdk-tool" {
-			if err := skipValue(dec); err != nil {
-				return nil, err
-			}
-			continue
+		seen[string(key)] = true
+		if string(key) != "rocprofiler-sdk-tool" {
+			return l.skip()
 		}
 		found = true
-		if err := expectDelim(dec, '['); err != nil {
-			return nil, err
-		}
-		for dec.More() {
-			h, err := scanElement(dec, path)
+		return l.array(func(i int) error {
+			h, err := scanElement(l, path)
 			if err != nil {
-				return nil, fmt.Errorf("element %d: %w", len(heads), err)
+				return fmt.Errorf("element %d: %w", i, err)
 			}
+			h.read = read
 			heads = append(heads, h)
-		}
-		if err := expectDelim(dec, ']'); err != nil {
-			return nil, err
-		}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !l.atEOF() {
+		return nil, l.errorf("text after the end of the JSON document")
 	}
 	if !found {
 		return nil, errors.New(`not a results.json: it has no "rocprofiler-sdk-tool" array`)
 	}
-	if err := expectEnd(dec); err != nil {
-		return nil, err
-	}
 	return heads, nil
 }
 
-// expectEnd reads the object's closing brace and refuses anything but white space after it, as -i
-// refuses trailing text: a second document or a torn concatenation is not one results.json.
-func expectEnd(dec *json.Decoder) error {
-	if err := expectDelim(dec, '}'); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return fmt.Errorf("text after the end of the results.json object (at byte %d)", dec.InputOffset())
-	}
-	return nil
+func notResults(err error) error {
+	return fmt.Errorf(`not a results.json (a JSON object {"rocprofiler-sdk-tool":[...]}): %w`, err)
 }
 
-// decodeStrict decodes the next value into v, refusing a key given twice in any of its objects and
-// wording a type mismatch in JSON's terms (the element's head objects: small beside its records).
-func decodeStrict(dec *json.Decoder, v any) error {
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
+// decodeRaw reads one value with encoding/json: the small parts of a head. A key given twice in
+// any of its objects is refused, as -i refuses it.
+func decodeRaw(l *lexer, v any) error {
+	raw, err := l.raw()
+	if err != nil {
 		return err
 	}
 	if err := jsonerr.CheckKeys(raw); err != nil {
@@ -131,20 +117,13 @@ func decodeStrict(dec *json.Decoder, v any) error {
 	return jsonerr.Describe(json.Unmarshal(raw, v))
 }
 
-func notResults(err error) error {
-	return fmt.Errorf(`not a results.json (a JSON object {"rocprofiler-sdk-tool":[...]}): %w`, err)
-}
-
 // scanElement reads one element: its head decoded, its record arrays skipped and their offsets
 // kept. The head (metadata, agents, counters, strings, kernel symbols) comes before the records, as
 // gorocprof writes it.
-func scanElement(dec *json.Decoder, path string) (*head, error) {
+func scanElement(l *lexer, path string) (*head, error) {
 	h := &head{input: path, counters: map[uint64]inCounter{}}
 	src := &jsonSource{countersAt: -1, traceAt: -1, replaysAt: -1}
 	h.src = src
-	if err := expectDelim(dec, '{'); err != nil {
-		return nil, err
-	}
 	var md *metadata
 	var cfg configObject
 	var cobjs []counterObject
@@ -152,23 +131,16 @@ func scanElement(dec *json.Decoder, path string) (*head, error) {
 	var kernels, agents []json.RawMessage
 	records := false
 	seen := map[string]bool{}
-	for dec.More() {
-		key, err := keyToken(dec)
-		if err != nil {
-			return nil, err
+	err := l.object(func(key []byte) error {
+		if seen[string(key)] {
+			return fmt.Errorf("key %q given twice", key)
 		}
-		if seen[key] {
-			return nil, fmt.Errorf("key %q given twice", key)
-		}
-		seen[key] = true
+		seen[string(key)] = true
 		var derr error
-		switch key {
+		switch k := string(key); k {
 		case "metadata":
 			var raw json.RawMessage
-			if derr = dec.Decode(&raw); derr == nil {
-				derr = jsonerr.CheckKeys(raw)
-			}
-			if derr == nil {
+			if derr = decodeRaw(l, &raw); derr == nil {
 				md = &metadata{}
 				derr = jsonerr.Describe(json.Unmarshal(raw, md))
 			}
@@ -176,32 +148,33 @@ func scanElement(dec *json.Decoder, path string) (*head, error) {
 				derr = jsonerr.Describe(json.Unmarshal(raw, &cfg))
 			}
 		case "agents":
-			derr = decodeStrict(dec, &agents)
+			derr = decodeRaw(l, &agents)
 		case "counters":
-			derr = decodeStrict(dec, &cobjs)
+			derr = decodeRaw(l, &cobjs)
 		case "strings":
-			derr = decodeStrict(dec, &strs)
+			derr = decodeRaw(l, &strs)
 		case "kernel_symbols":
-			derr = decodeStrict(dec, &kernels)
+			derr = decodeRaw(l, &kernels)
 		case "callback_records", "buffer_records":
 			if !records {
 				records = true
 				if md == nil {
-					return nil, errors.New(`"metadata" must come before the records`)
+					return errors.New(`"metadata" must come before the records`)
 				}
 				if err := h.fill(md, cfg, agents, kernels, cobjs, strs); err != nil {
-					return nil, err
+					return err
 				}
 			}
-			derr = scanRecords(dec, key, src)
+			derr = scanRecords(l, k, src)
 		default:
-			derr = skipValue(dec)
+			derr = l.skip()
 		}
 		if derr != nil {
-			return nil, fmt.Errorf("%q: %w", key, derr)
+			return fmt.Errorf("%q: %w", key, derr)
 		}
-	}
-	if err := expectDelim(dec, '}'); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if !records {
@@ -282,87 +255,21 @@ func (h *head) fill(md *metadata, cfg configObject, agents, kernels []json.RawMe
 const replayArray = "gorocprof_replay_kernel_dispatch"
 
 // scanRecords notes where the record arrays of callback_records.counter_collection and
-// buffer_records.kernel_dispatch and its replays begin and skips every array of the object.
-func scanRecords(dec *json.Decoder, key string, src *jsonSource) error {
-	if err := expectDelim(dec, '{'); err != nil {
-		return err
-	}
-	for dec.More() {
-		sub, err := keyToken(dec)
-		if err != nil {
-			return err
-		}
+// buffer_records.kernel_dispatch and its replays begin (just after the key, before the colon, where
+// openArray starts) and skips every array of the object.
+func scanRecords(l *lexer, key string, src *jsonSource) error {
+	return l.object(func(sub []byte) error {
 		switch {
-		case key == "callback_records" && sub == "counter_collection":
-			src.countersAt = dec.InputOffset()
-		case key == "buffer_records" && sub == "kernel_dispatch":
-			src.traceAt = dec.InputOffset()
-		case key == "buffer_records" && sub == replayArray:
-			src.replaysAt = dec.InputOffset()
+		case key == "callback_records" && string(sub) == "counter_collection":
+			src.countersAt = l.keyEnd
+		case key == "buffer_records" && string(sub) == "kernel_dispatch":
+			src.traceAt = l.keyEnd
+		case key == "buffer_records" && string(sub) == replayArray:
+			src.replaysAt = l.keyEnd
 		}
-		if err := skipValue(dec); err != nil {
+		if err := l.skip(); err != nil {
 			return fmt.Errorf("%q: %w", sub, err)
 		}
-	}
-	return expectDelim(dec, '}')
-}
-
-func keyToken(dec *json.Decoder) (string, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return "", err
-	}
-	key, ok := t.(string)
-	if !ok {
-		return "", fmt.Errorf("expected an object key, found %v", t)
-	}
-	return key, nil
-}
-
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	t, err := dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("expected %q, found the end of the file", want)
-		}
-		return err
-	}
-	if d, ok := t.(json.Delim); !ok || d != want {
-		return fmt.Errorf("expected %q, found %v", want, t)
-	}
-	return nil
-}
-
-// skipValue skips one value, an array one element at a time, so that a long record array is
-// never held.
-func skipValue(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	d, ok := t.(json.Delim)
-	if !ok {
 		return nil
-	}
-	switch d {
-	case '[':
-		for dec.More() {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return err
-			}
-		}
-		return expectDelim(dec, ']')
-	case '{':
-		for dec.More() {
-			if _, err := keyToken(dec); err != nil {
-				return err
-			}
-			if err := skipValue(dec); err != nil {
-				return err
-			}
-		}
-		return expectDelim(dec, '}')
-	}
-	return fmt.Errorf("unexpected %q", d)
+	})
 }

@@ -1,16 +1,12 @@
 package merge
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
-	"github.com/gorocprof/gorocprof/internal/jsonerr"
-	"github.com/gorocprof/gorocprof/internal/output"
 )
 
 type correlationJSON struct {
@@ -36,42 +32,48 @@ type dispatchInfoJSON struct {
 }
 
 // recordJSON is a counter record (its dispatch_data's fields and records) or a kernel dispatch
-// record (the same fields at the top); the one struct takes either.
+// record (the same fields at the top); the one struct takes either. lexer.record fills it.
 type recordJSON struct {
-	DispatchData *struct {
-		Correlation correlationJSON  `json:"correlation_id"`
-		Start       int64            `json:"start_timestamp"`
-		End         int64            `json:"end_timestamp"`
-		Info        dispatchInfoJSON `json:"dispatch_info"`
-	} `json:"dispatch_data"`
-	Correlation correlationJSON  `json:"correlation_id"`
-	Start       int64            `json:"start_timestamp"`
-	End         int64            `json:"end_timestamp"`
-	Info        dispatchInfoJSON `json:"dispatch_info"`
-	Records     []struct {
-		CounterID handleJSON `json:"counter_id"`
-		Value     *float64   `json:"value"`
-	} `json:"records"`
-	ThreadID   uint64     `json:"thread_id"`
-	ReplayPass int        `json:"replay_pass"`
-	StreamID   handleJSON `json:"stream_id"`
-	PMCGroup   *int       `json:"pmc_group"` // under rotation, the group the dispatch collected
+	DispatchData *dispatchDataJSON
+	Correlation  correlationJSON
+	Start        int64
+	End          int64
+	Info         dispatchInfoJSON
+	Records      []counterRecordJSON
+	ThreadID     uint64
+	ReplayPass   int
+	StreamID     handleJSON
+	PMCGroup     *int // under rotation, the group the dispatch collected
+}
+
+type dispatchDataJSON struct {
+	Correlation correlationJSON
+	Start       int64
+	End         int64
+	Info        dispatchInfoJSON
+}
+
+type counterRecordJSON struct {
+	CounterID handleJSON
+	Value     float64 // NaN for a null value
 }
 
 // arrayCursor walks one record array of an element, a pass at a time.
 type arrayCursor struct {
 	f    *os.File
-	dec  *json.Decoder
+	lex  *lexer
 	h    *head
 	cur  *contract.Dispatch // nil when the array is done
+	rec  recordJSON         // reused: its Records keep their room from record to record
 	name string
 	n    int
+	done bool
 }
 
 // openArray starts a cursor at the array whose key ends at offset at; nil when at < 0.
 func openArray(path string, at int64, h *head, name string) (*arrayCursor, error) {
 	if at < 0 {
-		return &arrayCursor{}, nil
+		return &arrayCursor{done: true}, nil
 	}
 	f, err := boundedread.Open(path)
 	if err != nil {
@@ -81,19 +83,12 @@ func openArray(path string, at int64, h *head, name string) (*arrayCursor, error
 		f.Close()
 		return nil, err
 	}
-	br := bufio.NewReaderSize(f, 1<<16)
-	for { // the key's colon, then the array
-		c, err := br.ReadByte()
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if c == ':' {
-			break
-		}
+	c := &arrayCursor{f: f, lex: newLexer(f, at, h.read), h: h, name: name}
+	if err := c.lex.expect(':'); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	c := &arrayCursor{f: f, dec: json.NewDecoder(br), h: h, name: name}
-	if err := expectDelim(c.dec, '['); err != nil {
+	if err := c.lex.expect('['); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -109,14 +104,21 @@ func (c *arrayCursor) close() {
 // next reads the next record into cur, or sets it nil after the last.
 func (c *arrayCursor) next() error {
 	c.cur = nil
-	if c.dec == nil || !c.dec.More() {
+	if c.done {
 		return nil
 	}
-	var r recordJSON
-	if err := c.dec.Decode(&r); err != nil {
-		return fmt.Errorf("%s[%d]: %w", c.name, c.n, jsonerr.Describe(err))
+	more, err := c.lex.more(c.n == 0, ']')
+	if err != nil {
+		return fmt.Errorf("%s[%d]: %w", c.name, c.n, err)
 	}
-	d, err := c.h.dispatchOf(&r)
+	if !more {
+		c.done = true
+		return nil
+	}
+	if err := c.lex.record(&c.rec); err != nil {
+		return fmt.Errorf("%s[%d]: %w", c.name, c.n, err)
+	}
+	d, err := c.h.dispatchOf(&c.rec)
 	if err != nil {
 		return fmt.Errorf("%s[%d]: %w", c.name, c.n, err)
 	}
@@ -141,12 +143,15 @@ func (h *head) dispatchOf(r *recordJSON) (*contract.Dispatch, error) {
 		return nil, err
 	}
 	last := uint64(0)
-	for _, rec := range r.Records {
+	// One allocation for the values of the pass, not one per instance.
+	values := make([]float64, len(r.Records))
+	for i, rec := range r.Records {
 		id := rec.CounterID.Handle
-		v := output.CounterValue(rec.Value)
+		values[i] = rec.Value
+		v := &values[i]
 		if len(d.Counters) > 0 && id == last {
 			c := &d.Counters[len(d.Counters)-1]
-			c.Values = append(c.Values, &v)
+			c.Values = append(c.Values, v)
 			continue
 		}
 		c, ok := h.counters[id]
@@ -162,7 +167,7 @@ func (h *head) dispatchOf(r *recordJSON) (*contract.Dispatch, error) {
 				return nil, fmt.Errorf("dispatch %d pass %d: counter %s appears twice, apart", d.DispatchID, d.Pass, c.info.Name)
 			}
 		}
-		d.Counters = append(d.Counters, contract.CounterValue{Name: c.info.Name, Values: []*float64{&v}})
+		d.Counters = append(d.Counters, contract.CounterValue{Name: c.info.Name, Values: []*float64{v}})
 		last = id
 	}
 	return d, nil

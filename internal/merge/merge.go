@@ -43,7 +43,9 @@ type Request struct {
 // result gorocprof can merge, and writes the merged files and the summary. It returns the files
 // written.
 func Run(ctx context.Context, req Request) ([]string, error) {
-	heads, err := readInputs(ctx, req)
+	prog := &readProgress{}
+	defer prog.stop()
+	heads, err := readInputs(ctx, req, prog)
 	if err != nil {
 		return nil, err
 	}
@@ -72,14 +74,17 @@ func Run(ctx context.Context, req Request) ([]string, error) {
 		files.Abort(werr)
 	}
 	paths, err := files.Close()
+	prog.stop() // before anything else is printed
 	if werr != nil {
 		return nil, werr
 	}
 	if err != nil {
 		return paths, fmt.Errorf("writing the merged result: %w", err)
 	}
-	if summary != nil && req.Stdout != nil {
-		if err := summary.Print(req.Stdout); err != nil {
+	// The table goes where rocprofv3's summaries go by default, stderr, out of the way of what
+	// stdout carries.
+	if summary != nil && req.Stderr != nil {
+		if err := summary.Print(req.Stderr); err != nil {
 			return paths, err
 		}
 	}
@@ -119,7 +124,7 @@ func write(heads []*head, files *output.Files, summary *output.SummarySink) erro
 
 // readInputs finds and checks every input, and returns its processes in merge order: by host, then
 // start time, then pid, whatever the order of the command line.
-func readInputs(ctx context.Context, req Request) ([]*head, error) {
+func readInputs(ctx context.Context, req Request, prog *readProgress) ([]*head, error) {
 	if len(req.Inputs) == 0 {
 		return nil, errors.New("nothing to merge: name results.json files, rocpd databases or directories holding them")
 	}
@@ -133,6 +138,7 @@ func readInputs(ctx context.Context, req Request) ([]*head, error) {
 	if err != nil {
 		return nil, err
 	}
+	prog.start(req, files)
 	var heads []*head
 	for _, f := range files {
 		if err := context.Cause(ctx); err != nil {
@@ -150,7 +156,7 @@ func readInputs(ctx context.Context, req Request) ([]*head, error) {
 
 // readFile reads and checks every process of one input.
 func readFile(f inputFile) ([]*head, error) {
-	scan := scanJSON
+	scan := func(path string) ([]*head, error) { return scanJSON(path, f.read) }
 	if f.db {
 		scan = scanDB
 	}

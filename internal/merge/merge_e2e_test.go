@@ -44,12 +44,12 @@ func runRanks(t *testing.T) {
 
 func mergeInto(t *testing.T, file string, inputs ...string) string {
 	t.Helper()
-	var stdout bytes.Buffer
+	var stderr bytes.Buffer // the summary table's
 	if _, err := Run(context.Background(), Request{Inputs: inputs, OutputDir: "m", OutputFile: file,
-		Formats: []string{"json", "csv", "rocpd"}, Stdout: &stdout}); err != nil {
+		Formats: []string{"json", "csv", "rocpd"}, Stderr: &stderr}); err != nil {
 		t.Fatalf("merge %v: %v", inputs, err)
 	}
-	return stdout.String()
+	return stderr.String()
 }
 
 // TestMergeRanks merges four ranks' results: every dispatch pass of every rank is in the merged

@@ -98,14 +98,20 @@ func TestSummaryGolden(t *testing.T) {
 		fixtures []string
 		cs       Counters
 		names    SummaryNames
+		columns  string // $COLUMNS: the width the table must fit, "" for none
 	}{
-		{"summary.txt", []string{"4242.ndjson", "4300.ndjson"}, fakeCounters{}, SummaryNames{}},
-		{"summary_trace_only.txt", []string{"4300.ndjson"}, nil, SummaryNames{}},
-		{"summary_truncated.txt", []string{"4242.ndjson"}, fakeCounters{}, SummaryNames{Truncate: true}},
-		{"summary_mangled.txt", []string{"4242.ndjson"}, fakeCounters{}, SummaryNames{Mangled: true, Truncate: true}},
+		{"summary.txt", []string{"4242.ndjson", "4300.ndjson"}, fakeCounters{}, SummaryNames{}, ""},
+		{"summary_trace_only.txt", []string{"4300.ndjson"}, nil, SummaryNames{}, ""},
+		{"summary_truncated.txt", []string{"4242.ndjson"}, fakeCounters{}, SummaryNames{Truncate: true}, ""},
+		{"summary_mangled.txt", []string{"4242.ndjson"}, fakeCounters{}, SummaryNames{Mangled: true, Truncate: true}, ""},
+		// The kernel column is cut to fit, never below its narrowest, with a note naming -T.
+		{"summary_cut.txt", []string{"4242.ndjson", "4300.ndjson"}, fakeCounters{}, SummaryNames{}, "150"},
+		{"summary_cut_narrow.txt", []string{"4242.ndjson", "4300.ndjson"}, fakeCounters{}, SummaryNames{}, "40"},
+		{"summary_fits.txt", []string{"4242.ndjson"}, fakeCounters{}, SummaryNames{Truncate: true}, "150"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.golden, func(t *testing.T) {
+			t.Setenv("COLUMNS", tc.columns)
 			var read []*records.Process
 			for _, f := range tc.fixtures {
 				read = append(read, readFixture(t, f))

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -157,13 +158,36 @@ func (l *location) check() error {
 // is: there nobody but root may remove or rename what we create, so our files stay ours (and an
 // existing name of another user there is refused by commit rather than replaced). A sticky
 // directory of another ordinary user is refused too: its owner may replace any entry in it.
+//
+// A group's directory is the exception (groupShared): one that this user may write through its
+// group, marked setgid or sticky as a project directory is (root:proj 2775), and not writable by
+// everyone. Its owner and the group's members may replace what we write there, which is what the
+// group set it up for; another user's private directory is none of that.
 func ownerError(path string, info fs.FileInfo, uid int) error {
 	owner := fileOwner(info)
-	if owner == uid || (owner == 0 && info.Mode()&fs.ModeSticky != 0) {
+	if owner == uid || (owner == 0 && info.Mode()&fs.ModeSticky != 0) || groupShared(info) {
 		return nil
 	}
-	return fmt.Errorf("refusing to write in %s: it belongs to another user (uid %d) and is not a sticky directory of root's like /tmp, "+
-		"so its owner could replace the files written there; choose with -d a directory of your own, or a new one below /tmp", path, owner)
+	return fmt.Errorf("refusing to write in %s: it belongs to another user (uid %d) and is neither a sticky directory of root's like /tmp "+
+		"nor a setgid or sticky directory your group may write in, so its owner could replace the files written there; "+
+		"choose with -d a directory of your own, or a new one below /tmp (docs/output.md, \"Output directories\")", path, owner)
+}
+
+// userGroups are the groups this process writes with: its effective group and the supplementary
+// ones. A variable, so that the tests can be a member of a group.
+var userGroups = func() []int {
+	groups, _ := os.Getgroups()
+	return append(groups, os.Getegid())
+}
+
+// groupShared: see ownerError.
+func groupShared(info fs.FileInfo) bool {
+	mode := info.Mode()
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || mode&0o020 == 0 || mode&0o002 != 0 || mode&(fs.ModeSetgid|fs.ModeSticky) == 0 {
+		return false
+	}
+	return slices.Contains(userGroups(), int(st.Gid))
 }
 
 func fileOwner(info fs.FileInfo) int {

@@ -10,8 +10,9 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
-// PlanTables writes one table per agent: pass, --pmc group (counted from 1, as the user counts
-// flags), counters and hardware events, then the planner's notes.
+// PlanTables writes one table per agent: pass, --pmc group, counters and hardware events, then the
+// planner's notes. Passes and groups are counted from 0, as plan --json, results.json's replay_pass
+// and pmc_group, and the tool's plan count them (docs/output.md, "Numbering").
 func PlanTables(w io.Writer, plans []contract.PlanAgent) error {
 	for i, p := range plans {
 		if i > 0 {
@@ -22,7 +23,7 @@ func PlanTables(w io.Writer, plans []contract.PlanAgent) error {
 			t := tablewriter.NewWriter(w)
 			t.Header("Pass", "Group", "Counters", "Hardware events")
 			for k, pass := range p.Passes {
-				if err := t.Append(fmt.Sprint(k), fmt.Sprint(pass.Group+1), strings.Join(pass.Requested, " "), strings.Join(baseNames(pass.Base), " ")); err != nil {
+				if err := t.Append(fmt.Sprint(k), fmt.Sprint(pass.Group), strings.Join(pass.Requested, " "), strings.Join(baseNames(pass.Base), " ")); err != nil {
 					return fmt.Errorf("plan of agent %d: %w", p.Index, err)
 				}
 			}

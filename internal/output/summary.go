@@ -98,8 +98,7 @@ func (s *SummarySink) Print(w io.Writer) error {
 		align[i] = tw.AlignRight
 	}
 	align[0], align[1] = tw.AlignLeft, tw.AlignLeft
-	table := NewTable(w, align)
-	table.Header(header)
+	var rows [][]string
 	partial := false
 	for _, key := range keys {
 		s := stats[key]
@@ -121,7 +120,14 @@ func (s *SummarySink) Print(w io.Writer) error {
 		if s.durN > 0 {
 			dur = strconv.FormatFloat(s.durSum/float64(s.durN), 'f', 0, 64)
 		}
-		if err := table.Append(append(cells, dur)); err != nil {
+		rows = append(rows, append(cells, dur))
+	}
+	width := TerminalWidth(w)
+	cut := fitColumn(header, rows, 0, width)
+	table := NewTable(w, align)
+	table.Header(header)
+	for _, r := range rows {
+		if err := table.Append(r); err != nil {
 			return fmt.Errorf("summary table: %w", err)
 		}
 	}
@@ -136,7 +142,22 @@ func (s *SummarySink) Print(w io.Writer) error {
 			return err
 		}
 	}
+	if cut > 0 {
+		if _, err := fmt.Fprintln(w, cutNote(cut, width, s.names.Truncate)); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// cutNote says that kernel names were cut to the terminal, where they are whole, and how to get
+// shorter ones.
+func cutNote(chars, width int, truncated bool) string {
+	note := fmt.Sprintf("(kernel names cut to %d characters for %d columns; the output files have them whole", chars, width)
+	if !truncated {
+		note += "; -T drops their template and argument lists"
+	}
+	return note + ")"
 }
 
 // agentLabel names an agent by its node id (agent_info.csv's Node_Id), with its name.

@@ -24,7 +24,7 @@ func runApplication(ctx context.Context, req Request, sess *Session, plan *count
 	started := time.Now()
 	ps := &passRuns{}
 	defer ps.close()
-	intr := catchInterrupts()
+	intr := catchInterrupts(stderr)
 	defer intr.stop()
 	res, err := ps.runAll(ctx, req, sess, plan, intr, stdout, stderr)
 	if err != nil {
@@ -163,6 +163,7 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	defer releaseRunDir(runDir)
 	announceRunDir(stderr, req.LogLevel, runDir)
 	prog.startPass(i, runDir)
+	intr.watchRun()
 	pr.st, err = launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
 	prog.endPass(err == nil && pr.st.ExitCode == 0)
 	if err != nil {

@@ -58,8 +58,8 @@ func TestEachRecordDecodedOnce(t *testing.T) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("run: exit %d, err %v\nstderr:\n%s", res.ExitCode, err, stderr.String())
 	}
-	if count.dispatches == 0 || !bytes.Contains(stdout.Bytes(), []byte("SQ_WAVES")) {
-		t.Fatalf("%d dispatches seen, summary:\n%s", count.dispatches, stdout.String())
+	if count.dispatches == 0 || !bytes.Contains(stderr.Bytes(), []byte("SQ_WAVES")) {
+		t.Fatalf("%d dispatches seen, summary:\n%s", count.dispatches, stderr.String())
 	}
 	if decoded != count.lines {
 		t.Errorf("decoded %d record lines for %d lines in the record files (%d logical dispatches of 3 passes): want each once",

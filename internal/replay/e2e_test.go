@@ -111,7 +111,7 @@ func TestKernelReplayFiveGroups(t *testing.T) {
 			}
 		}
 	}
-	if !bytes.Contains(stdout.Bytes(), []byte("SQ_WAVES")) {
-		t.Errorf("summary table missing from stdout:\n%s", stdout.String())
+	if !bytes.Contains(stderr.Bytes(), []byte("GOROCPROF KERNEL SUMMARY")) || bytes.Contains(stdout.Bytes(), []byte("GOROCPROF KERNEL SUMMARY")) {
+		t.Errorf("summary table not on stderr alone:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
 }

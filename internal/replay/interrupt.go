@@ -3,8 +3,10 @@ package replay
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,6 +36,44 @@ type interrupts struct {
 	// during is the last signal that arrived while the application ran (0 if none): an application
 	// that handles Ctrl-C and exits 0 still means the user asked to stop.
 	during syscall.Signal
+	// stderr is where the interrupts are explained; nil says nothing.
+	stderr io.Writer
+	// watching is the goroutine that takes in, and explains, the signals of the application's run
+	// (watchRun); nil when none runs.
+	watching *runWatch
+}
+
+// runWatch takes in the signals that arrive while the application runs.
+type runWatch struct {
+	stop chan struct{}
+	done chan struct{}
+	last atomic.Int32
+}
+
+// watchRun starts taking in the signals that arrive while the application runs (the launcher
+// passes them on to it): the first one is explained on stderr, since gorocprof, unlike the
+// application, does not stop at it.
+func (i *interrupts) watchRun() {
+	i.stopWatch()
+	w := &runWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	i.watching = w
+	go func() {
+		defer close(w.done)
+		told := false
+		for {
+			select {
+			case s := <-i.sigs:
+				w.last.Store(int32(s.(syscall.Signal)))
+				if !told && i.stderr != nil {
+					told = true
+					fmt.Fprintf(i.stderr, "\ngorocprof: %s passed on to the application; once it has ended, gorocprof writes the output of what it measured "+
+						"(Ctrl-C again while that is written stops it, keeping the records for `gorocprof process`)\n", launch.SignalName(s.(syscall.Signal)))
+				}
+			case <-w.stop:
+				return
+			}
+		}
+	}()
 }
 
 // PassesInterruptedError stops an application replay whose pass Pass of Passes got SIGINT or
@@ -49,9 +89,10 @@ func (e *PassesInterruptedError) Error() string {
 		launch.SignalName(e.Signal), e.Pass, e.Passes, e.Pass+1, e.Passes, e.Pass)
 }
 
-func catchInterrupts() *interrupts {
-	i := &interrupts{sigs: make(chan os.Signal, 1), grace: 100 * time.Millisecond}
-	// SIGHUP (the terminal or ssh session went away) asks to stop as SIGTERM does.
+// catchInterrupts starts holding SIGINT, SIGTERM and SIGHUP (the terminal or ssh session went away,
+// which asks to stop as SIGTERM does); stderr (nil for silence) is told what they do.
+func catchInterrupts(stderr io.Writer) *interrupts {
+	i := &interrupts{sigs: make(chan os.Signal, 1), grace: 100 * time.Millisecond, stderr: stderr}
 	signal.Notify(i.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	return i
 }
@@ -61,7 +102,7 @@ func catchInterrupts() *interrupts {
 // *InterruptedError by the first SIGINT or SIGTERM from now on, but for one that is the ended
 // signal arriving within the grace.
 func (i *interrupts) outputPhase(ctx context.Context, ended syscall.Signal) (context.Context, func()) {
-	i.during = 0
+	i.during = i.stopWatch()
 	for drained := false; !drained; {
 		select {
 		case s := <-i.sigs: // the application's, forwarded by the launcher
@@ -80,6 +121,9 @@ func (i *interrupts) outputPhase(ctx context.Context, ended syscall.Signal) (con
 				if s == ended && time.Since(start) < i.grace {
 					continue
 				}
+				if i.stderr != nil {
+					fmt.Fprintf(i.stderr, "\ngorocprof: %s: stopping the output; the records are kept\n", launch.SignalName(s.(syscall.Signal)))
+				}
 				cancel(&InterruptedError{Signal: s.(syscall.Signal)})
 				return
 			case <-done:
@@ -93,13 +137,28 @@ func (i *interrupts) outputPhase(ctx context.Context, ended syscall.Signal) (con
 	}
 }
 
-func (i *interrupts) stop() { signal.Stop(i.sigs) }
+func (i *interrupts) stop() {
+	i.stopWatch()
+	signal.Stop(i.sigs)
+}
+
+// stopWatch ends watchRun's goroutine, if one runs, and returns the last signal it took in.
+func (i *interrupts) stopWatch() syscall.Signal {
+	w := i.watching
+	if w == nil {
+		return 0
+	}
+	close(w.stop)
+	<-w.done
+	i.watching = nil
+	return syscall.Signal(w.last.Load())
+}
 
 // CatchInterrupts makes SIGINT and SIGTERM cancel the returned context with an *InterruptedError
 // instead of ending gorocprof, until release is called: the output phase of a run, for a command
 // that only writes outputs (merge), so that a signal leaves no partial file.
 func CatchInterrupts(ctx context.Context) (context.Context, func()) {
-	i := catchInterrupts()
+	i := catchInterrupts(nil)
 	octx, release := i.outputPhase(ctx, 0)
 	return octx, func() {
 		release()

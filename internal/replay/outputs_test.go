@@ -92,7 +92,7 @@ func TestInterruptStopsOutputPhase(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			intr := catchInterrupts()
+			intr := catchInterrupts(nil)
 			defer intr.stop()
 			intr.grace = tc.grace
 			ctx, release := intr.outputPhase(context.Background(), tc.ended)

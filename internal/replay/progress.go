@@ -4,18 +4,18 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/output"
+	progressline "github.com/gorocprof/gorocprof/internal/progress"
 )
 
 // progress shows an application replay on a terminal: pass k of N, dispatches profiled so far in
@@ -28,8 +28,8 @@ type progress interface {
 }
 
 func newProgress(stderr io.Writer, passes int) progress {
-	f, ok := stderr.(*os.File)
-	if !ok || !(isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+	f, ok := progressline.Terminal(stderr)
+	if !ok {
 		return noProgress{}
 	}
 	return newBarProgress(f, passes)
@@ -151,3 +151,65 @@ func (c *dispatchCounter) count() int64 {
 	}
 	return c.total
 }
+
+// runLine shows, while the application runs (run of what, its records going to runDir), how many
+// dispatch passes the tool has recorded; passes is the most passes a dispatch takes (kernel replay)
+// or 1. stop removes it.
+func runLine(stderr io.Writer, quiet bool, what string, runDir string, passes int) (stop func()) {
+	if _, ok := progressTerminal(stderr); !ok || quiet {
+		return func() {}
+	}
+	var counted atomic.Int64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c := dispatchCounter{dir: filepath.Join(runDir, contract.RecordsDir), offsets: map[string]int64{}}
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				counted.Store(c.count())
+			}
+		}
+	}()
+	line := progressline.New(stderr, quiet, 0, func() string {
+		n := counted.Load()
+		if passes > 1 {
+			return fmt.Sprintf("%s: %d dispatches seen, %d passes replayed (%d per dispatch)", what, n/int64(passes), n, passes)
+		}
+		return fmt.Sprintf("%s: %d dispatches seen", what, n)
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+		line.Stop()
+	}
+}
+
+// outputLine shows the output being written: logical dispatches through the sinks of the total.
+type outputLine struct {
+	line    *progressline.Line
+	written atomic.Int64
+}
+
+func newOutputLine(stderr io.Writer, quiet bool, total int64) *outputLine {
+	o := &outputLine{}
+	o.line = progressline.New(stderr, quiet, total, func() string {
+		return fmt.Sprintf("writing the output: %d of %d dispatches", o.written.Load(), total)
+	})
+	return o
+}
+
+func (o *outputLine) Begin(*output.Process) error { return nil }
+func (o *outputLine) End(failed error) error      { return failed }
+func (o *outputLine) Dispatch(*output.Dispatch) error {
+	o.line.SetCurrent(o.written.Add(1))
+	return nil
+}
+
+var progressTerminal = progressline.Terminal

@@ -162,9 +162,12 @@ func runOnce(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	}
 	defer releaseRunDir(runDir)
 	announceRunDir(stderr, req.LogLevel, runDir)
-	intr := catchInterrupts()
+	intr := catchInterrupts(stderr)
 	defer intr.stop()
+	intr.watchRun()
+	stopLine := runLine(stderr, req.Quiet, runWhat(req.Mode), runDir, mostPasses(req.Mode, plan))
 	st, err := launchApp(ctx, req, sess, runDir, planPath, stdout, stderr)
+	stopLine()
 	if err != nil {
 		_ = os.RemoveAll(runDir)
 		return Result{}, err
@@ -359,16 +362,25 @@ func collect(ctx context.Context, req Request, run records.Run, plan *counters.P
 	if !req.Quiet {
 		summary = output.NewSummary(output.SummaryNames{Mangled: req.Mangled, Truncate: req.Truncate})
 	}
+	var total int64
+	for _, p := range procs {
+		total += int64(p.Totals().Dispatches)
+	}
+	line := newOutputLine(stderr, req.Quiet, total)
+	req.sinks = append(slices.Clip(req.sinks), line)
 	files, err := writeOutputs(ctx, req, procs, plan, launched, summary, stdout, stderr)
+	line.line.Stop()
 	if err != nil {
 		return files, nil, err
 	}
+	warnNoMatch(stderr, req, procs)
 	problems := run.Unreadable
 	for _, p := range procs {
 		problems = append(problems, processProblems(req.Mode, st, p)...)
 	}
 	if summary != nil {
-		if err := summary.Print(stdout); err != nil {
+		// On stderr, as rocprofv3's summaries by default: stdout is the application's.
+		if err := summary.Print(stderr); err != nil {
 			return files, nil, fmt.Errorf("writing the summary: %w", err)
 		}
 	}
@@ -461,4 +473,23 @@ func checkRotation(req Request, plan *counters.Plan) error {
 		return fmt.Errorf("%s", strings.Join(diags, "; "))
 	}
 	return nil
+}
+
+// runWhat names the run for its progress line.
+func runWhat(mode string) string {
+	if mode == contract.ModeKernel {
+		return "kernel replay"
+	}
+	return "profiling"
+}
+
+// mostPasses is the most passes a dispatch of the plan takes in one run: kernel replay's, else 1.
+func mostPasses(mode string, plan *counters.Plan) int {
+	most := 1
+	if mode == contract.ModeKernel {
+		for _, a := range plan.Agents {
+			most = max(most, len(a.Passes))
+		}
+	}
+	return most
 }

@@ -267,7 +267,7 @@ func spoolDir(req Request) string {
 
 // keptRecords says on stderr where records that were not turned into output are, and how to.
 func keptRecords(stderr io.Writer, what string, dirs ...string) {
-	fmt.Fprintf(stderr, "gorocprof: %s kept in %s (`gorocprof process DIR` writes the output from them)\n", what, strings.Join(dirs, " "))
+	fmt.Fprintf(stderr, "gorocprof: %s kept in %s (`gorocprof process %s` writes the output from them)\n", what, strings.Join(dirs, " "), strings.Join(dirs, " "))
 }
 
 func nonNil(s []string) []string {

@@ -72,7 +72,6 @@ void KernelFilter::add_kernel(uint64_t kernel_id, const std::string& name) {
         n = std::make_unique<Name>();
         n->matches = name_matches(name);
     }
-    s.iterations = &n->iterations;
     s.verdict.store(n->matches ? 1 : 2, std::memory_order_release);
 }
 
@@ -93,7 +92,7 @@ bool KernelFilter::select(uint64_t kernel_id) {
     Slot* s = slot(kernel_id);
     uint8_t verdict = s == nullptr ? 0 : s->verdict.load(std::memory_order_acquire);
     if (verdict != 1) return false;
-    uint64_t iteration = s->iterations->fetch_add(1, std::memory_order_relaxed) + 1;
+    uint64_t iteration = s->iterations.fetch_add(1, std::memory_order_relaxed) + 1;
     return in_ranges(iteration);
 }
 

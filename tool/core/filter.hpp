@@ -1,5 +1,6 @@
-// The kernel filter: include/exclude regexes on a kernel's name, then the per-kernel-name iteration
-// ranges. Applied once per logical dispatch (Core::select), never per replay pass. The regexes are
+// The kernel filter: include/exclude regexes on a kernel's name, then the iteration ranges, counted
+// per kernel id as rocprofv3 counts them (each agent loads its own copy of a kernel, with an id of
+// its own, so the count is per kernel and agent). Applied once per logical dispatch (Core::select), never per replay pass. The regexes are
 // RE2, the dialect of Go's regexp with which the front end validates them, and RE2 matches in time
 // linear in the name without recursing on its length: a pattern the user types cannot hang or
 // overflow the stack of the profiled app.
@@ -30,11 +31,12 @@ public:
                    std::vector<std::pair<int64_t, int64_t>> iteration_ranges, std::string* error);
 
     // Evaluates the regexes once per distinct name; `name` is the flavour the plan filters on. Kernels
-    // that share a name share its verdict and one iteration count. Thread-safe; kernel_id >= 1.
+    // that share a name share its verdict; each kernel id counts its own iterations. Thread-safe;
+    // kernel_id >= 1.
     void add_kernel(uint64_t kernel_id, const std::string& name);
 
     // Decides one logical dispatch of a registered kernel: a table lookup and, when the regexes pass,
-    // one atomic increment of the name's iteration count. No allocation, no lock.
+    // one atomic increment of the kernel id's iteration count. No allocation, no lock.
     bool select(uint64_t kernel_id);
 
     // The regex verdict alone (no iteration counted), for kernels the table does not know.
@@ -46,7 +48,7 @@ public:
 private:
     struct Slot {
         std::atomic<uint8_t> verdict{0};  // 0 unknown, 1 passes the regexes, 2 excluded
-        std::atomic<uint64_t>* iterations = nullptr;
+        std::atomic<uint64_t> iterations{0};
     };
     static constexpr size_t kChunkSize = 1024;
     static constexpr size_t kMaxChunks = 4096;
@@ -56,7 +58,6 @@ private:
 
     struct Name {
         bool matches = false;
-        std::atomic<uint64_t> iterations{0};
     };
 
     std::unique_ptr<Regex> include_, exclude_;  // nullptr: no such regex

@@ -66,7 +66,7 @@ need inputs with the kernel trace.`,
 	}
 	optional(&opts.Truncate, optTruncate, "T", "truncate kernel names (drop template and argument lists)")
 	optional(&opts.Mangled, optMangled, "M", "keep kernel names mangled")
-	fs.Var(choiceValue{&opts.AgentIndex, agentIndexes}, optAgentIndex, "how the CSV files and the trace number agents: absolute, relative or type-relative, as in a run (default \"relative\")")
+	fs.VarP(choiceValue{&opts.AgentIndex, agentIndexes}, optAgentIndex, "A", "how the CSV files and the trace number agents: absolute, relative or type-relative, as in a run (default \"relative\")")
 	addSummaryFlags(fs, &opts.Summary, optional)
 	hideBackendFlags(cmd)
 	return cmd

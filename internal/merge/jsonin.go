@@ -92,7 +92,7 @@ func scanJSON(path string, read *atomic.Int64) ([]*head, error) {
 		return nil, err
 	}
 	if !l.atEOF() {
-		return nil, l.errorf("text after the end of the JSON document")
+		return nil, l.errorf("text after the end of the results.json object")
 	}
 	if !found {
 		return nil, errors.New(`not a results.json: it has no "rocprofiler-sdk-tool" array`)

@@ -6,9 +6,14 @@ import (
 	"os"
 
 	"github.com/gorocprof/gorocprof/internal/cli"
+	"github.com/gorocprof/gorocprof/internal/launch"
 )
 
 func main() {
+	if launch.IsWatchdog() {
+		os.Exit(launch.Watchdog())
+	}
+	launch.EnableWatchdog()
 	f := cli.NewFactory()
 	err := cli.Execute(context.Background(), cli.NewRootCmd(f), os.Args[1:])
 	cli.PrintError(f.IO.ErrOut, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/e2etest"
+	"github.com/gorocprof/gorocprof/internal/launch"
 	"github.com/gorocprof/gorocprof/internal/replay"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -23,6 +24,10 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"gorocprof": func() {
+			if launch.IsWatchdog() {
+				os.Exit(launch.Watchdog())
+			}
+			launch.EnableWatchdog()
 			f := NewFactory()
 			os.Exit(mainLike(f))
 		},

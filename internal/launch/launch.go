@@ -152,6 +152,8 @@ func Run(ctx context.Context, spec Spec) (Status, error) {
 	if err := becomeSubreaper(); err != nil {
 		fmt.Fprintf(orDiscard(spec.Stderr), "gorocprof: warning: %v: processes the application leaves running are not waited for\n", err)
 	}
+	wd := startWatchdog(orDiscard(spec.Stderr), spec.Marker)
+	defer wd.stop()
 	waited, err := startLocked(cmd)
 	if err != nil {
 		return Status{}, fmt.Errorf("starting %s: %w", spec.App, err)

@@ -33,12 +33,17 @@ func becomeSubreaper() error {
 func adopted(app int, marker string) []int {
 	var out []int
 	for _, pid := range children(app) {
-		env, err := boundedread.File("/proc/"+strconv.Itoa(pid)+"/environ", 16<<20)
-		if err == nil && slices.Contains(strings.Split(string(env), "\x00"), marker) {
+		if hasMarker(pid, marker) {
 			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// hasMarker reports whether process pid's environment holds marker (one NAME=VALUE).
+func hasMarker(pid int, marker string) bool {
+	env, err := boundedread.File("/proc/"+strconv.Itoa(pid)+"/environ", 16<<20)
+	return err == nil && slices.Contains(strings.Split(string(env), "\x00"), marker)
 }
 
 // children lists gorocprof's child processes that are still to be reaped, but skip.

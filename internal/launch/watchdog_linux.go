@@ -9,11 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
-
-	"github.com/gorocprof/gorocprof/internal/boundedread"
 )
 
 // The parent-death signal (dieWithParent) ends the application's first process when gorocprof is
@@ -82,8 +79,7 @@ func marked(marker string) []int {
 		if err != nil || pid == self {
 			continue
 		}
-		env, err := boundedread.File(p, 16<<20)
-		if err == nil && slices.Contains(strings.Split(string(env), "\x00"), marker) {
+		if hasMarker(pid, marker) {
 			out = append(out, pid)
 		}
 	}

@@ -9,8 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
 // The parent-death signal (dieWithParent) ends the application's first process when gorocprof is
@@ -42,6 +45,14 @@ func EnableWatchdog() { watchdogEnabled = true }
 // if gorocprof died, ends the launch's processes. It returns the exit status.
 func Watchdog() int {
 	marker := os.Getenv(envWatchdog)
+	// Only as gorocprof starts it: descriptor 3 a pipe and the marker a run directory. Anything else
+	// (the variable set by hand) must not go on to kill whatever shares some NAME=VALUE.
+	var st syscall.Stat_t
+	name, _, _ := strings.Cut(marker, "=")
+	if err := syscall.Fstat(3, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO || name != contract.EnvRunDir {
+		fmt.Fprintf(os.Stderr, "gorocprof: error: %s is gorocprof's own variable, for the watchdog it starts beside an application: unset it\n", envWatchdog)
+		return 2
+	}
 	// A terminal's Ctrl-C or a hangup reaches the whole process group; gorocprof, not the watchdog,
 	// decides what they mean for the application.
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)

@@ -22,8 +22,8 @@ import (
 type AvailOptions struct {
 	Backend       string
 	ROCmRoot      string
-	ExtraCounters string // -E: extra counter definitions, listed with the agents' own
-	Agent         int    // -1: every agent
+	ExtraCounters string      // -E: extra counter definitions, listed with the agents' own
+	Agent         agentChoice // unset: every agent
 	JSON          bool
 	// Patterns keep the counters whose name one of them matches: a glob (`SQ_*`) or else a part of
 	// the name, either without regard to case; none keeps every counter.
@@ -31,7 +31,7 @@ type AvailOptions struct {
 }
 
 func newAvailCmd(f *Factory) *cobra.Command {
-	opts := &AvailOptions{Agent: -1}
+	opts := &AvailOptions{}
 	cmd := &cobra.Command{
 		Use:   "avail [PATTERN...]",
 		Short: "List the agents and the counters each offers",
@@ -46,30 +46,45 @@ one of them matches: a glob (SQ_*) or a part of the name (wave), either without 
 		},
 	}
 	addExtraFlag(cmd)
-	cmd.Flags().Var(agentIndex{&opts.Agent}, "agent", "only the agent with this index (0, 1, ...)")
+	cmd.Flags().Var(agentSelector{&opts.Agent}, "agent", "only this agent: N for Agent N, GPU:N for GPU N, as avail prints them")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON for scripts")
 	return cmd
 }
 
-// agentIndex is --agent: an agent index, 0 or more. The options hold -1 for "every agent", which
-// the flag itself refuses, so that `--agent -3` is an error rather than every agent.
-type agentIndex struct{ p *int }
+// agentSelector is --agent: an agent by the number avail prints for it, "N" for Agent N (its number
+// in the files, contract.Agent.LogicalNodeID) or "GPU:N" / "gpu-N" for GPU N (its GPU number,
+// rocprofv3-avail's GPU:N and --pmc's :device=N). Unset, avail lists every agent.
+type agentSelector struct{ p *agentChoice }
 
-func (a agentIndex) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return fmt.Errorf("expected an agent index (0, 1, ...; see gorocprof avail)")
+type agentChoice struct {
+	set, gpu bool
+	n        int64
+}
+
+func (a agentSelector) Set(s string) error {
+	text, gpu := s, false
+	if len(s) > 4 && strings.EqualFold(s[:3], "gpu") && (s[3] == ':' || s[3] == '-') {
+		text, gpu = s[4:], true
 	}
-	*a.p = n
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("expected an agent's number as avail prints it: N for Agent N, GPU:N for GPU N")
+	}
+	*a.p = agentChoice{set: true, gpu: gpu, n: n}
 	return nil
 }
-func (a agentIndex) String() string {
-	if a.p == nil || *a.p < 0 {
+
+func (a agentSelector) String() string {
+	switch {
+	case a.p == nil || !a.p.set:
 		return ""
+	case a.p.gpu:
+		return fmt.Sprintf("GPU:%d", a.p.n)
 	}
-	return strconv.Itoa(*a.p)
+	return strconv.FormatInt(a.p.n, 10)
 }
-func (a agentIndex) Type() string { return "int" }
+
+func (a agentSelector) Type() string { return "N|GPU:N" }
 
 func runAvail(ctx context.Context, f *Factory, o *AvailOptions) error {
 	if !slices.Contains(backends, o.Backend) {
@@ -86,7 +101,7 @@ func runAvail(ctx context.Context, f *Factory, o *AvailOptions) error {
 	if err != nil {
 		return fmt.Errorf("listing agents of backend %s: %w", o.Backend, err)
 	}
-	if o.Agent >= 0 {
+	if o.Agent.set {
 		agents, err = selectAgent(agents, o.Agent)
 		if err != nil {
 			return err
@@ -101,15 +116,19 @@ func runAvail(ctx context.Context, f *Factory, o *AvailOptions) error {
 	return writeAvailTables(f.IO.Out, agents)
 }
 
-func selectAgent(agents []AgentCounters, index int) ([]AgentCounters, error) {
+func selectAgent(agents []AgentCounters, c agentChoice) ([]AgentCounters, error) {
 	var have []string
 	for _, a := range agents {
-		if a.Agent.Index == index {
+		if (c.gpu && int64(a.Agent.Index) == c.n) || (!c.gpu && a.Agent.LogicalNodeID() == c.n) {
 			return []AgentCounters{a}, nil
 		}
-		have = append(have, fmt.Sprint(a.Agent.Index))
+		have = append(have, a.Agent.Label())
 	}
-	return nil, fmt.Errorf("no agent with index %d (agents: %s)", index, strings.Join(have, ", "))
+	what := fmt.Sprintf("Agent %d", c.n)
+	if c.gpu {
+		what = fmt.Sprintf("GPU %d", c.n)
+	}
+	return nil, fmt.Errorf("--agent %s: there is no %s (agents: %s)", agentSelector{&c}, what, strings.Join(have, ", "))
 }
 
 type availJSON struct {
@@ -117,8 +136,13 @@ type availJSON struct {
 	Counters []counterJSON `json:"counters"`
 }
 
+// agentJSON is one agent: index is its GPU number, logical_node_id its number in the files, and
+// node_id and logical_node_type_id are the other numbers rocprofv3 has for it (--agent-index).
 type agentJSON struct {
 	Index       int    `json:"index"`
+	NodeID      uint64 `json:"node_id"`
+	Logical     int64  `json:"logical_node_id"`
+	TypeIndex   int64  `json:"logical_node_type_id"`
 	Name        string `json:"name"`
 	ProductName string `json:"product_name"`
 	Vendor      string `json:"vendor"`
@@ -142,7 +166,8 @@ func writeAvailJSON(w io.Writer, agents []AgentCounters) error {
 	out := make([]availJSON, 0, len(agents))
 	for _, a := range agents {
 		e := availJSON{
-			Agent: agentJSON{Index: a.Agent.Index, Name: a.Agent.Name, ProductName: a.Agent.ProductName, Vendor: a.Agent.Vendor},
+			Agent: agentJSON{Index: a.Agent.Index, NodeID: a.Agent.NodeID(), Logical: a.Agent.LogicalNodeID(),
+				TypeIndex: int64(a.Agent.Index), Name: a.Agent.Name, ProductName: a.Agent.ProductName, Vendor: a.Agent.Vendor},
 		}
 		for _, c := range a.Counters {
 			cj := counterJSON{Name: c.Name, Description: c.Description, Block: c.Block, Expression: c.Expression,
@@ -167,11 +192,11 @@ func writeAvailTables(w io.Writer, agents []AgentCounters) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "Agent %d: %s", a.Agent.Index, a.Agent.Name)
+		fmt.Fprintf(w, "%s:", a.Agent.Label())
 		if a.Agent.ProductName != "" {
-			fmt.Fprintf(w, " (%s)", a.Agent.ProductName)
+			fmt.Fprintf(w, " %s,", a.Agent.ProductName)
 		}
-		fmt.Fprintf(w, ", %d %s\n", len(a.Counters), output.Plural(len(a.Counters), "counter", "counters"))
+		fmt.Fprintf(w, " %d %s\n", len(a.Counters), output.Plural(len(a.Counters), "counter", "counters"))
 		// Descriptions run to whole paragraphs; wrapping keeps the table readable in a terminal.
 		// Cells are wrapped here, to the widths that fit the terminal; the table lays them out as given.
 		t := tablewriter.NewTable(w, tablewriter.WithRowAutoWrap(tw.WrapNone))
@@ -182,11 +207,11 @@ func writeAvailTables(w io.Writer, agents []AgentCounters) error {
 				source = wrapLines(wrapExpression(c.Expression, widths[1]), widths[1])
 			}
 			if err := t.Append(wrapText(c.Name, widths[0]), source, wrapText(dimensionsText(c.Dimensions), widths[2]), wrapText(c.Description, widths[3])); err != nil {
-				return fmt.Errorf("listing counters of agent %d: %w", a.Agent.Index, err)
+				return fmt.Errorf("listing counters of %s: %w", a.Agent.Label(), err)
 			}
 		}
 		if err := t.Render(); err != nil {
-			return fmt.Errorf("listing counters of agent %d: %w", a.Agent.Index, err)
+			return fmt.Errorf("listing counters of %s: %w", a.Agent.Label(), err)
 		}
 	}
 	return nil

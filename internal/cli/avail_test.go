@@ -16,11 +16,13 @@ import (
 	"github.com/gorocprof/gorocprof/internal/counters"
 )
 
-// Fixture agents and counters for the listing commands, shaped like a simulated gfx90a and gfx942.
+// Fixture agents and counters for the listing commands, shaped like a simulated gfx90a and gfx942;
+// the gfx942's node id (3) is not its logical node id (2), as when a node is masked, so that a listing
+// that numbers agents by index or by node id rather than by their number in the files shows.
 func fixtureAgents() []AgentCounters {
 	return []AgentCounters{
 		{
-			Agent: contract.Agent{Index: 0, Name: "gfx90a", ProductName: "AMD Instinct MI210 (simulated)", Vendor: "AMD"},
+			Agent: contract.Agent{ID: 1, Index: 0, Props: map[string]int64{"node_id": 1, "logical_node_id": 1}, Name: "gfx90a", ProductName: "AMD Instinct MI210 (simulated)", Vendor: "AMD"},
 			Counters: []counters.CounterInfo{
 				{Name: "GRBM_COUNT", Description: "Tie High - Count Number of Clocks", Block: "GRBM", Dimensions: []counters.Dimension{{Name: "DIMENSION_INSTANCE", Size: 1}}},
 				{Name: "SQ_WAVES", Description: "Count number of waves sent to SQs.", Block: "SQ", Dimensions: []counters.Dimension{{Name: "DIMENSION_SHADER_ENGINE", Size: 8}}},
@@ -28,7 +30,7 @@ func fixtureAgents() []AgentCounters {
 			},
 		},
 		{
-			Agent: contract.Agent{Index: 1, Name: "gfx942", ProductName: "AMD Instinct MI300X (simulated)", Vendor: "AMD"},
+			Agent: contract.Agent{ID: 3, Index: 1, Props: map[string]int64{"node_id": 3, "logical_node_id": 2}, Name: "gfx942", ProductName: "AMD Instinct MI300X (simulated)", Vendor: "AMD"},
 			Counters: []counters.CounterInfo{
 				{Name: "SQ_WAVES", Description: "Count number of waves sent to SQs.", Block: "SQ", Dimensions: []counters.Dimension{{Name: "DIMENSION_XCC", Size: 8}, {Name: "DIMENSION_SHADER_ENGINE", Size: 0}}},
 			},
@@ -49,8 +51,8 @@ func fixturePlan(_ context.Context, c backend.Choice, _ *counters.Extra, groups 
 		passes = append(passes, contract.PlanPass{Group: i, Requested: g.Names(), Base: base})
 	}
 	return []contract.PlanAgent{
-		{Index: 0, Name: "gfx90a", Passes: passes},
-		{Index: 1, Name: "gfx942", Passes: []contract.PlanPass{}, Notes: []contract.PlanNote{{Kind: contract.NoteDropped,
+		{Index: 0, Number: 1, Name: "gfx90a", Passes: passes},
+		{Index: 1, Number: 2, Name: "gfx942", Passes: []contract.PlanPass{}, Notes: []contract.PlanNote{{Kind: contract.NoteDropped,
 			Message: "group 1 dropped: none of its counters exist on gfx942"}}},
 	}, nil
 }
@@ -69,7 +71,9 @@ func TestListingGolden(t *testing.T) {
 	}{
 		{"avail.txt", []string{"avail"}, nil},
 		{"avail.txt", []string{"-L"}, nil},
-		{"avail-agent1.txt", []string{"avail", "--agent", "1"}, nil},
+		{"avail-agent2.txt", []string{"avail", "--agent", "2"}, nil},
+		{"avail-agent2.txt", []string{"avail", "--agent", "GPU:1"}, nil},
+		{"avail-agent2.txt", []string{"avail", "--agent", "gpu-1"}, nil},
 		{"avail.json", []string{"avail", "--json"}, nil},
 		{"plan.txt", []string{"plan", "--backend", "sim", "--pmc", "SQ_WAVES", "GRBM_COUNT", "--pmc", "SQ_INSTS_VALU"}, nil},
 		{"plan.txt", []string{"plan"}, map[string]string{"GOROCPROF_BACKEND": "sim", "GOROCPROF_PMC": "SQ_WAVES,GRBM_COUNT;SQ_INSTS_VALU"}},
@@ -103,7 +107,11 @@ func TestListingErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"avail", "--agent", "5"}, 1, "no agent with index 5 (agents: 0, 1)"},
+		{[]string{"avail", "--agent", "5"}, 1, "--agent 5: there is no Agent 5 (agents: Agent 1 (GPU 0, gfx90a), Agent 2 (GPU 1, gfx942))"},
+		{[]string{"avail", "--agent", "0"}, 1, "--agent 0: there is no Agent 0 (agents: Agent 1 (GPU 0, gfx90a), Agent 2 (GPU 1, gfx942))"},
+		{[]string{"avail", "--agent", "3"}, 1, "--agent 3: there is no Agent 3 (agents: "}, // a node id is not the number
+		{[]string{"avail", "--agent", "GPU:2"}, 1, "--agent GPU:2: there is no GPU 2 (agents: Agent 1 (GPU 0, gfx90a), Agent 2 (GPU 1, gfx942))"},
+		{[]string{"avail", "--agent", "gpu:"}, 2, `invalid argument "gpu:" for "--agent" flag: expected an agent's number as avail prints it: N for Agent N, GPU:N for GPU N`},
 		{[]string{"plan", "--backend", "sim"}, 1, "plan needs counters: give at least one --pmc group"},
 		{[]string{"plan", "--backend", "sim", "--pmc", "A", "--pmc", "--pmc", "B"}, 1, "Empty counter group in --pmc flag 2. Each --pmc must specify at least one counter."},
 		{[]string{"plan", "--backend", "cuda", "--pmc", "A"}, 1, "planning on backend cuda: fixture planner knows only the sim backend"},

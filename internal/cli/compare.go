@@ -194,7 +194,7 @@ func writeCompareTable(w io.Writer, rep replay.CompareReport) error {
 		if !r.Agree {
 			verdict = "NO"
 		}
-		cells := []string{r.Kernel, strconv.Itoa(r.Agent), r.Counter,
+		cells := []string{r.Kernel, strconv.FormatInt(r.AgentNumber, 10), r.Counter,
 			fmt.Sprintf("%d/%d", r.KernelDispatches, r.ApplicationDispatches),
 			formatValue(r.KernelValue), formatValue(r.ApplicationValue), formatValue(r.Difference),
 			strconv.FormatFloat(r.RTol, 'g', -1, 64), verdict}

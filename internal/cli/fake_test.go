@@ -108,7 +108,7 @@ func fakeCompare(_ context.Context, req replay.CompareRequest) (replay.CompareRe
 		if filepath.Base(req.App) == "nondet" {
 			calls = 1
 		}
-		row := replay.CompareRow{Kernel: "kernel()", Counter: n, KernelDispatches: 2, ApplicationDispatches: calls,
+		row := replay.CompareRow{Kernel: "kernel()", AgentNumber: 1, Counter: n, KernelDispatches: 2, ApplicationDispatches: calls,
 			KernelValue: &k, ApplicationValue: &a, Difference: &d, RTol: rtol,
 			Agree: math.Abs(d) <= rtol*math.Max(k, a) && calls == 2}
 		if !row.Agree {
@@ -117,9 +117,9 @@ func fakeCompare(_ context.Context, req replay.CompareRequest) (replay.CompareRe
 		rep.Rows = append(rep.Rows, row)
 	}
 	if filepath.Base(req.App) == "nondet" {
-		rep.Divergences = append(rep.Divergences, replay.Divergence{Process: 1, Kernel: "k()", Symbol: "_Z1kv", Ordinal: 3, Pass: 2,
+		rep.Divergences = append(rep.Divergences, replay.Divergence{Process: 1, Number: 1, Kernel: "k()", Symbol: "_Z1kv", Ordinal: 3, Pass: 2,
 			Kind: replay.DivergenceMissing, Count: 1,
-			Detail: "process 1: pass 2 ran 1 dispatch fewer of kernel k() on agent 0 than pass 1, from the kernel's dispatch #3"})
+			Detail: "process 1: pass 2 ran 1 dispatch fewer of kernel k() on Agent 1 than pass 1, from the kernel's dispatch #3"})
 		rep.Differences++
 	}
 	return rep, nil

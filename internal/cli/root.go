@@ -72,7 +72,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 			if listAvail {
 				// The words after -L are patterns, as avail's (`-L SQ_WAVES`).
 				return runAvail(cmd.Context(), f, &AvailOptions{Backend: backendSetting(cmd.Flags()), ROCmRoot: rocmRootSetting(cmd.Flags()),
-					ExtraCounters: extraSetting(cmd.Flags()), Agent: -1, Patterns: args})
+					ExtraCounters: extraSetting(cmd.Flags()), Patterns: args})
 			}
 			if len(args) == 0 && cmd.Flags().NFlag() == 0 {
 				return cmd.Help()

@@ -22,7 +22,8 @@ type Plan struct {
 // makes it, the plan file carries it to the tool, and its own JSON (MarshalJSON) is the plan as
 // results.json's metadata ("gorocprof_plan") and `gorocprof plan --json` print it.
 type PlanAgent struct {
-	Index  int        // the backend's device ordinal
+	Index  int        // the backend's device ordinal, the agent's GPU number (Agent.Index)
+	Number int64      // its number in the files and messages (Agent.LogicalNodeID)
 	Name   string     // the agent's name, which the tool checks against the runtime's
 	Passes []PlanPass // what replay pass i collects
 	Notes  []PlanNote // what the planner changed in the user's groups on this agent
@@ -62,6 +63,7 @@ type PlanNote struct {
 // and the notes' messages.
 type reportAgent struct {
 	Index  int          `json:"agent_index"`
+	Number int64        `json:"logical_node_id"`
 	Name   string       `json:"agent_name"`
 	Passes []reportPass `json:"passes"`
 	Notes  []string     `json:"notes,omitempty"`
@@ -74,9 +76,12 @@ type reportPass struct {
 	Base     []string `json:"base_counters"`
 }
 
+// Label names the agent in messages and tables (AgentLabel).
+func (a PlanAgent) Label() string { return AgentLabel(a.Number, int64(a.Index), a.Name) }
+
 // MarshalJSON writes the plan of one agent as results.json's metadata and `plan --json` show it.
 func (a PlanAgent) MarshalJSON() ([]byte, error) {
-	r := reportAgent{Index: a.Index, Name: a.Name, Passes: make([]reportPass, 0, len(a.Passes))}
+	r := reportAgent{Index: a.Index, Number: a.Number, Name: a.Name, Passes: make([]reportPass, 0, len(a.Passes))}
 	for i, p := range a.Passes {
 		rp := reportPass{Pass: i, Group: p.Group, Counters: p.Requested}
 		for _, b := range p.Base {

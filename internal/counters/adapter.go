@@ -31,7 +31,7 @@ func (p *Plan) Describe(agentIndex int, name string) CounterInfo {
 func (p *Plan) Evaluate(agentIndex int, name string, base map[string][]float64) ([]float64, error) {
 	t, ok := p.targets[agentIndex]
 	if !ok {
-		return nil, fmt.Errorf("evaluating %s: agent %d is not in the plan", name, agentIndex)
+		return nil, fmt.Errorf("evaluating %s: GPU %d is not in the plan", name, agentIndex)
 	}
 	return t.Catalog.Evaluate(name, base, t.Consts)
 }

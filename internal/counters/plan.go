@@ -8,10 +8,12 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
-// Target is one agent to plan for: its index (the backend's device ordinal), its name, its counter
-// catalog and its constants (agent properties, for derived counters and dimension sizes).
+// Target is one agent to plan for: its index (the backend's device ordinal), its number in the files
+// (contract.Agent.LogicalNodeID), its name, its counter catalog and its constants (agent
+// properties, for derived counters and dimension sizes).
 type Target struct {
 	Index   int
+	Number  int64
 	Name    string
 	Catalog *Catalog
 	Consts  map[string]float64
@@ -61,7 +63,7 @@ func checkRequest(groups []Group, targets []Target) error {
 	indices := map[int]bool{}
 	for _, t := range targets {
 		if t.Catalog == nil {
-			return fmt.Errorf("planning: agent %d (%s) has no counter catalog", t.Index, t.Name)
+			return fmt.Errorf("planning: %s has no counter catalog", t.label())
 		}
 		indices[t.Index] = true
 	}
@@ -81,7 +83,7 @@ func checkRequest(groups []Group, targets []Target) error {
 	for gi, g := range groups {
 		for _, r := range g.Counters {
 			if r.Device != nil && !indices[*r.Device] {
-				problems = append(problems, fmt.Sprintf("--pmc group %d: %s: there is no agent %d (agents: %s)",
+				problems = append(problems, fmt.Sprintf("--pmc group %d: %s: there is no GPU %d (agents: %s)",
 					gi+1, r, *r.Device, indexList(targets)))
 				continue
 			}
@@ -125,19 +127,23 @@ func unknownCounter(name string, targets []Target, known []string) string {
 	return msg
 }
 
+// indexList lists the agents by their labels, which hold the GPU number :device=N takes.
 func indexList(targets []Target) string {
 	if len(targets) == 0 {
 		return "none"
 	}
 	parts := make([]string, len(targets))
 	for i, t := range targets {
-		parts[i] = fmt.Sprint(t.Index)
+		parts[i] = t.label()
 	}
 	return strings.Join(parts, ", ")
 }
 
+// label names the agent as messages do (contract.AgentLabel).
+func (t Target) label() string { return contract.AgentLabel(t.Number, int64(t.Index), t.Name) }
+
 func planAgent(groups []Group, t Target) (contract.PlanAgent, error) {
-	ap := contract.PlanAgent{Index: t.Index, Name: t.Name, Passes: []contract.PlanPass{}}
+	ap := contract.PlanAgent{Index: t.Index, Number: t.Number, Name: t.Name, Passes: []contract.PlanPass{}}
 	for gi, g := range groups {
 		var have, missing []string
 		seen := map[string]bool{}
@@ -159,22 +165,22 @@ func planAgent(groups []Group, t Target) (contract.PlanAgent, error) {
 			continue // every counter of the group is meant for other agents
 		case len(have) == 0:
 			ap.Notes = append(ap.Notes, contract.PlanNote{Kind: contract.NoteDropped, Group: gi, Counters: missing,
-				Message: fmt.Sprintf("--pmc group %d is dropped on agent %d (%s): it has none of %s",
-					gi+1, t.Index, t.Name, strings.Join(missing, ", "))})
+				Message: fmt.Sprintf("--pmc group %d is dropped on %s: it has none of %s",
+					gi+1, t.label(), strings.Join(missing, ", "))})
 			continue
 		case len(missing) > 0:
 			ap.Notes = append(ap.Notes, contract.PlanNote{Kind: contract.NotePartial, Group: gi, Counters: missing,
-				Message: fmt.Sprintf("--pmc group %d on agent %d (%s) leaves out %s, which the agent lacks",
-					gi+1, t.Index, t.Name, strings.Join(missing, ", "))})
+				Message: fmt.Sprintf("--pmc group %d on %s leaves out %s, which the agent lacks",
+					gi+1, t.label(), strings.Join(missing, ", "))})
 		}
 		passes, err := pack(t.Catalog, have)
 		if err != nil {
-			return ap, fmt.Errorf("planning --pmc group %d on agent %d (%s): %w", gi+1, t.Index, t.Name, err)
+			return ap, fmt.Errorf("planning --pmc group %d on %s: %w", gi+1, t.label(), err)
 		}
 		if len(passes) > 1 {
 			ap.Notes = append(ap.Notes, contract.PlanNote{Kind: contract.NoteSplit, Group: gi, Passes: len(passes),
-				Message: fmt.Sprintf("--pmc group %d exceeds the counter registers of agent %d (%s) and is split into %d passes",
-					gi+1, t.Index, t.Name, len(passes))})
+				Message: fmt.Sprintf("--pmc group %d exceeds the counter registers of %s and is split into %d passes",
+					gi+1, t.label(), len(passes))})
 		}
 		for _, b := range passes {
 			ap.Passes = append(ap.Passes, b.pass(gi))

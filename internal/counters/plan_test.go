@@ -17,7 +17,9 @@ func amdTarget(t *testing.T, index int, arch string, consts map[string]float64) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Target{Index: index, Name: arch, Catalog: c, Consts: consts}
+	// Numbered as the simulated agents are (logical node id index+1), so that a message giving the
+	// index where it should give the number shows.
+	return Target{Index: index, Number: int64(index) + 1, Name: arch, Catalog: c, Consts: consts}
 }
 
 func mustGroups(t *testing.T, occ ...string) []Group {
@@ -84,7 +86,7 @@ func TestPlanUnknownCounters(t *testing.T) {
 		{[]string{"SQ_INSTS_VALX"}, "unknown counter SQ_INSTS_VALX (did you mean SQ_INSTS_VALU, SQ_INSTS_SALU, SQ_INSTS_VMEM?)"},
 		{[]string{"sq_insts_valu"}, "unknown counter sq_insts_valu (did you mean SQ_INSTS_VALU"},
 		{[]string{"SQ_WAVES", "QQQQQQQQQQQQQQQQQQQQQQQ"}, "unknown counter QQQQQQQQQQQQQQQQQQQQQQQ"},
-		{[]string{"SQ_WAVES:device=4"}, "--pmc group 1: SQ_WAVES:device=4: there is no agent 4 (agents: 0, 1)"},
+		{[]string{"SQ_WAVES:device=4"}, "--pmc group 1: SQ_WAVES:device=4: there is no GPU 4 (agents: Agent 1 (GPU 0, gfx90a), Agent 2 (GPU 1, gfx942))"},
 		{[]string{"NOPE1 NOPE2"}, "unknown counter NOPE1\nunknown counter NOPE2"},
 	}
 	for _, tt := range tests {
@@ -110,7 +112,7 @@ func TestPlanNoGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := p.Agents
-	want := []contract.PlanAgent{{Index: 0, Name: "gfx90a", Passes: []contract.PlanPass{}}}
+	want := []contract.PlanAgent{{Index: 0, Number: 1, Name: "gfx90a", Passes: []contract.PlanPass{}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Agents = %+v, want %+v", got, want)
 	}

@@ -55,16 +55,6 @@ var agentInfoColumns = []string{
 	"Grid_Max_Dim_X", "Grid_Max_Dim_Y", "Grid_Max_Dim_Z", "Name", "Vendor_Name", "Product_Name", "Model_Name",
 }
 
-// agentNodeID is the id output files give an agent: its KFD node id (node_id) when the backend
-// reports one, else its handle. Agent_Id in the CSV files and Node_Id in agent_info.csv are both
-// this value, so the files join on it.
-func agentNodeID(a contract.Agent) uint64 {
-	if n, ok := a.Props["node_id"]; ok && n > 0 {
-		return uint64(n)
-	}
-	return a.ID
-}
-
 // agentNumber is one integer agent field: the record's props, with node_id and logical_node_id
 // falling back to the agent's node id and logical_node_type_id (the agent's ordinal among the
 // agents of its type, which is what the plan's agent index is) to its index when the backend does
@@ -72,12 +62,9 @@ func agentNodeID(a contract.Agent) uint64 {
 func agentNumber(a contract.Agent, key string) int64 {
 	switch key {
 	case "node_id":
-		return int64(agentNodeID(a))
+		return int64(a.NodeID())
 	case "logical_node_id":
-		if n, ok := a.Props[key]; ok && n > 0 {
-			return n
-		}
-		return int64(agentNodeID(a))
+		return a.LogicalNodeID()
 	case "logical_node_type_id":
 		if n, ok := a.Props[key]; ok {
 			return n

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/golden"
@@ -124,5 +125,23 @@ func TestSummaryGolden(t *testing.T) {
 				compareGolden(t, tc.golden, b.Bytes())
 			}
 		})
+	}
+}
+
+// The summary's AGENT column is the agent's number in the files (its logical node id, Agent_Id's
+// number by default), not its node id, which differs when a node is masked.
+func TestSummaryAgentNumber(t *testing.T) {
+	p := readFixture(t, "4242.ndjson")
+	for i := range p.Agents {
+		if p.Agents[i].Name == "gfx942" {
+			p.Agents[i].Props["node_id"] = 7 // its logical node id stays 2
+		}
+	}
+	var b bytes.Buffer
+	if err := Summary(&b, []*records.Process{p}, fakeCounters{}, SummaryNames{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "| 2 gfx942 |") || strings.Contains(out, "7 gfx942") {
+		t.Errorf("summary names the gfx942 by its node id, want its number 2:\n%s", out)
 	}
 }

@@ -186,7 +186,7 @@ func (s *pftraceSink) passArgs(pass *Pass, index, passes, group int) []perfetto.
 	r := pass.Record
 	agentID := r.AgentID
 	if pass.Agent != nil {
-		agentID = agentNodeID(*pass.Agent)
+		agentID = pass.Agent.NodeID()
 	}
 	s.args = append(s.args[:0], perfetto.Uint("dispatch_id", r.DispatchID), perfetto.Int("replay_pass", int64(index)),
 		perfetto.Int("replay_passes", int64(passes)))
@@ -217,10 +217,10 @@ func (s *pftraceSink) lane(pass *Pass) (perfetto.Track, error) {
 	r := pass.Record
 	a := s.agents[r.AgentID]
 	if a == nil {
-		name, rank := "agent "+strconv.FormatUint(r.AgentID, 10), int32(len(s.p.Agents))
+		name, rank := "Agent "+strconv.FormatUint(r.AgentID, 10), int32(len(s.p.Agents))
 		label := "Agent [" + strconv.FormatUint(r.AgentID, 10) + "]"
 		if ag := pass.Agent; ag != nil {
-			name, rank = agentTrackName(ag), int32(ag.Index)
+			name, rank = agentTrackName(ag, s.opts.AgentIndex), int32(ag.Index)
 			label = agentIndexLabel(*ag, s.opts.AgentIndex, " [") + "]"
 		}
 		t, err := s.w.Child(s.proc, name, rank)
@@ -249,10 +249,10 @@ func (s *pftraceSink) lane(pass *Pass) (perfetto.Track, error) {
 	return t, nil
 }
 
-// agentTrackName names an agent by its index (as the plan and results.json number agents), its name
-// and its product.
-func agentTrackName(a *contract.Agent) string {
-	name := "agent " + strconv.Itoa(a.Index) + " " + a.Name
+// agentTrackName names an agent as the CSV files' Agent_Id does (--agent-index), with its name and
+// its product.
+func agentTrackName(a *contract.Agent, indexing string) string {
+	name := agentIndexLabel(*a, indexing, " ") + " " + a.Name
 	if a.ProductName != "" {
 		name += ": " + a.ProductName
 	}

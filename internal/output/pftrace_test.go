@@ -107,7 +107,7 @@ func checkSlices(t *testing.T, mangled, truncate bool) {
 	}
 	agentName := map[uint64]string{}
 	for _, a := range proc.Agents {
-		agentName[a.ID] = fmt.Sprintf("agent %d %s: %s", a.Index, a.Name, a.ProductName)
+		agentName[a.ID] = fmt.Sprintf("Agent %d %s: %s", a.Props["logical_node_id"], a.Name, a.ProductName)
 	}
 	n := 0
 	err := proc.EachLogical(func(l records.Logical) error {
@@ -280,8 +280,8 @@ func TestPftraceLanes(t *testing.T) {
 		if s.Start >= 1000 || !ok { // the first process, or dispatch 5
 			continue
 		}
-		if tk := tracks[s.Track]; tk.Name != "queue 1" || tracks[tk.Parent].Name != "agent 0 gfx942" {
-			t.Errorf("dispatch %s on %q of %q, want queue 1 of agent 0 gfx942", id, tk.Name, tracks[tk.Parent].Name)
+		if tk := tracks[s.Track]; tk.Name != "queue 1" || tracks[tk.Parent].Name != "Agent 1 gfx942" {
+			t.Errorf("dispatch %s on %q of %q, want queue 1 of Agent 1 gfx942", id, tk.Name, tracks[tk.Parent].Name)
 		}
 		if u, seen := lanes[lane]; seen && u != s.Track {
 			t.Errorf("dispatch %s on track %d, want lane %d's track %d", id, s.Track, lane, u)

@@ -18,17 +18,17 @@ func PlanTables(w io.Writer, plans []contract.PlanAgent) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "Agent %d: %s, %d %s\n", p.Index, p.Name, len(p.Passes), Plural(len(p.Passes), "pass", "passes"))
+		fmt.Fprintf(w, "%s: %d %s\n", p.Label(), len(p.Passes), Plural(len(p.Passes), "pass", "passes"))
 		if len(p.Passes) > 0 {
 			t := tablewriter.NewWriter(w)
 			t.Header("Pass", "Group", "Counters", "Hardware events")
 			for k, pass := range p.Passes {
 				if err := t.Append(fmt.Sprint(k), fmt.Sprint(pass.Group), strings.Join(pass.Requested, " "), strings.Join(baseNames(pass.Base), " ")); err != nil {
-					return fmt.Errorf("plan of agent %d: %w", p.Index, err)
+					return fmt.Errorf("plan of %s: %w", p.Label(), err)
 				}
 			}
 			if err := t.Render(); err != nil {
-				return fmt.Errorf("plan of agent %d: %w", p.Index, err)
+				return fmt.Errorf("plan of %s: %w", p.Label(), err)
 			}
 		}
 		for _, n := range p.Notes {

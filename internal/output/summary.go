@@ -160,7 +160,8 @@ func cutNote(chars, width int, truncated bool) string {
 	return note + ")"
 }
 
-// agentLabel names an agent by its node id (agent_info.csv's Node_Id), with its name.
+// agentLabel names an agent by its number in the files (contract.Agent.LogicalNodeID, the CSV
+// files' Agent_Id by default), with its name.
 func agentLabel(id uint64, name string) string {
 	if name == "" {
 		return strconv.FormatUint(id, 10)
@@ -173,7 +174,7 @@ func (s *SummarySink) Dispatch(l *Dispatch) error {
 	first := &l.Passes[0]
 	key := rowKey{kernel: KernelName(s.proc.Kernels[first.Record.KernelID], s.names.Mangled, s.names.Truncate), agent: first.Record.AgentID}
 	if a := first.Agent; a != nil {
-		key.agent, key.name = agentNodeID(*a), a.Name
+		key.agent, key.name = uint64(a.LogicalNodeID()), a.Name
 	}
 	st := s.stats[key]
 	if st == nil {

@@ -401,7 +401,7 @@ func newView(opts Options, p *Process) *view {
 		v.plan = p.Plan
 	}
 	for _, a := range proc.Agents {
-		v.nodeIDs[a.ID] = agentNodeID(a)
+		v.nodeIDs[a.ID] = a.NodeID()
 		v.agentIDs[a.ID] = []byte(csvString(agentIndexLabel(a, opts.AgentIndex, " ")))
 	}
 	v.command = opts.Command

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,7 +50,8 @@ type ModeRun struct {
 // the value summed over hardware instances (the summary table's value).
 type CompareRow struct {
 	Kernel                string   `json:"kernel"`
-	Agent                 int      `json:"agent"`
+	Agent                 int      `json:"agent"`           // the agent's index, its GPU number
+	AgentNumber           int64    `json:"logical_node_id"` // its number in the files (Agent_Id)
 	Counter               string   `json:"counter"`
 	Derived               bool     `json:"derived"`
 	KernelDispatches      int      `json:"kernel_replay_dispatches"`
@@ -156,7 +158,7 @@ func compareRows(kernel, app *modeStats, rtol float64) []CompareRow {
 	rows := make([]CompareRow, 0, len(sorted))
 	for _, k := range sorted {
 		kk := kernelAgent{k.kernel, k.agent}
-		row := CompareRow{Kernel: k.kernel, Agent: k.agent, Counter: k.counter,
+		row := CompareRow{Kernel: k.kernel, Agent: k.agent, AgentNumber: cmp.Or(kernel.numbers[k.agent], app.numbers[k.agent]), Counter: k.counter,
 			Derived:          kernel.derived[k.counter] || app.derived[k.counter],
 			KernelDispatches: kernel.calls[kk], ApplicationDispatches: app.calls[kk],
 			KernelValue: kernel.mean(k), ApplicationValue: app.mean(k)}
@@ -195,6 +197,7 @@ func agree(a, b, rtol float64) bool {
 type modeStats struct {
 	values     map[valueKey]*meanAcc
 	calls      map[kernelAgent]int
+	numbers    map[int]int64 // agent index: its number in the files
 	derived    map[string]bool
 	dispatches uint64
 	mangled    bool // kernel names as -M and -T give them
@@ -220,7 +223,7 @@ type meanAcc struct {
 }
 
 func newModeStats() *modeStats {
-	return &modeStats{values: map[valueKey]*meanAcc{}, calls: map[kernelAgent]int{}, derived: map[string]bool{}, taken: map[string]bool{}}
+	return &modeStats{values: map[valueKey]*meanAcc{}, calls: map[kernelAgent]int{}, numbers: map[int]int64{}, derived: map[string]bool{}, taken: map[string]bool{}}
 }
 
 func (s *modeStats) mean(k valueKey) *float64 {
@@ -248,6 +251,7 @@ func (s *modeStats) Dispatch(d *output.Dispatch) error {
 	agent := 0
 	if a, ok := s.proc.Agent(first.AgentID); ok {
 		agent = a.Index
+		s.numbers[agent] = a.LogicalNodeID()
 	}
 	name := fmt.Sprintf("<kernel %d>", first.KernelID)
 	if k, ok := s.proc.Kernels[first.KernelID]; ok {

@@ -145,6 +145,9 @@ func TestComparePlansOnce(t *testing.T) {
 	if rep.Kernel.Dispatches != 1 || rep.Application.Dispatches != 1 || len(rep.Rows) != 1 || rep.Differences != 0 {
 		t.Fatalf("report %+v, want one dispatch of one agreeing counter in each mode\n%s", rep, stderr.String())
 	}
+	if r := rep.Rows[0]; r.Agent != 0 || r.AgentNumber != 3 {
+		t.Errorf("row of agent index %d number %d, want index 0 and the agent's logical node id 3", r.Agent, r.AgentNumber)
+	}
 	var got []string
 	for _, c := range f.Calls() {
 		if !strings.HasPrefix(c, "passes") {
@@ -157,7 +160,7 @@ func TestComparePlansOnce(t *testing.T) {
 }
 
 // writeOneDispatch writes the record file of a process that dispatched one kernel on the fake
-// backend's agent 0, with one value of counter in a plan of one pass.
+// backend's agent 0 (logical node id 3), with one value of counter in a plan of one pass.
 func writeOneDispatch(t *testing.T, path, counter string) {
 	t.Helper()
 	file, err := os.Create(path)
@@ -171,7 +174,7 @@ func writeOneDispatch(t *testing.T, path, counter string) {
 		v any
 	}{
 		{contract.RecHeader, contract.Header{Version: 1, PID: 1, Backend: "fake", Cmdline: []string{"sh"}}},
-		{contract.RecAgent, contract.Agent{ID: 1, Index: 0, Name: "FAKE1"}},
+		{contract.RecAgent, contract.Agent{ID: 1, Index: 0, Name: "FAKE1", Props: map[string]int64{"logical_node_id": 3}}},
 		{contract.RecKernel, contract.Kernel{KernelID: 1, Name: "_Z1av", Demangled: "a()", AgentID: 1}},
 		{contract.RecDispatch, contract.Dispatch{DispatchID: 1, CorrelationID: 1, Pass: 0, Passes: 1, AgentID: 1, KernelID: 1,
 			Grid: [3]uint32{64, 1, 1}, Workgroup: [3]uint32{64, 1, 1}, Start: 1, End: 2,

@@ -23,7 +23,8 @@ const (
 // first dispatch concerned and how many differ the same way.
 type Divergence struct {
 	Process int    `json:"process"`           // 1-based, by order of start; 0 when about the whole run
-	Agent   int    `json:"agent"`             // agent index
+	Agent   int    `json:"agent"`             // agent index, its GPU number
+	Number  int64  `json:"logical_node_id"`   // the agent's number in the files (Agent_Id)
 	Kernel  string `json:"kernel,omitempty"`  // demangled kernel name, as the compare table and the summary show it
 	Symbol  string `json:"symbol,omitempty"`  // kernel symbol, by which the runs' dispatches are matched
 	Ordinal uint64 `json:"ordinal,omitempty"` // 1-based per-kernel ordinal of the first dispatch concerned
@@ -36,11 +37,11 @@ type Divergence struct {
 
 func (d Divergence) String() string { return d.Detail }
 
-// sentence says what a kernel's divergence is: "pass 2 ran 1 dispatch fewer of kernel K on agent 0
+// sentence says what a kernel's divergence is: "pass 2 ran 1 dispatch fewer of kernel K on Agent 1
 // than pass 1", with the first dispatch concerned and what it showed.
 func (d Divergence) sentence() string {
 	dispatches := plural(d.Count, "dispatch", "dispatches")
-	kernel := fmt.Sprintf("kernel %s on agent %d", d.Kernel, d.Agent)
+	kernel := fmt.Sprintf("kernel %s on Agent %d", d.Kernel, d.Number)
 	var s string
 	switch d.Kind {
 	case DivergenceMissing:
@@ -66,6 +67,7 @@ type divergences struct {
 	byKey   map[divKey]*Divergence
 	general []Divergence
 	names   map[string]string // demangled names by kernel symbol, filled as the runs' kernels are read
+	numbers map[int]int64     // the first run's agents' numbers in the files, by agent index
 }
 
 type divKey struct {
@@ -75,7 +77,7 @@ type divKey struct {
 }
 
 func newDivergences(proc int) *divergences {
-	return &divergences{proc: proc, byKey: map[divKey]*Divergence{}, names: map[string]string{}}
+	return &divergences{proc: proc, byKey: map[divKey]*Divergence{}, names: map[string]string{}, numbers: map[int]int64{}}
 }
 
 // note counts one diverging dispatch; the first one of its kind names the details (fact may be
@@ -86,7 +88,7 @@ func (d *divergences) note(kind string, k kernelKey, ordinal uint64, pass int, f
 		e.Count++
 		return
 	}
-	d.byKey[key] = &Divergence{Process: d.proc, Agent: k.agent, Symbol: k.name, Ordinal: ordinal, Pass: pass, Kind: kind, fact: fact, Count: 1}
+	d.byKey[key] = &Divergence{Process: d.proc, Agent: k.agent, Number: d.numbers[k.agent], Symbol: k.name, Ordinal: ordinal, Pass: pass, Kind: kind, fact: fact, Count: 1}
 }
 
 // add records a divergence that concerns no single kernel.

@@ -222,6 +222,7 @@ func (m *merger) base(bs *runStream, rec records.Record) error {
 	case contract.RecAgent:
 		bs.agents[rec.Agent.ID] = rec.Agent.Index
 		m.baseAgent[rec.Agent.Index] = rec.Agent.ID
+		m.div.numbers[rec.Agent.Index] = rec.Agent.LogicalNodeID()
 		return m.w.write(contract.RecAgent, rec.Agent)
 	case contract.RecKernel:
 		key := kernelKey{agent: bs.agents[rec.Kernel.AgentID], name: rec.Kernel.Name}

@@ -311,9 +311,9 @@ func TestDivergenceSentences(t *testing.T) {
 		got = append(got, d.String())
 	}
 	want := []string{
-		"process 1: pass 2 ran 2 dispatches more of kernel a() on agent 0 than pass 1, from the kernel's dispatch #3",
-		"process 1: pass 2 ran 2 dispatches fewer of kernel b() on agent 0 than pass 1, from the kernel's dispatch #1",
-		"process 1: pass 3 launched 1 dispatch of kernel b() on agent 0 with another geometry than pass 1, from the kernel's dispatch #2" +
+		"process 1: pass 2 ran 2 dispatches more of kernel a() on Agent 7 than pass 1, from the kernel's dispatch #3",
+		"process 1: pass 2 ran 2 dispatches fewer of kernel b() on Agent 7 than pass 1, from the kernel's dispatch #1",
+		"process 1: pass 3 launched 1 dispatch of kernel b() on Agent 7 with another geometry than pass 1, from the kernel's dispatch #2" +
 			" (grid [2 1 1] and workgroup [64 1 1] on pass 1, grid [3 1 1] and workgroup [64 1 1] on pass 3)",
 	}
 	if !reflect.DeepEqual(got, want) {

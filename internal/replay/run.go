@@ -272,8 +272,8 @@ func effectiveMode(stderr io.Writer, mode string, plan *counters.Plan) string {
 	}
 	for _, a := range plan.Agents {
 		if len(a.Passes) > 1 {
-			fmt.Fprintf(stderr, "gorocprof: note: agent %d (%s) needs %d passes for these counters: the application runs once per pass (application replay)\n",
-				a.Index, a.Name, len(a.Passes))
+			fmt.Fprintf(stderr, "gorocprof: note: %s needs %d passes for these counters: the application runs once per pass (application replay)\n",
+				a.Label(), len(a.Passes))
 			return contract.ModeApplication
 		}
 	}
@@ -464,8 +464,8 @@ func checkRotation(req Request, plan *counters.Plan) error {
 	for _, a := range plan.Agents {
 		for _, n := range a.Notes {
 			if n.Kind == contract.NoteSplit {
-				diags = append(diags, fmt.Sprintf("pmc_groups group %d needs %d passes on agent %d (%s): under rotation each dispatch collects one pass, so every group must fit one; split it into groups that do",
-					n.Group+1, n.Passes, a.Index, a.Name))
+				diags = append(diags, fmt.Sprintf("pmc_groups group %d needs %d passes on %s: under rotation each dispatch collects one pass, so every group must fit one; split it into groups that do",
+					n.Group+1, n.Passes, a.Label()))
 			}
 		}
 	}

@@ -63,7 +63,7 @@ func (s *Session) targets(ctx context.Context, scopeOf func(agent int) *counters
 		if cat, err = cat.WithExtra(s.Extra); err != nil {
 			return nil, err // it names the file, the line and the agent's architecture
 		}
-		out = append(out, counters.Target{Index: a.Index, Name: a.Name, Catalog: cat, Consts: counters.ConstsFromProps(a.Props)})
+		out = append(out, counters.Target{Index: a.Index, Number: a.LogicalNodeID(), Name: a.Name, Catalog: cat, Consts: counters.ConstsFromProps(a.Props)})
 	}
 	tracePhase("counter catalogs", began)
 	return out, nil

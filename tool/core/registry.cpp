@@ -22,6 +22,22 @@ const PlanAgent* plan_agent(const Config& c, int index) {
     return nullptr;
 }
 
+// agent_label names an agent as gorocprof's messages do (docs/output.md, "Numbering"): by its number
+// in the files (its logical node id, else its node id, else its handle), its GPU number (the plan's
+// index) and its name.
+std::string agent_label(const AgentInfo& agent) {
+    int64_t node = 0;
+    int64_t logical = 0;
+    for (const auto& [key, value] : agent.props) {
+        if (key == "node_id") node = value;
+        if (key == "logical_node_id") logical = value;
+    }
+    const std::string number = logical > 0 ? std::to_string(logical)
+                               : node > 0  ? std::to_string(node)
+                                           : std::to_string(agent.id);
+    return "Agent " + number + " (GPU " + std::to_string(agent.index) + ", " + agent.name + ")";
+}
+
 bool plan_has_counters(const Config& c) {
     for (const PlanAgent& a : c.agents) {
         if (!a.passes.empty()) return true;
@@ -41,7 +57,7 @@ void Core::register_agent(const AgentInfo& agent) {
         for (int i = 0; i < n; ++i) {
             if (s->agents[i].id == agent.id) return;  // registered already
         }
-        std::string who = "agent " + std::to_string(agent.id) + " (" + agent.name + ")";
+        std::string who = agent_label(agent);
         if (n == detail::kMaxAgents) {
             warning = who + ": more than " + std::to_string(detail::kMaxAgents) + " agents; it is not profiled";
         } else {
@@ -50,7 +66,7 @@ void Core::register_agent(const AgentInfo& agent) {
             slot.index = agent.index;
             const PlanAgent* planned = plan_agent(s->config, agent.index);
             if (planned != nullptr && planned->name != agent.name) {
-                warning = who + ": the plan's agent " + std::to_string(agent.index) + " is " + planned->name +
+                warning = who + ": the plan's GPU " + std::to_string(agent.index) + " is " + planned->name +
                           "; its dispatches are not profiled";
             } else if (planned == nullptr && plan_has_counters(s->config)) {
                 warning = who + " is not in the plan: its dispatches are not profiled";

@@ -18,9 +18,14 @@ namespace {
 
 Tool* g_tool = nullptr;
 
-std::string who(const ProfiledAgent& a) {
-    return "agent " + std::to_string(a.core_id) + " (" + std::string(a.sdk.info->name) + ")";
+// label names an agent as gorocprof's messages do (docs/output.md, "Numbering"): by its number in the
+// files (logical node id, Agent_Id's by default), its GPU number and its name.
+std::string label(const Agent& g) {
+    return "Agent " + std::to_string(g.info->logical_node_id) + " (GPU " + std::to_string(g.index) + ", " +
+           std::string(g.info->name) + ")";
 }
+
+std::string who(const ProfiledAgent& a) { return label(a.sdk); }
 
 // One counter config per planned pass. False (with *error naming agent, pass and counters) when the
 // SDK lacks a counter or refuses a group.
@@ -107,7 +112,7 @@ bool prepare(Tool& t) {
     }
     for (Agent& g : gpus) {
         if (!load_counters(g, &error)) {
-            core.fatal("agent " + std::to_string(g.info->node_id) + ": " + error + "; the application runs unprofiled");
+            core.fatal(label(g) + ": " + error + "; the application runs unprofiled");
             return false;
         }
         ProfiledAgent a;

@@ -157,7 +157,7 @@ func (b *Backend) wholeLocked(ctx context.Context, a contract.Agent, entry *quer
 		// time (a concurrent call fails with CUPTI_ERROR_HARDWARE_BUSY).
 		reply, err := queryMetrics(ctx, b.helper, a.Index, nil)
 		if err != nil {
-			return nil, fmt.Errorf("reading the metrics of agent %d (%s): %w", a.Index, a.Name, err)
+			return nil, fmt.Errorf("reading the metrics of %s: %w", a.Label(), err)
 		}
 		metrics, name = reply.Metrics, reply.Chip
 		if reply.Chip != chip {
@@ -193,7 +193,7 @@ func (b *Backend) scopedLocked(ctx context.Context, a contract.Agent, entry *que
 	if !ok {
 		var err error
 		if reply, err = queryMetrics(ctx, b.helper, a.Index, scope); err != nil {
-			return nil, fmt.Errorf("looking up the metrics of agent %d (%s): %w", a.Index, a.Name, err)
+			return nil, fmt.Errorf("looking up the metrics of %s: %w", a.Label(), err)
 		}
 	}
 	if len(reply.Missing) > 0 {

@@ -13,7 +13,7 @@ import (
 func AMDCatalog(a contract.Agent) (*counters.Catalog, error) {
 	cat, err := counters.LoadAMD(strings.ToLower(a.Name))
 	if err != nil {
-		return nil, fmt.Errorf("agent %d: %w", a.Index, err)
+		return nil, fmt.Errorf("%s: %w", a.Label(), err)
 	}
 	return cat, nil
 }

@@ -185,7 +185,7 @@ func (b *Backend) Catalog(ctx context.Context, a contract.Agent, _ *counters.Sco
 	}
 	list, err := queryMetrics(ctx, b.helper, b.queryEnv(), a.Index)
 	if err != nil {
-		return nil, fmt.Errorf("backend rocm: reading the counters of agent %d (%s): %w", a.Index, a.Name, err)
+		return nil, fmt.Errorf("backend rocm: reading the counters of %s: %w", a.Label(), err)
 	}
 	cat := counters.NewAMDSDK(a.Name, list, func(names []string) (int, error) {
 		return queryPasses(ctx, b.helper, b.queryEnv(), a.Index, names)

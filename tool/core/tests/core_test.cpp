@@ -235,11 +235,11 @@ TEST_CASE(core_kernel_and_agent_records) {
     CHECK_EQ(str(h, "backend"), std::string("sim"));
     CHECK(num(h, "init_time") > 1500000000000000000);
     CHECK(h.find("cmdline")->items().size() >= 2);
-    // Agent 4 (gfx950) is not in the plan.
+    // Agent 4 (gfx950) is not in the plan; with no node id it goes by its handle.
     std::vector<Value> warnings = of_type(recs, "warning");
     CHECK_EQ(warnings.size(), size_t{1});
     if (!warnings.empty())
-        CHECK_EQ(str(warnings[0], "message"), std::string("agent 4 (gfx950) is not in the plan: its dispatches are not profiled"));
+        CHECK_EQ(str(warnings[0], "message"), std::string("Agent 4 (GPU 3, gfx950) is not in the plan: its dispatches are not profiled"));
 }
 
 TEST_CASE(core_agent_name_mismatch_is_not_profiled) {
@@ -248,6 +248,7 @@ TEST_CASE(core_agent_name_mismatch_is_not_profiled) {
     a.id = 1;
     a.index = 0;
     a.name = "gfx942";  // the plan says gfx90a
+    a.props = {{"node_id", 5}, {"logical_node_id", 3}};  // named by the logical node id, as Agent_Id
     Core::instance().register_agent(a);
     CHECK(Core::instance().passes_for_agent(0).empty());
     CHECK(Core::instance().counters_for_current_pass(0) == nullptr);
@@ -258,7 +259,7 @@ TEST_CASE(core_agent_name_mismatch_is_not_profiled) {
     CHECK_EQ(warnings.size(), size_t{1});
     if (!warnings.empty())
         CHECK_EQ(str(warnings[0], "message"),
-                  std::string("agent 1 (gfx942): the plan's agent 0 is gfx90a; its dispatches are not profiled"));
+                  std::string("Agent 3 (GPU 0, gfx942): the plan's GPU 0 is gfx90a; its dispatches are not profiled"));
 }
 
 TEST_CASE(core_application_replay_collects_one_pass) {

@@ -211,7 +211,7 @@ TEST_CASE(e2e_group_over_hw_limit_reported_at_start) {
     CHECK_EQ(fatals.size(), size_t{1});
     if (!fatals.empty()) {
         const std::string& m = fatals[0]->find("message")->as_string();
-        CHECK(m.find("agent 1 (gfx90a), pass 1 (group 1)") != std::string::npos);
+        CHECK(m.find("Agent 1 (GPU 0, gfx90a), pass 1 (group 1)") != std::string::npos);
         CHECK(m.find("ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT") != std::string::npos);
     }
     CHECK(of_type(r, "dispatch").empty());

@@ -221,6 +221,17 @@ func (l *lexer) scanString() (start, stop int, escaped bool, err error) {
 		return 0, 0, false, err
 	}
 	start = l.pos - 1
+	// Most strings are short keys without escapes, which a byte loop finds the end of sooner
+	// than IndexByte's call.
+	for i := l.pos; i < l.end && i-start <= 32; i++ {
+		switch l.buf[i] {
+		case '"':
+			l.pos = i + 1
+			return start, i + 1, false, nil
+		case '\\':
+			i = l.end
+		}
+	}
 	from := l.pos
 	for {
 		i := bytes.IndexByte(l.buf[from:l.end], '"')
@@ -281,6 +292,9 @@ func (l *lexer) uint() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if v, n := leadingUint(b); n == len(b) && n < 20 {
+		return v, nil
+	}
 	if v, err := strconv.ParseUint(string(b), 10, 64); err == nil {
 		return v, nil
 	}
@@ -296,6 +310,9 @@ func (l *lexer) int() (int64, error) {
 	b, err := l.literal()
 	if err != nil {
 		return 0, err
+	}
+	if v, n := leadingUint(b); n == len(b) && n < 19 {
+		return int64(v), nil
 	}
 	if v, err := strconv.ParseInt(string(b), 10, 64); err == nil {
 		return v, nil

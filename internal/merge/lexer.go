@@ -11,11 +11,12 @@ import (
 )
 
 // lexer reads a JSON document a token at a time from a stream, knowing the offset of every byte it
-// reads. It is what the merge's three passes over a results.json (the heads, the check, the build)
-// read with: encoding/json's Decoder decodes by reflection and skips a value by scanning it into a
-// buffer, which held the merge to a few MB/s; this one works in place in its own buffer, skips a
-// record array by its brackets, decodes records by hand (recordlexer.go), and hands encoding/json
-// only the small parts of a head. Numbers are returned as their text.
+// reads. It is what the merge's passes over a results.json (the heads, the check where the heads
+// pass did not do it, the build) read with: encoding/json's Decoder decodes by reflection and skips
+// a value by scanning it into a buffer, which held the merge to a few MB/s; this one works in place
+// in its own buffer, skips a record array by its brackets, decodes records by hand
+// (recordlexer.go), and hands encoding/json only the small parts of a head. Numbers are returned as
+// their text.
 type lexer struct {
 	r    io.Reader
 	buf  []byte
@@ -80,6 +81,23 @@ func (l *lexer) fill(keep int) bool {
 			return true
 		}
 	}
+}
+
+// rewind goes back (or on) to offset off of the stream, which must be a file.
+func (l *lexer) rewind(off int64) error {
+	if off >= l.base && off <= l.base+int64(l.end) {
+		l.pos = int(off - l.base)
+		return nil
+	}
+	s, ok := l.r.(io.Seeker)
+	if !ok {
+		return errors.New("the input cannot be read again")
+	}
+	if _, err := s.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
+	l.base, l.pos, l.end, l.eof, l.err = off, 0, 0, false, nil
+	return nil
 }
 
 func (l *lexer) endError() error {

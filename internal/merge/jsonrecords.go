@@ -34,16 +34,17 @@ type dispatchInfoJSON struct {
 // recordJSON is a counter record (its dispatch_data's fields and records) or a kernel dispatch
 // record (the same fields at the top); the one struct takes either. lexer.record fills it.
 type recordJSON struct {
-	DispatchData *dispatchDataJSON
-	Correlation  correlationJSON
-	Start        int64
-	End          int64
-	Info         dispatchInfoJSON
-	Records      []counterRecordJSON
-	ThreadID     uint64
-	ReplayPass   int
-	StreamID     handleJSON
-	PMCGroup     *int // under rotation, the group the dispatch collected
+	DispatchData    dispatchDataJSON // a counter record's; HasDispatchData says whether it had one
+	HasDispatchData bool
+	Correlation     correlationJSON
+	Start           int64
+	End             int64
+	Info            dispatchInfoJSON
+	Records         []counterRecordJSON
+	ThreadID        uint64
+	ReplayPass      int
+	StreamID        handleJSON
+	PMCGroup        *int // under rotation, the group the dispatch collected
 }
 
 type dispatchDataJSON struct {
@@ -201,7 +202,7 @@ func (d *decoder) next() (*contract.Dispatch, error) {
 // values of one counter id is that counter's values.
 func (h *head) dispatchOf(r *recordJSON) (*contract.Dispatch, error) {
 	corr, start, end, info := r.Correlation, r.Start, r.End, r.Info
-	if r.DispatchData != nil {
+	if r.HasDispatchData {
 		corr, start, end, info = r.DispatchData.Correlation, r.DispatchData.Start, r.DispatchData.End, r.DispatchData.Info
 	}
 	d := &contract.Dispatch{DispatchID: info.DispatchID, Pass: r.ReplayPass, CorrelationID: corr.Internal,
@@ -212,16 +213,24 @@ func (h *head) dispatchOf(r *recordJSON) (*contract.Dispatch, error) {
 	if err := h.rotatedPass(d, r.PMCGroup); err != nil {
 		return nil, err
 	}
-	last := uint64(0)
-	// One allocation for the values of the pass, not one per instance.
+	// One allocation for the values of the pass and one for their pointers, which the counters'
+	// Values slice, each capped at its own end, not one per instance.
 	values := make([]float64, len(r.Records))
+	ptrs := make([]*float64, len(r.Records))
+	runs := 0
+	for i := range r.Records {
+		if i == 0 || r.Records[i].CounterID.Handle != r.Records[i-1].CounterID.Handle {
+			runs++
+		}
+	}
+	d.Counters = make([]contract.CounterValue, 0, runs)
+	last, first := uint64(0), 0
 	for i, rec := range r.Records {
 		id := rec.CounterID.Handle
 		values[i] = rec.Value
-		v := &values[i]
+		ptrs[i] = &values[i]
 		if len(d.Counters) > 0 && id == last {
-			c := &d.Counters[len(d.Counters)-1]
-			c.Values = append(c.Values, v)
+			d.Counters[len(d.Counters)-1].Values = ptrs[first : i+1 : i+1]
 			continue
 		}
 		c, ok := h.counters[id]
@@ -237,8 +246,8 @@ func (h *head) dispatchOf(r *recordJSON) (*contract.Dispatch, error) {
 				return nil, fmt.Errorf("dispatch %d pass %d: counter %s appears twice, apart", d.DispatchID, d.Pass, c.info.Name)
 			}
 		}
-		d.Counters = append(d.Counters, contract.CounterValue{Name: c.info.Name, Values: []*float64{v}})
-		last = id
+		d.Counters = append(d.Counters, contract.CounterValue{Name: c.info.Name, Values: ptrs[i : i+1 : i+1]})
+		last, first = id, i
 	}
 	return d, nil
 }

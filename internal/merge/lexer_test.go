@@ -64,7 +64,7 @@ func TestLexerRecord(t *testing.T) {
 	if err := l.record(&r); err != nil {
 		t.Fatal(err)
 	}
-	if r.ThreadID != 5 || r.ReplayPass != 1 || r.PMCGroup != nil || r.DispatchData == nil ||
+	if r.ThreadID != 5 || r.ReplayPass != 1 || r.PMCGroup != nil || !r.HasDispatchData ||
 		r.DispatchData.Correlation.Internal != 9 || r.DispatchData.End != 20 || r.DispatchData.Info.Grid.X != 4 ||
 		r.DispatchData.Info.DispatchID != 3 || len(r.Records) != 3 || r.Records[0].CounterID.Handle != 3 ||
 		r.Records[0].Value == r.Records[0].Value || r.Records[1].Value != 1500 || r.Records[2].Value != 2 {

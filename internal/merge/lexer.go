@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"sync/atomic"
 )
@@ -329,7 +330,7 @@ func (l *lexer) int() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if v, n := leadingUint(b); n == len(b) && n < 19 {
+	if v, n := leadingUint(b); n == len(b) && v <= math.MaxInt64 {
 		return int64(v), nil
 	}
 	if v, err := strconv.ParseInt(string(b), 10, 64); err == nil {

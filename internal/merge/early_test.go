@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -97,5 +98,21 @@ func TestEarlyCheck(t *testing.T) {
 				t.Errorf("the heads pass found %v, the check %v", got, want)
 			}
 		})
+	}
+}
+
+// TestDecodersEnd: a reader that stops early (here the check, at an error near the start of the
+// counter records of an element with the kernel trace) ends the decoders of its arrays, which had
+// much left to read, before it returns.
+func TestDecodersEnd(t *testing.T) {
+	path, _ := writeVariant(t, 3000, func(s string) string {
+		return strings.Replace(s, `"dispatch_id":3,`, `"dispatch_id":1,`, 1)
+	})
+	before := runtime.NumGoroutine()
+	if _, err := readFile(inputFile{path: path}); err == nil || !strings.Contains(err.Error(), "comes after") {
+		t.Fatalf("error %v, want the order's", err)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines after the merge's reading, %d before", after, before)
 	}
 }

@@ -174,25 +174,47 @@ func (l *lexer) object(fn func(key []byte) error) error {
 		if err != nil || !ok {
 			return err
 		}
-		k, err := l.strBytes()
-		if err != nil {
-			return err
-		}
-		l.keyEnd = l.off()
-		// The buffer moves when it is refilled: the key is kept apart, on a stack of the keys of
-		// the objects being read, until its value is read.
 		at := len(l.keys)
-		l.keys = append(l.keys, k...)
-		k = l.keys[at:]
-		if err := l.expect(':'); err != nil {
+		if err := l.key(); err != nil {
 			return err
 		}
-		err = fn(k)
+		err = fn(l.keys[at:])
 		l.keys = l.keys[:at]
 		if err != nil {
 			return err
 		}
 	}
+}
+
+// key reads an object's key and its colon, setting keyEnd, and pushes the key on keys: the buffer
+// moves when it is refilled, so the key is kept apart, on a stack of the keys of the objects being
+// read, until its value is read. A short key without escapes, its colon right after it, as the
+// records' keys are, is read in one loop.
+func (l *lexer) key() error {
+	if l.pos < l.end && l.buf[l.pos] == '"' {
+	scan:
+		for i := l.pos + 1; i+1 < l.end && i-l.pos <= 32; i++ {
+			switch l.buf[i] {
+			case '"':
+				if l.buf[i+1] != ':' {
+					break scan
+				}
+				l.keys = append(l.keys, l.buf[l.pos+1:i]...)
+				l.keyEnd = l.base + int64(i+1)
+				l.pos = i + 2
+				return nil
+			case '\\':
+				break scan
+			}
+		}
+	}
+	k, err := l.strBytes()
+	if err != nil {
+		return err
+	}
+	l.keyEnd = l.off()
+	l.keys = append(l.keys, k...)
+	return l.expect(':')
 }
 
 // array calls fn for each element of an array, fn reading it.

@@ -161,7 +161,7 @@ func TestMergeProgress(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.Contains(out, " MB read (each results.json 3 times)") {
+	if !strings.Contains(out, " MB read (each results.json twice, with the kernel trace 3 times)") {
 		t.Errorf("no merge progress on the terminal:\n%s", out)
 	}
 }

@@ -15,11 +15,10 @@ const maxPasses = 4096
 
 // check reads every dispatch pass of the process once, before anything is written: each in
 // dispatch and pass order, on an agent and a kernel the process lists. On the way it notes what
-// the write needs: the counters of each (agent, pass) and the largest ids.
+// the write needs: the counters of each (agent, pass) and the largest ids. The heads pass has
+// done the reading already for most elements without the kernel trace (early.go).
 func (h *head) check() error {
-	kernels := map[uint64]bool{}
 	for _, k := range h.kernels {
-		kernels[k.KernelID] = true
 		h.maxKernel = max(h.maxKernel, k.KernelID)
 		if _, ok := h.agent(k.AgentID); !ok && k.AgentID != 0 {
 			return fmt.Errorf("kernel %d names agent %d, which the process does not list", k.KernelID, k.AgentID)
@@ -32,10 +31,24 @@ func (h *head) check() error {
 		}
 		agents[a.ID] = true
 	}
+	if h.checked {
+		return nil
+	}
+	return h.src.each(h, h.passCheck())
+}
+
+// passCheck returns the check of each pass, in the order the source gives them; it starts what the
+// check notes afresh.
+func (h *head) passCheck() func(d *contract.Dispatch) error {
+	kernels := map[uint64]bool{}
+	for _, k := range h.kernels {
+		kernels[k.KernelID] = true
+	}
 	h.requested = map[[2]int]map[string]bool{}
+	h.maxDispatch, h.maxCorrelation, h.passes = 0, 0, 0
 	var prev *contract.Dispatch
 	var last contract.Dispatch
-	return h.src.each(h, func(d *contract.Dispatch) error {
+	return func(d *contract.Dispatch) error {
 		if prev != nil && !before(prev, d) {
 			return fmt.Errorf("dispatch %d pass %d comes after dispatch %d pass %d: the records are not in dispatch and pass order",
 				d.DispatchID, d.Pass, prev.DispatchID, prev.Pass)
@@ -67,7 +80,7 @@ func (h *head) check() error {
 			h.passes++
 		}
 		return nil
-	})
+	}
 }
 
 // inputCounters is what the output needs of a process's counters, from its input: each (agent,

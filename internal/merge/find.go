@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/gorocprof/gorocprof/internal/boundedread"
 )
@@ -23,7 +22,7 @@ const (
 type inputFile struct {
 	path string
 	db   bool
-	read *atomic.Int64 // the bytes read of the inputs so far, for the progress line; nil for none
+	prog *readProgress // the progress line's counts; nil for none
 }
 
 // findInputs turns the command line's inputs into files: a file as it is (results.json, or a

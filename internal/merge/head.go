@@ -37,7 +37,9 @@ type head struct {
 	counters    map[uint64]inCounter // by the input's counter id
 	kernels     []contract.Kernel
 
-	// found by the check of the dispatches
+	// found by the check of the dispatches; checked when the heads pass did it (early.go)
+	checked        bool
+	recordBytes    int64                      // the bytes of its record arrays, which the check reads when not checked
 	requested      map[[2]int]map[string]bool // counter names by (agent index, pass)
 	maxDispatch    uint64
 	maxCorrelation uint64
@@ -118,6 +120,7 @@ func (m *metadata) apply(h *head) error {
 // prepare reads the process's plan and, for a run that rotated its groups, the rotation: which
 // pass of its agent each group is, for the records that name their group (pmc_group).
 func (h *head) prepare() error {
+	h.planAgents, h.rotation, h.passOf = nil, nil, nil
 	if h.plan != nil {
 		var plan []struct {
 			AgentIndex int    `json:"agent_index"`

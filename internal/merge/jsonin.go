@@ -12,8 +12,10 @@ import (
 	"github.com/gorocprof/gorocprof/internal/output"
 )
 
-// A results.json is read twice, both times as a stream: scanJSON takes each element's head and
-// notes where its two record arrays begin; jsonSource.each reads those arrays side by side (the
+// A results.json is read as a stream, twice or three times: scanJSON takes each element's head,
+// notes where its two record arrays begin and checks the records where it can (early.go);
+// jsonSource.each reads those arrays side by side, for the check where scanJSON did not and for the
+// build (the
 // counter records and, with the kernel trace, the kernel dispatch records, both in dispatch and
 // pass order) and joins them into the passes of the records.
 
@@ -129,6 +131,7 @@ func scanElement(l *lexer, path string) (*head, error) {
 	var cobjs []counterObject
 	var strs stringsObject
 	var kernels, agents []json.RawMessage
+	var early *earlyCheck
 	records := false
 	seen := map[string]bool{}
 	err := l.object(func(key []byte) error {
@@ -164,8 +167,9 @@ func scanElement(l *lexer, path string) (*head, error) {
 				if err := h.fill(md, cfg, agents, kernels, cobjs, strs); err != nil {
 					return err
 				}
+				early = newEarlyCheck(h)
 			}
-			derr = scanRecords(l, k, src)
+			derr = scanRecords(l, k, h, early)
 		default:
 			derr = l.skip()
 		}
@@ -177,6 +181,7 @@ func scanElement(l *lexer, path string) (*head, error) {
 	if err != nil {
 		return nil, err
 	}
+	early.finish()
 	if !records {
 		if md == nil {
 			return nil, errors.New(`no "metadata"`)
@@ -256,18 +261,30 @@ const replayArray = "gorocprof_replay_kernel_dispatch"
 
 // scanRecords notes where the record arrays of callback_records.counter_collection and
 // buffer_records.kernel_dispatch and its replays begin (just after the key, before the colon, where
-// openArray starts) and skips every array of the object.
-func scanRecords(l *lexer, key string, src *jsonSource) error {
+// openArray starts) and how long they are, and reads every array of the object: the record arrays
+// into the early check where it takes them, the others skipped.
+func scanRecords(l *lexer, key string, h *head, early *earlyCheck) error {
+	src := h.src.(*jsonSource)
 	return l.object(func(sub []byte) error {
+		var at *int64
 		switch {
 		case key == "callback_records" && string(sub) == "counter_collection":
-			src.countersAt = l.keyEnd
+			at = &src.countersAt
 		case key == "buffer_records" && string(sub) == "kernel_dispatch":
-			src.traceAt = l.keyEnd
+			at = &src.traceAt
 		case key == "buffer_records" && string(sub) == replayArray:
-			src.replaysAt = l.keyEnd
+			at = &src.replaysAt
 		}
-		if err := l.skip(); err != nil {
+		var err error
+		if at == nil {
+			err = l.skip()
+		} else {
+			*at = l.keyEnd
+			begin := l.off()
+			err = skipRecords(l, early, key+"."+string(sub), begin)
+			h.recordBytes += l.off() - begin
+		}
+		if err != nil {
 			return fmt.Errorf("%q: %w", sub, err)
 		}
 		return nil

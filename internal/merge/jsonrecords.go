@@ -34,16 +34,17 @@ type dispatchInfoJSON struct {
 // recordJSON is a counter record (its dispatch_data's fields and records) or a kernel dispatch
 // record (the same fields at the top); the one struct takes either. lexer.record fills it.
 type recordJSON struct {
-	DispatchData *dispatchDataJSON
-	Correlation  correlationJSON
-	Start        int64
-	End          int64
-	Info         dispatchInfoJSON
-	Records      []counterRecordJSON
-	ThreadID     uint64
-	ReplayPass   int
-	StreamID     handleJSON
-	PMCGroup     *int // under rotation, the group the dispatch collected
+	DispatchData    dispatchDataJSON // a counter record's; HasDispatchData says whether it had one
+	HasDispatchData bool
+	Correlation     correlationJSON
+	Start           int64
+	End             int64
+	Info            dispatchInfoJSON
+	Records         []counterRecordJSON
+	ThreadID        uint64
+	ReplayPass      int
+	StreamID        handleJSON
+	PMCGroup        *int // under rotation, the group the dispatch collected
 }
 
 type dispatchDataJSON struct {
@@ -58,17 +59,30 @@ type counterRecordJSON struct {
 	Value     float64 // NaN for a null value
 }
 
-// arrayCursor walks one record array of an element, a pass at a time.
+// arrayCursor walks one record array of an element, a pass at a time. A goroutine of its own
+// decodes the array ahead of the reader (decoder), so that the decoding and what the reader does
+// with each pass (the check, the records builder, the other array's decoding) take two cores.
 type arrayCursor struct {
-	f    *os.File
-	lex  *lexer
-	h    *head
-	cur  *contract.Dispatch // nil when the array is done
-	rec  recordJSON         // reused: its Records keep their room from record to record
-	name string
-	n    int
-	done bool
+	f       *os.File
+	cur     *contract.Dispatch // nil when the array is done
+	batches chan decoded
+	stop    chan struct{} // closed by close: the decoder gives up
+	exited  chan struct{} // closed by the decoder when it returns
+	pending []*contract.Dispatch
+	err     error // what the decoder met after pending
+	done    bool
 }
+
+// decoded is a run of the array's passes, in order, and the error the decoder met after them (nil
+// while there is more).
+type decoded struct {
+	passes []*contract.Dispatch
+	err    error
+}
+
+// decodeBatch is how many passes go to the reader at a time: enough that handing them over costs
+// little beside their decoding, few enough that memory stays a few MB.
+const decodeBatch = 256
 
 // openArray starts a cursor at the array whose key ends at offset at; nil when at < 0.
 func openArray(path string, at int64, h *head, name string) (*arrayCursor, error) {
@@ -83,55 +97,112 @@ func openArray(path string, at int64, h *head, name string) (*arrayCursor, error
 		f.Close()
 		return nil, err
 	}
-	c := &arrayCursor{f: f, lex: newLexer(f, at, h.read), h: h, name: name}
-	if err := c.lex.expect(':'); err != nil {
+	lex := newLexer(f, at, h.read)
+	if err := lex.expect(':'); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := c.lex.expect('['); err != nil {
+	if err := lex.expect('['); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	c := &arrayCursor{f: f, batches: make(chan decoded, 4), stop: make(chan struct{}), exited: make(chan struct{})}
+	go (&decoder{lex: lex, h: h, name: name}).run(c)
 	return c, c.next()
 }
 
+// close stops the decoder, if it still runs, and closes the file once it has.
 func (c *arrayCursor) close() {
-	if c.f != nil {
-		c.f.Close()
+	if c.f == nil {
+		return
+	}
+	close(c.stop)
+	<-c.exited
+	c.f.Close()
+	c.f = nil
+}
+
+// next sets cur to the next pass, or to nil after the last; the decoder's error comes where it
+// met it, after the passes before it.
+func (c *arrayCursor) next() error {
+	c.cur = nil
+	for len(c.pending) == 0 {
+		if c.done || c.err != nil {
+			return c.err
+		}
+		b, ok := <-c.batches
+		if !ok {
+			c.done = true
+			return nil
+		}
+		c.pending, c.err = b.passes, b.err
+	}
+	c.cur = c.pending[0]
+	c.pending[0] = nil
+	c.pending = c.pending[1:]
+	return nil
+}
+
+// decoder reads one record array into passes for an arrayCursor.
+type decoder struct {
+	lex  *lexer
+	h    *head
+	rec  recordJSON // reused: its Records keep their room from record to record
+	name string
+	n    int
+}
+
+// run sends the array's passes in batches until its end, an error or the cursor's close.
+func (d *decoder) run(c *arrayCursor) {
+	defer close(c.exited)
+	defer close(c.batches)
+	for {
+		b := decoded{passes: make([]*contract.Dispatch, 0, decodeBatch)}
+		last := false
+		for len(b.passes) < decodeBatch {
+			p, err := d.next()
+			if err != nil || p == nil {
+				b.err, last = err, true
+				break
+			}
+			b.passes = append(b.passes, p)
+		}
+		select {
+		case c.batches <- b:
+		case <-c.stop:
+			return
+		}
+		if last {
+			return
+		}
 	}
 }
 
-// next reads the next record into cur, or sets it nil after the last.
-func (c *arrayCursor) next() error {
-	c.cur = nil
-	if c.done {
-		return nil
-	}
-	more, err := c.lex.more(c.n == 0, ']')
+// next reads the next record, nil after the last.
+func (d *decoder) next() (*contract.Dispatch, error) {
+	more, err := d.lex.more(d.n == 0, ']')
 	if err != nil {
-		return fmt.Errorf("%s[%d]: %w", c.name, c.n, err)
+		return nil, fmt.Errorf("%s[%d]: %w", d.name, d.n, err)
 	}
 	if !more {
-		c.done = true
-		return nil
+		return nil, nil
 	}
-	if err := c.lex.record(&c.rec); err != nil {
-		return fmt.Errorf("%s[%d]: %w", c.name, c.n, err)
+	if err := d.lex.record(&d.rec); err != nil {
+		return nil, fmt.Errorf("%s[%d]: %w", d.name, d.n, err)
 	}
-	d, err := c.h.dispatchOf(&c.rec)
+	p, err := d.h.dispatchOf(&d.rec)
 	if err != nil {
-		return fmt.Errorf("%s[%d]: %w", c.name, c.n, err)
+		return nil, fmt.Errorf("%s[%d]: %w", d.name, d.n, err)
 	}
-	c.n++
-	c.cur = d
-	return nil
+	d.n++
+	return p, nil
 }
 
 // dispatchOf turns a record into the pass it records, its counters named; a run of instance
 // values of one counter id is that counter's values.
 func (h *head) dispatchOf(r *recordJSON) (*contract.Dispatch, error) {
 	corr, start, end, info := r.Correlation, r.Start, r.End, r.Info
-	if r.DispatchData != nil {
+	if r.HasDispatchData {
 		corr, start, end, info = r.DispatchData.Correlation, r.DispatchData.Start, r.DispatchData.End, r.DispatchData.Info
 	}
 	d := &contract.Dispatch{DispatchID: info.DispatchID, Pass: r.ReplayPass, CorrelationID: corr.Internal,
@@ -142,16 +213,24 @@ func (h *head) dispatchOf(r *recordJSON) (*contract.Dispatch, error) {
 	if err := h.rotatedPass(d, r.PMCGroup); err != nil {
 		return nil, err
 	}
-	last := uint64(0)
-	// One allocation for the values of the pass, not one per instance.
+	// One allocation for the values of the pass and one for their pointers, which the counters'
+	// Values slice, each capped at its own end, not one per instance.
 	values := make([]float64, len(r.Records))
+	ptrs := make([]*float64, len(r.Records))
+	runs := 0
+	for i := range r.Records {
+		if i == 0 || r.Records[i].CounterID.Handle != r.Records[i-1].CounterID.Handle {
+			runs++
+		}
+	}
+	d.Counters = make([]contract.CounterValue, 0, runs)
+	last, first := uint64(0), 0
 	for i, rec := range r.Records {
 		id := rec.CounterID.Handle
 		values[i] = rec.Value
-		v := &values[i]
+		ptrs[i] = &values[i]
 		if len(d.Counters) > 0 && id == last {
-			c := &d.Counters[len(d.Counters)-1]
-			c.Values = append(c.Values, v)
+			d.Counters[len(d.Counters)-1].Values = ptrs[first : i+1 : i+1]
 			continue
 		}
 		c, ok := h.counters[id]
@@ -167,8 +246,8 @@ func (h *head) dispatchOf(r *recordJSON) (*contract.Dispatch, error) {
 				return nil, fmt.Errorf("dispatch %d pass %d: counter %s appears twice, apart", d.DispatchID, d.Pass, c.info.Name)
 			}
 		}
-		d.Counters = append(d.Counters, contract.CounterValue{Name: c.info.Name, Values: []*float64{v}})
-		last = id
+		d.Counters = append(d.Counters, contract.CounterValue{Name: c.info.Name, Values: ptrs[i : i+1 : i+1]})
+		last, first = id, i
 	}
 	return d, nil
 }

@@ -6,16 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"sync/atomic"
 )
 
 // lexer reads a JSON document a token at a time from a stream, knowing the offset of every byte it
-// reads. It is what the merge's three passes over a results.json (the heads, the check, the build)
-// read with: encoding/json's Decoder decodes by reflection and skips a value by scanning it into a
-// buffer, which held the merge to a few MB/s; this one works in place in its own buffer, skips a
-// record array by its brackets, decodes records by hand (recordlexer.go), and hands encoding/json
-// only the small parts of a head. Numbers are returned as their text.
+// reads. It is what the merge's passes over a results.json (the heads, the check where the heads
+// pass did not do it, the build) read with: encoding/json's Decoder decodes by reflection and skips
+// a value by scanning it into a buffer, which held the merge to a few MB/s; this one works in place
+// in its own buffer, skips a record array by its brackets, decodes records by hand
+// (recordlexer.go), and hands encoding/json only the small parts of a head. Numbers are returned as
+// their text.
 type lexer struct {
 	r    io.Reader
 	buf  []byte
@@ -80,6 +82,23 @@ func (l *lexer) fill(keep int) bool {
 			return true
 		}
 	}
+}
+
+// rewind goes back (or on) to offset off of the stream, which must be a file.
+func (l *lexer) rewind(off int64) error {
+	if off >= l.base && off <= l.base+int64(l.end) {
+		l.pos = int(off - l.base)
+		return nil
+	}
+	s, ok := l.r.(io.Seeker)
+	if !ok {
+		return errors.New("the input cannot be read again")
+	}
+	if _, err := s.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
+	l.base, l.pos, l.end, l.eof, l.err = off, 0, 0, false, nil
+	return nil
 }
 
 func (l *lexer) endError() error {
@@ -155,25 +174,47 @@ func (l *lexer) object(fn func(key []byte) error) error {
 		if err != nil || !ok {
 			return err
 		}
-		k, err := l.strBytes()
-		if err != nil {
-			return err
-		}
-		l.keyEnd = l.off()
-		// The buffer moves when it is refilled: the key is kept apart, on a stack of the keys of
-		// the objects being read, until its value is read.
 		at := len(l.keys)
-		l.keys = append(l.keys, k...)
-		k = l.keys[at:]
-		if err := l.expect(':'); err != nil {
+		if err := l.key(); err != nil {
 			return err
 		}
-		err = fn(k)
+		err = fn(l.keys[at:])
 		l.keys = l.keys[:at]
 		if err != nil {
 			return err
 		}
 	}
+}
+
+// key reads an object's key and its colon, setting keyEnd, and pushes the key on keys: the buffer
+// moves when it is refilled, so the key is kept apart, on a stack of the keys of the objects being
+// read, until its value is read. A short key without escapes, its colon right after it, as the
+// records' keys are, is read in one loop.
+func (l *lexer) key() error {
+	if l.pos < l.end && l.buf[l.pos] == '"' {
+	scan:
+		for i := l.pos + 1; i+1 < l.end && i-l.pos <= 32; i++ {
+			switch l.buf[i] {
+			case '"':
+				if l.buf[i+1] != ':' {
+					break scan
+				}
+				l.keys = append(l.keys, l.buf[l.pos+1:i]...)
+				l.keyEnd = l.base + int64(i+1)
+				l.pos = i + 2
+				return nil
+			case '\\':
+				break scan
+			}
+		}
+	}
+	k, err := l.strBytes()
+	if err != nil {
+		return err
+	}
+	l.keyEnd = l.off()
+	l.keys = append(l.keys, k...)
+	return l.expect(':')
 }
 
 // array calls fn for each element of an array, fn reading it.
@@ -221,6 +262,17 @@ func (l *lexer) scanString() (start, stop int, escaped bool, err error) {
 		return 0, 0, false, err
 	}
 	start = l.pos - 1
+	// Most strings are short keys without escapes, which a byte loop finds the end of sooner
+	// than IndexByte's call.
+	for i := l.pos; i < l.end && i-start <= 32; i++ {
+		switch l.buf[i] {
+		case '"':
+			l.pos = i + 1
+			return start, i + 1, false, nil
+		case '\\':
+			i = l.end
+		}
+	}
 	from := l.pos
 	for {
 		i := bytes.IndexByte(l.buf[from:l.end], '"')
@@ -281,6 +333,9 @@ func (l *lexer) uint() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if v, n := leadingUint(b); n == len(b) && n < 20 {
+		return v, nil
+	}
 	if v, err := strconv.ParseUint(string(b), 10, 64); err == nil {
 		return v, nil
 	}
@@ -296,6 +351,9 @@ func (l *lexer) int() (int64, error) {
 	b, err := l.literal()
 	if err != nil {
 		return 0, err
+	}
+	if v, n := leadingUint(b); n == len(b) && v <= math.MaxInt64 {
+		return int64(v), nil
 	}
 	if v, err := strconv.ParseInt(string(b), 10, 64); err == nil {
 		return v, nil

@@ -64,7 +64,7 @@ func TestLexerRecord(t *testing.T) {
 	if err := l.record(&r); err != nil {
 		t.Fatal(err)
 	}
-	if r.ThreadID != 5 || r.ReplayPass != 1 || r.PMCGroup != nil || r.DispatchData == nil ||
+	if r.ThreadID != 5 || r.ReplayPass != 1 || r.PMCGroup != nil || !r.HasDispatchData ||
 		r.DispatchData.Correlation.Internal != 9 || r.DispatchData.End != 20 || r.DispatchData.Info.Grid.X != 4 ||
 		r.DispatchData.Info.DispatchID != 3 || len(r.Records) != 3 || r.Records[0].CounterID.Handle != 3 ||
 		r.Records[0].Value == r.Records[0].Value || r.Records[1].Value != 1500 || r.Records[2].Value != 2 {
@@ -96,4 +96,39 @@ func passesText(passes []contract.Dispatch) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// TestLexerIntegers: the digits-only path of uint and int gives what strconv gives, and leaves
+// to it what does not fit (20 digits, past int64) or is written otherwise (a sign, an exponent).
+func TestLexerIntegers(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		u, i string // the value, or "error"
+	}{
+		{"0", "0", "0"},
+		{"007", "7", "7"},
+		{"1796166030723104036", "1796166030723104036", "1796166030723104036"},
+		{"9223372036854775807", "9223372036854775807", "9223372036854775807"},
+		{"9223372036854775808", "9223372036854775808", "error"},
+		{"18446744073709551615", "18446744073709551615", "error"},
+		{"18446744073709551616", "error", "error"},
+		{"-5", "error", "-5"},
+		{"1e3", "1000", "1000"},
+		{"1.5", "error", "error"},
+	} {
+		show := func(v any, err error) string {
+			if err != nil {
+				return "error"
+			}
+			return fmt.Sprint(v)
+		}
+		u, err := newLexer(strings.NewReader(tc.text+","), 0, nil).uint()
+		if got := show(u, err); got != tc.u {
+			t.Errorf("uint %s: %s, want %s", tc.text, got, tc.u)
+		}
+		i, err := newLexer(strings.NewReader(tc.text+","), 0, nil).int()
+		if got := show(i, err); got != tc.i {
+			t.Errorf("int %s: %s, want %s", tc.text, got, tc.i)
+		}
+	}
 }

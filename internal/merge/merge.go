@@ -156,7 +156,7 @@ func readInputs(ctx context.Context, req Request, prog *readProgress) ([]*head, 
 
 // readFile reads and checks every process of one input.
 func readFile(f inputFile) ([]*head, error) {
-	scan := func(path string) ([]*head, error) { return scanJSON(path, f.read) }
+	scan := func(path string) ([]*head, error) { return scanJSON(path, f.prog.counter()) }
 	if f.db {
 		scan = scanDB
 	}
@@ -170,6 +170,9 @@ func readFile(f inputFile) ([]*head, error) {
 	for _, h := range heads {
 		if err := h.prepare(); err != nil {
 			return nil, fmt.Errorf("%s: %w", h.name(), err)
+		}
+		if !h.checked {
+			f.prog.again(h.recordBytes)
 		}
 		if err := h.check(); err != nil {
 			return nil, fmt.Errorf("%s: %w", h.name(), err)

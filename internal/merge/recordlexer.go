@@ -25,7 +25,7 @@ func (l *lexer) record(r *recordJSON) error {
 func (l *lexer) recordField(key []byte, r *recordJSON) error {
 	switch string(key) {
 	case "dispatch_data":
-		r.DispatchData = &dispatchDataJSON{}
+		r.DispatchData, r.HasDispatchData = dispatchDataJSON{}, true
 		return l.object(func(k []byte) error {
 			return l.dispatchField(string(k), &r.DispatchData.Correlation, &r.DispatchData.Start, &r.DispatchData.End, &r.DispatchData.Info)
 		})

@@ -62,6 +62,13 @@ func (l *Line) SetCurrent(n int64) {
 	}
 }
 
+// SetTotal changes the bar's total, for a phase that learns on the way that it has more to do.
+func (l *Line) SetTotal(n int64) {
+	if l != nil {
+		l.bar.SetTotal(n, false)
+	}
+}
+
 // Follow moves the bar to current's count a few times a second until Stop.
 func (l *Line) Follow(current func() int64) {
 	if l == nil {

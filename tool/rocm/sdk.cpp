@@ -29,25 +29,41 @@ const Counter* Agent::find(rocprofiler_counter_id_t id) const {
     return it == by_handle.end() ? nullptr : &counters[it->second];
 }
 
-bool gpu_agents(std::vector<Agent>* out, std::string* error) {
+namespace {
+
+// The SDK's agents of one type, in the order it lists them; its agent records live as long as it does.
+bool agents_of_type(rocprofiler_agent_type_t type, std::vector<const rocprofiler_agent_v0_t*>* out, std::string* error) {
+    struct Query {
+        rocprofiler_agent_type_t type;
+        std::vector<const rocprofiler_agent_v0_t*>* out;
+    } query{type, out};
     auto collect = [](rocprofiler_agent_version_t, const void** agents, size_t n, void* user) {
-        auto* list = static_cast<std::vector<Agent>*>(user);
+        auto* q = static_cast<Query*>(user);
         for (size_t i = 0; i < n; ++i) {
             const auto* a = static_cast<const rocprofiler_agent_v0_t*>(agents[i]);
-            if (a->type != ROCPROFILER_AGENT_TYPE_GPU) continue;
-            Agent g;
-            g.id = a->id;
-            g.info = a;
-            g.index = a->logical_node_type_id;
-            list->push_back(std::move(g));
+            if (a->type == q->type) q->out->push_back(a);
         }
         return ROCPROFILER_STATUS_SUCCESS;
     };
     out->clear();
-    if (!check(rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, collect, sizeof(rocprofiler_agent_v0_t),
-                                                  out),
-               "rocprofiler_query_available_agents", error))
-        return false;
+    return check(rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, collect, sizeof(rocprofiler_agent_v0_t),
+                                                    &query),
+                 "rocprofiler_query_available_agents", error);
+}
+
+}  // namespace
+
+bool gpu_agents(std::vector<Agent>* out, std::string* error) {
+    std::vector<const rocprofiler_agent_v0_t*> found;
+    if (!agents_of_type(ROCPROFILER_AGENT_TYPE_GPU, &found, error)) return false;
+    out->clear();
+    for (const auto* a : found) {
+        Agent g;
+        g.id = a->id;
+        g.info = a;
+        g.index = a->logical_node_type_id;
+        out->push_back(std::move(g));
+    }
     // logical_node_type_id is the GPU ordinal; keep that order whatever order the SDK lists them in.
     std::sort(out->begin(), out->end(), [](const Agent& a, const Agent& b) { return a.index < b.index; });
     return true;
@@ -151,40 +167,32 @@ core::AgentInfo agent_info(const Agent& agent) {
 }
 
 bool cpu_agents(std::vector<core::AgentInfo>* out, std::string* error) {
-    auto collect = [](rocprofiler_agent_version_t, const void** agents, size_t n, void* user) {
-        auto* list = static_cast<std::vector<core::AgentInfo>*>(user);
-        for (size_t i = 0; i < n; ++i) {
-            const auto* a = static_cast<const rocprofiler_agent_v0_t*>(agents[i]);
-            if (a->type != ROCPROFILER_AGENT_TYPE_CPU) continue;
-            core::AgentInfo c;
-            c.id = a->node_id;
-            c.index = -1;
-            c.name = a->name != nullptr ? a->name : "";
-            c.product_name = a->product_name != nullptr ? a->product_name : "";
-            c.vendor = a->vendor_name != nullptr ? a->vendor_name : "";
-            c.type = "CPU";
-            auto prop = [&](const char* key, int64_t v) { c.props.emplace_back(key, v); };
-            prop("node_id", a->node_id);
-            prop("logical_node_id", a->logical_node_id);
-            prop("logical_node_type_id", a->logical_node_type_id);
-            prop("cpu_cores_count", a->cpu_cores_count);
-            prop("cpu_core_id_base", a->cpu_core_id_base);
-            prop("max_engine_clk_ccompute", a->max_engine_clk_ccompute);
-            prop("location_id", a->location_id);
-            prop("domain", a->domain);
-            prop("vendor_id", a->vendor_id);
-            prop("device_id", a->device_id);
-            prop("local_mem_size", static_cast<int64_t>(a->local_mem_size));
-            c.strings = {{"model_name", a->model_name != nullptr ? a->model_name : ""}};
-            list->push_back(std::move(c));
-        }
-        return ROCPROFILER_STATUS_SUCCESS;
-    };
+    std::vector<const rocprofiler_agent_v0_t*> found;
+    if (!agents_of_type(ROCPROFILER_AGENT_TYPE_CPU, &found, error)) return false;
     out->clear();
-    if (!check(rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, collect, sizeof(rocprofiler_agent_v0_t),
-                                                  out),
-               "rocprofiler_query_available_agents", error))
-        return false;
+    for (const auto* a : found) {
+        core::AgentInfo c;
+        c.id = a->node_id;
+        c.index = -1;
+        c.name = a->name != nullptr ? a->name : "";
+        c.product_name = a->product_name != nullptr ? a->product_name : "";
+        c.vendor = a->vendor_name != nullptr ? a->vendor_name : "";
+        c.type = "CPU";
+        auto prop = [&](const char* key, int64_t v) { c.props.emplace_back(key, v); };
+        prop("node_id", a->node_id);
+        prop("logical_node_id", a->logical_node_id);
+        prop("logical_node_type_id", a->logical_node_type_id);
+        prop("cpu_cores_count", a->cpu_cores_count);
+        prop("cpu_core_id_base", a->cpu_core_id_base);
+        prop("max_engine_clk_ccompute", a->max_engine_clk_ccompute);
+        prop("location_id", a->location_id);
+        prop("domain", a->domain);
+        prop("vendor_id", a->vendor_id);
+        prop("device_id", a->device_id);
+        prop("local_mem_size", static_cast<int64_t>(a->local_mem_size));
+        c.strings = {{"model_name", a->model_name != nullptr ? a->model_name : ""}};
+        out->push_back(std::move(c));
+    }
     std::sort(out->begin(), out->end(), [](const core::AgentInfo& a, const core::AgentInfo& b) { return a.id < b.id; });
     return true;
 }

@@ -182,9 +182,13 @@ if want passes; then
     echo "== passes: gorocprof plan against the records"
     # shellcheck disable=SC2046
     "$gorocprof" plan --backend rocm --rocm-root "$rocm_root" $(pmc_args) >"$out/plan.txt" 2>>"$LOG"
+    # shellcheck disable=SC2046
+    "$gorocprof" plan --json --backend rocm --rocm-root "$rocm_root" $(pmc_args) >"$out/plan.json" 2>>"$LOG"
     ok=1
     while read -r _ a n; do
-        p=$(sed -n "s/^Agent $a: .*, \([0-9]*\) passes\?\$/\1/p" "$out/plan.txt")
+        # The records name an agent by the plan's agent_index, which plan --json gives beside its passes.
+        p=$(python3 -c 'import json, sys
+print(next((len(x["passes"]) for x in json.load(open(sys.argv[1])) if x["agent_index"] == int(sys.argv[2])), ""))' "$out/plan.json" "$a")
         [ "$p" = "$n" ] || ok=0
         echo "agent $a: plan $p, records $n" >>"$LOG"
     done < <(grep '^passes-of-agent' "$out/records.txt" 2>/dev/null)

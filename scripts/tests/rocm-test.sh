@@ -24,7 +24,7 @@ done
 # The whole script over the emulator.
 scripts/rocm-test.sh --emulate --out "$tmp/run" >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "--emulate failed"; }
 for want in '^ok    results: ' '^ok    records: 30 dispatches, passes 0\.\.P-1 once each \(agent 0: 3 passes, agent 1: 3 passes\)' \
-  '^ok    passes: Agent 0: gfx90a, 3 passes;Agent 1: gfx942, 3 passes: as recorded$' '^ok    compare: all [0-9]+ values agree$' \
+  '^ok    passes: Agent 1 \(GPU 0, gfx90a\): 3 passes;Agent 2 \(GPU 1, gfx942\): 3 passes: as recorded$' '^ok    compare: all [0-9]+ values agree$' \
   '^skipped rocprofv3: rocprofv3 is not installed'; do
   grep -qE "$want" "$tmp/out" || { cat "$tmp/out" >&2; fail "--emulate: no line matching $want"; }
 done

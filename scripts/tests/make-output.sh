@@ -10,5 +10,5 @@ if [ "$before" -gt 8 ]; then
   echo "FAIL make-output: $before lines before the demo, want at most 8" >&2
   exit 1
 fi
-printf '%s\n' "$out" | grep -q "GOROCPROF KERNEL SUMMARY" || { echo "FAIL make-output: no summary" >&2; exit 1; }
+printf '%s\n' "$out" | grep -q "GOROCPROF KERNEL SUMMARY" || { printf '%s\n' "$out" | tail -n 30 >&2; echo "FAIL make-output: no summary" >&2; exit 1; }
 echo "ok make-output ($before lines before the demo)"

@@ -60,6 +60,10 @@ const (
 	RecFatal    = "fatal"
 	RecEnd      = "end"
 	RecStopped  = "stopped"
+	// Trace lines (docs/tracing.md).
+	RecAPI    = "api"
+	RecMarker = "marker"
+	RecCopy   = "copy"
 )
 
 // Header is the first line of a record file.
@@ -152,6 +156,38 @@ type End struct {
 // tool wrote nothing after it, the process ran on.
 type Stopped struct {
 	Reason string `json:"reason"`
+}
+
+// Trace is one trace line (docs/tracing.md): an API call (Kind "api"), a marker range or mark
+// ("marker") or a memory copy ("copy"). Fields a kind does not use are zero.
+type Trace struct {
+	Kind          string `json:"-"`      // RecAPI, RecMarker or RecCopy: the line's "t"
+	Domain        string `json:"domain"` // api, marker: the domain (HIP_RUNTIME_API, ...); copy: empty, read as MEMORY_COPY
+	Op            string `json:"op"`
+	Message       string `json:"message,omitempty"` // marker
+	CorrelationID uint64 `json:"correlation_id"`
+	ThreadID      uint64 `json:"thread_id"`
+	Start         int64  `json:"start"`
+	End           int64  `json:"end"`
+	// copy
+	SrcAgentID uint64 `json:"src_agent_id,omitempty"`
+	DstAgentID uint64 `json:"dst_agent_id,omitempty"`
+	QueueID    uint64 `json:"queue_id,omitempty"`
+	StreamID   uint64 `json:"stream_id,omitempty"`
+	Size       uint64 `json:"size,omitempty"`
+	SrcAddress uint64 `json:"src_address,omitempty"`
+	DstAddress uint64 `json:"dst_address,omitempty"`
+}
+
+// DomainMemoryCopy is the domain of every copy line.
+const DomainMemoryCopy = "MEMORY_COPY"
+
+// TraceDomain is t's domain: its Domain, or MEMORY_COPY for a copy.
+func (t *Trace) TraceDomain() string {
+	if t.Kind == RecCopy {
+		return DomainMemoryCopy
+	}
+	return t.Domain
 }
 
 // AgentsReply is what `gorocprof-query-<backend> agents` prints. The CUDA helper's `agents --only A,B

@@ -11,10 +11,12 @@ type Plan struct {
 	ApplicationPass int    `json:"application_pass"`
 	// GroupInterval: under rotation, the dispatches of an agent that collect one pass before the
 	// next pass takes over (>= 1); absent in the other modes.
-	GroupInterval int         `json:"group_interval,omitempty"`
-	KernelTrace   bool        `json:"kernel_trace"`
-	Filters       Filters     `json:"filters"`
-	Agents        []PlanAgent `json:"-"` // written by MarshalJSON as "agents"
+	GroupInterval int  `json:"group_interval,omitempty"`
+	KernelTrace   bool `json:"kernel_trace"`
+	// TraceDomains are the domains the tool traces (docs/tracing.md), sorted; none when empty.
+	TraceDomains []string    `json:"trace_domains,omitempty"`
+	Filters      Filters     `json:"filters"`
+	Agents       []PlanAgent `json:"-"` // written by MarshalJSON as "agents"
 }
 
 // PlanAgent is what the planner decided for one agent: the passes a dispatch on it is replayed for

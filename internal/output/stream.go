@@ -21,6 +21,13 @@ type Sink interface {
 	End(failed error) error
 }
 
+// A TraceSink is a Sink that also takes the process's trace lines (docs/tracing.md): after its
+// last dispatch and before End, in records.Process.EachTrace's order. t is valid only during the
+// call. A Sink that is not a TraceSink never sees them.
+type TraceSink interface {
+	Trace(t *contract.Trace) error
+}
+
 // Process is one process as its sinks see it before the dispatches: its records (header, agents,
 // kernels, messages, totals) and the counters the plan requested of it, numbered as results.json
 // numbers them.
@@ -96,6 +103,9 @@ func StreamPlanned(proc *records.Process, cs Counters, plan any, rot *Rotation, 
 			return nil
 		})
 	}
+	if err == nil && proc.TraceCount() > 0 {
+		err = streamTraces(proc, sinks)
+	}
 	var errs []error
 	if err != nil {
 		errs = append(errs, err)
@@ -159,4 +169,25 @@ func (p *Process) Catalog() []CatalogCounter {
 		out = append(out, CatalogCounter{ID: e.id, AgentID: e.agentID, Info: e.info})
 	}
 	return out
+}
+
+// streamTraces hands the process's trace lines to the sinks that take them.
+func streamTraces(proc *records.Process, sinks []Sink) error {
+	var ts []TraceSink
+	for _, s := range sinks {
+		if t, ok := s.(TraceSink); ok {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	return proc.EachTrace(func(t *contract.Trace) error {
+		for _, s := range ts {
+			if err := s.Trace(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

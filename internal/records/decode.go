@@ -41,7 +41,8 @@ type Record struct {
 	Message  *contract.Message // warning and fatal
 	End      *contract.End
 	Stopped  *contract.Stopped
-	Err      error // TypeSkipped: why the line was skipped
+	Trace    *contract.Trace // api, marker and copy lines
+	Err      error           // TypeSkipped: why the line was skipped
 	// Recovered is set on a record that began in the middle of a line whose start was cut short
 	// (a write torn by a full disk, followed by the next write): the torn start was dropped.
 	Recovered bool
@@ -327,6 +328,9 @@ func parseLine(raw []byte) (Record, error) {
 	case contract.RecStopped:
 		rec.Stopped = new(contract.Stopped)
 		target = rec.Stopped
+	case contract.RecAPI, contract.RecMarker, contract.RecCopy:
+		rec.Trace = &contract.Trace{Kind: t}
+		target = rec.Trace
 	default:
 		// Unknown types are optional additions of a newer tool; the line must still be valid JSON.
 		if !json.Valid(raw) {

@@ -41,6 +41,7 @@ type Process struct {
 	facts      logicalFacts   // per logical dispatch: missing passes, counts for Totals
 	window     int            // see ReorderWindow
 	spool      *spool
+	traceCount int // trace lines among kept
 }
 
 // Ended reports whether the process image ended normally: it wrote its end record, exec() replaced
@@ -207,6 +208,10 @@ func (c *collector) add(rec Record) {
 		p.Fatals = append(p.Fatals, rec.Message.Message)
 	case contract.RecEnd:
 		p.End = rec.End
+	case contract.RecAPI, contract.RecMarker, contract.RecCopy:
+		t := *rec.Trace // a Builder's caller may reuse the payload
+		p.kept[len(p.kept)-1].Trace = &t
+		p.traceCount++
 	case contract.RecStopped:
 		p.Stopped = rec.Stopped.Reason
 		p.Problems = append(p.Problems, fmt.Sprintf("%s: the tool stopped recording this process: %s", c.fileLine(rec.Line), p.Stopped))

@@ -87,35 +87,77 @@ func (s *traceStore) fill(t *contract.Trace, r *traceRec) {
 	}
 }
 
-// sort puts the lines in output order once: by start time, then thread id, then correlation id,
-// then file order. The line number makes the order total, so an unstable sort gives it.
+// sort puts the lines in output order once (docs/tracing.md): by start time, then thread id, then
+// correlation id, then kind (api, marker, copy), domain and op, then end time, then file order. A
+// call and the copy it issued share thread and correlation id and may share a start: the order
+// does not depend on which the file holds first, so a merge that reads them back kind by kind
+// (results.json) gives the run's order. The line number makes the order total, so an unstable sort
+// gives it.
 func (s *traceStore) sort() {
 	if s.sorted {
 		return
 	}
-	// Threads compare by id, not by the order they appeared in.
-	rank := make([]uint32, len(s.threads))
-	byID := make([]uint32, len(s.threads))
-	for i := range byID {
-		byID[i] = uint32(i)
-	}
-	slices.SortFunc(byID, func(a, b uint32) int { return cmp.Compare(s.threads[a], s.threads[b]) })
-	for r, i := range byID {
-		rank[i] = uint32(r)
-	}
+	// Threads and names compare by their values, not by the order they appeared in.
+	thread := ranks(s.threads, cmp.Compare[uint64])
+	name := ranks(s.names, func(a, b traceName) int {
+		if c := cmp.Compare(kindOrder(a.kind), kindOrder(b.kind)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.kind, b.kind); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.domain, b.domain); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.op, b.op)
+	})
 	slices.SortFunc(s.recs, func(x, y traceRec) int {
 		if c := cmp.Compare(x.start, y.start); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(rank[x.thread], rank[y.thread]); c != 0 {
+		if c := cmp.Compare(thread[x.thread], thread[y.thread]); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(x.corr, y.corr); c != 0 {
 			return c
 		}
+		if c := cmp.Compare(name[x.name], name[y.name]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.end, y.end); c != 0 {
+			return c
+		}
 		return cmp.Compare(x.line, y.line)
 	})
 	s.sorted = true
+}
+
+// ranks returns each element's rank in list ordered by compare.
+func ranks[T any](list []T, compare func(a, b T) int) []uint32 {
+	order := make([]uint32, len(list))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return compare(list[a], list[b]) })
+	rank := make([]uint32, len(list))
+	for r, i := range order {
+		rank[i] = uint32(r)
+	}
+	return rank
+}
+
+// kindOrder orders the kinds of lines that tie on start, thread and correlation id: an API call
+// before a marker before a copy (another kind, from a newer tool, after them).
+func kindOrder(kind string) int {
+	switch kind {
+	case contract.RecAPI:
+		return 0
+	case contract.RecMarker:
+		return 1
+	case contract.RecCopy:
+		return 2
+	}
+	return 3
 }
 
 // byLine returns the indices of the records in file order.

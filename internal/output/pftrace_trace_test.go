@@ -145,3 +145,37 @@ func TestPftraceThreadLanes(t *testing.T) {
 		t.Errorf("tracks %v: want hipMemcpy alone on a second lane", lane)
 	}
 }
+
+// TestPftraceFlowsPerProcess: two traced processes in one trace have flows of their own (the
+// second's ids 2^40 above its correlation ids), so that no arrow joins one process's call to the
+// other's dispatch.
+func TestPftraceFlowsPerProcess(t *testing.T) {
+	a, b := readFixture(t, "4400_trace.ndjson"), readFixture(t, "4400_trace.ndjson")
+	b.Header.PID++
+	_, tr := writeTrace(t, Options{File: "two"}, []*records.Process{a, b}, fakeCounters{})
+	owner := map[uint64]uint64{} // flow id -> process track
+	parent := map[uint64]uint64{}
+	for _, tk := range tr.Tracks {
+		parent[tk.UUID] = tk.Parent
+	}
+	process := func(track uint64) uint64 {
+		for parent[track] != 0 {
+			track = parent[track]
+		}
+		return track
+	}
+	n := 0
+	for _, s := range tr.Slices {
+		for _, f := range s.Flows {
+			n++
+			p := process(s.Track)
+			if o, ok := owner[f]; ok && o != p {
+				t.Errorf("flow %d joins process tracks %d and %d", f, o, p)
+			}
+			owner[f] = p
+		}
+	}
+	if n == 0 || len(owner) != 2*7 { // each process: 7 API calls with a flow
+		t.Errorf("%d slices in %d flows, want 14 flows", n, len(owner))
+	}
+}

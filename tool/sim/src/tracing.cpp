@@ -53,12 +53,6 @@ std::atomic<uint64_t> g_next_range{1};     // simRangeStartA ids
 
 uint64_t current_api_value() { return t_api_value; }
 
-ApiScope::ApiScope(simToolApiId id) {
-    inject_if_agents();
-    hook_ = g_api_hook.load(std::memory_order_acquire);
-    id_ = id;
-}
-
 void ApiScope::do_enter() {
     call_.size = sizeof call_;
     call_.id = id_;
@@ -75,8 +69,7 @@ void ApiScope::do_enter() {
     entered_ = true;
 }
 
-ApiScope::~ApiScope() {
-    if (!entered_) return;
+void ApiScope::do_exit() {
     t_api_value = outer_;
     call_.phase = SIM_API_PHASE_EXIT;
     call_.timestamp_ns = now_ns();

@@ -25,6 +25,7 @@ type Options struct {
 	File         string   // file prefix inside Dir, placeholders already expanded (-o); must stay below Dir
 	Formats      []string // any of Formats
 	KernelTrace  bool     // also write kernel dispatch timing (--kernel-trace)
+	TraceDomains []string // the domains the run traced (plan.json's trace_domains), sorted
 	Stats        bool     // with KernelTrace: kernel_stats.csv and domain_stats.csv (--stats)
 	Mangled      bool     // kernel names as mangled symbols (-M)
 	Truncate     bool     // kernel names without template and argument lists (-T)
@@ -237,6 +238,24 @@ func (f *Files) Dispatch(d *Dispatch) error {
 	for _, s := range f.sinks {
 		if err := s.Dispatch(d); err != nil {
 			return f.fail(err)
+		}
+	}
+	return nil
+}
+
+// Trace hands one trace line to every sink that takes them (TraceSink).
+func (f *Files) Trace(t *contract.Trace) error {
+	if f.err != nil {
+		return f.err
+	}
+	if f.pf == nil || f.proc == nil {
+		return nil
+	}
+	for _, s := range f.sinks {
+		if ts, ok := s.(TraceSink); ok {
+			if err := ts.Trace(t); err != nil {
+				return f.fail(err)
+			}
 		}
 	}
 	return nil

@@ -14,7 +14,9 @@ import (
 // marker's message) are numbered once per process and a copy's own fields live apart from the
 // calls'. A line costs about 40 bytes here where its JSON took 150 to 250.
 type traceStore struct {
-	recs    []traceRec
+	recs    []traceRec   // every line, once sort has gathered them
+	chunks  [][]traceRec // the lines added since, in chunks of traceChunk: no growing slice to copy
+	count   int
 	names   []traceName // kind, domain and operation by number
 	nameOf  map[traceName]uint32
 	threads []uint64 // thread ids by number
@@ -35,6 +37,9 @@ type traceRec struct {
 	name       uint32
 	extra      uint32
 }
+
+// traceChunk is the lines of one chunk while the file is read (about 1.3 MB).
+const traceChunk = 1 << 15
 
 type traceName struct{ kind, domain, op string }
 
@@ -57,7 +62,12 @@ func (s *traceStore) add(line int, t *contract.Trace) {
 	case t.Message != "":
 		r.extra = intern(s.msgOf, &s.msgs, t.Message) + 1
 	}
-	s.recs = append(s.recs, r)
+	if n := len(s.chunks); n == 0 || len(s.chunks[n-1]) == traceChunk {
+		s.chunks = append(s.chunks, make([]traceRec, 0, traceChunk))
+	}
+	last := &s.chunks[len(s.chunks)-1]
+	*last = append(*last, r)
+	s.count++
 	s.sorted = false
 }
 
@@ -96,6 +106,15 @@ func (s *traceStore) fill(t *contract.Trace, r *traceRec) {
 func (s *traceStore) sort() {
 	if s.sorted {
 		return
+	}
+	// One slice of the exact size, filled once from the chunks.
+	if len(s.chunks) > 0 {
+		all := make([]traceRec, 0, s.count)
+		all = append(all, s.recs...)
+		for _, c := range s.chunks {
+			all = append(all, c...)
+		}
+		s.recs, s.chunks = all, nil
 	}
 	// Threads and names compare by their values, not by the order they appeared in.
 	thread := ranks(s.threads, cmp.Compare[uint64])
@@ -160,8 +179,9 @@ func kindOrder(kind string) int {
 	return 3
 }
 
-// byLine returns the indices of the records in file order.
+// byLine returns the indices of the records in file order, once sort has gathered them.
 func (s *traceStore) byLine() []uint32 {
+	s.sort()
 	idx := make([]uint32, len(s.recs))
 	for i := range idx {
 		idx[i] = uint32(i)
@@ -186,7 +206,7 @@ func (p *Process) EachTrace(fn func(*contract.Trace) error) error {
 }
 
 // TraceCount is the number of trace lines of the process.
-func (p *Process) TraceCount() int { return len(p.traces.recs) }
+func (p *Process) TraceCount() int { return p.traces.count }
 
 // TracedDomains are the domains the process's trace lines name, sorted.
 func (p *Process) TracedDomains() []string {

@@ -118,8 +118,8 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 	}
 }
 
-// traceApp is the simulated app the tracing cases profile.
-const traceApp = "sim-demo"
+// traceApp is the simulated app that makes API calls, markers and copies of every kind.
+const traceApp = "sim-trace"
 
 // withoutAppLines is the run's stdout without what the application printed there.
 func withoutAppLines(s string) string {

@@ -103,7 +103,7 @@ func BenchmarkTraceDecodeSort(b *testing.B) {
 			}); err != nil {
 				b.Fatal(err)
 			}
-		}) - before.HeapInuse)
+		})-before.HeapInuse)
 		if got != n || len(p.Problems) > 0 {
 			b.Fatalf("handed out %d lines of %d, problems %q", got, n, p.Problems)
 		}

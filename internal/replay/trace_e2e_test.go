@@ -42,7 +42,7 @@ func TestTraceEndToEnd(t *testing.T) {
 		mode   string
 		flags  map[string]bool
 		want   map[string]int // lines by kind and domain (api) or op
-		passes int // dispatch lines per kernel launch: 0 when nothing records dispatches
+		passes int            // dispatch lines per kernel launch: 0 when nothing records dispatches
 	}{
 		{"sys-trace, kernel replay of two groups", []string{"SQ_WAVES", "GRBM_GUI_ACTIVE"}, contract.ModeKernel,
 			map[string]bool{tracing.SysTrace: true}, simTraceLines, 2},

@@ -41,6 +41,8 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 			contract.ModeApplication, false, false, false, []string{"json", "csv"}, "run", "", "", nil},
 		{"sys-trace under application replay", []string{"SQ_WAVES", "GRBM_GUI_ACTIVE"},
 			contract.ModeApplication, true, true, false, []string{"json", "csv", "rocpd"}, "run", "", traceApp, map[string]bool{tracing.SysTrace: true}},
+		{"markers alone: no counters, no kernel trace", nil,
+			contract.ModeNone, false, false, false, []string{"json", "csv"}, "run", "", traceApp, map[string]bool{string(tracing.Marker): true}},
 		{"hip and marker trace under kernel replay", []string{"SQ_WAVES", "GRBM_GUI_ACTIVE"},
 			contract.ModeKernel, false, false, false, []string{"json", "csv", "pftrace"}, "run", "", traceApp, map[string]bool{tracing.HIPTrace: true, string(tracing.Marker): true}},
 		{"rotation, an extra counter", []string{"SQ_WAVES MY_WAVES_TWICE", "GRBM_GUI_ACTIVE"},

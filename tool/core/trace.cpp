@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -130,48 +132,81 @@ struct ThreadState {
 
 thread_local ThreadState t_state;
 
-void key(std::string& out, const char* k) {
-    out.append(",\"");
-    out.append(k);
-    out.append("\":");
-}
-void kvu(std::string& out, const char* k, uint64_t v) {
-    key(out, k);
-    json::append_uint(out, v);
-}
-void kvi(std::string& out, const char* k, int64_t v) {
-    key(out, k);
-    json::append_int(out, v);
-}
-void kvs(std::string& out, const char* k, std::string_view v) {
-    key(out, k);
-    json::append_string(out, v.data(), v.size());
-}
+// The lines are formatted in place at the end of the buffer: room for the longest the fields can
+// make is reserved first, so every field is a memcpy or a to_chars, never a growing append.
+class LineWriter {
+public:
+    LineWriter(std::string& out, size_t bound) : out_(out), old_(out.size()) {
+        out_.resize(old_ + bound);
+        p_ = out_.data() + old_;
+    }
+    ~LineWriter() { out_.resize(static_cast<size_t>(p_ - out_.data())); }
+
+    template <size_t N>
+    void lit(const char (&s)[N]) {
+        std::memcpy(p_, s, N - 1);
+        p_ += N - 1;
+    }
+    void u(uint64_t v) { p_ = std::to_chars(p_, p_ + 20, v).ptr; }
+    void i(int64_t v) { p_ = std::to_chars(p_, p_ + 20, v).ptr; }
+    // A JSON string literal: plain printable ASCII is copied, anything else is escaped as json.cpp does.
+    void str(std::string_view v) {
+        bool plain = true;
+        for (unsigned char c : v) plain = plain && c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+        if (plain) {
+            *p_++ = '"';
+            std::memcpy(p_, v.data(), v.size());
+            p_ += v.size();
+            *p_++ = '"';
+            return;
+        }
+        std::string escaped;
+        json::append_string(escaped, v.data(), v.size());
+        std::memcpy(p_, escaped.data(), escaped.size());
+        p_ += escaped.size();
+    }
+    // The most a string of n bytes takes as a literal (a control byte is \u00XX).
+    static size_t bound(size_t n) { return 6 * n + 2; }
+
+private:
+    std::string& out_;
+    size_t old_;
+    char* p_;
+};
+
+// Room for the fixed text and the numbers of a line (every number at most 20 digits and a sign).
+constexpr size_t kLineFixed = 512;
 
 void append_range(std::string& out, const OpenRange& r, int64_t end) {
-    out.append("{\"t\":\"marker\"");
-    kvs(out, "domain", kDomainNames[static_cast<int>(Domain::Marker)]);
-    kvs(out, "op", r.op);
-    kvs(out, "message", r.message);
-    kvu(out, "correlation_id", r.correlation_id);
-    kvu(out, "thread_id", r.thread_id);
-    kvi(out, "start", r.start);
-    kvi(out, "end", end < r.start ? r.start : end);
-    out.append("}\n");
+    LineWriter w(out, kLineFixed + LineWriter::bound(std::strlen(r.op)) + LineWriter::bound(r.message.size()));
+    w.lit("{\"t\":\"marker\",\"domain\":\"MARKER_CORE_RANGE_API\",\"op\":");
+    w.str(r.op);
+    w.lit(",\"message\":");
+    w.str(r.message);
+    w.lit(",\"correlation_id\":");
+    w.u(r.correlation_id);
+    w.lit(",\"thread_id\":");
+    w.u(r.thread_id);
+    w.lit(",\"start\":");
+    w.i(r.start);
+    w.lit(",\"end\":");
+    w.i(end < r.start ? r.start : end);
+    w.lit("}\n");
 }
 
 // Hands a finished line to the calling thread's buffer; writes the buffer when it is full or old.
 template <typename Format>
 void emit(int64_t now, Format format) {
     Buffer& b = t_state.buffer();
-    std::string out;
-    {
-        std::lock_guard<std::mutex> lock(b.mu);
-        if (b.lines.empty()) b.oldest = now;
-        format(b.lines);
-        if (b.lines.size() >= kFlushBytes || now - b.oldest >= kFlushAgeNs) take(b, &out);
+    std::lock_guard<std::mutex> lock(b.mu);
+    if (b.lines.empty()) b.oldest = now;
+    format(b.lines);
+    // Written under the buffer's lock, which only exit's flush and fork contend for, so that the
+    // buffer keeps its capacity from one write to the next.
+    if (b.lines.size() >= kFlushBytes || now - b.oldest >= kFlushAgeNs) {
+        write_out(b.lines);
+        b.oldest = 0;
     }
-    if (!out.empty()) write_out(out);
 }
 
 bool traced(Domain d) { return (g_domains.load(std::memory_order_relaxed) & bit(d)) != 0; }
@@ -252,14 +287,20 @@ ApiCall::~ApiCall() {
 void record_api(Domain d, std::string_view op, uint64_t correlation_id, uint64_t tid, int64_t start, int64_t end) {
     if (!traced(d)) return;
     emit(end, [&](std::string& out) {
-        out.append("{\"t\":\"api\"");
-        kvs(out, "domain", kDomainNames[static_cast<int>(d)]);
-        kvs(out, "op", op);
-        kvu(out, "correlation_id", correlation_id);
-        kvu(out, "thread_id", tid);
-        kvi(out, "start", start);
-        kvi(out, "end", end);
-        out.append("}\n");
+        LineWriter w(out, kLineFixed + LineWriter::bound(op.size()));
+        w.lit("{\"t\":\"api\",\"domain\":");
+        w.str(kDomainNames[static_cast<int>(d)]);
+        w.lit(",\"op\":");
+        w.str(op);
+        w.lit(",\"correlation_id\":");
+        w.u(correlation_id);
+        w.lit(",\"thread_id\":");
+        w.u(tid);
+        w.lit(",\"start\":");
+        w.i(start);
+        w.lit(",\"end\":");
+        w.i(end);
+        w.lit("}\n");
     });
 }
 
@@ -319,20 +360,32 @@ void record_copy(const Copy& c) {
     if (!traced(Domain::MemoryCopy)) return;
     uint64_t tid = c.thread_id != 0 ? c.thread_id : thread_id();
     emit(c.end, [&](std::string& out) {
-        out.append("{\"t\":\"copy\"");
-        kvs(out, "op", c.op);
-        kvu(out, "correlation_id", c.correlation_id);
-        kvu(out, "thread_id", tid);
-        kvu(out, "src_agent_id", c.src_agent_id);
-        kvu(out, "dst_agent_id", c.dst_agent_id);
-        kvu(out, "queue_id", c.queue_id);
-        kvu(out, "stream_id", c.stream_id);
-        kvu(out, "size", c.size);
-        kvu(out, "src_address", c.src_address);
-        kvu(out, "dst_address", c.dst_address);
-        kvi(out, "start", c.start);
-        kvi(out, "end", c.end);
-        out.append("}\n");
+        LineWriter w(out, kLineFixed + LineWriter::bound(std::strlen(c.op)));
+        w.lit("{\"t\":\"copy\",\"op\":");
+        w.str(c.op);
+        w.lit(",\"correlation_id\":");
+        w.u(c.correlation_id);
+        w.lit(",\"thread_id\":");
+        w.u(tid);
+        w.lit(",\"src_agent_id\":");
+        w.u(c.src_agent_id);
+        w.lit(",\"dst_agent_id\":");
+        w.u(c.dst_agent_id);
+        w.lit(",\"queue_id\":");
+        w.u(c.queue_id);
+        w.lit(",\"stream_id\":");
+        w.u(c.stream_id);
+        w.lit(",\"size\":");
+        w.u(c.size);
+        w.lit(",\"src_address\":");
+        w.u(c.src_address);
+        w.lit(",\"dst_address\":");
+        w.u(c.dst_address);
+        w.lit(",\"start\":");
+        w.i(c.start);
+        w.lit(",\"end\":");
+        w.i(c.end);
+        w.lit("}\n");
     });
 }
 

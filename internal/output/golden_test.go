@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/golden"
+	"github.com/gorocprof/gorocprof/internal/stats"
 
 	"github.com/gorocprof/gorocprof/internal/records"
 )
@@ -45,6 +46,15 @@ func TestWriteGolden(t *testing.T) {
 		{"crashed_mangled", "4300.ndjson", Options{File: "4300", Formats: []string{"csv", "json"}, Mangled: true,
 			Command: []string{"./bin/sim-worker", "--from-cli"}}, fakeCounters{}},
 		{"trace_only", "4300.ndjson", Options{File: "4300", Formats: []string{"json", "csv"}, KernelTrace: true}, nil},
+		// API calls, markers and copies beside a dispatch: every trace file, its stats and the summaries
+		// (rocprofv3's summary test's groups), with the CPU agent (id 0) the copies' host side.
+		{"traced", "5100_traced.ndjson", Options{File: "5100", Formats: []string{"json", "csv"}, KernelTrace: true, Stats: true,
+			Summary: &StatsSummary{SummaryOptions: stats.SummaryOptions{Whole: true, PerDomain: true,
+				Groups: []string{"KERNEL_DISPATCH|MEMORY_COPY", ".*_API"}}, File: "summary"}}, fakeCounters{}},
+		// The copies' agents as --agent-index type-relative names them; no kernel trace: no kernel_trace.csv,
+		// kernel_stats.csv nor KERNEL_DISPATCH row.
+		{"traced_type_relative", "5100_traced.ndjson", Options{File: "5100", Formats: []string{"csv"}, Stats: true,
+			AgentIndex: "type-relative"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

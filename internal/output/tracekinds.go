@@ -1,0 +1,141 @@
+package output
+
+import (
+	"slices"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/records"
+)
+
+// traceGroup is one of rocprofv3's output domains (its domain_type) that trace lines fill: the
+// record domains it gathers, its trace and stats files, its name in domain_stats.csv and the
+// summaries, and its buffer_records array in results.json. The CUDA groups are gorocprof's own,
+// shaped as the HIP and HSA ones.
+type traceGroup struct {
+	domains []string // the record domains of the group (docs/tracing.md)
+	trace   string   // the CSV file's suffix
+	stats   string   // --stats' file suffix
+	column  string   // the Name of its domain_stats.csv row, the DOMAIN of the summaries
+	array   string   // its buffer_records array
+}
+
+// traceGroups are in rocprofv3's domain_type order, which orders the summaries and the names of a
+// --summary-groups table; the kernel dispatch domain sits between the markers and the copies
+// (kernelGroupOrder), the CUDA groups beside the HIP and HSA groups they stand for.
+var traceGroups = []traceGroup{
+	{[]string{"HSA_CORE_API", "HSA_AMD_EXT_API", "HSA_IMAGE_EXT_API", "HSA_FINALIZE_EXT_API"},
+		"_hsa_api_trace.csv", "_hsa_api_stats.csv", "HSA_API", "hsa_api"},
+	{[]string{domainCUDADriver}, "_cuda_driver_api_trace.csv", "_cuda_driver_api_stats.csv", "CUDA_DRIVER_API", "cuda_driver_api"},
+	{[]string{"HIP_RUNTIME_API", "HIP_COMPILER_API"}, "_hip_api_trace.csv", "_hip_api_stats.csv", "HIP_API", "hip_api"},
+	{[]string{domainCUDARuntime}, "_cuda_api_trace.csv", "_cuda_api_stats.csv", "CUDA_API", "cuda_api"},
+	{[]string{domainMarker}, "_marker_api_trace.csv", "_marker_api_stats.csv", "MARKER_API", "marker_api"},
+	{[]string{contract.DomainMemoryCopy}, "_memory_copy_trace.csv", "_memory_copy_stats.csv", "MEMORY_COPY", "memory_copy"},
+}
+
+// kernelGroupOrder is where KERNEL_DISPATCH falls among traceGroups in rocprofv3's order: after
+// the markers, before the copies.
+const kernelGroupOrder = 5
+
+const (
+	domainMarker      = "MARKER_CORE_RANGE_API"
+	domainCUDARuntime = "CUDA_RUNTIME_API"
+	domainCUDADriver  = "CUDA_DRIVER_API"
+)
+
+// traceSuffixes are the file suffixes of the trace groups' CSV and stats files.
+func traceSuffixes() []string {
+	var out []string
+	for _, g := range traceGroups {
+		out = append(out, g.trace, g.stats)
+	}
+	return out
+}
+
+// traceGroupOf is the index in traceGroups of a record domain; -1 for none.
+func traceGroupOf(domain string) int {
+	for i, g := range traceGroups {
+		if slices.Contains(g.domains, domain) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TraceDomainKnown says whether a trace line's domain is one the outputs write (docs/tracing.md).
+func TraceDomainKnown(domain string) bool { return traceGroupOf(domain) >= 0 }
+
+// traceKind is the buffer tracing kind results.json gives a record domain: its index in
+// bufferKindNames, whose names are the domains' own.
+func traceKind(domain string) int { return slices.Index(bufferKindNames, domain) }
+
+// fixedOperations are the SDK's operation tables of the kinds whose operations it numbers the
+// same in every version (rocprofiler_memory_copy_operation_t, rocprofiler_marker_core_range_api_id_t):
+// their records keep the SDK's ids, and a name outside the table (cuda's MEMORY_SET, the NVTX
+// calls) is added after them. The API kinds' tables are the operations the process called, by name.
+var fixedOperations = map[int][]string{
+	bufferKindKernelDispatch: kernelDispatchOperations,
+	bufferKindMemoryCopy: {"MEMORY_COPY_NONE", "MEMORY_COPY_HOST_TO_HOST", "MEMORY_COPY_HOST_TO_DEVICE",
+		"MEMORY_COPY_DEVICE_TO_HOST", "MEMORY_COPY_DEVICE_TO_DEVICE"},
+	bufferKindMarkerRange: {"roctxMarkA", "roctxThreadRangeA", "roctxProcessRangeA", "roctxGetThreadId"},
+}
+
+// traceNames are one process's strings.buffer_records operations, by kind, and the marker messages
+// by correlation id (strings.marker_api), as its results.json writes them and its records use them.
+type traceNames struct {
+	ops      [][]string       // by kind
+	opIndex  []map[string]int // by kind
+	messages []marker         // by correlation id
+}
+
+type marker struct {
+	corr    uint64
+	message string
+}
+
+// newTraceNames numbers the operations of every kind: the SDK's fixed tables first, then the
+// operations the process's lines name beyond them, sorted, so that the same lines give the same
+// numbers whatever their order.
+func newTraceNames(proc *records.Process) *traceNames {
+	n := &traceNames{ops: make([][]string, len(bufferKindNames)), opIndex: make([]map[string]int, len(bufferKindNames))}
+	extra := make([][]string, len(bufferKindNames))
+	for k := range bufferKindNames {
+		n.opIndex[k] = map[string]int{}
+		for i, op := range fixedOperations[k] {
+			n.opIndex[k][op] = i
+		}
+	}
+	_ = proc.EachTrace(func(t *contract.Trace) error {
+		k := traceKind(t.TraceDomain())
+		if k < 0 {
+			return nil
+		}
+		if _, ok := n.opIndex[k][t.Op]; !ok {
+			n.opIndex[k][t.Op] = -1
+			extra[k] = append(extra[k], t.Op)
+		}
+		if t.Kind == contract.RecMarker {
+			n.messages = append(n.messages, marker{t.CorrelationID, t.Message})
+		}
+		return nil
+	})
+	for k := range bufferKindNames {
+		slices.Sort(extra[k])
+		n.ops[k] = append(slices.Clone(fixedOperations[k]), extra[k]...)
+		if n.ops[k] == nil {
+			n.ops[k] = []string{}
+		}
+		for i, op := range n.ops[k] {
+			n.opIndex[k][op] = i
+		}
+	}
+	slices.SortStableFunc(n.messages, func(a, b marker) int {
+		switch {
+		case a.corr < b.corr:
+			return -1
+		case a.corr > b.corr:
+			return 1
+		}
+		return 0
+	})
+	return n
+}

@@ -1,0 +1,315 @@
+package output
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/records"
+)
+
+// cudaTraced is a CUDA process built record by record: runtime and driver calls, an NVTX range
+// and mark, a memset (its one agent both ends) and a peer copy between two GPUs, the CPU agent
+// the host side.
+func cudaTraced(t *testing.T) *records.Process {
+	t.Helper()
+	const t0 = int64(1700000000000000000)
+	b := records.NewBuilder("cuda.ndjson")
+	add := func(r records.Record) { b.Add(r) }
+	add(records.Record{Type: contract.RecHeader, Header: &contract.Header{Version: contract.Version, PID: 6200, PPID: 6000,
+		Backend: "cuda", Hostname: "gpu3", InitTime: t0, Cmdline: []string{"./saxpy"}}})
+	add(records.Record{Type: contract.RecAgent, Agent: &contract.Agent{ID: 0, Index: -1, Name: "Host CPU", Type: "CPU",
+		Props: map[string]int64{"node_id": 0, "logical_node_id": 0, "cpu_cores_count": 8}}})
+	for i := range 2 {
+		add(records.Record{Type: contract.RecAgent, Agent: &contract.Agent{ID: uint64(i + 1), Index: i, Name: "NVIDIA H200",
+			Vendor: "NVIDIA", Type: "GPU", Props: map[string]int64{"node_id": int64(i + 1), "logical_node_id": int64(i + 1),
+				"logical_node_type_id": int64(i), "cu_count": 132, "simd_per_cu": 4}}})
+	}
+	trace := func(tr contract.Trace) {
+		tr.Start, tr.End = t0+tr.Start, t0+tr.End
+		add(records.Record{Type: tr.Kind, Trace: &tr})
+	}
+	trace(contract.Trace{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMalloc", CorrelationID: 1, ThreadID: 6200, Start: 100, End: 900})
+	trace(contract.Trace{Kind: contract.RecAPI, Domain: domainCUDADriver, Op: "cuMemAlloc_v2", CorrelationID: 2, ThreadID: 6200, Start: 200, End: 800})
+	trace(contract.Trace{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMemset", CorrelationID: 3, ThreadID: 6200, Start: 1000, End: 1400})
+	trace(contract.Trace{Kind: contract.RecCopy, Op: "MEMORY_SET", CorrelationID: 3, ThreadID: 6200, SrcAgentID: 1, DstAgentID: 1,
+		StreamID: 7, Size: 1 << 20, DstAddress: 0x7f0000, Start: 1100, End: 1300})
+	trace(contract.Trace{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMemcpyPeer", CorrelationID: 4, ThreadID: 6200, Start: 1500, End: 2500})
+	trace(contract.Trace{Kind: contract.RecCopy, Op: "MEMORY_COPY_DEVICE_TO_DEVICE", CorrelationID: 4, ThreadID: 6200, SrcAgentID: 1,
+		DstAgentID: 2, StreamID: 7, QueueID: 3, Size: 4096, SrcAddress: 0x7f0000, DstAddress: 0x8f0000, Start: 1600, End: 2400})
+	trace(contract.Trace{Kind: contract.RecMarker, Domain: domainMarker, Op: "nvtxRangePushA", Message: "iteration 1", CorrelationID: 5,
+		ThreadID: 6201, Start: 50, End: 3000})
+	trace(contract.Trace{Kind: contract.RecMarker, Domain: domainMarker, Op: "nvtxMarkA", Message: "done", CorrelationID: 6,
+		ThreadID: 6201, Start: 3000, End: 3000})
+	add(records.Record{Type: contract.RecEnd, End: &contract.End{FiniTime: t0 + 5000}})
+	p, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// writeFiles writes proc's files under a new directory and returns them by base name.
+func writeFiles(t *testing.T, opts Options, proc *records.Process) map[string][]byte {
+	t.Helper()
+	if opts.Dir == "" {
+		opts.Dir = t.TempDir()
+	}
+	paths, err := Write(opts, proc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[filepath.Base(p)] = b
+	}
+	return files
+}
+
+// TestTraceCUDAGolden: the CUDA domains' files of their own (cuda_api_trace.csv for the runtime,
+// cuda_driver_api_trace.csv for the driver, with the HIP header), their kinds and arrays in
+// results.json, NVTX markers named by their messages, a memset among the copies.
+func TestTraceCUDAGolden(t *testing.T) {
+	proc := cudaTraced(t)
+	opts := Options{File: "6200", Formats: []string{"json", "csv"}, Stats: true}
+	files := writeFiles(t, opts, proc)
+	again := writeFiles(t, opts, proc)
+	for name, b := range files {
+		if string(again[name]) != string(b) {
+			t.Errorf("%s differs between two writes of one process", name)
+		}
+		compareGolden(t, "traced_cuda/"+name, b)
+	}
+	for _, want := range []string{"6200_cuda_api_trace.csv", "6200_cuda_driver_api_trace.csv", "6200_marker_api_trace.csv",
+		"6200_memory_copy_trace.csv", "6200_cuda_api_stats.csv", "6200_cuda_driver_api_stats.csv"} {
+		if _, ok := files[want]; !ok {
+			t.Errorf("no %s among %v", want, slices.Sorted(mapKeys(files)))
+		}
+	}
+	for _, absent := range []string{"6200_hip_api_trace.csv", "6200_hsa_api_trace.csv", "6200_kernel_trace.csv", "6200_kernel_stats.csv"} {
+		if _, ok := files[absent]; ok {
+			t.Errorf("%s written without a line of its domain", absent)
+		}
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// TestTraceValidatorRules pins, on the traced fixtures, what rocprofv3's own validators
+// (tests/rocprofv3/tracing, tracing-plus-counter-collection, summary) check of these files: every
+// record's kind and operation resolve through strings.buffer_records to its domain and function; a
+// copy's agents are listed agents, the host side a CPU (type 1), the device side a GPU (type 2),
+// in the JSON and as the CSV's Agent_Id labels; a marker's message is its correlation id's in
+// strings.marker_api and its CSV Function; correlation ids of API calls are unique; each CSV file
+// has a row per record of its arrays; agent_info's logical node ids are 0..n-1.
+func TestTraceValidatorRules(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		proc func(*testing.T) *records.Process
+	}{
+		{"sim", func(t *testing.T) *records.Process { return readFixture(t, "5100_traced.ndjson") }},
+		{"cuda", cudaTraced},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proc := tc.proc(t)
+			dir := t.TempDir()
+			files := writeFiles(t, Options{Dir: dir, File: "p", Formats: []string{"json", "csv"}}, proc)
+			var doc struct {
+				Tool []struct {
+					Metadata struct {
+						PID int64 `json:"pid"`
+					} `json:"metadata"`
+					Agents []struct {
+						ID   handle `json:"id"`
+						Type int    `json:"type"`
+					} `json:"agents"`
+					Strings struct {
+						BufferRecords []struct {
+							Kind       string   `json:"kind"`
+							Operations []string `json:"operations"`
+						} `json:"buffer_records"`
+						MarkerAPI []struct {
+							Key   uint64 `json:"key"`
+							Value string `json:"value"`
+						} `json:"marker_api"`
+					} `json:"strings"`
+					BufferRecords map[string][]struct {
+						Kind        int             `json:"kind"`
+						Operation   int             `json:"operation"`
+						Correlation struct {
+							Internal uint64 `json:"internal"`
+						} `json:"correlation_id"`
+						Start       int64           `json:"start_timestamp"`
+						End         int64           `json:"end_timestamp"`
+						ThreadID    uint64          `json:"thread_id"`
+						Src         *handle         `json:"src_agent_id"`
+						Dst         *handle         `json:"dst_agent_id"`
+					} `json:"buffer_records"`
+				} `json:"rocprofiler-sdk-tool"`
+			}
+			if err := json.Unmarshal(files["p_results.json"], &doc); err != nil {
+				t.Fatal(err)
+			}
+			el := doc.Tool[0]
+			agentType := map[uint64]int{}
+			for _, a := range el.Agents {
+				agentType[a.ID.Handle] = a.Type
+			}
+			messages := map[uint64]string{}
+			for _, m := range el.Strings.MarkerAPI {
+				messages[m.Key] = m.Value
+			}
+			// What each trace line must become, by array.
+			want := map[string][]*contract.Trace{}
+			_ = proc.EachTrace(func(tr *contract.Trace) error {
+				c := *tr
+				want[traceGroups[traceGroupOf(tr.TraceDomain())].array] = append(want[traceGroups[traceGroupOf(tr.TraceDomain())].array], &c)
+				return nil
+			})
+			apiCorr := map[uint64]bool{}
+			for array, lines := range want {
+				got := el.BufferRecords[array]
+				if len(got) != len(lines) {
+					t.Fatalf("buffer_records.%s: %d records, %d lines", array, len(got), len(lines))
+				}
+				for i, r := range got {
+					l := lines[i]
+					kind := el.Strings.BufferRecords[r.Kind]
+					if kind.Kind != l.TraceDomain() || kind.Operations[r.Operation] != l.Op {
+						t.Errorf("%s[%d]: kind %d operation %d resolve to %s %s, want %s %s", array, i, r.Kind, r.Operation,
+							kind.Kind, kind.Operations[r.Operation], l.TraceDomain(), l.Op)
+					}
+					if r.End < r.Start || r.Correlation.Internal == 0 || r.ThreadID < uint64(el.Metadata.PID) {
+						t.Errorf("%s[%d]: times %d..%d, correlation %d, thread %d", array, i, r.Start, r.End, r.Correlation.Internal, r.ThreadID)
+					}
+					switch l.Kind {
+					case contract.RecAPI:
+						if apiCorr[r.Correlation.Internal] {
+							t.Errorf("%s[%d]: correlation id %d given to two API calls", array, i, r.Correlation.Internal)
+						}
+						apiCorr[r.Correlation.Internal] = true
+					case contract.RecMarker:
+						if messages[r.Correlation.Internal] != l.Message {
+							t.Errorf("%s[%d]: strings.marker_api[%d] = %q, want %q", array, i, r.Correlation.Internal, messages[r.Correlation.Internal], l.Message)
+						}
+					case contract.RecCopy:
+						src, dst := agentType[r.Src.Handle], agentType[r.Dst.Handle]
+						wantSrc, wantDst := copyEnds(l.Op)
+						if src != wantSrc || dst != wantDst {
+							t.Errorf("%s[%d] %s: agents of types %d -> %d, want %d -> %d", array, i, l.Op, src, dst, wantSrc, wantDst)
+						}
+					}
+				}
+			}
+			checkTraceCSVs(t, dir, files, want)
+		})
+	}
+}
+
+// copyEnds are the agent types (1 CPU, 2 GPU) a copy's direction gives its ends.
+func copyEnds(op string) (src, dst int) {
+	switch op {
+	case "MEMORY_COPY_HOST_TO_DEVICE":
+		return 1, 2
+	case "MEMORY_COPY_DEVICE_TO_HOST":
+		return 2, 1
+	case "MEMORY_COPY_HOST_TO_HOST":
+		return 1, 1
+	}
+	return 2, 2
+}
+
+// checkTraceCSVs: each group's CSV file has a row per line, its Function the line's function (a
+// marker's message), a copy's agents labels of agent_info's rows of the right type.
+func checkTraceCSVs(t *testing.T, dir string, files map[string][]byte, want map[string][]*contract.Trace) {
+	t.Helper()
+	agents := csvByHeader(t, filepath.Join(dir, "p_agent_info.csv"))
+	typeOf := map[string]string{}
+	maxLogical := -1
+	for _, a := range agents {
+		typeOf[a["Logical_Node_Id"]] = a["Agent_Type"]
+		n, _ := strconv.Atoi(a["Logical_Node_Id"])
+		maxLogical = max(maxLogical, n)
+		if a["Agent_Type"] == "CPU" && (a["Cpu_Cores_Count"] == "0" || a["Simd_Count"] != "0" || a["Max_Waves_Per_Simd"] != "0") {
+			t.Errorf("agent_info's CPU row: %v", a)
+		}
+	}
+	if maxLogical+1 != len(agents) {
+		t.Errorf("agent_info: logical node ids up to %d in %d rows", maxLogical, len(agents))
+	}
+	types := map[int]string{1: "CPU", 2: "GPU"}
+	for _, g := range traceGroups {
+		lines := want[g.array]
+		if _, ok := files["p"+g.trace]; !ok {
+			if len(lines) > 0 {
+				t.Errorf("no %s for %d lines", g.trace, len(lines))
+			}
+			continue
+		}
+		rows := csvByHeader(t, filepath.Join(dir, "p"+g.trace))
+		if len(rows) != len(lines) {
+			t.Fatalf("%s: %d rows, %d lines", g.trace, len(rows), len(lines))
+		}
+		for i, r := range rows {
+			l := lines[i]
+			if l.Kind != contract.RecCopy {
+				if r["Domain"] != l.Domain || r["Function"] != traceFunction(l) || r["Correlation_Id"] != strconv.FormatUint(l.CorrelationID, 10) {
+					t.Errorf("%s row %d: %v for %+v", g.trace, i, r, *l)
+				}
+				continue
+			}
+			src, dst := copyEnds(l.Op)
+			last := func(label string) string { f := strings.Fields(label); return f[len(f)-1] }
+			if r["Kind"] != "MEMORY_COPY" || r["Direction"] != l.Op || typeOf[last(r["Source_Agent_Id"])] != types[src] ||
+				typeOf[last(r["Destination_Agent_Id"])] != types[dst] {
+				t.Errorf("%s row %d: %v for %+v", g.trace, i, r, *l)
+			}
+		}
+	}
+}
+
+// TestTraceUnknownDomain: a line of a domain no output knows is in no file, and the write says so
+// once the files are in place.
+func TestTraceUnknownDomain(t *testing.T) {
+	b := records.NewBuilder("x.ndjson")
+	b.Add(records.Record{Type: contract.RecHeader, Header: &contract.Header{Version: contract.Version, PID: 9, Backend: "sim", Hostname: "h"}})
+	b.Add(records.Record{Type: contract.RecAPI, Trace: &contract.Trace{Kind: contract.RecAPI, Domain: "ROCDECODE_API", Op: "rocDecCreateDecoder",
+		CorrelationID: 1, ThreadID: 9, Start: 1, End: 2}})
+	b.Add(records.Record{Type: contract.RecAPI, Trace: &contract.Trace{Kind: contract.RecAPI, Domain: "HIP_RUNTIME_API", Op: "hipFree",
+		CorrelationID: 2, ThreadID: 9, Start: 3, End: 4}})
+	p, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	dir := t.TempDir()
+	paths, err := Write(Options{Dir: dir, File: "p", Formats: []string{"csv", "json"}}, p, nil)
+	if err == nil || !strings.Contains(err.Error(), `1 of domain "ROCDECODE_API"`) {
+		t.Errorf("error %v, want one naming the left out line's domain", err)
+	}
+	if len(paths) != 3 {
+		t.Errorf("files placed: %v", paths)
+	}
+	hip, rerr := os.ReadFile(filepath.Join(dir, "p_hip_api_trace.csv"))
+	if rerr != nil || strings.Count(string(hip), "\n") != 2 {
+		t.Errorf("hip_api_trace.csv: %q, %v", hip, rerr)
+	}
+}

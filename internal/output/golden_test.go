@@ -2,7 +2,6 @@ package output
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,21 +62,7 @@ func TestWriteGolden(t *testing.T) {
 			procs := []*records.Process{proc, proc}
 			var first map[string][]byte
 			for round, proc := range procs {
-				opts := tc.opts
-				opts.Dir = t.TempDir()
-				paths, err := Write(opts, proc, tc.cs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				files := map[string][]byte{}
-				for _, p := range paths {
-					b, err := os.ReadFile(p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					rel, _ := filepath.Rel(opts.Dir, p)
-					files[filepath.ToSlash(rel)] = b
-				}
+				files := writeFiles(t, tc.opts, proc, tc.cs)
 				if round == 0 {
 					first = files
 					continue

@@ -55,13 +55,14 @@ func cudaTraced(t *testing.T) *records.Process {
 	return p
 }
 
-// writeFiles writes proc's files under a new directory and returns them by base name.
-func writeFiles(t *testing.T, opts Options, proc *records.Process) map[string][]byte {
+// writeFiles writes proc's files under opts.Dir, a new directory when empty, and returns them by
+// their path below it.
+func writeFiles(t *testing.T, opts Options, proc *records.Process, cs Counters) map[string][]byte {
 	t.Helper()
 	if opts.Dir == "" {
 		opts.Dir = t.TempDir()
 	}
-	paths, err := Write(opts, proc, nil)
+	paths, err := Write(opts, proc, cs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,8 @@ func writeFiles(t *testing.T, opts Options, proc *records.Process) map[string][]
 		if err != nil {
 			t.Fatal(err)
 		}
-		files[filepath.Base(p)] = b
+		rel, _ := filepath.Rel(opts.Dir, p)
+		files[filepath.ToSlash(rel)] = b
 	}
 	return files
 }
@@ -82,8 +84,8 @@ func writeFiles(t *testing.T, opts Options, proc *records.Process) map[string][]
 func TestTraceCUDAGolden(t *testing.T) {
 	proc := cudaTraced(t)
 	opts := Options{File: "6200", Formats: []string{"json", "csv"}, Stats: true}
-	files := writeFiles(t, opts, proc)
-	again := writeFiles(t, opts, proc)
+	files := writeFiles(t, opts, proc, nil)
+	again := writeFiles(t, opts, proc, nil)
 	for name, b := range files {
 		if string(again[name]) != string(b) {
 			t.Errorf("%s differs between two writes of one process", name)
@@ -131,7 +133,7 @@ func TestTraceValidatorRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			proc := tc.proc(t)
 			dir := t.TempDir()
-			files := writeFiles(t, Options{Dir: dir, File: "p", Formats: []string{"json", "csv"}}, proc)
+			files := writeFiles(t, Options{Dir: dir, File: "p", Formats: []string{"json", "csv"}}, proc, nil)
 			var doc struct {
 				Tool []struct {
 					Metadata struct {
@@ -152,16 +154,16 @@ func TestTraceValidatorRules(t *testing.T) {
 						} `json:"marker_api"`
 					} `json:"strings"`
 					BufferRecords map[string][]struct {
-						Kind        int             `json:"kind"`
-						Operation   int             `json:"operation"`
+						Kind        int `json:"kind"`
+						Operation   int `json:"operation"`
 						Correlation struct {
 							Internal uint64 `json:"internal"`
 						} `json:"correlation_id"`
-						Start       int64           `json:"start_timestamp"`
-						End         int64           `json:"end_timestamp"`
-						ThreadID    uint64          `json:"thread_id"`
-						Src         *handle         `json:"src_agent_id"`
-						Dst         *handle         `json:"dst_agent_id"`
+						Start    int64   `json:"start_timestamp"`
+						End      int64   `json:"end_timestamp"`
+						ThreadID uint64  `json:"thread_id"`
+						Src      *handle `json:"src_agent_id"`
+						Dst      *handle `json:"dst_agent_id"`
 					} `json:"buffer_records"`
 				} `json:"rocprofiler-sdk-tool"`
 			}

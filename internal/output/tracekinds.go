@@ -64,6 +64,15 @@ func traceGroupOf(domain string) int {
 // TraceDomainKnown says whether a trace line's domain is one the outputs write (docs/tracing.md).
 func TraceDomainKnown(domain string) bool { return traceGroupOf(domain) >= 0 }
 
+// TraceArray is the buffer_records array of results.json that holds a domain's records; "" for a
+// domain no output knows.
+func TraceArray(domain string) string {
+	if g := traceGroupOf(domain); g >= 0 {
+		return traceGroups[g].array
+	}
+	return ""
+}
+
 // traceKind is the buffer tracing kind results.json gives a record domain: its index in
 // bufferKindNames, whose names are the domains' own.
 func traceKind(domain string) int { return slices.Index(bufferKindNames, domain) }

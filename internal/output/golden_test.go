@@ -48,6 +48,7 @@ func TestWriteGolden(t *testing.T) {
 		// API calls, markers and copies beside a dispatch: every trace file, its stats and the summaries
 		// (rocprofv3's summary test's groups), with the CPU agent (id 0) the copies' host side.
 		{"traced", "5100_traced.ndjson", Options{File: "5100", Formats: []string{"json", "csv"}, KernelTrace: true, Stats: true,
+			TraceDomains: []string{"HIP_COMPILER_API", "HIP_RUNTIME_API", "MARKER_CORE_RANGE_API", "MEMORY_COPY"},
 			Summary: &StatsSummary{SummaryOptions: stats.SummaryOptions{Whole: true, PerDomain: true,
 				Groups: []string{"KERNEL_DISPATCH|MEMORY_COPY", ".*_API"}}, File: "summary"}}, fakeCounters{}},
 		// The copies' agents as --agent-index type-relative names them; no kernel trace: no kernel_trace.csv,

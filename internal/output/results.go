@@ -9,6 +9,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 	"github.com/gorocprof/gorocprof/internal/rocpd"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // writeResultsHead starts a process's element of results.json in rocprofv3's layout, up to the
@@ -170,7 +171,8 @@ func (v *view) metadata() object {
 		{"problems", nonNil(v.proc.Problems)},
 	}
 	e := v.proc.Totals()
-	run = append(run, kv{"dispatches", e.Dispatches}, kv{"replayed", e.Replayed}, kv{"declined", e.Declined})
+	run = append(run, kv{"dispatches", e.Dispatches}, kv{"replayed", e.Replayed}, kv{"declined", e.Declined},
+		kv{"trace_domains", nonNil(v.opts.TraceDomains)})
 	if v.rotation != nil {
 		run = append(run, kv{"pmc_group_interval", v.rotation.Interval})
 	}
@@ -201,17 +203,22 @@ func nodeObject(hostname string) object {
 }
 
 // config is rocprofv3's output configuration as far as it describes how this file was written:
-// the formats, the kernel trace, the summary, the agent numbering, and how kernels are grouped
-// in the trace (by queue, always). The output paths are left out, so that the same records give
-// the same file wherever it is written.
+// the formats, the kernel trace and the other traces (rocprofv3's *_trace booleans of the domains
+// traced), the summary, the agent numbering, and how kernels are grouped in the trace (by queue,
+// always). The output paths are left out, so that the same records give the same file wherever it
+// is written.
 func (v *view) config() object {
 	has := func(f string) bool { return slices.Contains(v.opts.Formats, f) }
-	return object{
+	o := object{
 		{"csv_output", has("csv")}, {"json_output", has("json")}, {"pftrace_output", has("pftrace")},
 		{"otf2_output", false}, {"rocpd_output", has("rocpd")}, {"summary", v.opts.Summary != nil},
 		{"kernel_rename", false}, {"group_by_queue", true}, {"agent_index", agentIndexOrDefault(v.opts.AgentIndex)},
 		{"kernel_trace", v.opts.KernelTrace},
 	}
+	for _, f := range tracing.Config(v.opts.TraceDomains) {
+		o = append(o, kv{f.Name, f.On})
+	}
+	return o
 }
 
 func nonNil(s []string) []string {

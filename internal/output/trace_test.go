@@ -83,7 +83,8 @@ func writeFiles(t *testing.T, opts Options, proc *records.Process, cs Counters) 
 // results.json, NVTX markers named by their messages, a memset among the copies.
 func TestTraceCUDAGolden(t *testing.T) {
 	proc := cudaTraced(t)
-	opts := Options{File: "6200", Formats: []string{"json", "csv"}, Stats: true}
+	opts := Options{File: "6200", Formats: []string{"json", "csv"}, Stats: true,
+		TraceDomains: []string{domainCUDADriver, domainCUDARuntime, domainMarker, contract.DomainMemoryCopy}}
 	files := writeFiles(t, opts, proc, nil)
 	again := writeFiles(t, opts, proc, nil)
 	for name, b := range files {

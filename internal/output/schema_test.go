@@ -102,7 +102,8 @@ func TestResultsMatchSchema(t *testing.T) {
 		fixture  string
 		cs       Counters
 		rotation *Rotation
-	}{{"4242.ndjson", fakeCounters{}, nil}, {"4300.ndjson", fakeCounters{}, nil}, {"4300.ndjson", nil, nil}, {"rotated 4242.ndjson", fakeCounters{}, rotation}} {
+	}{{"4242.ndjson", fakeCounters{}, nil}, {"4300.ndjson", fakeCounters{}, nil}, {"4300.ndjson", nil, nil}, {"rotated 4242.ndjson", fakeCounters{}, rotation},
+		{"5100_traced.ndjson", fakeCounters{}, nil}} { // API calls, markers and copies: hip_api, marker_api, memory_copy
 		dir := t.TempDir()
 		proc := rotatedFixture(t)
 		if tc.rotation == nil {

@@ -14,7 +14,9 @@ import (
 // marker's message) are numbered once per process and a copy's own fields live apart from the
 // calls'. A line costs about 40 bytes here where its JSON took 150 to 250.
 type traceStore struct {
-	recs    []traceRec
+	recs    []traceRec   // every line, once sort has gathered them
+	chunks  [][]traceRec // the lines added since, in chunks of traceChunk: no growing slice to copy
+	count   int
 	names   []traceName // kind, domain and operation by number
 	nameOf  map[traceName]uint32
 	threads []uint64 // thread ids by number
@@ -35,6 +37,9 @@ type traceRec struct {
 	name       uint32
 	extra      uint32
 }
+
+// traceChunk is the lines of one chunk while the file is read (about 1.3 MB).
+const traceChunk = 1 << 15
 
 type traceName struct{ kind, domain, op string }
 
@@ -57,7 +62,12 @@ func (s *traceStore) add(line int, t *contract.Trace) {
 	case t.Message != "":
 		r.extra = intern(s.msgOf, &s.msgs, t.Message) + 1
 	}
-	s.recs = append(s.recs, r)
+	if n := len(s.chunks); n == 0 || len(s.chunks[n-1]) == traceChunk {
+		s.chunks = append(s.chunks, make([]traceRec, 0, traceChunk))
+	}
+	last := &s.chunks[len(s.chunks)-1]
+	*last = append(*last, r)
+	s.count++
 	s.sorted = false
 }
 
@@ -87,30 +97,53 @@ func (s *traceStore) fill(t *contract.Trace, r *traceRec) {
 	}
 }
 
-// sort puts the lines in output order once: by start time, then thread id, then correlation id,
-// then file order. The line number makes the order total, so an unstable sort gives it.
+// sort puts the lines in output order once (docs/tracing.md): by start time, then thread id, then
+// correlation id, then kind (api, marker, copy), domain and op, then end time, then file order. A
+// call and the copy it issued share thread and correlation id and may share a start: the order
+// does not depend on which the file holds first, so a merge that reads them back kind by kind
+// (results.json) gives the run's order. The line number makes the order total, so an unstable sort
+// gives it.
 func (s *traceStore) sort() {
 	if s.sorted {
 		return
 	}
-	// Threads compare by id, not by the order they appeared in.
-	rank := make([]uint32, len(s.threads))
-	byID := make([]uint32, len(s.threads))
-	for i := range byID {
-		byID[i] = uint32(i)
+	// One slice of the exact size, filled once from the chunks.
+	if len(s.chunks) > 0 {
+		all := make([]traceRec, 0, s.count)
+		all = append(all, s.recs...)
+		for _, c := range s.chunks {
+			all = append(all, c...)
+		}
+		s.recs, s.chunks = all, nil
 	}
-	slices.SortFunc(byID, func(a, b uint32) int { return cmp.Compare(s.threads[a], s.threads[b]) })
-	for r, i := range byID {
-		rank[i] = uint32(r)
-	}
+	// Threads and names compare by their values, not by the order they appeared in.
+	thread := ranks(s.threads, cmp.Compare[uint64])
+	name := ranks(s.names, func(a, b traceName) int {
+		if c := cmp.Compare(kindOrder(a.kind), kindOrder(b.kind)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.kind, b.kind); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.domain, b.domain); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.op, b.op)
+	})
 	slices.SortFunc(s.recs, func(x, y traceRec) int {
 		if c := cmp.Compare(x.start, y.start); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(rank[x.thread], rank[y.thread]); c != 0 {
+		if c := cmp.Compare(thread[x.thread], thread[y.thread]); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(x.corr, y.corr); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(name[x.name], name[y.name]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.end, y.end); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.line, y.line)
@@ -118,8 +151,37 @@ func (s *traceStore) sort() {
 	s.sorted = true
 }
 
-// byLine returns the indices of the records in file order.
+// ranks returns each element's rank in list ordered by compare.
+func ranks[T any](list []T, compare func(a, b T) int) []uint32 {
+	order := make([]uint32, len(list))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return compare(list[a], list[b]) })
+	rank := make([]uint32, len(list))
+	for r, i := range order {
+		rank[i] = uint32(r)
+	}
+	return rank
+}
+
+// kindOrder orders the kinds of lines that tie on start, thread and correlation id: an API call
+// before a marker before a copy (another kind, from a newer tool, after them).
+func kindOrder(kind string) int {
+	switch kind {
+	case contract.RecAPI:
+		return 0
+	case contract.RecMarker:
+		return 1
+	case contract.RecCopy:
+		return 2
+	}
+	return 3
+}
+
+// byLine returns the indices of the records in file order, once sort has gathered them.
 func (s *traceStore) byLine() []uint32 {
+	s.sort()
 	idx := make([]uint32, len(s.recs))
 	for i := range idx {
 		idx[i] = uint32(i)
@@ -144,7 +206,7 @@ func (p *Process) EachTrace(fn func(*contract.Trace) error) error {
 }
 
 // TraceCount is the number of trace lines of the process.
-func (p *Process) TraceCount() int { return len(p.traces.recs) }
+func (p *Process) TraceCount() int { return p.traces.count }
 
 // TracedDomains are the domains the process's trace lines name, sorted.
 func (p *Process) TracedDomains() []string {

@@ -115,6 +115,18 @@ func TestTraceLines(t *testing.T) {
 			},
 		},
 		{
+			name: "a call and its copy at one start: api before copy whatever the file order, then domain, op, end",
+			lines: []string{hdr, agent, cpuAgent, strings.Replace(copyLine, `"start":120`, `"start":100`, 1),
+				strings.Replace(apiLine, `"end":200`, `"end":300`, 1), apiLine,
+				strings.Replace(apiLine, `"domain":"HIP_RUNTIME_API","op":"hipMemcpy"`, `"domain":"HIP_COMPILER_API","op":"__hipPush"`, 1)},
+			want: []string{
+				"api __hipPush 12 4242 100 200",
+				"api hipMemcpy 12 4242 100 200",
+				"api hipMemcpy 12 4242 100 300",
+				"copy MEMORY_COPY_HOST_TO_DEVICE 12 4242 100 180 9>1 4096",
+			},
+		},
+		{
 			name:  "threads ordered by id, not by first appearance",
 			lines: []string{hdr, agent, strings.Replace(apiLine, `"thread_id":4242`, `"thread_id":99999`, 1), apiLine, strings.Replace(apiLine, `"thread_id":4242`, `"thread_id":5`, 1)},
 			want:  []string{"api hipMemcpy 12 5 100 200", "api hipMemcpy 12 4242 100 200", "api hipMemcpy 12 99999 100 200"},

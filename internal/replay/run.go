@@ -47,6 +47,9 @@ func Run(ctx context.Context, req Request) (Result, error) {
 		if err := PrintPlan(stdout, plan); err != nil {
 			return Result{}, err
 		}
+		if err := printTracing(stdout, req); err != nil {
+			return Result{}, err
+		}
 		return Result{}, printRotation(stdout, req)
 	}
 	if req.Unprofiled {

@@ -48,7 +48,7 @@ func (r *RecordReader) Next() (Record, error) {
 			r.next, r.line = d, line
 		}
 	}
-	if r.traces == nil {
+	if r.traces == nil && r.p.traces != nil {
 		r.traces = r.p.traces.byLine()
 	}
 	// The next line of the three sources, kept records first on a tie (there is none in a file).

@@ -194,6 +194,9 @@ func (s *traceStore) byLine() []uint32 {
 // time, then thread, then correlation id, then file order. The record is valid only during the call.
 func (p *Process) EachTrace(fn func(*contract.Trace) error) error {
 	s := p.traces
+	if s == nil { // a Process not read or built here
+		return nil
+	}
 	s.sort()
 	var t contract.Trace
 	for i := range s.recs {
@@ -206,10 +209,18 @@ func (p *Process) EachTrace(fn func(*contract.Trace) error) error {
 }
 
 // TraceCount is the number of trace lines of the process.
-func (p *Process) TraceCount() int { return p.traces.count }
+func (p *Process) TraceCount() int {
+	if p.traces == nil {
+		return 0
+	}
+	return p.traces.count
+}
 
 // TracedDomains are the domains the process's trace lines name, sorted.
 func (p *Process) TracedDomains() []string {
+	if p.traces == nil {
+		return nil
+	}
 	var ds []string
 	for _, n := range p.traces.names {
 		t := contract.Trace{Kind: n.kind, Domain: n.domain}

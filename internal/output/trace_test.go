@@ -289,13 +289,15 @@ func checkTraceCSVs(t *testing.T, dir string, files map[string][]byte, want map[
 	}
 }
 
-// TestTraceUnknownDomain: a line of a domain no output knows is in no file, and the write says so
-// once the files are in place.
+// TestTraceUnknownDomain: a line of a domain no output knows, or an API line of the marker domain,
+// is in no file, and the write says so once the files are in place.
 func TestTraceUnknownDomain(t *testing.T) {
 	b := records.NewBuilder("x.ndjson")
 	b.Add(records.Record{Type: contract.RecHeader, Header: &contract.Header{Version: contract.Version, PID: 9, Backend: "sim", Hostname: "h"}})
 	b.Add(records.Record{Type: contract.RecAPI, Trace: &contract.Trace{Kind: contract.RecAPI, Domain: "ROCDECODE_API", Op: "rocDecCreateDecoder",
 		CorrelationID: 1, ThreadID: 9, Start: 1, End: 2}})
+	b.Add(records.Record{Type: contract.RecAPI, Trace: &contract.Trace{Kind: contract.RecAPI, Domain: domainMarker, Op: "roctxMarkA",
+		CorrelationID: 3, ThreadID: 9, Start: 2, End: 2}})
 	b.Add(records.Record{Type: contract.RecAPI, Trace: &contract.Trace{Kind: contract.RecAPI, Domain: "HIP_RUNTIME_API", Op: "hipFree",
 		CorrelationID: 2, ThreadID: 9, Start: 3, End: 4}})
 	p, err := b.Finish()
@@ -305,7 +307,7 @@ func TestTraceUnknownDomain(t *testing.T) {
 	defer p.Close()
 	dir := t.TempDir()
 	paths, err := Write(Options{Dir: dir, File: "p", Formats: []string{"csv", "json"}}, p, nil)
-	if err == nil || !strings.Contains(err.Error(), `1 of domain "ROCDECODE_API"`) {
+	if err == nil || !strings.Contains(err.Error(), `1 api line of domain "MARKER_CORE_RANGE_API", 1 api line of domain "ROCDECODE_API"`) {
 		t.Errorf("error %v, want one naming the left out line's domain", err)
 	}
 	if len(paths) != 3 {

@@ -64,6 +64,21 @@ func traceGroupOf(domain string) int {
 // TraceDomainKnown says whether a trace line's domain is one the outputs write (docs/tracing.md).
 func TraceDomainKnown(domain string) bool { return traceGroupOf(domain) >= 0 }
 
+// traceLineKnown says whether the outputs write t: its domain is known and fits its type, a copy
+// line's MEMORY_COPY, a marker's the marker domain, an API call's an API domain.
+func traceLineKnown(t *contract.Trace) bool {
+	d := t.TraceDomain()
+	switch t.Kind {
+	case contract.RecCopy:
+		return true // always MEMORY_COPY
+	case contract.RecMarker:
+		return d == domainMarker
+	case contract.RecAPI:
+		return TraceDomainKnown(d) && d != domainMarker && d != contract.DomainMemoryCopy
+	}
+	return false
+}
+
 // TraceArray is the buffer_records array of results.json that holds a domain's records; "" for a
 // domain no output knows.
 func TraceArray(domain string) string {

@@ -257,17 +257,18 @@ func (f *Files) Dispatch(d *Dispatch) error {
 }
 
 // Trace hands one trace line to every sink that takes them. A line of a domain the outputs do not
-// know (a newer tool's) goes to none, so that every format leaves out the same lines, and is
-// reported with the evaluation failures.
+// know (a newer tool's), or of a domain that is not its type's (an API line of the marker domain),
+// goes to none, so that every format leaves out the same lines, and is reported with the
+// evaluation failures.
 func (f *Files) Trace(t *contract.Trace) error {
 	if ok, err := f.taking(); !ok {
 		return err
 	}
-	if d := t.TraceDomain(); !TraceDomainKnown(d) {
+	if !traceLineKnown(t) {
 		if f.unknown == nil {
 			f.unknown = map[string]int{}
 		}
-		f.unknown[d]++
+		f.unknown[t.Kind+" line of domain "+strconv.Quote(t.TraceDomain())]++
 		return nil
 	}
 	for _, s := range f.sinks {
@@ -309,9 +310,9 @@ func (f *Files) End(failed error) error {
 	if len(f.unknown) > 0 {
 		var parts []string
 		for _, d := range slices.Sorted(maps.Keys(f.unknown)) {
-			parts = append(parts, fmt.Sprintf("%d of domain %q", f.unknown[d], d))
+			parts = append(parts, fmt.Sprintf("%d %s", f.unknown[d], d))
 		}
-		f.evalErrs = append(f.evalErrs, fmt.Errorf("pid %d: trace lines no output knows the domain of were left out: %s",
+		f.evalErrs = append(f.evalErrs, fmt.Errorf("pid %d: trace lines of a domain no output knows, or not of their type, were left out: %s",
 			p.Header.PID, strings.Join(parts, ", ")))
 	}
 	return nil

@@ -318,3 +318,50 @@ func TestTraceUnknownDomain(t *testing.T) {
 		t.Errorf("hip_api_trace.csv: %q, %v", hip, rerr)
 	}
 }
+
+// TestTraceSummaryTables reads the traced fixture's summaries as rocprofv3's summary validator
+// reads its own (tests/rocprofv3/summary conftest: a title line starts a table, its "|" rows
+// split into cells): a table per domain, per group and the whole, each row nine cells, the rows
+// as many as the table's names.
+func TestTraceSummaryTables(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "golden", "traced", "5100_summary.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := map[string][][]string{}
+	title := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "|--") {
+			continue
+		}
+		if !strings.HasPrefix(line, "|") {
+			title = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(line, ":"), "ROCPROFV3 "), " SUMMARY")
+			continue
+		}
+		var cells []string
+		for _, c := range strings.Split(line, "|") {
+			if c = strings.TrimSpace(c); c != "" {
+				cells = append(cells, c)
+			}
+		}
+		tables[title] = append(tables[title], cells)
+	}
+	// rows beside the header line
+	want := map[string]int{"HIP_API": 6, "MARKER_API": 3, "KERNEL_DISPATCH": 1, "MEMORY_COPY": 2,
+		"KERNEL_DISPATCH + MEMORY_COPY": 3, "HIP_API + MARKER_API": 9, "SUMMARY": 12}
+	if len(tables) != len(want) {
+		t.Errorf("tables %v, want %v", slices.Sorted(mapKeys(tables)), want)
+	}
+	for name, n := range want {
+		rows := tables[name]
+		if len(rows) != n+1 || rows[0][0] != "NAME" {
+			t.Errorf("%s: %d rows, want a header and %d", name, len(rows), n)
+		}
+		for _, r := range rows {
+			if len(r) != 9 {
+				t.Errorf("%s: row %q has %d cells, want 9", name, r, len(r))
+			}
+		}
+	}
+}

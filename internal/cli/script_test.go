@@ -159,6 +159,7 @@ func e2eParams(t *testing.T, dir string) testscript.Params {
 			"rocpd-matches-csv": rocpdMatchesCSVCmd,
 			"samerecords":       sameRecordsCmd,
 			"summary-stats":     summaryMatchesStatsCmd,
+			"tracefiles":        traceFilesCmd,
 		},
 	}
 }

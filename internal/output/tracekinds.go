@@ -42,6 +42,21 @@ const (
 	domainCUDADriver  = "CUDA_DRIVER_API"
 )
 
+// TraceFile is one trace group's outputs, for their readers (tests, checkers): its buffer_records
+// array, its CSV and stats files' suffixes after the prefix, and its name in domain_stats.csv.
+type TraceFile struct {
+	Array, CSV, Stats, Column string
+}
+
+// TraceFiles are the trace groups' outputs, in rocprofv3's domain order.
+func TraceFiles() []TraceFile {
+	out := make([]TraceFile, len(traceGroups))
+	for i, g := range traceGroups {
+		out[i] = TraceFile{Array: g.array, CSV: g.trace, Stats: g.stats, Column: g.column}
+	}
+	return out
+}
+
 // traceSuffixes are the file suffixes of the trace groups' CSV and stats files.
 func traceSuffixes() []string {
 	var out []string

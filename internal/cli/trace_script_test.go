@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/e2etest"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -18,7 +20,11 @@ import (
 // of the run directory RUNDIR (records/*.ndjson, every process's): for each trace group, as many
 // rows in its CSV file, records in results.json's array, calls in its stats file and in its
 // domain_stats.csv row as the processes have lines of its domains (a file absent where there are
-// none). It prints each group's count ("hip_api 57").
+// none). It also checks what rocprofv3's validators check of every row and record, whatever the
+// app: a record's kind and operation name a domain and function through strings.buffer_records, a
+// marker's message is in strings.marker_api, a copy's agents (in results.json and as the CSV's
+// labels) are listed agents of the types its direction says. It prints each group's count
+// ("hip_api 57").
 func traceFilesCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: tracefiles RUNDIR DIR PREFIX")
@@ -39,6 +45,8 @@ func traceFilesCmd(ts *testscript.TestScript, neg bool, args []string) {
 		p.Close()
 	}
 	prefix := filepath.Join(ts.MkAbs(args[1]), args[2])
+	checkTraceRecords(ts, prefix+"_results.json")
+	checkCopyRows(ts, prefix)
 	arrays := resultsArrays(ts, prefix+"_results.json")
 	domainCalls := statsCalls(ts, prefix+"_domain_stats.csv")
 	for _, f := range output.TraceFiles() {
@@ -75,6 +83,65 @@ func resultsArrays(ts *testscript.TestScript, path string) map[string]int {
 		}
 	}
 	return out
+}
+
+// copyEnds are the agent types (1 CPU, 2 GPU) of a copy direction's source and destination.
+var copyEnds = map[string][2]int{"MEMORY_COPY_HOST_TO_DEVICE": {1, 2}, "MEMORY_COPY_DEVICE_TO_HOST": {2, 1},
+	"MEMORY_COPY_HOST_TO_HOST": {1, 1}, "MEMORY_COPY_DEVICE_TO_DEVICE": {2, 2}, "MEMORY_SET": {2, 2}}
+
+// checkTraceRecords resolves every trace record of results.json as rocprofv3's validators do.
+func checkTraceRecords(ts *testscript.TestScript, path string) {
+	b, err := os.ReadFile(path)
+	ts.Check(err)
+	doc, err := e2etest.ParseTraceResults(b)
+	ts.Check(err)
+	for _, el := range doc.Tool {
+		types := map[uint64]int{}
+		for _, a := range el.Agents {
+			types[a.ID.Handle] = a.Type
+		}
+		messages := map[uint64]bool{}
+		for _, m := range el.Strings.MarkerAPI {
+			messages[m.Key] = true
+		}
+		for _, f := range output.TraceFiles() {
+			for i, r := range el.BufferRecords[f.Array] {
+				if r.Kind <= 0 || r.Kind >= len(el.Strings.BufferRecords) || r.Operation < 0 ||
+					r.Operation >= len(el.Strings.BufferRecords[r.Kind].Operations) {
+					ts.Fatalf("%s[%d]: kind %d operation %d are not in strings.buffer_records", f.Array, i, r.Kind, r.Operation)
+				}
+				kind := el.Strings.BufferRecords[r.Kind]
+				if output.TraceArray(kind.Kind) != f.Array || r.End < r.Start || r.Correlation.Internal == 0 {
+					ts.Fatalf("%s[%d]: kind %s, times %d..%d, correlation id %d", f.Array, i, kind.Kind, r.Start, r.End, r.Correlation.Internal)
+				}
+				if f.Array == "marker_api" && !messages[r.Correlation.Internal] {
+					ts.Fatalf("%s[%d]: correlation id %d has no message in strings.marker_api", f.Array, i, r.Correlation.Internal)
+				}
+				if f.Array == "memory_copy" {
+					op := kind.Operations[r.Operation]
+					if ends, ok := copyEnds[op]; !ok || r.Src == nil || r.Dst == nil || types[r.Src.Handle] != ends[0] || types[r.Dst.Handle] != ends[1] {
+						ts.Fatalf("%s[%d] %s: agents %d (type %d) -> %d (type %d)", f.Array, i, op, r.Src.Handle, types[r.Src.Handle], r.Dst.Handle, types[r.Dst.Handle])
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkCopyRows: memory_copy_trace.csv's agent labels end in the number of an agent_info.csv row
+// (the validators split them on the space) of the types the direction says.
+func checkCopyRows(ts *testscript.TestScript, prefix string) {
+	types := map[string]int{}
+	for _, r := range readRows(ts, prefix+"_agent_info.csv") {
+		types[r[1]] = map[string]int{"CPU": 1, "GPU": 2}[r[2]] // Logical_Node_Id, Agent_Type
+	}
+	number := func(label string) string { return label[strings.LastIndexByte(label, ' ')+1:] }
+	for i, r := range readRows(ts, prefix+"_memory_copy_trace.csv") {
+		ends, ok := copyEnds[r[1]]
+		if !ok || r[0] != "MEMORY_COPY" || types[number(r[3])] != ends[0] || types[number(r[4])] != ends[1] {
+			ts.Fatalf("memory_copy_trace.csv row %d: %q", i+1, r)
+		}
+	}
 }
 
 // readRows reads a CSV file's rows after its header; nil when it does not exist.

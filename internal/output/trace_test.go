@@ -1,7 +1,6 @@
 package output
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
+	"github.com/gorocprof/gorocprof/internal/e2etest"
 	"github.com/gorocprof/gorocprof/internal/records"
 )
 
@@ -135,40 +135,8 @@ func TestTraceValidatorRules(t *testing.T) {
 			proc := tc.proc(t)
 			dir := t.TempDir()
 			files := writeFiles(t, Options{Dir: dir, File: "p", Formats: []string{"json", "csv"}}, proc, nil)
-			var doc struct {
-				Tool []struct {
-					Metadata struct {
-						PID int64 `json:"pid"`
-					} `json:"metadata"`
-					Agents []struct {
-						ID   handle `json:"id"`
-						Type int    `json:"type"`
-					} `json:"agents"`
-					Strings struct {
-						BufferRecords []struct {
-							Kind       string   `json:"kind"`
-							Operations []string `json:"operations"`
-						} `json:"buffer_records"`
-						MarkerAPI []struct {
-							Key   uint64 `json:"key"`
-							Value string `json:"value"`
-						} `json:"marker_api"`
-					} `json:"strings"`
-					BufferRecords map[string][]struct {
-						Kind        int `json:"kind"`
-						Operation   int `json:"operation"`
-						Correlation struct {
-							Internal uint64 `json:"internal"`
-						} `json:"correlation_id"`
-						Start    int64   `json:"start_timestamp"`
-						End      int64   `json:"end_timestamp"`
-						ThreadID uint64  `json:"thread_id"`
-						Src      *handle `json:"src_agent_id"`
-						Dst      *handle `json:"dst_agent_id"`
-					} `json:"buffer_records"`
-				} `json:"rocprofiler-sdk-tool"`
-			}
-			if err := json.Unmarshal(files["p_results.json"], &doc); err != nil {
+			doc, err := e2etest.ParseTraceResults(files["p_results.json"])
+			if err != nil {
 				t.Fatal(err)
 			}
 			el := doc.Tool[0]

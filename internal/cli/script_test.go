@@ -157,6 +157,7 @@ func e2eParams(t *testing.T, dir string) testscript.Params {
 			"pftrace-vs-csv":    pftraceVsCSVCmd,
 			"rocpd":             rocpdQueryCmd,
 			"rocpd-matches-csv": rocpdMatchesCSVCmd,
+			"rocpd-vs-pftrace":  rocpdVsPftraceCmd,
 			"samerecords":       sameRecordsCmd,
 			"summary-stats":     summaryMatchesStatsCmd,
 			"tracefiles":        traceFilesCmd,

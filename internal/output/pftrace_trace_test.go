@@ -2,8 +2,10 @@ package output
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
@@ -98,5 +100,82 @@ func TestPftraceEveryTraceLine(t *testing.T) {
 		if len(want) != 1 || !slices.Equal(s.Flows, want) {
 			t.Errorf("dispatch slice at %d: flows %v, want its launch's %v", s.Start, s.Flows, want)
 		}
+	}
+}
+
+// TestPftraceThreadLanes: a call that overlaps an open slice of its thread without being inside it
+// (a start/stop range ended while a call it began in was still running) goes on a second track of
+// the thread's name; a call inside the range and a call after both stay on the first, nested as
+// they ran, and every slice ends where it ended.
+func TestPftraceThreadLanes(t *testing.T) {
+	b := records.NewBuilder("lanes")
+	b.Add(records.Record{Type: contract.RecHeader, Header: &contract.Header{Version: 1, PID: 7, Backend: "sim", Hostname: "h",
+		InitTime: 1, Cmdline: []string{"./app"}}})
+	for _, tl := range []contract.Trace{
+		{Kind: contract.RecMarker, Domain: "MARKER_CORE_RANGE_API", Op: "roctxProcessRangeA", Message: "load", CorrelationID: 1, ThreadID: 7, Start: 100, End: 200},
+		{Kind: contract.RecAPI, Domain: "HIP_RUNTIME_API", Op: "hipMalloc", CorrelationID: 2, ThreadID: 7, Start: 110, End: 120},
+		{Kind: contract.RecAPI, Domain: "HIP_RUNTIME_API", Op: "hipMemcpy", CorrelationID: 3, ThreadID: 7, Start: 150, End: 250},
+		{Kind: contract.RecAPI, Domain: "HIP_RUNTIME_API", Op: "hipFree", CorrelationID: 4, ThreadID: 7, Start: 300, End: 310},
+	} {
+		b.Add(records.Record{Type: tl.Kind, Trace: &tl})
+	}
+	b.Add(records.Record{Type: contract.RecEnd, End: &contract.End{FiniTime: 400}})
+	proc, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Close()
+	_, tr := writeTrace(t, Options{File: "lanes"}, []*records.Process{proc}, fakeCounters{})
+	names := map[uint64]string{}
+	for _, tk := range tr.Tracks {
+		names[tk.UUID] = tk.Name
+	}
+	lane := map[string]uint64{}
+	var got []string
+	for _, s := range tr.Slices {
+		lane[s.Name] = s.Track
+		got = append(got, fmt.Sprintf("%s %q %d..%d depth %d", names[s.Track], s.Name, s.Start, s.End, s.Depth))
+	}
+	want := []string{`THREAD 0 (7) "load" 100..200 depth 0`, `THREAD 0 (7) "hipMalloc" 110..120 depth 1`,
+		`THREAD 0 (7) "hipMemcpy" 150..250 depth 0`, `THREAD 0 (7) "hipFree" 300..310 depth 0`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("slices:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if lane["hipMemcpy"] == lane["load"] || lane["hipMalloc"] != lane["load"] || lane["hipFree"] != lane["load"] {
+		t.Errorf("tracks %v: want hipMemcpy alone on a second lane", lane)
+	}
+}
+
+// TestPftraceFlowsPerProcess: two traced processes in one trace have flows of their own (the
+// second's ids 2^40 above its correlation ids), so that no arrow joins one process's call to the
+// other's dispatch.
+func TestPftraceFlowsPerProcess(t *testing.T) {
+	a, b := readFixture(t, "4400_trace.ndjson"), readFixture(t, "4400_trace.ndjson")
+	b.Header.PID++
+	_, tr := writeTrace(t, Options{File: "two"}, []*records.Process{a, b}, fakeCounters{})
+	owner := map[uint64]uint64{} // flow id -> process track
+	parent := map[uint64]uint64{}
+	for _, tk := range tr.Tracks {
+		parent[tk.UUID] = tk.Parent
+	}
+	process := func(track uint64) uint64 {
+		for parent[track] != 0 {
+			track = parent[track]
+		}
+		return track
+	}
+	n := 0
+	for _, s := range tr.Slices {
+		for _, f := range s.Flows {
+			n++
+			p := process(s.Track)
+			if o, ok := owner[f]; ok && o != p {
+				t.Errorf("flow %d joins process tracks %d and %d", f, o, p)
+			}
+			owner[f] = p
+		}
+	}
+	if n == 0 || len(owner) != 2*7 { // each process: 7 API calls with a flow
+		t.Errorf("%d slices in %d flows, want 14 flows", n, len(owner))
 	}
 }

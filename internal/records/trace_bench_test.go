@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/benchmem"
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
@@ -70,35 +71,40 @@ func writeTraceRecords(tb testing.TB, path string, n int) int64 {
 
 // BenchmarkTraceDecodeSort measures reading 10^6 trace lines (decode, check, keep) and handing them
 // out sorted once: ns/line is the time per line, heap-bytes/line what the kept process holds per
-// line, json-bytes/line the file's size per line.
+// line, peak-heap-bytes/line the most the heap held while reading and sorting (the sort's keys and
+// its copy of the records are transient), json-bytes/line the file's size per line.
 func BenchmarkTraceDecodeSort(b *testing.B) {
 	const n = 1_000_000
 	path := filepath.Join(b.TempDir(), "7.ndjson")
 	size := writeTraceRecords(b, path, n)
 	b.SetBytes(size)
 	b.ReportAllocs()
-	var held uint64
+	var held, peak uint64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		runtime.GC()
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
-		p, err := ReadProcess(path)
-		if err != nil {
-			b.Fatal(err)
-		}
+		var p *Process
 		got := 0
-		last := int64(0)
-		if err := p.EachTrace(func(t *contract.Trace) error {
-			if t.Start < last {
-				return fmt.Errorf("line %d out of order", got)
+		top := benchmem.PeakHeap(func() {
+			var err error
+			if p, err = ReadProcess(path); err != nil {
+				b.Fatal(err)
 			}
-			last = t.Start
-			got++
-			return nil
-		}); err != nil {
-			b.Fatal(err)
-		}
+			last := int64(0)
+			if err := p.EachTrace(func(t *contract.Trace) error {
+				if t.Start < last {
+					return fmt.Errorf("line %d out of order", got)
+				}
+				last = t.Start
+				got++
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		})
+		peak = max(peak, top-min(top, before.HeapInuse))
 		if got != n || len(p.Problems) > 0 {
 			b.Fatalf("handed out %d lines of %d, problems %q", got, n, p.Problems)
 		}
@@ -113,5 +119,6 @@ func BenchmarkTraceDecodeSort(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/line")
 	b.ReportMetric(float64(held)/n, "heap-bytes/line")
+	b.ReportMetric(float64(peak)/n, "peak-heap-bytes/line")
 	b.ReportMetric(float64(size)/n, "json-bytes/line")
 }

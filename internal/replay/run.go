@@ -82,7 +82,7 @@ func warnKernelTrace(stderr io.Writer, req Request, plan *counters.Plan) {
 		most = max(most, len(a.Passes))
 	}
 	if most > 1 {
-		fmt.Fprintf(stderr, "gorocprof: warning: --kernel-trace with --replay-mode kernel: every replay pass runs the kernel again, "+
+		fmt.Fprintf(stderr, "gorocprof: warning: the kernel trace (--kernel-trace, which --sys-trace and --runtime-trace turn on) with --replay-mode kernel: every replay pass runs the kernel again, "+
 			"so each dispatch is traced once per pass (up to %d times, under one Dispatch_Id); kernel_trace.csv cannot tell the passes apart, "+
 			"the replay_pass of results.json's kernel dispatch records does (buffer_records.kernel_dispatch holds "+
 			"each dispatch's first pass, gorocprof_replay_kernel_dispatch the others)\n", most)

@@ -34,7 +34,6 @@ const AgentState& agent_state() {
 }
 
 std::mutex g_injection_mutex;
-std::atomic<bool> g_injection_done{false};
 // The injection's initialize function may call back into the runtime on the same thread.
 thread_local bool t_injecting = false;
 
@@ -102,9 +101,9 @@ simError_t enter_app(const char* call) {
     return simSuccess;
 }
 
-void inject_if_agents() {
-    // The common case first: one load and a branch once the injection is done.
-    if (g_injection_done.load(std::memory_order_acquire)) return;
+std::atomic<bool> g_injection_done{false};
+
+void inject_slow() {
     if (agent_state().error.empty()) ensure_injected();
 }
 

@@ -86,8 +86,13 @@ int64_t now_ns();
 uint64_t os_thread_id();  // cached per thread
 
 // Loads the injection once when the agents are valid (the entry of every reported call, so that a
-// tool loaded by the process's first call sees that call's ENTER).
-void inject_if_agents();
+// tool loaded by the process's first call sees that call's ENTER). Inline: once the injection is
+// done, every call pays one load and a branch here.
+extern std::atomic<bool> g_injection_done;
+void inject_slow();
+inline void inject_if_agents() {
+    if (!g_injection_done.load(std::memory_order_acquire)) inject_slow();
+}
 
 // ---- API and copy tracing (tracing.cpp) ----
 struct ApiHook {
@@ -108,8 +113,14 @@ uint64_t current_api_value();
 // EXIT at destruction with the result ret() saw.
 class ApiScope {
 public:
-    explicit ApiScope(simToolApiId id);
-    ~ApiScope();
+    // Inline, as the check in enter(): without a callback a call pays two loads and two branches.
+    explicit ApiScope(simToolApiId id) : hook_(nullptr), id_(id) {
+        inject_if_agents();
+        hook_ = g_api_hook.load(std::memory_order_acquire);
+    }
+    ~ApiScope() {
+        if (entered_) do_exit();
+    }
     ApiScope(const ApiScope&) = delete;
     ApiScope& operator=(const ApiScope&) = delete;
 
@@ -134,6 +145,7 @@ public:
 
 private:
     void do_enter();
+    void do_exit();
     const ApiHook* hook_;
     simToolApiId id_;
     simToolApiCall call_;  // filled only when there is a callback

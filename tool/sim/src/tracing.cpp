@@ -2,6 +2,10 @@
 // and domains of the calls, the markers (sim_marker.h) and the copies' reports.
 #include "sim_internal.hpp"
 
+#include <memory>
+#include <mutex>
+#include <vector>
+
 namespace gorocprof::sim {
 
 std::atomic<const ApiHook*> g_api_hook{nullptr};
@@ -43,6 +47,27 @@ constexpr ApiEntry kApis[] = {
 };
 static_assert(sizeof(kApis) / sizeof(kApis[0]) == SIM_API_ID_LAST + 1, "one entry per simToolApiId");
 
+// Every callback ever set, kept for the process: a call entered with a replaced API callback makes
+// its EXIT through it, and a stream worker may still be reporting through a replaced copy callback.
+struct Installed {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<ApiHook>> api;
+    std::vector<std::unique_ptr<CopyHook>> copy;
+};
+
+Installed& installed() {
+    static Installed* i = new Installed;  // never destroyed: callbacks may run during exit
+    return *i;
+}
+
+template <typename Hook, typename Fn>
+const Hook* keep(std::vector<std::unique_ptr<Hook>>& list, Fn fn, void* user) {
+    if (fn == nullptr) return nullptr;
+    std::lock_guard<std::mutex> lock(installed().mutex);
+    list.push_back(std::make_unique<Hook>(Hook{fn, user}));
+    return list.back().get();
+}
+
 bool known(simToolApiId id) { return id > SIM_API_ID_NONE && id <= SIM_API_ID_LAST; }
 
 thread_local uint64_t t_api_value = 0;
@@ -52,12 +77,6 @@ std::atomic<uint64_t> g_next_range{1};     // simRangeStartA ids
 }  // namespace
 
 uint64_t current_api_value() { return t_api_value; }
-
-ApiScope::ApiScope(simToolApiId id) {
-    inject_if_agents();
-    hook_ = g_api_hook.load(std::memory_order_acquire);
-    id_ = id;
-}
 
 void ApiScope::do_enter() {
     call_.size = sizeof call_;
@@ -75,8 +94,7 @@ void ApiScope::do_enter() {
     entered_ = true;
 }
 
-ApiScope::~ApiScope() {
-    if (!entered_) return;
+void ApiScope::do_exit() {
     t_api_value = outer_;
     call_.phase = SIM_API_PHASE_EXIT;
     call_.timestamp_ns = now_ns();
@@ -112,15 +130,13 @@ simToolApiDomain simToolApiDomainOf(simToolApiId id) {
 
 simError_t simToolSetApiCallback(simToolApiCallbackFn fn, void* user) {
     if (simError_t e = enter_tool("simToolSetApiCallback")) return e;
-    // The old hook is never freed: a call entered with it still makes its EXIT through it.
-    g_api_hook.store(fn ? new ApiHook{fn, user} : nullptr, std::memory_order_release);
+    g_api_hook.store(keep(installed().api, fn, user), std::memory_order_release);
     return simSuccess;
 }
 
 simError_t simToolSetCopyCallback(simToolCopyCallbackFn fn, void* user) {
     if (simError_t e = enter_tool("simToolSetCopyCallback")) return e;
-    // Never freed either: a stream worker may be reporting through the old one.
-    g_copy_hook.store(fn ? new CopyHook{fn, user} : nullptr, std::memory_order_release);
+    g_copy_hook.store(keep(installed().copy, fn, user), std::memory_order_release);
     return simSuccess;
 }
 

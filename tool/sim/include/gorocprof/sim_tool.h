@@ -305,7 +305,7 @@ typedef void (*simToolCopyCallbackFn)(const simToolCopy* copy, void* user);
 
 /* Set, replace (NULL removes) the callbacks. Safe at any time from any thread; a call already past
  * its ENTER when the API callback changes gets its EXIT from the callback it entered with. Without
- * a callback a reported call costs one load and a branch. */
+ * a callback a reported call pays one inline load and branch for it. */
 GOROCPROF_SIM_API simError_t simToolSetApiCallback(simToolApiCallbackFn fn, void* user);
 GOROCPROF_SIM_API simError_t simToolSetCopyCallback(simToolCopyCallbackFn fn, void* user);
 

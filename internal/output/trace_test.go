@@ -13,46 +13,64 @@ import (
 	"github.com/gorocprof/gorocprof/internal/records"
 )
 
-// cudaTraced is a CUDA process built record by record: runtime and driver calls, an NVTX range
-// and mark, a memset (its one agent both ends) and a peer copy between two GPUs, the CPU agent
-// the host side.
-func cudaTraced(t *testing.T) *records.Process {
+// builtProcess is a process of backend built record by record: a CPU agent (id 0) and two GPUs
+// (gpu, of vendor), then lines, their times after the process's start, then its end.
+func builtProcess(t *testing.T, backend, gpu, vendor string, pid int64, lines []contract.Trace) *records.Process {
 	t.Helper()
 	const t0 = int64(1700000000000000000)
-	b := records.NewBuilder("cuda.ndjson")
-	add := func(r records.Record) { b.Add(r) }
-	add(records.Record{Type: contract.RecHeader, Header: &contract.Header{Version: contract.Version, PID: 6200, PPID: 6000,
-		Backend: "cuda", Hostname: "gpu3", InitTime: t0, Cmdline: []string{"./saxpy"}}})
-	add(records.Record{Type: contract.RecAgent, Agent: &contract.Agent{ID: 0, Index: -1, Name: "Host CPU", Type: "CPU",
+	b := records.NewBuilder(backend + ".ndjson")
+	b.Add(records.Record{Type: contract.RecHeader, Header: &contract.Header{Version: contract.Version, PID: pid, PPID: 6000,
+		Backend: backend, Hostname: "gpu3", InitTime: t0, Cmdline: []string{"./saxpy"}}})
+	b.Add(records.Record{Type: contract.RecAgent, Agent: &contract.Agent{ID: 0, Index: -1, Name: "Host CPU", Type: "CPU",
 		Props: map[string]int64{"node_id": 0, "logical_node_id": 0, "cpu_cores_count": 8}}})
 	for i := range 2 {
-		add(records.Record{Type: contract.RecAgent, Agent: &contract.Agent{ID: uint64(i + 1), Index: i, Name: "NVIDIA H200",
-			Vendor: "NVIDIA", Type: "GPU", Props: map[string]int64{"node_id": int64(i + 1), "logical_node_id": int64(i + 1),
+		b.Add(records.Record{Type: contract.RecAgent, Agent: &contract.Agent{ID: uint64(i + 1), Index: i, Name: gpu,
+			Vendor: vendor, Type: "GPU", Props: map[string]int64{"node_id": int64(i + 1), "logical_node_id": int64(i + 1),
 				"logical_node_type_id": int64(i), "cu_count": 132, "simd_per_cu": 4}}})
 	}
-	trace := func(tr contract.Trace) {
+	for _, tr := range lines {
 		tr.Start, tr.End = t0+tr.Start, t0+tr.End
-		add(records.Record{Type: tr.Kind, Trace: &tr})
+		b.Add(records.Record{Type: tr.Kind, Trace: &tr})
 	}
-	trace(contract.Trace{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMalloc", CorrelationID: 1, ThreadID: 6200, Start: 100, End: 900})
-	trace(contract.Trace{Kind: contract.RecAPI, Domain: domainCUDADriver, Op: "cuMemAlloc_v2", CorrelationID: 2, ThreadID: 6200, Start: 200, End: 800})
-	trace(contract.Trace{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMemset", CorrelationID: 3, ThreadID: 6200, Start: 1000, End: 1400})
-	trace(contract.Trace{Kind: contract.RecCopy, Op: "MEMORY_SET", CorrelationID: 3, ThreadID: 6200, SrcAgentID: 1, DstAgentID: 1,
-		StreamID: 7, Size: 1 << 20, DstAddress: 0x7f0000, Start: 1100, End: 1300})
-	trace(contract.Trace{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMemcpyPeer", CorrelationID: 4, ThreadID: 6200, Start: 1500, End: 2500})
-	trace(contract.Trace{Kind: contract.RecCopy, Op: "MEMORY_COPY_DEVICE_TO_DEVICE", CorrelationID: 4, ThreadID: 6200, SrcAgentID: 1,
-		DstAgentID: 2, StreamID: 7, QueueID: 3, Size: 4096, SrcAddress: 0x7f0000, DstAddress: 0x8f0000, Start: 1600, End: 2400})
-	trace(contract.Trace{Kind: contract.RecMarker, Domain: domainMarker, Op: "nvtxRangePushA", Message: "iteration 1", CorrelationID: 5,
-		ThreadID: 6201, Start: 50, End: 3000})
-	trace(contract.Trace{Kind: contract.RecMarker, Domain: domainMarker, Op: "nvtxMarkA", Message: "done", CorrelationID: 6,
-		ThreadID: 6201, Start: 3000, End: 3000})
-	add(records.Record{Type: contract.RecEnd, End: &contract.End{FiniTime: t0 + 5000}})
+	b.Add(records.Record{Type: contract.RecEnd, End: &contract.End{FiniTime: t0 + 5000}})
 	p, err := b.Finish()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
 	return p
+}
+
+// cudaTraced is a CUDA process: runtime and driver calls, an NVTX range and mark, a memset (its
+// one agent both ends) and a peer copy between two GPUs, the CPU agent the host side.
+func cudaTraced(t *testing.T) *records.Process {
+	return builtProcess(t, "cuda", "NVIDIA H200", "NVIDIA", 6200, []contract.Trace{
+		{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMalloc", CorrelationID: 1, ThreadID: 6200, Start: 100, End: 900},
+		{Kind: contract.RecAPI, Domain: domainCUDADriver, Op: "cuMemAlloc_v2", CorrelationID: 2, ThreadID: 6200, Start: 200, End: 800},
+		{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMemset", CorrelationID: 3, ThreadID: 6200, Start: 1000, End: 1400},
+		{Kind: contract.RecCopy, Op: "MEMORY_SET", CorrelationID: 3, ThreadID: 6200, SrcAgentID: 1, DstAgentID: 1,
+			StreamID: 7, Size: 1 << 20, DstAddress: 0x7f0000, Start: 1100, End: 1300},
+		{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMemcpyPeer", CorrelationID: 4, ThreadID: 6200, Start: 1500, End: 2500},
+		{Kind: contract.RecCopy, Op: "MEMORY_COPY_DEVICE_TO_DEVICE", CorrelationID: 4, ThreadID: 6200, SrcAgentID: 1,
+			DstAgentID: 2, StreamID: 7, QueueID: 3, Size: 4096, SrcAddress: 0x7f0000, DstAddress: 0x8f0000, Start: 1600, End: 2400},
+		{Kind: contract.RecMarker, Domain: domainMarker, Op: "nvtxRangePushA", Message: "iteration 1", CorrelationID: 5,
+			ThreadID: 6201, Start: 50, End: 3000},
+		{Kind: contract.RecMarker, Domain: domainMarker, Op: "nvtxMarkA", Message: "done", CorrelationID: 6,
+			ThreadID: 6201, Start: 3000, End: 3000},
+	})
+}
+
+// rocmTraced is a rocm process: HIP calls over the HSA calls they make, in two HSA domains.
+func rocmTraced(t *testing.T) *records.Process {
+	return builtProcess(t, "rocm", "gfx942", "AMD", 7300, []contract.Trace{
+		{Kind: contract.RecAPI, Domain: "HIP_RUNTIME_API", Op: "hipMemcpy", CorrelationID: 1, ThreadID: 7300, Start: 100, End: 900},
+		{Kind: contract.RecAPI, Domain: "HSA_CORE_API", Op: "hsa_signal_create", CorrelationID: 2, ThreadID: 7300, Start: 150, End: 200},
+		{Kind: contract.RecAPI, Domain: "HSA_AMD_EXT_API", Op: "hsa_amd_memory_async_copy_on_engine", CorrelationID: 3, ThreadID: 7300,
+			Start: 210, End: 300},
+		{Kind: contract.RecCopy, Op: "MEMORY_COPY_HOST_TO_DEVICE", CorrelationID: 1, ThreadID: 7300, SrcAgentID: 0, DstAgentID: 2,
+			Size: 64, Start: 300, End: 700},
+		{Kind: contract.RecAPI, Domain: "HSA_CORE_API", Op: "hsa_signal_wait_scacquire", CorrelationID: 4, ThreadID: 7300, Start: 310, End: 800},
+	})
 }
 
 // writeFiles writes proc's files under opts.Dir, a new directory when empty, and returns them by
@@ -130,6 +148,7 @@ func TestTraceValidatorRules(t *testing.T) {
 	}{
 		{"sim", func(t *testing.T) *records.Process { return readFixture(t, "5100_traced.ndjson") }},
 		{"cuda", cudaTraced},
+		{"rocm", rocmTraced},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			proc := tc.proc(t)

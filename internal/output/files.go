@@ -161,6 +161,9 @@ func openDocuments(pf *prefix, opts Options, counters bool) (prefixSink, error) 
 func (s *documents) Begin(p *Process) error {
 	s.n++
 	s.v = newView(s.opts, p)
+	if s.results != nil && wantsStats(s.opts) {
+		s.v.stats = newDomainStats(s.opts)
+	}
 	var err error
 	if s.results != nil {
 		err = s.v.writeResultsHead(s.results.bg, s.n == 1)
@@ -175,7 +178,12 @@ func (s *documents) Begin(p *Process) error {
 }
 
 // Dispatch writes every pass of one logical dispatch.
-func (s *documents) Dispatch(d *Dispatch) error { return s.v.writeLogical(s, d) }
+func (s *documents) Dispatch(d *Dispatch) error {
+	if s.v.stats != nil {
+		s.v.stats.dispatch(s.v.proc.Kernels, d)
+	}
+	return s.v.writeLogical(s, d)
+}
 
 // End writes what follows the process's dispatches (its kernel dispatch records after its counter
 // records) and drops its kernel dispatch spool.
@@ -199,6 +207,9 @@ func (s *documents) Trace(t *contract.Trace) error {
 		return nil // Files.Trace hands on no such line
 	}
 	v := s.v
+	if v.stats != nil {
+		v.stats.trace(t)
+	}
 	if s.results != nil {
 		if s.spools[g] == nil {
 			sp, err := newRecordSpool(s.pf.loc, s.pf.base)

@@ -54,7 +54,15 @@ func (v *view) writeResultsTail(w *bgwrite.Writer, trace *traceSpool, spools []*
 	}
 	s.raw(",\n" + strconv.Quote(replayDispatchCategory) + ":[")
 	v.writeDispatchRecords(&s, trace, false)
-	s.raw("]}}")
+	s.raw("]}")
+	// rocprofv3 writes its summary before the records; it is known only after them.
+	summary := []object{}
+	if v.stats != nil {
+		summary = v.stats.summaryObjects()
+	}
+	s.raw(",")
+	s.field("summary", summary, false)
+	s.raw("}")
 	return s.err
 }
 

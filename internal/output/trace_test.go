@@ -1,6 +1,7 @@
 package output
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -348,6 +349,69 @@ func TestTraceSummaryTables(t *testing.T) {
 		for _, r := range rows {
 			if len(r) != 9 {
 				t.Errorf("%s: row %q has %d cells, want 9", name, r, len(r))
+			}
+		}
+	}
+}
+
+// TestResultsSummaryMatchesStats: results.json's summary (rocprofv3's, read by its summary
+// validator as data.summary[i].domain, .stats.count and .stats.operations) holds the numbers of the
+// stats files: a domain's count and sum its domain_stats.csv row's, an operation's its stats file's
+// row of that name.
+func TestResultsSummaryMatchesStats(t *testing.T) {
+	dir := t.TempDir()
+	files := writeFiles(t, Options{Dir: dir, File: "p", Formats: []string{"json", "csv"}, KernelTrace: true, Stats: true},
+		readFixture(t, "5100_traced.ndjson"), fakeCounters{})
+	var doc struct {
+		Tool []struct {
+			Summary []struct {
+				Domain string `json:"domain"`
+				Stats  struct {
+					Count      int64 `json:"count"`
+					Sum        int64 `json:"sum"`
+					Operations []struct {
+						Key   string `json:"key"`
+						Value struct {
+							Count int64 `json:"count"`
+							Sum   int64 `json:"sum"`
+						} `json:"value"`
+					} `json:"operations"`
+				} `json:"stats"`
+			} `json:"summary"`
+		} `json:"rocprofiler-sdk-tool"`
+	}
+	if err := json.Unmarshal(files["p_results.json"], &doc); err != nil {
+		t.Fatal(err)
+	}
+	statsFile := map[string]string{kernelDomain: "_kernel_stats.csv"}
+	for _, g := range traceGroups {
+		statsFile[g.column] = g.stats
+	}
+	row := func(rows []map[string]string, name string) (string, string) {
+		for _, r := range rows {
+			if r["Name"] == name {
+				return r["Calls"], r["TotalDurationNs"]
+			}
+		}
+		return "", ""
+	}
+	domains := csvByHeader(t, filepath.Join(dir, "p_domain_stats.csv"))
+	summary := doc.Tool[0].Summary
+	if len(summary) != len(domains) {
+		t.Errorf("summary of %d domains, domain_stats.csv has %d", len(summary), len(domains))
+	}
+	for _, d := range summary {
+		calls, total := row(domains, d.Domain)
+		if calls != strconv.FormatInt(d.Stats.Count, 10) || total != strconv.FormatInt(d.Stats.Sum, 10) {
+			t.Errorf("%s: count %d sum %d, domain_stats.csv %s %s", d.Domain, d.Stats.Count, d.Stats.Sum, calls, total)
+		}
+		names := csvByHeader(t, filepath.Join(dir, "p"+statsFile[d.Domain]))
+		if len(d.Stats.Operations) != len(names) {
+			t.Errorf("%s: %d operations, %s has %d rows", d.Domain, len(d.Stats.Operations), statsFile[d.Domain], len(names))
+		}
+		for _, op := range d.Stats.Operations {
+			if calls, total := row(names, op.Key); calls != strconv.FormatInt(op.Value.Count, 10) || total != strconv.FormatInt(op.Value.Sum, 10) {
+				t.Errorf("%s %q: count %d sum %d, its stats row %s %s", d.Domain, op.Key, op.Value.Count, op.Value.Sum, calls, total)
 			}
 		}
 	}

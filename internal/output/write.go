@@ -417,6 +417,7 @@ type view struct {
 	command  []string
 	names    map[uint64]kernelText // by kernel id
 	traces   *traceNames           // the trace records' operations and marker messages
+	stats    *domainStats          // the process's statistics for results.json's summary; nil without --stats or a summary
 	counters []idValues            // the current pass's counters
 	line     []byte
 	// wroteCounter says whether results.json has a counter record yet.

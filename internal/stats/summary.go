@@ -170,7 +170,7 @@ func (e *entry) merge(r *row) {
 	d := r.mean - e.mean
 	e.sumSqrs += r.sumSqrs + d*d*float64(e.calls)*float64(r.calls)/float64(n)
 	e.mean += d * float64(r.calls) / float64(n)
-	e.calls, e.total = n, e.total+r.total
+	e.calls, e.total, e.squares = n, e.total+r.total, e.squares+r.squares
 	e.min, e.max = min(e.min, r.min), max(e.max, r.max)
 }
 

@@ -1,10 +1,12 @@
 package output
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/records"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // traceGroup is one of rocprofv3's output domains (its domain_type) that trace lines fill: the
@@ -23,10 +25,10 @@ type traceGroup struct {
 // --summary-groups table; the kernel dispatch domain sits between the markers and the copies
 // (kernelGroupOrder), the CUDA groups beside the HIP and HSA groups they stand for.
 var traceGroups = []traceGroup{
-	{[]string{"HSA_CORE_API", "HSA_AMD_EXT_API", "HSA_IMAGE_EXT_API", "HSA_FINALIZE_EXT_API"},
+	{[]string{tracing.DomainHSACore, tracing.DomainHSAAMDExt, tracing.DomainHSAImageExt, tracing.DomainHSAFinalize},
 		"_hsa_api_trace.csv", "_hsa_api_stats.csv", "HSA_API", "hsa_api"},
 	{[]string{domainCUDADriver}, "_cuda_driver_api_trace.csv", "_cuda_driver_api_stats.csv", "CUDA_DRIVER_API", "cuda_driver_api"},
-	{[]string{"HIP_RUNTIME_API", "HIP_COMPILER_API"}, "_hip_api_trace.csv", "_hip_api_stats.csv", "HIP_API", "hip_api"},
+	{[]string{tracing.DomainHIPRuntime, tracing.DomainHIPCompiler}, "_hip_api_trace.csv", "_hip_api_stats.csv", "HIP_API", "hip_api"},
 	{[]string{domainCUDARuntime}, "_cuda_api_trace.csv", "_cuda_api_stats.csv", "CUDA_API", "cuda_api"},
 	{[]string{domainMarker}, "_marker_api_trace.csv", "_marker_api_stats.csv", "MARKER_API", "marker_api"},
 	{[]string{contract.DomainMemoryCopy}, "_memory_copy_trace.csv", "_memory_copy_stats.csv", "MEMORY_COPY", "memory_copy"},
@@ -37,9 +39,9 @@ var traceGroups = []traceGroup{
 const kernelGroupOrder = 5
 
 const (
-	domainMarker      = "MARKER_CORE_RANGE_API"
-	domainCUDARuntime = "CUDA_RUNTIME_API"
-	domainCUDADriver  = "CUDA_DRIVER_API"
+	domainMarker      = tracing.DomainMarker
+	domainCUDARuntime = tracing.DomainCUDARuntime
+	domainCUDADriver  = tracing.DomainCUDADriver
 )
 
 // TraceFile is one trace group's outputs, for their readers (tests, checkers): its buffer_records
@@ -143,11 +145,11 @@ func newTraceNames(proc *records.Process) *traceNames {
 			n.opIndex[k][op] = i
 		}
 	}
-	_ = proc.EachTrace(func(t *contract.Trace) error {
-		k := traceKind(t.TraceDomain())
-		if k < 0 {
-			return nil
+	_ = proc.EachTrace(func(t *contract.Trace) error { // fn fails never, nor then does EachTrace
+		if !traceLineKnown(t) {
+			return nil // written nowhere (Files.Trace)
 		}
+		k := traceKind(t.TraceDomain())
 		if _, ok := n.opIndex[k][t.Op]; !ok {
 			n.opIndex[k][t.Op] = -1
 			extra[k] = append(extra[k], t.Op)
@@ -167,14 +169,6 @@ func newTraceNames(proc *records.Process) *traceNames {
 			n.opIndex[k][op] = i
 		}
 	}
-	slices.SortStableFunc(n.messages, func(a, b marker) int {
-		switch {
-		case a.corr < b.corr:
-			return -1
-		case a.corr > b.corr:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(n.messages, func(a, b marker) int { return cmp.Compare(a.corr, b.corr) })
 	return n
 }

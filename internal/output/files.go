@@ -161,8 +161,11 @@ func openDocuments(pf *prefix, opts Options, counters bool) (prefixSink, error) 
 func (s *documents) Begin(p *Process) error {
 	s.n++
 	s.v = newView(s.opts, p)
-	if s.results != nil && wantsStats(s.opts) {
-		s.v.stats = newDomainStats(s.opts)
+	if s.results != nil {
+		s.v.traces = newTraceNames(p.Process)
+		if wantsStats(s.opts) {
+			s.v.stats = newDomainStats(s.opts)
+		}
 	}
 	var err error
 	if s.results != nil {

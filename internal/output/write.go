@@ -416,7 +416,7 @@ type view struct {
 	cat      *catalog
 	command  []string
 	names    map[uint64]kernelText // by kernel id
-	traces   *traceNames           // the trace records' operations and marker messages
+	traces   *traceNames           // results.json's: the trace records' operations and marker messages
 	stats    *domainStats          // the process's statistics for results.json's summary; nil without --stats or a summary
 	counters []idValues            // the current pass's counters
 	line     []byte
@@ -458,7 +458,6 @@ func newView(opts Options, p *Process) *view {
 		v.command = proc.Header.Cmdline
 	}
 	v.rotation, v.rotated = p.rotation(opts)
-	v.traces = newTraceNames(proc)
 	return v
 }
 

@@ -1,13 +1,11 @@
 package merge
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/gorocprof/gorocprof/internal/boundedread"
 	"github.com/gorocprof/gorocprof/internal/contract"
-	"github.com/gorocprof/gorocprof/internal/jsonerr"
 	"github.com/gorocprof/gorocprof/internal/output"
 )
 
@@ -61,10 +59,10 @@ func (n *traceNames) set(strs stringsObject) error {
 }
 
 // traceRecordJSON is a trace buffer record as output writes it: an API call's or marker's fields,
-// and a copy's after them.
+// and a copy's after them; seen has the bits (traceField's) of the keys the record had.
 type traceRecordJSON struct {
-	Kind        *int            `json:"kind"`
-	Operation   *int            `json:"operation"`
+	Kind        int             `json:"kind"`
+	Operation   int             `json:"operation"`
 	ThreadID    uint64          `json:"thread_id"`
 	Correlation correlationJSON `json:"correlation_id"`
 	Start       int64           `json:"start_timestamp"`
@@ -76,7 +74,14 @@ type traceRecordJSON struct {
 	QueueID     handleJSON      `json:"queue_id"`
 	DstAddress  handleJSON      `json:"dst_address"`
 	SrcAddress  handleJSON      `json:"src_address"`
+	seen        uint32
 }
+
+// The bits of traceRecordJSON.seen of the keys a record must have.
+const (
+	seenKind = 1 << iota
+	seenOperation
+)
 
 // traces reads the element's trace records back into trace lines, array by array (the records
 // builder puts them in their order): each record's kind and operation named through
@@ -111,12 +116,7 @@ func (src *jsonSource) readTraces(h *head, array, kind string, at int64, fn func
 	var rec traceRecordJSON
 	var t contract.Trace
 	return l.array(func(i int) error {
-		raw, err := l.raw()
-		if err != nil {
-			return fmt.Errorf("[%d]: %w", i, err)
-		}
-		rec = traceRecordJSON{}
-		if err := jsonerr.Describe(json.Unmarshal(raw, &rec)); err != nil {
+		if err := l.traceRecord(&rec); err != nil {
 			return fmt.Errorf("[%d]: %w", i, err)
 		}
 		if err := src.names.line(&rec, array, kind, &t); err != nil {
@@ -126,19 +126,81 @@ func (src *jsonSource) readTraces(h *head, array, kind string, at int64, fn func
 	})
 }
 
+// traceRecord reads one trace buffer record by hand, as record reads a dispatch's: the keys
+// traceRecordJSON has, every other one skipped. A key given twice is refused, as encoding/json's
+// readers of the head refuse it.
+func (l *lexer) traceRecord(r *traceRecordJSON) error {
+	*r = traceRecordJSON{}
+	return l.object(func(key []byte) error {
+		bit, err := l.traceField(key, r)
+		if err != nil {
+			return fmt.Errorf("%q: %w", key, err)
+		}
+		if r.seen&bit != 0 {
+			return fmt.Errorf("key %q given twice", key)
+		}
+		r.seen |= bit
+		return nil
+	})
+}
+
+// traceField reads the value of one key of a trace record and returns the key's bit (0 for a
+// key skipped).
+func (l *lexer) traceField(key []byte, r *traceRecordJSON) (uint32, error) {
+	var err error
+	var v int64
+	switch string(key) {
+	case "kind":
+		v, err = l.int()
+		r.Kind = int(v)
+		return seenKind, err
+	case "operation":
+		v, err = l.int()
+		r.Operation = int(v)
+		return seenOperation, err
+	case "thread_id":
+		r.ThreadID, err = l.uint()
+		return 1 << 2, err
+	case "correlation_id":
+		return 1 << 3, l.dispatchField("correlation_id", &r.Correlation, nil, nil, nil) // its correlation only
+	case "start_timestamp":
+		r.Start, err = l.int()
+		return 1 << 4, err
+	case "end_timestamp":
+		r.End, err = l.int()
+		return 1 << 5, err
+	case "bytes":
+		r.Bytes, err = l.uint()
+		return 1 << 6, err
+	case "dst_agent_id":
+		return 1 << 7, l.handle(&r.DstAgentID)
+	case "src_agent_id":
+		return 1 << 8, l.handle(&r.SrcAgentID)
+	case "stream_id":
+		return 1 << 9, l.handle(&r.StreamID)
+	case "queue_id":
+		return 1 << 10, l.handle(&r.QueueID)
+	case "dst_address":
+		return 1 << 11, l.handle(&r.DstAddress)
+	case "src_address":
+		return 1 << 12, l.handle(&r.SrcAddress)
+	}
+	return 0, l.skip()
+}
+
 // line fills t from the record of the array array, whose records are lines of type kind.
 func (n *traceNames) line(r *traceRecordJSON, array, kind string, t *contract.Trace) error {
-	if r.Kind == nil || r.Operation == nil {
+	if r.seen&(seenKind|seenOperation) != seenKind|seenOperation {
 		return fmt.Errorf("a record without its kind or operation")
 	}
-	if *r.Kind < 0 || *r.Kind >= len(n.kinds) {
-		return fmt.Errorf("kind %d is not in strings.buffer_records (%d kinds)", *r.Kind, len(n.kinds))
+	if r.Kind < 0 || r.Kind >= len(n.kinds) {
+		return fmt.Errorf("kind %d is not in strings.buffer_records (%d kinds)", r.Kind, len(n.kinds))
 	}
-	k := n.kinds[*r.Kind]
-	if *r.Operation < 0 || *r.Operation >= len(k.Operations) {
-		return fmt.Errorf("operation %d of kind %s is not in strings.buffer_records (%d operations)", *r.Operation, k.Kind, len(k.Operations))
+	k := n.kinds[r.Kind]
+	if r.Operation < 0 || r.Operation >= len(k.Operations) {
+		return fmt.Errorf("operation %d of kind %s is not in strings.buffer_records (%d operations)", r.Operation, k.Kind, len(k.Operations))
 	}
-	*t = contract.Trace{Kind: kind, Domain: k.Kind, Op: k.Operations[*r.Operation], CorrelationID: r.Correlation.Internal,
+	*t = contract.Trace{Kind: kind, Domain: k.Kind, Op: k.Operations[r.Operation], CorrelationID: r.Correlation.Internal,
 		ThreadID: r.ThreadID, Start: r.Start, End: r.End}
 	if kind == contract.RecCopy {
 		if k.Kind != contract.DomainMemoryCopy {

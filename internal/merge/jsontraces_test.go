@@ -80,6 +80,8 @@ func TestJSONTracesRefused(t *testing.T) {
 		{"operation", `{"size":0,"kind":6,"operation":0`, `{"size":0,"kind":6,"operation":7`, "[0]: operation 7 of kind HIP_COMPILER_API"},
 		{"array", `{"size":0,"kind":6,"operation":0`, `{"size":0,"kind":32,"operation":0`, "a record of kind MARKER_CORE_RANGE_API in buffer_records.hip_api"},
 		{"message", `{"key":7,"value":"main"}`, `{"key":77,"value":"main"}`, "marker 7 has no message in strings.marker_api"},
+		{"twice", `{"size":0,"kind":6,"operation":0`, `{"size":0,"kind":6,"operation":0,"kind":6`, `[0]: key "kind" given twice`},
+		{"no kind", `{"size":0,"kind":6,"operation":0`, `{"size":0,"operation":0`, "[0]: a record without its kind or operation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(string(b), tc.old) {

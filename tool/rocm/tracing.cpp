@@ -122,6 +122,8 @@ void buffer_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofi
             if (h == nullptr || h->category != ROCPROFILER_BUFFER_CATEGORY_TRACING || h->payload == nullptr) continue;
             if (h->kind == ROCPROFILER_BUFFER_TRACING_MEMORY_COPY)
                 copy_record(*t, *static_cast<const rocprofiler_buffer_tracing_memory_copy_record_t*>(h->payload));
+            else if (h->kind == ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH)
+                traced_dispatch(*static_cast<const rocprofiler_buffer_tracing_kernel_dispatch_record_t*>(h->payload));
             else  // the HIP and HSA records share one layout
                 api_record(*t, *static_cast<const rocprofiler_buffer_tracing_hip_api_record_t*>(h->payload));
         }
@@ -226,17 +228,28 @@ void configure_kind(Tracing& t, rocprofiler_context_id_t ctx, rocprofiler_buffer
 
 }  // namespace
 
+// Kernel trace of an agent without counter passes: the counting service never sees those dispatches
+// (no config, no record), so their lines come from the SDK's kernel dispatch tracing.
+bool dispatches_without_counters() {
+    const Tool* tl = tool();
+    if (tl == nullptr || !core::Core::instance().config().kernel_trace) return false;
+    for (const ProfiledAgent& a : tl->agents)
+        if (a.passes.empty()) return true;
+    return false;
+}
+
 bool start_tracing(int64_t clock_offset_ns, std::string* error) {
     bool api = false;
     for (const ApiKind& k : kApiKinds) api = api || trace::enabled(k.domain);
     bool copies = trace::enabled(trace::Domain::MemoryCopy), markers = trace::enabled(trace::Domain::Marker);
-    if (!api && !copies && !markers) return true;
+    bool dispatches = dispatches_without_counters();
+    if (!api && !copies && !markers && !dispatches) return true;
     auto t = std::make_unique<Tracing>();
     t->clock_offset_ns = clock_offset_ns;
     if (copies && !agent_nodes(&t->nodes, error)) return false;
     rocprofiler_context_id_t ctx{};
     if (!check(rocprofiler_create_context(&ctx), "rocprofiler_create_context(tracing)", error)) return false;
-    if (api || copies) {
+    if (api || copies || dispatches) {
         rocprofiler_buffer_id_t buffer{};
         if (!check(rocprofiler_create_buffer(ctx, kBufferBytes, kWatermarkBytes, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
                                              buffer_callback, nullptr, &buffer),
@@ -246,6 +259,7 @@ bool start_tracing(int64_t clock_offset_ns, std::string* error) {
         for (const ApiKind& k : kApiKinds)
             if (trace::enabled(k.domain)) configure_kind(*t, ctx, k.kind, trace::domain_name(k.domain));
         if (copies) configure_kind(*t, ctx, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, "MEMORY_COPY");
+        if (dispatches) configure_kind(*t, ctx, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, "the kernel trace of agents without counters");
     }
     if (markers) {
         std::string why;

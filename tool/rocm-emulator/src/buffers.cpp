@@ -124,7 +124,8 @@ bool emulated_kind(int kind) {
         case ROCPROFILER_BUFFER_TRACING_HSA_FINALIZE_EXT_API:
         case ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API:
         case ROCPROFILER_BUFFER_TRACING_HIP_COMPILER_API:
-        case ROCPROFILER_BUFFER_TRACING_MEMORY_COPY: return true;
+        case ROCPROFILER_BUFFER_TRACING_MEMORY_COPY:
+        case ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH: return true;
         default: return false;
     }
 }

@@ -171,6 +171,7 @@ public:
         simExecResult result;
         replay::PortStatus st = execute(&result);
         if (!st.ok) return st;
+        tracing::dispatch_done(info_, correlation_, launch_->thread_id, result);
         if (choices.n == 0) return replay::PortStatus::success();
         Delivery job{this, &result, &choices};
         CompletionThread::instance().run(deliver_all, &job);
@@ -295,6 +296,7 @@ struct Pending {
 
 void on_executed(const simLaunch* l, const simExecResult* result, void* user) {
     auto* p = static_cast<Pending*>(user);
+    tracing::dispatch_done(p->info, p->correlation, l->thread_id, *result);
     for (int i = 0; i < p->choices.n; ++i) deliver(l, p->info, p->correlation, *result, p->choices.c[i]);
     delete p;
 }
@@ -331,7 +333,7 @@ void on_launch(const simLaunch* l, void*) {
     // the stream's worker after it ran.
     auto* p = new Pending{info, correlation, {}};
     choose(info, correlation, &p->choices);
-    if (p->choices.n == 0) {
+    if (p->choices.n == 0 && !tracing::dispatches_traced()) {
         delete p;
         if (simToolEnqueue(l) != simSuccess) say(std::string("simToolEnqueue: ") + simGetLastErrorMessage());
         return;

@@ -148,6 +148,11 @@ public:
     Internal(const Internal&) = delete;
     Internal& operator=(const Internal&) = delete;
 };
+// Whether a started context traces kernel dispatches (buffer kind KERNEL_DISPATCH, COMPLETE).
+bool dispatches_traced();
+// One execution of a dispatch (each pass of a replayed one is one): a KERNEL_DISPATCH record.
+void dispatch_done(const rocprofiler_kernel_dispatch_info_t& info, uint64_t correlation, uint64_t thread_id,
+                   const simExecResult& result);
 // The name of an operation of a buffer tracing kind the emulator makes records of; nullptr otherwise.
 const char* operation_name(int buffer_kind, int operation);
 // The name of an operation of a marker callback tracing kind; nullptr otherwise.
@@ -165,6 +170,7 @@ struct BufferedRecord {
         rocprofiler_buffer_tracing_hip_api_record_t hip;
         rocprofiler_buffer_tracing_hsa_api_record_t hsa;
         rocprofiler_buffer_tracing_memory_copy_record_t copy;
+        rocprofiler_buffer_tracing_kernel_dispatch_record_t dispatch;
     } u;
 };
 // Whether a started context has a buffer tracing service for (kind, operation).

@@ -184,6 +184,29 @@ void copy_done(int op, int src_device, int dst_device, uint64_t bytes, uint64_t 
     buffer_record(op, r);
 }
 
+// ---- Kernel dispatches ---------------------------------------------------------------------------
+
+bool dispatches_traced() {
+    return buffer_traced(ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
+}
+
+void dispatch_done(const rocprofiler_kernel_dispatch_info_t& info, uint64_t correlation, uint64_t thread_id,
+                   const simExecResult& result) {
+    if (!dispatches_traced()) return;
+    BufferedRecord r{};
+    r.kind = ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+    rocprofiler_buffer_tracing_kernel_dispatch_record_t& d = r.u.dispatch;
+    d.size = sizeof d;
+    d.kind = ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+    d.operation = ROCPROFILER_KERNEL_DISPATCH_COMPLETE;
+    d.correlation_id.internal = correlation;
+    d.thread_id = thread_id;
+    d.start_timestamp = static_cast<uint64_t>(result.start_ns);
+    d.end_timestamp = static_cast<uint64_t>(result.end_ns);
+    d.dispatch_info = info;
+    buffer_record(ROCPROFILER_KERNEL_DISPATCH_COMPLETE, r);
+}
+
 // ---- Markers -------------------------------------------------------------------------------------
 // MARKER_CORE_RANGE_API as the SDK delivers it: a push is roctxThreadRangeA ENTER and its pop the EXIT,
 // a start is roctxProcessRangeA ENTER and its stop the EXIT (on any thread), each pair with one
@@ -285,6 +308,10 @@ void marker_stop(uint64_t id) {
 const char* operation_name(int kind, int op) {
     if (kind == ROCPROFILER_BUFFER_TRACING_MEMORY_COPY)
         return op > ROCPROFILER_MEMORY_COPY_NONE && op < ROCPROFILER_MEMORY_COPY_LAST ? kCopyOps[op] : nullptr;
+    if (kind == ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH)
+        return op == ROCPROFILER_KERNEL_DISPATCH_ENQUEUE    ? "KERNEL_DISPATCH_ENQUEUE"
+               : op == ROCPROFILER_KERNEL_DISPATCH_COMPLETE ? "KERNEL_DISPATCH_COMPLETE"
+                                                            : nullptr;
     for (const OpDef& d : kOps) {
         if (d.kind == kind && d.op == op) return d.name;
         if (d.hsa_name != nullptr && d.hsa_kind == kind && d.hsa_op == op) return d.hsa_name;

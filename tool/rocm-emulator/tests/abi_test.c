@@ -308,6 +308,15 @@ OFF(rocprofiler_buffer_tracing_memory_copy_record_t, dst_address, 80);
 OFF(rocprofiler_buffer_tracing_memory_copy_record_t, src_address, 88);
 SIZE(rocprofiler_buffer_tracing_memory_copy_record_t, 96);
 
+VAL(ROCPROFILER_KERNEL_DISPATCH_COMPLETE, 2);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, operation, 12);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, correlation_id, 16);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, thread_id, 32);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, start_timestamp, 40);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, end_timestamp, 48);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, dispatch_info, 56);
+SIZE(rocprofiler_buffer_tracing_kernel_dispatch_record_t, 184);
+
 /* markers: the operations of MARKER_CORE_RANGE_API (from 0) and the callback payload */
 VAL(ROCPROFILER_MARKER_CORE_RANGE_API_ID_NONE, -1);
 VAL(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA, 0);

@@ -237,6 +237,8 @@ TEST_CASE(buffers_and_their_services) {
     CHECK_EQ(rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, &unknown, 1, buf),
              ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
     CHECK_EQ(rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, nullptr, 0, buf),
+             ROCPROFILER_STATUS_SUCCESS);
+    CHECK_EQ(rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY, nullptr, 0, buf),
              ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
     CHECK_EQ(rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, nullptr, 0,
                                                           rocprofiler_buffer_id_t{60}),

@@ -67,6 +67,20 @@ typedef struct rocprofiler_buffer_tracing_memory_copy_record_t
     rocprofiler_address_t               src_address;
 } rocprofiler_buffer_tracing_memory_copy_record_t;
 
+/* KERNEL_DISPATCH: one execution of a dispatch (operation COMPLETE), with the kernel's own times. The
+ * correlation id is the launching call's; under kernel replay each pass is one record. */
+typedef struct rocprofiler_buffer_tracing_kernel_dispatch_record_t
+{
+    uint64_t                                size;
+    rocprofiler_buffer_tracing_kind_t       kind;
+    rocprofiler_kernel_dispatch_operation_t operation;
+    rocprofiler_async_correlation_id_t      correlation_id;
+    rocprofiler_thread_id_t                 thread_id; /* the thread that launched the kernel */
+    rocprofiler_timestamp_t                 start_timestamp;
+    rocprofiler_timestamp_t                 end_timestamp;
+    rocprofiler_kernel_dispatch_info_t      dispatch_info;
+} rocprofiler_buffer_tracing_kernel_dispatch_record_t;
+
 typedef int (*rocprofiler_buffer_tracing_kind_cb_t)(rocprofiler_buffer_tracing_kind_t kind, void* data);
 typedef int (*rocprofiler_buffer_tracing_kind_operation_cb_t)(rocprofiler_buffer_tracing_kind_t kind,
                                                               rocprofiler_tracing_operation_t   operation,

@@ -9,9 +9,12 @@
 
 #include "trace.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <new>
 #include <unordered_set>
 
 namespace gorocprof::rocm {
@@ -226,8 +229,6 @@ void configure_kind(Tracing& t, rocprofiler_context_id_t ctx, rocprofiler_buffer
         core::Core::instance().warn(std::string(domain) + " is not traced: " + error);
 }
 
-}  // namespace
-
 // Kernel trace of an agent without counter passes: the counting service never sees those dispatches
 // (no config, no record), so their lines come from the SDK's kernel dispatch tracing.
 bool dispatches_without_counters() {
@@ -237,6 +238,16 @@ bool dispatches_without_counters() {
         if (a.passes.empty()) return true;
     return false;
 }
+
+// A forked child writes none of the parent's ranges (the parent does); its own are its.
+void forget_parents_ranges() {
+    Tracing* t = g_tracing;
+    if (t == nullptr) return;
+    new (&t->open_mu) std::mutex;  // another thread of the parent may have held it
+    new (&t->open) std::unordered_set<OpenRange*>;  // the parent's entries are left behind
+}
+
+}  // namespace
 
 bool start_tracing(int64_t clock_offset_ns, std::string* error) {
     bool api = false;
@@ -270,6 +281,7 @@ bool start_tracing(int64_t clock_offset_ns, std::string* error) {
             core::Core::instance().warn("MARKER_CORE_RANGE_API is not traced: " + why);
     }
     g_tracing = t.release();  // never freed, see Tracing
+    if (markers) pthread_atfork(nullptr, nullptr, forget_parents_ranges);
     return check(rocprofiler_start_context(ctx), "rocprofiler_start_context(tracing)", error);
 }
 

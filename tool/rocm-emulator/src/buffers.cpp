@@ -4,9 +4,12 @@
 // thread never runs its own callback: a flush waits for the callback thread instead.
 #include "emulator.hpp"
 
+#include <pthread.h>
+
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <new>
 #include <thread>
 
 namespace gorocprof::rocmemu {
@@ -34,11 +37,22 @@ Buffer* buffer_by_handle(uint64_t handle) {
 }
 
 // The SDK's callback thread: runs the tool's buffer callbacks, one batch at a time, in order.
+class CallbackThread;
+CallbackThread* g_callback_thread = nullptr;  // never stopped: flushes run from exit()
+std::mutex g_callback_thread_mu;
+
+void forget_parents_records();
+
 class CallbackThread {
 public:
     static CallbackThread& instance() {
-        static CallbackThread* t = new CallbackThread;  // never stopped: flushes run from exit()
-        return *t;
+        std::lock_guard<std::mutex> lock(g_callback_thread_mu);
+        if (g_callback_thread == nullptr) {
+            static bool registered = (pthread_atfork(nullptr, nullptr, forget_parents_records), true);
+            (void)registered;
+            g_callback_thread = new CallbackThread;
+        }
+        return *g_callback_thread;
     }
 
     // Queues a batch; with wait, returns once it (and every batch before it) has been delivered.
@@ -94,6 +108,19 @@ private:
     uint64_t queued_ = 0, delivered_ = 0;
     std::thread::id id_;
 };
+
+// A forked child has no callback thread and none of the parent's records: the parent delivers those.
+// The old thread object is left behind (its thread does not exist here, its locks may be held).
+void forget_parents_records() {
+    new (&g_callback_thread_mu) std::mutex;
+    g_callback_thread = nullptr;
+    new (&g_buffers_mu) std::mutex;
+    for (Buffer* b : g_buffers) {
+        if (b == nullptr) continue;
+        new (&b->mu) std::mutex;
+        new (&b->pending) std::vector<BufferedRecord>;  // the parent's storage is left behind too
+    }
+}
 
 void flush(Buffer* b, bool wait) {
     std::vector<BufferedRecord> out;

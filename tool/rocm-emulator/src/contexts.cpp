@@ -195,12 +195,12 @@ rocprofiler_status_t rocprofiler_configure_callback_tracing_service(rocprofiler_
             replay_domain_callback, reinterpret_cast<void*>(context_id.handle));
         if (st == GOROCPROF_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
         if (st != GOROCPROF_STATUS_SUCCESS) return ROCPROFILER_STATUS_ERROR;
-    } else if (k == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API) {
+    } else if (tracing::marker_operation_name(k, 0) != nullptr) {  // MARKER_CORE_API, MARKER_CORE_RANGE_API
         for (rocprofiler_tracing_operation_t op : t.operations)
             if (tracing::marker_operation_name(k, op) == nullptr) return ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
     } else if (k != ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT) {
-        // The emulator calls back for code objects, marker ranges and replay only: the API kinds'
-        // payloads carry the calls' arguments, which the sim runtime has no HIP or HSA form of.
+        // The emulator calls back for code objects, markers and replay only: the API kinds' payloads
+        // carry the calls' arguments, which the sim runtime has no HIP or HSA form of.
         return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
     }
     c->tracing.push_back(std::move(t));
@@ -248,7 +248,7 @@ rocprofiler_status_t rocprofiler_iterate_callback_tracing_kinds(rocprofiler_call
 rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operations(
     rocprofiler_callback_tracing_kind_t kind, rocprofiler_callback_tracing_kind_operation_cb_t callback, void* data) {
     if (callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    if (kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API) {  // numbered from 0, as the SDK's
+    if (tracing::marker_operation_name(kind, 0) != nullptr) {  // the marker kinds number from 0, as the SDK's
         for (int op = 0; tracing::marker_operation_name(kind, op) != nullptr; ++op)
             if (callback(kind, op, data) != 0) break;
         return ROCPROFILER_STATUS_SUCCESS;

@@ -59,6 +59,11 @@ const char* const kCopyOps[] = {nullptr, "MEMORY_COPY_HOST_TO_HOST", "MEMORY_COP
                                 "MEMORY_COPY_DEVICE_TO_HOST", "MEMORY_COPY_DEVICE_TO_DEVICE"};
 static_assert(sizeof kCopyOps / sizeof kCopyOps[0] == ROCPROFILER_MEMORY_COPY_LAST, "one name per copy operation");
 
+const char* const kMarkerCoreOps[] = {"roctxMarkA", "roctxRangePushA", "roctxRangePop", "roctxRangeStartA", "roctxRangeStop",
+                                      "roctxGetThreadId"};
+static_assert(sizeof kMarkerCoreOps / sizeof kMarkerCoreOps[0] == ROCPROFILER_MARKER_CORE_API_ID_LAST,
+              "one name per marker call");
+
 const char* const kMarkerRangeOps[] = {"roctxMarkA", "roctxThreadRangeA", "roctxProcessRangeA", "roctxGetThreadId"};
 static_assert(sizeof kMarkerRangeOps / sizeof kMarkerRangeOps[0] == ROCPROFILER_MARKER_CORE_RANGE_API_ID_LAST,
               "one name per marker range operation");
@@ -246,8 +251,6 @@ OpenRange open_range(int op, const char* message) {
     return r;
 }
 
-}  // namespace
-
 thread_local OpenRange t_mark;  // a mark between its call's ENTER and EXIT
 thread_local bool t_mark_open = false;
 
@@ -303,6 +306,61 @@ void marker_stop(uint64_t id) {
     deliver(r, ROCPROFILER_CALLBACK_PHASE_EXIT, 0);
 }
 
+// MARKER_CORE_API: each roctx call as the application made it, ENTER and EXIT with its arguments and,
+// at EXIT, its return value. Marker calls do not nest, so one open call per thread is enough.
+struct CoreCall {
+    bool open = false;
+    int op = 0;
+    std::string message;
+    rocprofiler_correlation_id_t correlation{};
+    rocprofiler_callback_tracing_marker_api_data_t payload{};
+    rocprofiler_user_data_t user_data[kMaxContexts] = {};
+};
+thread_local CoreCall t_core;
+
+int core_op(simToolApiId id) {
+    switch (id) {
+        case SIM_API_ID_simMarkA: return ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA;
+        case SIM_API_ID_simRangePushA: return ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA;
+        case SIM_API_ID_simRangePop: return ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop;
+        case SIM_API_ID_simRangeStartA: return ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA;
+        case SIM_API_ID_simRangeStop: return ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop;
+        default: return ROCPROFILER_MARKER_CORE_API_ID_NONE;
+    }
+}
+
+void core_enter(const simToolApiCall& c) {
+    int op = core_op(c.id);
+    CoreCall& k = t_core;
+    if (op < 0 || t_state.internal > 0 || !callback_traced(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, op)) return;
+    k = CoreCall{};
+    k.open = true;
+    k.op = op;
+    k.message = c.message != nullptr ? c.message : "";
+    k.correlation.internal = next_correlation();
+    k.payload.size = sizeof k.payload;
+    if (op == ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop)
+        k.payload.args.roctxRangeStop.id = c.range_id;
+    else if (op != ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop)
+        k.payload.args.roctxMarkA.message = k.message.c_str();  // MarkA, RangePushA, RangeStartA: the message
+    trace(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, op, ROCPROFILER_CALLBACK_PHASE_ENTER, &k.payload, nullptr, k.correlation,
+          k.user_data);
+}
+
+void core_exit(const simToolApiCall& c) {
+    CoreCall& k = t_core;
+    if (!k.open) return;
+    k.open = false;
+    if (k.op == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA || k.op == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop)
+        k.payload.retval.int32_t_retval = c.depth;
+    else if (k.op == ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA)
+        k.payload.retval.roctx_range_id_t_retval = c.range_id;
+    trace(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, k.op, ROCPROFILER_CALLBACK_PHASE_EXIT, &k.payload, nullptr, k.correlation,
+          k.user_data);
+}
+
+}  // namespace
+
 // ---- Names ---------------------------------------------------------------------------------------
 
 const char* operation_name(int kind, int op) {
@@ -320,17 +378,28 @@ const char* operation_name(int kind, int op) {
 }
 
 const char* marker_operation_name(int kind, int op) {
-    if (kind != ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API || op < 0 ||
-        op >= ROCPROFILER_MARKER_CORE_RANGE_API_ID_LAST)
-        return nullptr;
-    return kMarkerRangeOps[op];
+    if (kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API && op >= 0 && op < ROCPROFILER_MARKER_CORE_RANGE_API_ID_LAST)
+        return kMarkerRangeOps[op];
+    if (kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API && op >= 0 && op < ROCPROFILER_MARKER_CORE_API_ID_LAST)
+        return kMarkerCoreOps[op];
+    return nullptr;
 }
 
 // ---- The sim runtime's hooks ---------------------------------------------------------------------
 
 namespace {
 
+void on_range(const simToolApiCall& c);
+
+// The raw call (MARKER_CORE_API) encloses what it does to a range (MARKER_CORE_RANGE_API).
 void on_marker(const simToolApiCall& c) {
+    bool enter = c.phase == SIM_API_PHASE_ENTER;
+    if (enter) core_enter(c);
+    on_range(c);
+    if (!enter) core_exit(c);
+}
+
+void on_range(const simToolApiCall& c) {
     bool enter = c.phase == SIM_API_PHASE_ENTER;
     switch (c.id) {
         case SIM_API_ID_simMarkA: return enter ? marker_mark_enter(c.message) : marker_mark_exit();
@@ -368,7 +437,7 @@ bool any_tracing_configured() {
         if (!c.created) continue;
         if (!c.buffer_tracing.empty()) return true;
         for (const TracingService& t : c.tracing)
-            if (t.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API) return true;
+            if (marker_operation_name(t.kind, 0) != nullptr) return true;  // a marker kind
     }
     return false;
 }

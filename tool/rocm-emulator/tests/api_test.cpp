@@ -251,5 +251,8 @@ TEST_CASE(buffers_and_their_services) {
              ROCPROFILER_STATUS_SUCCESS);
     CHECK_EQ(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, nullptr, 0,
                                                             marker, nullptr),
+             ROCPROFILER_STATUS_SUCCESS);
+    CHECK_EQ(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API, nullptr, 0,
+                                                            marker, nullptr),
              ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
 }

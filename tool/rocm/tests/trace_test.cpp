@@ -30,8 +30,8 @@ std::string plan(int groups, const std::string& domains) {
            R"({"index":0,"name":"gfx90a","passes":[)" + passes + R"(]},{"index":1,"name":"gfx942","passes":[)" + passes + "]}]}";
 }
 
-AppRun run_trace(int groups, const std::string& domains) {
-    return check::run_app(plan(groups, domains), {SIM_TRACE},
+AppRun run_trace(int groups, const std::string& domains, const char* app = SIM_TRACE) {
+    return check::run_app(plan(groups, domains), {app},
                           {std::string("GOROCPROF_SIM_INJECTION_PATH=") + ROCM_EMULATOR,
                            std::string("ROCP_TOOL_LIBRARIES=") + ROCM_TOOL, "GOROCPROF_SIM_AGENTS=gfx90a,gfx942"});
 }
@@ -152,4 +152,24 @@ TEST_CASE(trace_markers_only) {
     }
     // Without an API domain a dispatch keeps the SDK's own numbering.
     for (const Value* d : of_type(r, "dispatch")) CHECK_EQ(num(*d, "correlation_id"), num(*d, "dispatch_id"));
+}
+
+TEST_CASE(trace_open_ranges_at_exit) {
+    // The SDK never ends a range the application leaves open: the tool writes it at exit, once.
+    AppRun r = run_trace(1, R"(["MARKER_CORE_RANGE_API"])", OPEN_RANGES_APP);
+    CHECK(check::exited_ok(r) && r.out.find("open-ranges: PASS") != std::string::npos);
+    std::map<std::string, const Value*> by_message;
+    for (const Value* m : of_type(r, "marker")) CHECK(by_message.emplace(str(*m, "message"), m).second);
+    CHECK_EQ(by_message.size(), size_t{3});
+    for (const char* m : {"closed", "left open", "never stopped"}) CHECK(by_message.count(m) == 1);
+    if (by_message.size() != 3) return;
+    CHECK_EQ(str(*by_message["left open"], "op"), std::string("roctxThreadRangeA"));
+    CHECK_EQ(str(*by_message["never stopped"], "op"), std::string("roctxProcessRangeA"));
+    // Written with the exit's time: after the closed range ended.
+    CHECK(num(*by_message["left open"], "end") >= num(*by_message["closed"], "end"));
+    CHECK(num(*by_message["never stopped"], "end") >= num(*by_message["never stopped"], "start"));
+    bool warned = false;
+    for (const Value* w : of_type(r, "warning"))
+        warned = warned || str(*w, "message").find("2 marker range(s) were still open") == 0;
+    CHECK(warned);
 }

@@ -56,15 +56,22 @@ public:
     }
 
     // Queues a batch; with wait, returns once it (and every batch before it) has been delivered.
+    // Without, it still waits while kMaxQueued batches are undelivered: a lossless buffer holds the
+    // thread that fills it rather than growing without bound.
     void deliver(Buffer* b, std::vector<BufferedRecord>&& records, bool wait) {
         std::unique_lock<std::mutex> lock(mu_);
         uint64_t ticket = ++queued_;
         jobs_.push_back(Job{b, std::move(records)});
         cv_.notify_all();
-        if (wait && std::this_thread::get_id() != id_) cv_.wait(lock, [&] { return delivered_ >= ticket; });
+        if (std::this_thread::get_id() == id_) return;
+        if (wait)
+            cv_.wait(lock, [&] { return delivered_ >= ticket; });
+        else
+            cv_.wait(lock, [&] { return queued_ - delivered_ <= kMaxQueued; });
     }
 
 private:
+    static constexpr uint64_t kMaxQueued = 4;
     struct Job {
         Buffer* buffer;
         std::vector<BufferedRecord> records;

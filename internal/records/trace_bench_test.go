@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/benchmem"
@@ -73,8 +74,16 @@ func writeTraceRecords(tb testing.TB, path string, n int) int64 {
 // out sorted once: ns/line is the time per line, heap-bytes/line what the kept process holds per
 // line, peak-heap-bytes/line the most the heap held while reading and sorting (the sort's keys and
 // its copy of the records are transient), json-bytes/line the file's size per line.
+// GOROCPROF_BENCH_TRACE_LINES changes the number of lines (a long run has 10^7).
 func BenchmarkTraceDecodeSort(b *testing.B) {
-	const n = 1_000_000
+	n := 1_000_000
+	if s := os.Getenv("GOROCPROF_BENCH_TRACE_LINES"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			b.Fatalf("GOROCPROF_BENCH_TRACE_LINES=%q: want a positive number", s)
+		}
+		n = v
+	}
 	path := filepath.Join(b.TempDir(), "7.ndjson")
 	size := writeTraceRecords(b, path, n)
 	b.SetBytes(size)
@@ -117,8 +126,9 @@ func BenchmarkTraceDecodeSort(b *testing.B) {
 		p.Close()
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/line")
-	b.ReportMetric(float64(held)/n, "heap-bytes/line")
-	b.ReportMetric(float64(peak)/n, "peak-heap-bytes/line")
-	b.ReportMetric(float64(size)/n, "json-bytes/line")
+	lines := float64(n)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/lines, "ns/line")
+	b.ReportMetric(float64(held)/lines, "heap-bytes/line")
+	b.ReportMetric(float64(peak)/lines, "peak-heap-bytes/line")
+	b.ReportMetric(float64(size)/lines, "json-bytes/line")
 }

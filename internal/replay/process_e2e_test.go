@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/e2etest"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/tracing"
 )
@@ -19,7 +20,7 @@ import (
 // each into outputs later, from another working directory and with another environment: the files
 // and the summary must be the run's own, byte for byte, under the run's -d, -o and -f.
 func TestProcessWritesWhatTheRunWrote(t *testing.T) {
-	root := needBuiltTool(t)
+	root := e2etest.Require(t, traceApp)
 	tests := []struct {
 		name        string
 		pmc         []string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/e2etest"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
 	"github.com/gorocprof/gorocprof/internal/tracing"
@@ -34,7 +35,7 @@ const simTraceKernels = 4
 // nothing), each dispatch's correlation id that of the simLaunchKernel that issued it, each copy's
 // that of a copy call, and its agents listed.
 func TestTraceEndToEnd(t *testing.T) {
-	root := needBuiltTool(t)
+	root := e2etest.Require(t, "sim-trace")
 	app := filepath.Join(root, "bin", "sim-trace")
 	tests := []struct {
 		name   string

@@ -59,11 +59,13 @@ struct Buffer {
     bool in_use = false;
 };
 
+// Never destroyed, as the buffers: exit's static destructors run while other threads may still trace,
+// and a destroyed list would also leave the buffers unreachable (LeakSanitizer reports them).
 std::mutex g_buffers_mu;
-std::vector<Buffer*> g_buffers;
+std::vector<Buffer*>& g_buffers = *new std::vector<Buffer*>;
 
 std::mutex g_ranges_mu;  // ranges that may end on another thread
-std::unordered_map<uint64_t, OpenRange> g_ranges;
+std::unordered_map<uint64_t, OpenRange>& g_ranges = *new std::unordered_map<uint64_t, OpenRange>;
 uint64_t g_next_range = 0;
 
 void write_out(std::string& lines) {

@@ -143,6 +143,7 @@ void describe_cpu() {
     a.id = kCpuAgentId;
     a.index = -1;
     a.type = "CPU";
+    a.vendor = "CPU";  // the SDK's vendor_name of every CPU agent (HSA's, for host nodes)
     a.name = cpu_model_name();
     a.product_name = a.name;
     a.props = {{"node_id", 0}, {"logical_node_id", 0}, {"logical_node_type_id", 0}};

@@ -22,6 +22,7 @@ struct Seen {
     int depth;
     uint64_t range_id;
     std::string message;
+    simError_t result;
 };
 
 std::mutex g_mu;
@@ -39,7 +40,7 @@ uint64_t on_api(const simToolApiCall* c, void*) {
     uint64_t value = c->phase == SIM_API_PHASE_ENTER ? g_next_value++ : c->enter_value;
     if (c->phase == SIM_API_PHASE_EXIT) CHECK(c->timestamp_ns >= c->enter_ns);
     g_calls.push_back(Seen{c->phase, c->name, c->domain, value, c->thread_id, c->depth, c->range_id,
-                           c->message ? c->message : ""});
+                           c->message ? c->message : "", c->result});
     return value;
 }
 
@@ -108,6 +109,10 @@ int main() {
     CHECK_OK(simMemcpy(host2.data(), host.data(), 16));  // H2H
     CHECK_OK(simStreamDestroy(s));
     CHECK(back == host);
+    CHECK_EQ(simFree(host.data()), simErrorInvalidDevicePointer);  // the result reaches the EXIT
+    // The error accessors are not reported: the tools call them from inside their callbacks.
+    CHECK(simGetLastErrorMessage()[0] != '\0');
+    CHECK(simGetErrorString(simErrorInvalidDevicePointer) != nullptr);
 
     CHECK_OK(simToolSetApiCallback(nullptr, nullptr));
     CHECK_OK(simToolSetCopyCallback(nullptr, nullptr));
@@ -119,7 +124,7 @@ int main() {
         "simSetDevice", "simMalloc", "simSetDevice", "simStreamCreate", "simRangePushA", "simRangePushA",
         "simMemcpy", "simMemcpy", "simMemcpyAsync", "simMemsetAsync", "simMarkA", "simRangePop",
         "simRangeStartA", "simRegisterKernel", "simLaunchKernel", "simStreamSynchronize", "simRangeStop",
-        "simRangePop", "simMemcpy", "simStreamDestroy"};
+        "simRangePop", "simMemcpy", "simStreamDestroy", "simFree"};
     std::lock_guard<std::mutex> lock(g_mu);
     CHECK_EQ(g_calls.size(), 2 * names.size());
     for (size_t i = 0; i < names.size() && 2 * i + 1 < g_calls.size(); ++i) {
@@ -141,6 +146,8 @@ int main() {
     CHECK_EQ(g_calls[20].domain, SIM_API_DOMAIN_MARKER);
     CHECK_EQ(g_calls[0].domain, SIM_API_DOMAIN_RUNTIME);
     CHECK_EQ(g_launch_value, enter_value_of("simLaunchKernel"));
+    CHECK_EQ(g_calls.back().result, simErrorInvalidDevicePointer);
+    CHECK_EQ(g_calls[g_calls.size() - 3].result, simSuccess);
 
     // Copies: in completion order, which the synchronous ones and the stream's FIFO fix here.
     CHECK_EQ(g_copies.size(), 4u);

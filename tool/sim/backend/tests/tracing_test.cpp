@@ -89,5 +89,9 @@ TEST_CASE(tracing_copies_without_api_domains) {
     }
     std::vector<Value> agents = of_type(recs, "agent");
     CHECK_EQ(agents.size(), size_t{1});  // the CPU: this test registers no GPU
-    if (!agents.empty()) CHECK_EQ(str_of(agents[0], "type"), std::string("CPU"));
+    if (!agents.empty()) {
+        CHECK_EQ(str_of(agents[0], "type"), std::string("CPU"));
+        CHECK_EQ(str_of(agents[0], "vendor"), std::string("CPU"));
+        CHECK_EQ(num(agents[0], "id"), int64_t(gorocprof::sim::kCpuAgentId));
+    }
 }

@@ -161,6 +161,7 @@ func e2eParams(t *testing.T, dir string) testscript.Params {
 			"samerecords":       sameRecordsCmd,
 			"summary-stats":     summaryMatchesStatsCmd,
 			"tracefiles":        traceFilesCmd,
+			"rocpd-vs-json":     rocpdVsJSONCmd,
 		},
 	}
 }

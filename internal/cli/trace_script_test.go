@@ -180,3 +180,31 @@ func sum(m map[string]int) int {
 	}
 	return n
 }
+
+// `rocpd-vs-json DB RESULTS` is rocprofv3's test_rocpd_data (tests/pytest-packages/tests/rocprofv3.py):
+// for each trace array of results.json and the kernel dispatches, upstream's view of the database
+// (regions, regions_and_samples for the markers, kernels, memory_copies) has as many rows of the
+// array's categories as the array has records.
+func rocpdVsJSONCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: rocpd-vs-json DB RESULTS")
+	}
+	arrays := resultsArrays(ts, ts.MkAbs(args[1]))
+	for _, c := range []struct {
+		array, view string
+		categories  []string
+	}{
+		{"hip_api", "regions", []string{"HIP_COMPILER_API", "HIP_COMPILER_API_EXT", "HIP_RUNTIME_API", "HIP_RUNTIME_API_EXT"}},
+		{"hsa_api", "regions", []string{"HSA_CORE_API", "HSA_AMD_EXT_API", "HSA_IMAGE_EXT_API", "HSA_FINALIZE_EXT_API"}},
+		{"marker_api", "regions_and_samples", []string{"MARKER_CORE_API", "MARKER_CONTROL_API", "MARKER_NAME_API", "MARKER_CORE_RANGE_API"}},
+		{"kernel_dispatch", "kernels", []string{"KERNEL_DISPATCH"}},
+		{"memory_copy", "memory_copies", []string{"MEMORY_COPY"}},
+	} {
+		cond := "category = '" + strings.Join(c.categories, "' OR category = '") + "'"
+		rows := queryRows(ts, args[0], "SELECT COUNT(*) FROM "+c.view+" WHERE "+cond)
+		if len(rows) != 1 || rows[0] != strconv.Itoa(arrays[c.array]) {
+			ts.Fatalf("%s: %v rows of %s in %s, %d records in results.json", c.array, rows, c.view, args[0], arrays[c.array])
+		}
+		fmt.Fprintf(ts.Stdout(), "%s %d\n", c.array, arrays[c.array])
+	}
+}

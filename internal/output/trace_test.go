@@ -416,3 +416,44 @@ func TestResultsSummaryMatchesStats(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceFilesIgnoreLineOrder: the trace lines of a record file in another order (threads'
+// buffers flushed in another order) give the same bytes in every file.
+func TestTraceFilesIgnoreLineOrder(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "records", "5100_traced.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var head, traces, rest []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		switch {
+		case strings.HasPrefix(l, `{"t":"api"`), strings.HasPrefix(l, `{"t":"marker"`), strings.HasPrefix(l, `{"t":"copy"`):
+			traces = append(traces, l)
+		case len(traces) == 0:
+			head = append(head, l)
+		default:
+			rest = append(rest, l)
+		}
+	}
+	slices.Reverse(traces)
+	path := filepath.Join(t.TempDir(), "5100.ndjson")
+	if err := os.WriteFile(path, []byte(strings.Join(append(append(head, rest[:len(rest)-1]...), append(traces, rest[len(rest)-1])...), "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reordered, err := records.ReadProcess(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reordered.Close()
+	opts := Options{File: "p", Formats: []string{"json", "csv"}, KernelTrace: true, Stats: true}
+	want := writeFiles(t, opts, readFixture(t, "5100_traced.ndjson"), fakeCounters{})
+	got := writeFiles(t, opts, reordered, fakeCounters{})
+	if len(got) != len(want) {
+		t.Fatalf("%d files, want %d", len(got), len(want))
+	}
+	for name, b := range want {
+		if string(got[name]) != string(b) {
+			t.Errorf("%s differs with the lines in another order", name)
+		}
+	}
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks tool/rocm and the emulator's headers against a copy of the real rocprofiler-sdk headers:
-#   1. every tool/rocm source, and the emulator's own SDK client (tests/replay_order_tool.cpp),
+#   1. every tool/rocm source, and the emulator's own SDK clients (tests/*_tool.cpp),
 #      compiles (-fsyntax-only, C++17) against them;
 #   2. tool/rocm-emulator/tests/abi_test.c compiles (C11) against them: the sizes, offsets and values
 #      the ABI test pins are the real ones;
@@ -53,7 +53,7 @@ trap 'rm -rf "$tmp"' EXIT
 failed=0
 
 echo "1. tool/rocm against $sdk"
-for src in "$root"/tool/rocm/*.cpp "$root"/tool/rocm-emulator/tests/replay_order_tool.cpp; do
+for src in "$root"/tool/rocm/*.cpp "$root"/tool/rocm-emulator/tests/*_tool.cpp; do
     if "$CXX" -std=c++17 -fsyntax-only "${defs[@]}" -I"$root/tool/rocm" -I"$root/tool/core" -I"$root/tool/replay" \
         -I"$root/tool/include" "${incs[@]}" "$src" 2>"$tmp/err"; then
         echo "   ok     ${src#"$root"/}"

@@ -9,7 +9,12 @@
 #              passes of a dispatch, no fatal, no decline;
 #   passes   - `gorocprof plan`'s pass count of each agent equal to the records';
 #   compare  - `gorocprof compare`: kernel replay equal to application replay on the counters;
-#   rocprofv3 - where rocprofv3 is installed, its own run of the same groups, totals side by side.
+#   rocprofv3 - where rocprofv3 is installed, its own run of the same groups, totals side by side;
+#   trace    - a --sys-trace run (with the first group): every traced domain has records and every
+#              dispatch and copy carries the correlation id of a HIP call; where rocprofv3 is
+#              installed, its own --sys-trace run of the same app, record counts per domain side by
+#              side (HIP, marker, memory copy and kernel dispatch counts equal; HSA counts shown only:
+#              a HIP runtime's signal waits vary with timing).
 # tool/rocm/README.md ("scripts/rocm-test.sh") shows the expected output. --emulate runs the same
 # checks with no GPU, over the SDK emulator and bin/sim-demo (scripts/tests/rocm-test.sh, make test).
 # Writes $OUT/rocm-test.md (the results) and $OUT/rocm-test.log. Exit 0: every check passed; 1: one
@@ -21,7 +26,7 @@ usage() {
 usage: scripts/rocm-test.sh [options]
   --rocm-root DIR   the ROCm root holding rocprofiler-sdk (default $ROCM_PATH, else /opt/rocm)
   --app CMD         the app to profile (default bin/hip-vector; --emulate: bin/sim-demo)
-  --sections LIST   among: apps passes compare rocprofv3 (default: all, comma- or space-separated)
+  --sections LIST   among: apps passes compare rocprofv3 trace (default: all, comma- or space-separated)
   --out DIR         where the results go (default out/rocm-test)
   --emulate         no GPU: the SDK emulator (lib/gorocprof/rocm-emulator) and bin/sim-demo
   --no-build        use bin/ and lib/ as they are
@@ -35,7 +40,7 @@ die_usage() { echo "rocm-test: $*" >&2; usage; }
 ROOT=$(pwd)
 rocm_root=${ROCM_PATH:-/opt/rocm}
 app=""
-sections="apps passes compare rocprofv3"
+sections="apps passes compare rocprofv3 trace"
 out=$ROOT/out/rocm-test
 emulate=0
 build=1
@@ -54,7 +59,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 for s in $sections; do
-    case "$s" in apps|passes|compare|rocprofv3) ;; *) die_usage "unknown section '$s' (expected apps, passes, compare, rocprofv3)" ;; esac
+    case "$s" in apps|passes|compare|rocprofv3|trace) ;; *) die_usage "unknown section '$s' (expected apps, passes, compare, rocprofv3, trace)" ;; esac
 done
 if [ -n "$check_run" ] && [ ! -f "$check_run" ]; then
     die_usage "--check-run $check_run: no such file"
@@ -246,6 +251,85 @@ PY
                 result rocprofv3 ok "every counter's total equals rocprofv3's ($out/side-by-side.txt)"
             fi
             cat "$out/side-by-side.txt"
+        fi
+    fi
+fi
+
+# trace_counts FILE: "domain count" per line of a results JSON's buffer records (rocprofv3's layout).
+trace_counts() {
+    python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))["rocprofiler-sdk-tool"][0]
+buf = doc.get("buffer_records", {})
+for k in ("hip_api", "hsa_api", "marker_api", "memory_copy", "kernel_dispatch"):
+    print(k, len(buf.get(k, [])))
+PY
+}
+
+# trace_links FILE: every dispatch and copy record's correlation id is a HIP call's; prints what fails.
+trace_links() {
+    python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))["rocprofiler-sdk-tool"][0]
+buf = doc.get("buffer_records", {})
+calls = {r["correlation_id"]["internal"] for r in buf.get("hip_api", [])}
+bad = 0
+for k in ("kernel_dispatch", "memory_copy"):
+    for r in buf.get(k, []):
+        if r["correlation_id"]["internal"] not in calls:
+            bad += 1
+            if bad <= 3: print("%s record with correlation id %d: no HIP call has it" % (k, r["correlation_id"]["internal"]))
+sys.exit(1 if bad else 0)
+PY
+}
+
+if want trace; then
+    if ! "$gorocprof" --help 2>&1 | grep -q -- '--sys-trace'; then
+        result trace skipped "this gorocprof has no --sys-trace"
+    else
+        echo "== trace: --sys-trace"
+        # shellcheck disable=SC2086
+        "$gorocprof" "${common[@]}" --sys-trace --pmc $G0 -f json -d "$out/trace" -o run -- "${app_cmd[@]}" \
+            >"$out/trace.out" 2>>"$LOG"
+        trc=$?
+        if [ "$trc" -ne 0 ] || [ ! -f "$out/trace/run_results.json" ]; then
+            result trace FAIL "--sys-trace exited $trc (log: $LOG)"
+        else
+            trace_counts "$out/trace/run_results.json" >"$out/trace-counts.txt"
+            # A domain the app makes no call of has no records: the emulator's apps make no marker
+            # call unless they are sim-trace.
+            empty=$(awk '$2 == 0 && $1 != "marker_api" { print $1 }' "$out/trace-counts.txt" | tr '\n' ' ')
+            if [ -n "$empty" ]; then
+                result trace FAIL "no records of: $empty($out/trace-counts.txt)"
+            elif ! trace_links "$out/trace/run_results.json" >"$out/trace-links.txt"; then
+                result trace FAIL "$(head -n 3 "$out/trace-links.txt" | tr '\n' ';')"
+            else
+                result trace ok "$(tr '\n' ' ' <"$out/trace-counts.txt")records; every dispatch and copy has its HIP call"
+            fi
+            v3=$(command -v rocprofv3 || true)
+            [ -z "$v3" ] && [ -x "$rocm_root/bin/rocprofv3" ] && v3=$rocm_root/bin/rocprofv3
+            if [ -z "$v3" ]; then
+                result trace-rocprofv3 skipped "rocprofv3 is not installed"
+            else
+                # shellcheck disable=SC2086
+                "$v3" --sys-trace --pmc $G0 --output-format json -d "$out/rocprofv3-trace" -o run -- "${app_cmd[@]}" \
+                    >"$out/rocprofv3-trace.out" 2>>"$LOG"
+                theirs=$(find "$out/rocprofv3-trace" -name '*results.json' | head -n 1)
+                if [ -z "$theirs" ]; then
+                    result trace-rocprofv3 FAIL "rocprofv3 --sys-trace wrote no results JSON (log: $LOG)"
+                else
+                    trace_counts "$theirs" >"$out/rocprofv3-trace-counts.txt"
+                    join <(sort "$out/trace-counts.txt") <(sort "$out/rocprofv3-trace-counts.txt") |
+                        awk '{ d = ($2 != $3 && $1 != "hsa_api") ? "  differs" : ""; printf "%-16s %10s %10s%s\n", $1, $2, $3, d }' \
+                            >"$out/trace-side-by-side.txt"
+                    if grep -q differs "$out/trace-side-by-side.txt"; then
+                        result trace-rocprofv3 FAIL "record counts differ: $out/trace-side-by-side.txt"
+                    else
+                        result trace-rocprofv3 ok "HIP, marker, copy and dispatch record counts equal rocprofv3's ($out/trace-side-by-side.txt)"
+                    fi
+                    cat "$out/trace-side-by-side.txt"
+                fi
+            fi
         fi
     fi
 fi

@@ -160,6 +160,8 @@ func e2eParams(t *testing.T, dir string) testscript.Params {
 			"rocpd-vs-pftrace":  rocpdVsPftraceCmd,
 			"samerecords":       sameRecordsCmd,
 			"summary-stats":     summaryMatchesStatsCmd,
+			"tracefiles":        traceFilesCmd,
+			"rocpd-vs-json":     rocpdVsJSONCmd,
 		},
 	}
 }

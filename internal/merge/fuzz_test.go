@@ -9,12 +9,14 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/output"
 )
 
 // FuzzReadResults feeds any bytes to the results.json reader as an input of a merge: no input makes
 // it panic or loop, and one it accepts is written as a merged results.json that reads back as the
-// same processes with the same number of passes. The seeds are the inputs of the merge testscript.
+// same processes with the same number of passes and trace lines. The seeds are the inputs of the
+// merge testscript and the traced fixture's results.json.
 func FuzzReadResults(f *testing.F) {
 	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "script", "merge.txtar"))
 	if err != nil {
@@ -25,6 +27,11 @@ func FuzzReadResults(f *testing.F) {
 			f.Add(file.Data)
 		}
 	}
+	traced, err := os.ReadFile(filepath.Join("..", "output", "testdata", "golden", "traced", "5100_results.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(traced)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		in := filepath.Join(dir, "in_results.json")
@@ -56,8 +63,20 @@ func FuzzReadResults(f *testing.F) {
 			if back[i].passes != heads[i].passes {
 				t.Fatalf("process %d: %d passes in, %d read back", i, heads[i].passes, back[i].passes)
 			}
+			if in, out := traceLines(t, heads[i]), traceLines(t, back[i]); in != out {
+				t.Fatalf("process %d: %d trace lines in, %d read back", i, in, out)
+			}
 		}
 	})
+}
+
+// traceLines counts a process's trace lines.
+func traceLines(t *testing.T, h *head) int {
+	n := 0
+	if err := h.src.(*jsonSource).traces(h, func(*contract.Trace) error { n++; return nil }); err != nil {
+		t.Fatalf("the trace lines of %s do not read back: %v", h.name(), err)
+	}
+	return n
 }
 
 // readHeads is what a merge reads of one results.json before it writes anything.

@@ -33,9 +33,11 @@ type head struct {
 	rotation    *output.Rotation
 	passOf      map[uint64]map[int]int
 	kernelTrace bool
-	agents      []contract.Agent
-	counters    map[uint64]inCounter // by the input's counter id
-	kernels     []contract.Kernel
+	// traceDomains are the domains the run traced (metadata.gorocprof.trace_domains), sorted
+	traceDomains []string
+	agents       []contract.Agent
+	counters     map[uint64]inCounter // by the input's counter id
+	kernels      []contract.Kernel
 
 	// found by the check of the dispatches; checked when the heads pass did it (early.go)
 	checked        bool
@@ -91,6 +93,7 @@ type metadata struct {
 		Replayed        uint64             `json:"replayed"`
 		Declined        uint64             `json:"declined"`
 		GroupInterval   int                `json:"pmc_group_interval"`
+		TraceDomains    []string           `json:"trace_domains"`
 	} `json:"gorocprof"`
 	Plan        json.RawMessage `json:"gorocprof_plan"`
 	KernelTrace *bool           `json:"kernel_trace"`
@@ -121,6 +124,7 @@ func (m *metadata) apply(h *head) error {
 		return fmt.Errorf("metadata.gorocprof.pmc_group_interval %d is not a number of dispatches", g.GroupInterval)
 	}
 	h.interval = g.GroupInterval
+	h.traceDomains = g.TraceDomains
 	return nil
 }
 

@@ -24,6 +24,8 @@ import (
 // after a dispatch's first); -1 when the element has none.
 type jsonSource struct {
 	countersAt, traceAt, replaysAt int64
+	tracesAt                       map[string]int64 // the trace records' arrays (traceArrays) present
+	names                          *traceNames      // what strings says of the trace records
 }
 
 type handleJSON struct {
@@ -42,10 +44,9 @@ type counterObject struct {
 }
 
 type stringsObject struct {
-	BufferRecords []struct {
-		Kind string `json:"kind"`
-	} `json:"buffer_records"`
-	Counters struct {
+	BufferRecords []kindNames     `json:"buffer_records"`
+	MarkerAPI     []markerMessage `json:"marker_api"`
+	Counters      struct {
 		DimensionIDs []struct {
 			ID           int    `json:"id"`
 			InstanceSize int    `json:"instance_size"`
@@ -124,7 +125,7 @@ func decodeRaw(l *lexer, v any) error {
 // gorocprof writes it.
 func scanElement(l *lexer, path string) (*head, error) {
 	h := &head{input: path, counters: map[uint64]inCounter{}}
-	src := &jsonSource{countersAt: -1, traceAt: -1, replaysAt: -1}
+	src := &jsonSource{countersAt: -1, traceAt: -1, replaysAt: -1, tracesAt: map[string]int64{}, names: &traceNames{}}
 	h.src = src
 	var md *metadata
 	var cfg configObject
@@ -155,7 +156,9 @@ func scanElement(l *lexer, path string) (*head, error) {
 		case "counters":
 			derr = decodeRaw(l, &cobjs)
 		case "strings":
-			derr = decodeRaw(l, &strs)
+			if derr = decodeRaw(l, &strs); derr == nil {
+				derr = src.names.set(strs)
+			}
 		case "kernel_symbols":
 			derr = decodeRaw(l, &kernels)
 		case "callback_records", "buffer_records":
@@ -276,9 +279,16 @@ func scanRecords(l *lexer, key string, h *head, early *earlyCheck) error {
 			at = &src.replaysAt
 		}
 		var err error
-		if at == nil {
+		switch {
+		case key == "buffer_records" && isTraceArray(string(sub)):
+			if _, twice := src.tracesAt[string(sub)]; twice {
+				return fmt.Errorf("%q given twice", sub)
+			}
+			src.tracesAt[string(sub)] = l.keyEnd
 			err = l.skip()
-		} else {
+		case at == nil:
+			err = l.skip()
+		default:
 			*at = l.keyEnd
 			begin := l.off()
 			err = skipRecords(l, early, key+"."+string(sub), begin)

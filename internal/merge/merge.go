@@ -50,12 +50,13 @@ func Run(ctx context.Context, req Request) ([]string, error) {
 		return nil, err
 	}
 	trace := heads[0].kernelTrace
+	domains := traceDomains(heads)
 	for _, wants := range []struct {
 		flag string
 		set  bool
 	}{{"--stats", req.Stats}, {"a summary (-S, -D, --summary-groups)", req.Summary != nil}} {
-		if wants.set && !trace {
-			return nil, fmt.Errorf("%s needs the kernel trace, which %s does not hold (it ran without --kernel-trace)", wants.flag, heads[0].name())
+		if wants.set && !trace && len(domains) == 0 {
+			return nil, fmt.Errorf("%s needs a trace, which %s does not hold (it ran without --kernel-trace or another trace)", wants.flag, heads[0].name())
 		}
 	}
 	sum, err := output.NewStatsSummary(req.Summary, req.SummaryTo, output.PathVars{}, req.Stdout, req.Stderr)
@@ -63,7 +64,7 @@ func Run(ctx context.Context, req Request) ([]string, error) {
 		return nil, err
 	}
 	files := output.NewFiles(ctx, output.Options{Dir: req.OutputDir, File: req.OutputFile, Formats: req.Formats,
-		KernelTrace: trace, Stats: req.Stats, Summary: sum, Truncate: req.Truncate, Mangled: req.Mangled, AgentIndex: req.AgentIndex,
+		KernelTrace: trace, TraceDomains: domains, Stats: req.Stats, Summary: sum, Truncate: req.Truncate, Mangled: req.Mangled, AgentIndex: req.AgentIndex,
 		SeveralHosts: severalHosts(heads)})
 	var summary *output.SummarySink
 	if !req.Quiet {
@@ -89,6 +90,21 @@ func Run(ctx context.Context, req Request) ([]string, error) {
 		}
 	}
 	return paths, nil
+}
+
+// traceDomains are the domains any of the processes traced, sorted: what the merged result says
+// its run traced.
+func traceDomains(heads []*head) []string {
+	var out []string
+	for _, h := range heads {
+		for _, d := range h.traceDomains {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // severalHosts tells whether the processes come from more than one host; heads are in merge order,

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 )
 
@@ -34,8 +35,8 @@ type prefix struct {
 
 // tempSuffixes are the names a prefix's files get after it (create, createPath, the trace spool):
 // a hidden temporary file of one of them is this prefix's, never another prefix's.
-var tempSuffixes = []string{"_results.json", "_agent_info.csv", "_counter_collection.csv", "_kernel_trace.csv",
-	"_results.pftrace", "_results.db", "_trace.spool", "_kernel_stats.csv", "_domain_stats.csv"}
+var tempSuffixes = append([]string{"_results.json", "_agent_info.csv", "_counter_collection.csv", "_kernel_trace.csv",
+	"_results.pftrace", "_results.db", "_trace.spool", "_kernel_stats.csv", "_domain_stats.csv"}, traceSuffixes()...)
 
 // removeStale removes the temporary files an earlier gorocprof left of this prefix when it was
 // killed before it could (SIGKILL, a crash): a run holds its prefix's lock, or names it per
@@ -115,6 +116,8 @@ type documents struct {
 	counterCSV *outFile
 	traceCSV   *outFile
 	trace      *traceSpool     // the current process's kernel dispatch records
+	traceRows  []*outFile      // by traceGroups: the trace CSV files, each created with its first row
+	spools     []*recordSpool  // by traceGroups: the current process's trace records, nil before its first
 	agentRows  map[string]bool // agent_info.csv rows written, so that processes sharing an agent list it once
 	v          *view           // the process begun and not ended
 	n          int             // processes begun
@@ -123,7 +126,8 @@ type documents struct {
 // openDocuments creates the files of the formats wanted and writes what comes before the first
 // process; counters says whether the run counted anything (counter_collection.csv).
 func openDocuments(pf *prefix, opts Options, counters bool) (prefixSink, error) {
-	s := &documents{pf: pf, opts: opts, agentRows: map[string]bool{}}
+	s := &documents{pf: pf, opts: opts, agentRows: map[string]bool{}, traceRows: make([]*outFile, len(traceGroups)),
+		spools: make([]*recordSpool, len(traceGroups))}
 	var err error
 	if slices.Contains(opts.Formats, "json") {
 		if s.results, err = pf.create("_results.json"); err != nil {
@@ -157,6 +161,12 @@ func openDocuments(pf *prefix, opts Options, counters bool) (prefixSink, error) 
 func (s *documents) Begin(p *Process) error {
 	s.n++
 	s.v = newView(s.opts, p)
+	if s.results != nil {
+		s.v.traces = newTraceNames(p.Process)
+		if wantsStats(s.opts) {
+			s.v.stats = newDomainStats(s.opts)
+		}
+	}
 	var err error
 	if s.results != nil {
 		err = s.v.writeResultsHead(s.results.bg, s.n == 1)
@@ -171,7 +181,12 @@ func (s *documents) Begin(p *Process) error {
 }
 
 // Dispatch writes every pass of one logical dispatch.
-func (s *documents) Dispatch(d *Dispatch) error { return s.v.writeLogical(s, d) }
+func (s *documents) Dispatch(d *Dispatch) error {
+	if s.v.stats != nil {
+		s.v.stats.dispatch(s.v.proc.Kernels, d)
+	}
+	return s.v.writeLogical(s, d)
+}
 
 // End writes what follows the process's dispatches (its kernel dispatch records after its counter
 // records) and drops its kernel dispatch spool.
@@ -180,13 +195,67 @@ func (s *documents) End(failed error) error {
 	s.v = nil
 	var err error
 	if failed == nil && s.results != nil {
-		err = v.writeResultsTail(s.results.bg, s.trace)
+		err = v.writeResultsTail(s.results.bg, s.trace, s.spools)
 	}
+	s.closeSpools()
+	return err
+}
+
+// Trace writes one trace line: its row in its group's CSV file, which its first row creates (a
+// file is written only when it has rows, as rocprofv3's), and its record in the process's spool of
+// its group's buffer_records array.
+func (s *documents) Trace(t *contract.Trace) error {
+	g := traceGroupOf(t.TraceDomain())
+	if g < 0 {
+		return nil // Files.Trace hands on no such line
+	}
+	v := s.v
+	if v.stats != nil {
+		v.stats.trace(t)
+	}
+	if s.results != nil {
+		if s.spools[g] == nil {
+			sp, err := newRecordSpool(s.pf.loc, s.pf.base)
+			if err != nil {
+				return err
+			}
+			s.spools[g] = sp
+		}
+		kind := traceKind(t.TraceDomain())
+		v.line = appendTraceRecord(v.line[:0], t, kind, v.traces.opIndex[kind][t.Op])
+		if err := s.spools[g].add(v.line); err != nil {
+			return fmt.Errorf("trace record spool: %w", err)
+		}
+	}
+	if s.agentInfo == nil { // no csv
+		return nil
+	}
+	o := s.traceRows[g]
+	if o == nil {
+		var err error
+		if o, err = s.pf.create(traceGroups[g].trace); err != nil {
+			return err
+		}
+		writeHeader(o.bg, traceColumns(t))
+		s.traceRows[g] = o
+	}
+	v.line = v.appendTraceRow(v.line[:0], t)
+	_, err := o.bg.Write(v.line)
+	return err
+}
+
+// closeSpools drops the process's spools: its kernel dispatch records and its trace records.
+func (s *documents) closeSpools() {
 	if s.trace != nil {
 		s.trace.close()
 		s.trace = nil
 	}
-	return err
+	for i, sp := range s.spools {
+		if sp != nil {
+			sp.close()
+			s.spools[i] = nil
+		}
+	}
 }
 
 func (s *documents) close() error {
@@ -196,12 +265,7 @@ func (s *documents) close() error {
 	return nil
 }
 
-func (s *documents) abort() {
-	if s.trace != nil {
-		s.trace.close()
-		s.trace = nil
-	}
-}
+func (s *documents) abort() { s.closeSpools() }
 
 // finalName writes to a temporary file and names the file it will become in its errors, which is
 // the file users asked for.

@@ -2,12 +2,12 @@ package output
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/golden"
+	"github.com/gorocprof/gorocprof/internal/stats"
 
 	"github.com/gorocprof/gorocprof/internal/records"
 )
@@ -45,6 +45,16 @@ func TestWriteGolden(t *testing.T) {
 		{"crashed_mangled", "4300.ndjson", Options{File: "4300", Formats: []string{"csv", "json"}, Mangled: true,
 			Command: []string{"./bin/sim-worker", "--from-cli"}}, fakeCounters{}},
 		{"trace_only", "4300.ndjson", Options{File: "4300", Formats: []string{"json", "csv"}, KernelTrace: true}, nil},
+		// API calls, markers and copies beside a dispatch: every trace file, its stats and the summaries
+		// (rocprofv3's summary test's groups), with the CPU agent (id 0) the copies' host side.
+		{"traced", "5100_traced.ndjson", Options{File: "5100", Formats: []string{"json", "csv"}, KernelTrace: true, Stats: true,
+			TraceDomains: []string{"HIP_COMPILER_API", "HIP_RUNTIME_API", "MARKER_CORE_RANGE_API", "MEMORY_COPY"},
+			Summary: &StatsSummary{SummaryOptions: stats.SummaryOptions{Whole: true, PerDomain: true,
+				Groups: []string{"KERNEL_DISPATCH|MEMORY_COPY", ".*_API"}}, File: "summary"}}, fakeCounters{}},
+		// The copies' agents as --agent-index type-relative names them; no kernel trace: no kernel_trace.csv,
+		// kernel_stats.csv nor KERNEL_DISPATCH row.
+		{"traced_type_relative", "5100_traced.ndjson", Options{File: "5100", Formats: []string{"csv"}, Stats: true,
+			AgentIndex: "type-relative"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,21 +63,7 @@ func TestWriteGolden(t *testing.T) {
 			procs := []*records.Process{proc, proc}
 			var first map[string][]byte
 			for round, proc := range procs {
-				opts := tc.opts
-				opts.Dir = t.TempDir()
-				paths, err := Write(opts, proc, tc.cs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				files := map[string][]byte{}
-				for _, p := range paths {
-					b, err := os.ReadFile(p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					rel, _ := filepath.Rel(opts.Dir, p)
-					files[filepath.ToSlash(rel)] = b
-				}
+				files := writeFiles(t, tc.opts, proc, tc.cs)
 				if round == 0 {
 					first = files
 					continue

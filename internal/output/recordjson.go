@@ -9,13 +9,17 @@ import (
 
 // rocprofiler-sdk enum values that results.json readers switch on (rocprofiler/fwd.h).
 const (
+	bufferKindMemoryCopy     = 10 // ROCPROFILER_BUFFER_TRACING_MEMORY_COPY
 	bufferKindKernelDispatch = 11 // ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH
+	bufferKindMarkerRange    = 32 // ROCPROFILER_BUFFER_TRACING_MARKER_CORE_RANGE_API
 	dispatchOpComplete       = 2  // ROCPROFILER_KERNEL_DISPATCH_COMPLETE
 )
 
 // bufferKindNames are the names of rocprofiler_buffer_tracing_kind_t by value, as the SDK names
 // them (the enumerator without ROCPROFILER_BUFFER_TRACING_); rocprofv3's strings.buffer_records
 // is indexed by the kind, the readers look a record's kind up there. Kind 0 (NONE) has no name.
+// The SDK's kinds end at MARKER_CORE_RANGE_API; the two after it are gorocprof's, for the CUDA
+// backend's API records (a reader finds their names here, as it finds every kind's).
 var bufferKindNames = []string{
 	"", "HSA_CORE_API", "HSA_AMD_EXT_API", "HSA_IMAGE_EXT_API", "HSA_FINALIZE_EXT_API",
 	"HIP_RUNTIME_API", "HIP_COMPILER_API", "MARKER_CORE_API", "MARKER_CONTROL_API", "MARKER_NAME_API",
@@ -23,7 +27,8 @@ var bufferKindNames = []string{
 	"OMPT", "MEMORY_ALLOCATION", "RUNTIME_INITIALIZATION", "ROCDECODE_API", "ROCJPEG_API",
 	"HIP_STREAM", "HIP_RUNTIME_API_EXT", "HIP_COMPILER_API_EXT", "ROCDECODE_API_EXT",
 	"KFD_EVENT_PAGE_MIGRATE", "KFD_EVENT_PAGE_FAULT", "KFD_EVENT_QUEUE", "KFD_EVENT_UNMAP_FROM_GPU",
-	"KFD_EVENT_DROPPED_EVENTS", "KFD_PAGE_MIGRATE", "KFD_PAGE_FAULT", "KFD_QUEUE", "MARKER_CORE_RANGE_API",
+	"KFD_EVENT_DROPPED_EVENTS", "KFD_PAGE_MIGRATE", "KFD_PAGE_FAULT", "KFD_QUEUE", domainMarker,
+	domainCUDARuntime, domainCUDADriver,
 }
 
 // kernelDispatchOperations are the operations of the kernel dispatch kind by value

@@ -9,6 +9,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/output/bgwrite"
 	"github.com/gorocprof/gorocprof/internal/rocpd"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // writeResultsHead starts a process's element of results.json in rocprofv3's layout, up to the
@@ -35,20 +36,33 @@ func (v *view) writeResultsHead(w *bgwrite.Writer, first bool) error {
 }
 
 // writeResultsTail ends a process's element after the counter records: the kernel dispatch records
-// of every pass, from the spool, when the kernel trace was asked for.
-func (v *view) writeResultsTail(w *bgwrite.Writer, trace *traceSpool) error {
+// of every pass, from the spool, when the kernel trace was asked for, and the trace records of each
+// group, from its spool (spools by traceGroups, nil for a group without records).
+func (v *view) writeResultsTail(w *bgwrite.Writer, trace *traceSpool, spools []*recordSpool) error {
 	s := jsonStream{w: w}
 	s.raw("]},\n" + `"buffer_records":{"kernel_dispatch":[`)
 	v.writeDispatchRecords(&s, trace, true)
 	s.raw("]")
-	// The other categories rocprofv3 always writes: the records hold no API calls, copies,
-	// allocations or samples, so each is empty.
-	for _, c := range emptyBufferCategories {
-		s.raw(",\n" + strconv.Quote(c) + ":[]")
+	// The other categories rocprofv3 always writes, those of the kinds the records do not have
+	// (allocations, samples, ...) empty, then gorocprof's.
+	for _, c := range bufferArrays {
+		s.raw(",\n" + strconv.Quote(c) + ":[")
+		if g := slices.IndexFunc(traceGroups, func(g traceGroup) bool { return g.array == c }); g >= 0 && spools[g] != nil && s.err == nil {
+			s.err = spools[g].copyTo(w)
+		}
+		s.raw("]")
 	}
 	s.raw(",\n" + strconv.Quote(replayDispatchCategory) + ":[")
 	v.writeDispatchRecords(&s, trace, false)
-	s.raw("]}}")
+	s.raw("]}")
+	// rocprofv3 writes its summary before the records; it is known only after them.
+	summary := []object{}
+	if v.stats != nil {
+		summary = v.stats.summaryObjects()
+	}
+	s.raw(",")
+	s.field("summary", summary, false)
+	s.raw("}")
 	return s.err
 }
 
@@ -74,10 +88,11 @@ func (v *view) writeDispatchRecords(s *jsonStream, trace *traceSpool, first bool
 	})
 }
 
-// emptyBufferCategories are buffer_records' arrays after kernel_dispatch, in rocprofv3's order.
-var emptyBufferCategories = []string{"hip_api", "hsa_api", "marker_api", "rccl_api", "memory_copy",
+// bufferArrays are buffer_records' arrays after kernel_dispatch: rocprofv3's, in its order, then
+// gorocprof's of the CUDA API records.
+var bufferArrays = []string{"hip_api", "hsa_api", "marker_api", "rccl_api", "memory_copy",
 	"memory_allocation", "scratch_memory", "rocdecode_api", "rocjpeg_api", "pc_sample_host_trap",
-	"pc_sample_stochastic"}
+	"pc_sample_stochastic", "cuda_api", "cuda_driver_api"}
 
 type jsonStream struct {
 	w   *bgwrite.Writer
@@ -164,7 +179,8 @@ func (v *view) metadata() object {
 		{"problems", nonNil(v.proc.Problems)},
 	}
 	e := v.proc.Totals()
-	run = append(run, kv{"dispatches", e.Dispatches}, kv{"replayed", e.Replayed}, kv{"declined", e.Declined})
+	run = append(run, kv{"dispatches", e.Dispatches}, kv{"replayed", e.Replayed}, kv{"declined", e.Declined},
+		kv{"trace_domains", nonNil(v.opts.TraceDomains)})
 	if v.rotation != nil {
 		run = append(run, kv{"pmc_group_interval", v.rotation.Interval})
 	}
@@ -195,17 +211,22 @@ func nodeObject(hostname string) object {
 }
 
 // config is rocprofv3's output configuration as far as it describes how this file was written:
-// the formats, the kernel trace, the summary, the agent numbering, and how kernels are grouped
-// in the trace (by queue, always). The output paths are left out, so that the same records give
-// the same file wherever it is written.
+// the formats, the kernel trace and the other traces (rocprofv3's *_trace booleans of the domains
+// traced), the summary, the agent numbering, and how kernels are grouped in the trace (by queue,
+// always). The output paths are left out, so that the same records give the same file wherever it
+// is written.
 func (v *view) config() object {
 	has := func(f string) bool { return slices.Contains(v.opts.Formats, f) }
-	return object{
+	o := object{
 		{"csv_output", has("csv")}, {"json_output", has("json")}, {"pftrace_output", has("pftrace")},
 		{"otf2_output", false}, {"rocpd_output", has("rocpd")}, {"summary", v.opts.Summary != nil},
 		{"kernel_rename", false}, {"group_by_queue", true}, {"agent_index", agentIndexOrDefault(v.opts.AgentIndex)},
 		{"kernel_trace", v.opts.KernelTrace},
 	}
+	for _, f := range tracing.Config(v.opts.TraceDomains) {
+		o = append(o, kv{f.Name, f.On})
+	}
+	return o
 }
 
 func nonNil(s []string) []string {
@@ -241,9 +262,10 @@ func boolInt(b bool) int {
 }
 
 // stringsObject is rocprofv3's strings object: buffer_records indexed by the buffer tracing kind
-// (bufferKindNames), the counters' dimensions, and the tables of what the records do not have
-// (callback kinds, marker messages, external correlation names, PC samples, thread trace and
-// code object files) empty.
+// (bufferKindNames) with each kind's operations as its records number them (traceNames), the
+// marker messages by correlation id, the counters' dimensions, and the tables of what the records
+// do not have (callback kinds, external correlation names, PC samples, thread trace and code object
+// files) empty.
 func (v *view) stringsObject() object {
 	dims := []object{}
 	for _, d := range v.cat.dims {
@@ -251,16 +273,16 @@ func (v *view) stringsObject() object {
 	}
 	kinds := make([]object, len(bufferKindNames))
 	for i, name := range bufferKindNames {
-		ops := []string{}
-		if i == bufferKindKernelDispatch {
-			ops = kernelDispatchOperations
-		}
-		kinds[i] = object{{"kind", name}, {"operations", ops}}
+		kinds[i] = object{{"kind", name}, {"operations", v.traces.ops[i]}}
+	}
+	messages := make([]object, 0, len(v.traces.messages))
+	for _, m := range v.traces.messages {
+		messages = append(messages, object{{"key", m.corr}, {"value", m.message}})
 	}
 	return object{
 		{"callback_records", []object{}},
 		{"buffer_records", kinds},
-		{"marker_api", []object{}},
+		{"marker_api", messages},
 		{"correlation_id", object{{"external", []object{}}}},
 		{"counters", object{{"dimension_ids", dims}}},
 		{"pc_sample_instructions", []string{}},

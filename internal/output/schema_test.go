@@ -102,7 +102,8 @@ func TestResultsMatchSchema(t *testing.T) {
 		fixture  string
 		cs       Counters
 		rotation *Rotation
-	}{{"4242.ndjson", fakeCounters{}, nil}, {"4300.ndjson", fakeCounters{}, nil}, {"4300.ndjson", nil, nil}, {"rotated 4242.ndjson", fakeCounters{}, rotation}} {
+	}{{"4242.ndjson", fakeCounters{}, nil}, {"4300.ndjson", fakeCounters{}, nil}, {"4300.ndjson", nil, nil}, {"rotated 4242.ndjson", fakeCounters{}, rotation},
+		{"5100_traced.ndjson", fakeCounters{}, nil}} { // API calls, markers and copies: hip_api, marker_api, memory_copy
 		dir := t.TempDir()
 		proc := rotatedFixture(t)
 		if tc.rotation == nil {
@@ -223,7 +224,7 @@ func num(v any) int { return int(v.(float64)) }
 // kernel_symbols[kernel_id] and its kind as strings.buffer_records[kind], so both arrays are indexed
 // by those ids: kernel_symbols has an entry for every id from 0 (an empty one where no kernel has
 // it), strings.buffer_records an entry for every rocprofiler_buffer_tracing_kind_t value below
-// ROCPROFILER_BUFFER_TRACING_LAST (33).
+// ROCPROFILER_BUFFER_TRACING_LAST (33), then gorocprof's two CUDA API kinds.
 func TestResultsIndexedAsRocprofv3(t *testing.T) {
 	el := readerElement(t, Options{Formats: []string{"json"}, KernelTrace: true})
 	syms := el["kernel_symbols"].([]any)
@@ -231,10 +232,11 @@ func TestResultsIndexedAsRocprofv3(t *testing.T) {
 		t.Fatalf("kernel_symbols: %d entries (want 6, ids 0..5), entry 0 %v", len(syms), syms[0])
 	}
 	kinds := at(el, "strings", "buffer_records").([]any)
-	if len(kinds) != 33 {
-		t.Errorf("strings.buffer_records: %d kinds, want 33", len(kinds))
+	if len(kinds) != 35 {
+		t.Errorf("strings.buffer_records: %d kinds, want 35", len(kinds))
 	}
-	for value, name := range map[int]string{0: "", 1: "HSA_CORE_API", 7: "MARKER_CORE_API", 10: "MEMORY_COPY", 11: "KERNEL_DISPATCH", 16: "MEMORY_ALLOCATION", 32: "MARKER_CORE_RANGE_API"} {
+	for value, name := range map[int]string{0: "", 1: "HSA_CORE_API", 5: "HIP_RUNTIME_API", 6: "HIP_COMPILER_API", 7: "MARKER_CORE_API",
+		10: "MEMORY_COPY", 11: "KERNEL_DISPATCH", 16: "MEMORY_ALLOCATION", 32: "MARKER_CORE_RANGE_API", 33: "CUDA_RUNTIME_API", 34: "CUDA_DRIVER_API"} {
 		if got := at(kinds, value, "kind"); got != name {
 			t.Errorf("strings.buffer_records[%d].kind = %v, want %s", value, got, name)
 		}

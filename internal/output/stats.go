@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/stats"
 )
 
@@ -42,52 +43,111 @@ func NewStatsSummary(opts *stats.SummaryOptions, to string, vars PathVars, stdou
 	return s, nil
 }
 
-// kernelDomain is the one domain gorocprof traces, named as rocprofv3 names it.
+// kernelDomain is the kernel dispatches' domain, named as rocprofv3 names it.
 const kernelDomain = "KERNEL_DISPATCH"
 
-// statsSink times the kernels of every process of a prefix for --stats (kernel_stats.csv,
-// domain_stats.csv) and the summary. Each dispatch is one call timed by its first pass, never by
-// the sum of its passes: under kernel replay every pass runs the whole kernel again.
-type statsSink struct {
-	pf      *prefix
+// domainStats are the statistics of rocprofv3's domains over some processes: each dispatch one
+// call of its kernel timed by its first pass, never by the sum of its passes (under kernel replay
+// every pass runs the whole kernel again); each trace line one call of its function (a marker's
+// message, a copy's direction), as rocprofv3 counts its records.
+type domainStats struct {
 	opts    Options
-	proc    *Process
-	kernels *stats.Table // by kernel name
-	domains *stats.Table // the one KERNEL_DISPATCH line
+	kernels *stats.Table   // by kernel name, with the kernel trace
+	groups  []*stats.Table // by traceGroups, by function; nil for a group without lines
+	domains *stats.Table   // a line per domain: KERNEL_DISPATCH and the groups' columns
 }
 
-// wantsStats: the kernel statistics are kept for --stats and for a summary, both of the kernel trace.
+func newDomainStats(opts Options) *domainStats {
+	return &domainStats{opts: opts, kernels: &stats.Table{}, groups: make([]*stats.Table, len(traceGroups)), domains: &stats.Table{}}
+}
+
+// dispatch counts one call of the dispatch's kernel (of kernels, by id), with the kernel trace.
+func (s *domainStats) dispatch(kernels map[uint64]contract.Kernel, l *Dispatch) {
+	if len(l.Passes) == 0 || !s.opts.KernelTrace {
+		return
+	}
+	d := l.Passes[0].Record
+	s.kernels.Add(KernelName(kernels[d.KernelID], s.opts.Mangled, s.opts.Truncate), d.End-d.Start)
+	s.domains.Add(kernelDomain, d.End-d.Start)
+}
+
+// trace counts one call of the line's function in its group.
+func (s *domainStats) trace(t *contract.Trace) {
+	g := traceGroupOf(t.TraceDomain())
+	if g < 0 {
+		return // Files.Trace hands on no such line
+	}
+	if s.groups[g] == nil {
+		s.groups[g] = &stats.Table{}
+	}
+	s.groups[g].Add(traceFunction(t), t.End-t.Start)
+	s.domains.Add(traceGroups[g].column, t.End-t.Start)
+}
+
+// summaryDomains are the domains with lines, in rocprofv3's order (traceGroups'), the kernel
+// dispatches' with the kernel trace.
+func (s *domainStats) summaryDomains() []stats.Domain {
+	var out []stats.Domain
+	for i, g := range traceGroups {
+		if i == kernelGroupOrder && s.opts.KernelTrace {
+			out = append(out, stats.Domain{Name: kernelDomain, Table: s.kernels})
+		}
+		if s.groups[i] != nil {
+			out = append(out, stats.Domain{Name: g.column, Table: s.groups[i]})
+		}
+	}
+	return out
+}
+
+// statsSink keeps the statistics of every process of a prefix for --stats (kernel_stats.csv,
+// hip_api_stats.csv and the other groups', domain_stats.csv) and the summary.
+type statsSink struct {
+	*domainStats
+	pf   *prefix
+	proc *Process
+}
+
+// wantsStats: the statistics are kept for --stats and for a summary, of the kernel trace and the
+// trace lines.
 func wantsStats(o Options) bool {
-	return o.KernelTrace && (o.Stats || o.Summary != nil && o.Summary.Wanted())
+	return o.Stats || o.Summary != nil && o.Summary.Wanted()
 }
 
 func openStats(pf *prefix, opts Options, _ bool) (prefixSink, error) {
-	return &statsSink{pf: pf, opts: opts, kernels: &stats.Table{}, domains: &stats.Table{}}, nil
+	return &statsSink{domainStats: newDomainStats(opts), pf: pf}, nil
 }
 
 func (s *statsSink) Begin(p *Process) error { s.proc = p; return nil }
 
 func (s *statsSink) End(error) error { s.proc = nil; return nil }
 
-// Dispatch counts one call of the dispatch's kernel, timed by its first pass.
-func (s *statsSink) Dispatch(l *Dispatch) error {
-	if len(l.Passes) == 0 {
-		return nil
-	}
-	d := l.Passes[0].Record
-	name := KernelName(s.proc.Kernels[d.KernelID], s.opts.Mangled, s.opts.Truncate)
-	s.kernels.Add(name, d.End-d.Start)
-	s.domains.Add(kernelDomain, d.End-d.Start)
-	return nil
-}
+// Dispatch counts the dispatch's kernel.
+func (s *statsSink) Dispatch(l *Dispatch) error { s.dispatch(s.proc.Kernels, l); return nil }
 
-// close writes kernel_stats.csv and domain_stats.csv (--stats) and the summary file.
+// Trace counts the line's function.
+func (s *statsSink) Trace(t *contract.Trace) error { s.trace(t); return nil }
+
+// close writes the stats files (--stats) and the summary file: kernel_stats.csv with the kernel
+// trace, a group's file when it has lines, domain_stats.csv when either has.
 func (s *statsSink) close() error {
 	if s.opts.Stats {
-		for _, f := range []struct {
+		type file struct {
 			suffix string
 			t      *stats.Table
-		}{{"_kernel_stats.csv", s.kernels}, {"_domain_stats.csv", s.domains}} {
+		}
+		var files []file
+		if s.opts.KernelTrace {
+			files = append(files, file{"_kernel_stats.csv", s.kernels})
+		}
+		for i, g := range traceGroups {
+			if s.groups[i] != nil {
+				files = append(files, file{g.stats, s.groups[i]})
+			}
+		}
+		if s.opts.KernelTrace || s.domains.Len() > 0 {
+			files = append(files, file{"_domain_stats.csv", s.domains})
+		}
+		for _, f := range files {
 			o, err := s.pf.create(f.suffix)
 			if err != nil {
 				return err
@@ -115,8 +175,33 @@ func (s *statsSink) placed() error {
 	return nil
 }
 
-func (s *statsSink) summaryDomains() []stats.Domain {
-	return []stats.Domain{{Name: kernelDomain, Table: s.kernels}}
+func (s *statsSink) abort() {}
+
+// summaryObjects are results.json's summary, rocprofv3's: per domain with calls, in its order, the
+// statistics of the whole domain and of each name (operations, by name).
+func (s *domainStats) summaryObjects() []object {
+	out := []object{}
+	for _, d := range s.summaryDomains() {
+		total, names := d.Table.Stats()
+		if total.Calls == 0 {
+			continue
+		}
+		ops := make([]object, len(names))
+		for i, n := range names {
+			ops[i] = object{{"key", n.Name}, {"value", statObject(n, nil)}}
+		}
+		out = append(out, object{{"domain", d.Name}, {"stats", statObject(total, ops)}})
+	}
+	return out
 }
 
-func (s *statsSink) abort() {}
+// statObject is rocprofv3's serialization of one statistics value, with its operations when ops
+// is not nil.
+func statObject(st stats.Stat, ops []object) object {
+	o := object{{"count", st.Calls}, {"sum", st.Total}, {"sqr", st.SumSquares}, {"min", st.Min}, {"max", st.Max},
+		{"mean", number(st.Mean)}, {"stddev", number(st.StdDev)}, {"variance", number(st.Variance)}}
+	if ops != nil {
+		o = append(o, kv{"operations", ops})
+	}
+	return o
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,15 +91,17 @@ func WriteProcesses(ctx context.Context, opts Options, procs []*records.Process,
 // way (SIGINT), leaves whatever had these names before untouched and no partial file; the error is
 // then context.Cause(ctx) or the write's.
 type Files struct {
-	ctx      context.Context
-	opts     Options
-	loc      *location
-	pf       *prefix      // nil before the first process, and when nothing is wanted
-	sinks    []prefixSink // those of opts, in prefixSinks' order
-	proc     *Process     // the process begun and not ended
-	n        int          // processes begun
-	errs     []error      // the process's first maxShownErrors evaluation failures
-	nErrs    int
+	ctx   context.Context
+	opts  Options
+	loc   *location
+	pf    *prefix      // nil before the first process, and when nothing is wanted
+	sinks []prefixSink // those of opts, in prefixSinks' order
+	proc  *Process     // the process begun and not ended
+	n     int          // processes begun
+	errs  []error      // the process's first maxShownErrors evaluation failures
+	nErrs int
+	// unknown counts the process's trace lines by domain that no output knows (TraceDomainKnown)
+	unknown  map[string]int
 	evalErrs []error
 	err      error // the first failure: every later call returns it and Close aborts the files
 	closed   bool
@@ -164,7 +167,7 @@ func (f *Files) Begin(p *Process) error {
 	if f.pf == nil {
 		return nil
 	}
-	f.proc, f.errs, f.nErrs = p, nil, 0
+	f.proc, f.errs, f.nErrs, f.unknown = p, nil, 0, nil
 	for _, s := range f.sinks {
 		if err := s.Begin(p); err != nil {
 			return f.fail(err)
@@ -216,16 +219,26 @@ func (f *Files) open(counters bool) error {
 	return nil
 }
 
-// Dispatch hands one logical dispatch to every sink and keeps its evaluation failures.
-func (f *Files) Dispatch(d *Dispatch) error {
+// taking says whether a process's dispatches and trace lines go to the sinks now: not before a
+// process is begun, nor when nothing is written, nor after a failure, which it returns (a ctx
+// cancelled meanwhile among them).
+func (f *Files) taking() (bool, error) {
 	if f.err != nil {
-		return f.err
+		return false, f.err
 	}
 	if f.pf == nil || f.proc == nil {
-		return nil
+		return false, nil
 	}
 	if f.ctx.Err() != nil {
-		return f.fail(context.Cause(f.ctx))
+		return false, f.fail(context.Cause(f.ctx))
+	}
+	return true, nil
+}
+
+// Dispatch hands one logical dispatch to every sink and keeps its evaluation failures.
+func (f *Files) Dispatch(d *Dispatch) error {
+	if ok, err := f.taking(); !ok {
+		return err
 	}
 	for i := range d.Passes {
 		for _, err := range d.Passes[i].Errs {
@@ -243,12 +256,19 @@ func (f *Files) Dispatch(d *Dispatch) error {
 	return nil
 }
 
-// Trace hands one trace line to every sink that takes them (TraceSink).
+// Trace hands one trace line to every sink that takes them. A line of a domain the outputs do not
+// know (a newer tool's), or of a domain that is not its type's (an API line of the marker domain),
+// goes to none, so that every format leaves out the same lines, and is reported with the
+// evaluation failures.
 func (f *Files) Trace(t *contract.Trace) error {
-	if f.err != nil {
-		return f.err
+	if ok, err := f.taking(); !ok {
+		return err
 	}
-	if f.pf == nil || f.proc == nil {
+	if !traceLineKnown(t) {
+		if f.unknown == nil {
+			f.unknown = map[string]int{}
+		}
+		f.unknown[t.Kind+" line of domain "+strconv.Quote(t.TraceDomain())]++
 		return nil
 	}
 	for _, s := range f.sinks {
@@ -286,6 +306,14 @@ func (f *Files) End(failed error) error {
 	}
 	if err := f.evalError(p); err != nil {
 		f.evalErrs = append(f.evalErrs, err)
+	}
+	if len(f.unknown) > 0 {
+		var parts []string
+		for _, d := range slices.Sorted(maps.Keys(f.unknown)) {
+			parts = append(parts, fmt.Sprintf("%d %s", f.unknown[d], d))
+		}
+		f.evalErrs = append(f.evalErrs, fmt.Errorf("pid %d: trace lines of a domain no output knows, or not of their type, were left out: %s",
+			p.Header.PID, strings.Join(parts, ", ")))
 	}
 	return nil
 }
@@ -388,6 +416,8 @@ type view struct {
 	cat      *catalog
 	command  []string
 	names    map[uint64]kernelText // by kernel id
+	traces   *traceNames           // results.json's: the trace records' operations and marker messages
+	stats    *domainStats          // the process's statistics for results.json's summary; nil without --stats or a summary
 	counters []idValues            // the current pass's counters
 	line     []byte
 	// wroteCounter says whether results.json has a counter record yet.

@@ -26,6 +26,7 @@ type row struct {
 	total         int64
 	min, max      int64
 	mean, sumSqrs float64 // Welford's running mean and sum of squared deviations
+	squares       uint64  // the sum of the squared durations, wrapping as rocprofv3's uint64 does
 }
 
 // Add counts one call of name that took ns nanoseconds.
@@ -40,6 +41,7 @@ func (t *Table) Add(name string, ns int64) {
 	}
 	r.calls++
 	r.total += ns
+	r.squares += uint64(ns) * uint64(ns)
 	r.min, r.max = min(r.min, ns), max(r.max, ns)
 	d := float64(ns) - r.mean
 	r.mean += d / float64(r.calls)
@@ -86,6 +88,38 @@ func (t *Table) WriteCSV(w io.Writer) error {
 			strconv.FormatInt(r.max, 10), formatFloat(r.stddev())}, ",") + "\n")
 	}
 	return bw.Flush()
+}
+
+// Stat is one name's numbers, or a whole table's, as rocprofv3's results.json summary writes them
+// (its statistics' count, sum, sqr, min, max, mean, stddev and variance).
+type Stat struct {
+	Name                   string
+	Calls, Total, Min, Max int64
+	SumSquares             uint64
+	Mean, StdDev, Variance float64
+}
+
+// Stats returns the table's total and its names' numbers, by name.
+func (t *Table) Stats() (total Stat, names []Stat) {
+	var all entry
+	rows := t.sorted()
+	sort.Slice(rows, func(i, j int) bool { return rows[i].name < rows[j].name })
+	for _, r := range rows {
+		names = append(names, r.stat())
+		all.merge(r)
+	}
+	total = all.stat()
+	total.Name = ""
+	return total, names
+}
+
+func (r *row) stat() Stat {
+	v := 0.0
+	if r.calls > 1 {
+		v = r.sumSqrs / float64(r.calls-1)
+	}
+	return Stat{Name: r.name, Calls: r.calls, Total: r.total, Min: r.min, Max: r.max, SumSquares: r.squares,
+		Mean: r.mean, StdDev: math.Sqrt(v), Variance: v}
 }
 
 // stddev is the sample standard deviation (n-1), 0 for one call.

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,29 @@ func TestEmpty(t *testing.T) {
 	var b strings.Builder
 	if err := (&Table{}).WriteCSV(&b); err != nil || strings.Count(b.String(), "\n") != 1 {
 		t.Errorf("an empty table should be the header alone, got %q (%v)", b.String(), err)
+	}
+}
+
+// TestStats: the numbers rocprofv3's results.json summary gives a domain (its statistics' count,
+// sum, sqr, min, max, mean, sample variance and standard deviation), for each name by name and for
+// the whole table, which pools its names' calls.
+func TestStats(t *testing.T) {
+	var k Table
+	for _, d := range []int64{100, 200, 300} {
+		k.Add("b", d)
+	}
+	k.Add("a", 600)
+	total, names := k.Stats()
+	want := []Stat{
+		{Name: "a", Calls: 1, Total: 600, Min: 600, Max: 600, SumSquares: 360000, Mean: 600},
+		{Name: "b", Calls: 3, Total: 600, Min: 100, Max: 300, SumSquares: 140000, Mean: 200, StdDev: 100, Variance: 10000},
+	}
+	if len(names) != 2 || names[0] != want[0] || names[1] != want[1] {
+		t.Errorf("names %+v, want %+v", names, want)
+	}
+	// 100, 200, 300, 600: mean 300, squared deviations 40000+10000+0+90000 over 3.
+	if total.Name != "" || total.Calls != 4 || total.Total != 1200 || total.Min != 100 || total.Max != 600 ||
+		total.SumSquares != 500000 || total.Mean != 300 || math.Abs(total.Variance-140000.0/3) > 1e-6 {
+		t.Errorf("total %+v", total)
 	}
 }

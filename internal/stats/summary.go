@@ -47,7 +47,8 @@ type Domain struct {
 // WriteSummary writes the tables opts asks for, in rocprofv3's order: one per domain (-D), one per
 // group (--summary-groups; a group that matches no domain with calls prints nothing), then the
 // whole summary (-S). terminal indents every table by four spaces, as rocprofv3 does on a terminal
-// stream and not in a file. domains must be sorted by name.
+// stream and not in a file. domains come in rocprofv3's order (its domain_type), which orders the
+// tables and the names of a group's title.
 func WriteSummary(w io.Writer, domains []Domain, opts SummaryOptions, terminal bool) error {
 	unit := opts.Units
 	if unit == "" {
@@ -169,7 +170,7 @@ func (e *entry) merge(r *row) {
 	d := r.mean - e.mean
 	e.sumSqrs += r.sumSqrs + d*d*float64(e.calls)*float64(r.calls)/float64(n)
 	e.mean += d * float64(r.calls) / float64(n)
-	e.calls, e.total = n, e.total+r.total
+	e.calls, e.total, e.squares = n, e.total+r.total, e.squares+r.squares
 	e.min, e.max = min(e.min, r.min), max(e.max, r.max)
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The parts of scripts/rocm-test.sh that need no AMD GPU: its argument handling, the whole script
 # over the SDK emulator and bin/sim-demo (--emulate: every check but rocprofv3's passes, rocprofv3
-# skipped), its record check failing on a run with a pass missing and on one whose SQ_WAVES differs
+# skipped; the trace section's own checks where this gorocprof has --sys-trace), its record check failing on a run with a pass missing and on one whose SQ_WAVES differs
 # between passes, and both scripts shellcheck-clean where shellcheck is installed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,6 +29,15 @@ for want in '^ok    results: ' '^ok    records: 30 dispatches, passes 0\.\.P-1 o
   grep -qE "$want" "$tmp/out" || { cat "$tmp/out" >&2; fail "--emulate: no line matching $want"; }
 done
 [ -f "$tmp/run/rocm-test.md" ] || fail "no rocm-test.md"
+# The trace section: over the emulator every domain sim-demo calls has records, linked to their calls.
+if bin/gorocprof --help 2>&1 | grep -q -- '--sys-trace'; then
+  for want in '^ok    trace: hip_api [1-9][0-9]* hsa_api [1-9][0-9]* marker_api 0 memory_copy [1-9][0-9]* kernel_dispatch 30 records; every dispatch and copy has its HIP call$' \
+    '^skipped trace-rocprofv3: rocprofv3 is not installed'; do
+    grep -qE "$want" "$tmp/out" || { cat "$tmp/out" >&2; fail "--emulate: no line matching $want"; }
+  done
+else
+  grep -q '^skipped trace: this gorocprof has no --sys-trace' "$tmp/out" || fail "--emulate: the trace section neither ran nor said why"
+fi
 
 # The record check must fail on a run that lost a pass, and on one whose SQ_WAVES differs by pass.
 results=$tmp/run/kernel/run_results.json

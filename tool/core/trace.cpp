@@ -356,6 +356,13 @@ void marker_mark(const char* op, std::string_view message) {
     emit(now, [&](std::string& out) { append_range(out, r, now); });
 }
 
+void record_marker(const char* op, std::string_view message, uint64_t correlation_id, uint64_t tid, int64_t start,
+                   int64_t end) {
+    if (!traced(Domain::Marker)) return;
+    OpenRange r{op, std::string(message), correlation_id, tid, start};
+    emit(end, [&](std::string& out) { append_range(out, r, end); });
+}
+
 void record_copy(const Copy& c) {
     if (!traced(Domain::MemoryCopy)) return;
     uint64_t tid = c.thread_id != 0 ? c.thread_id : thread_id();

@@ -95,6 +95,11 @@ void marker_pop();
 uint64_t marker_start(const char* op, std::string_view message);
 void marker_stop(uint64_t id);
 void marker_mark(const char* op, std::string_view message);
+// A range or mark whose correlation id and times the backend took itself (the SDK's
+// MARKER_CORE_RANGE_API callbacks number markers with the API calls' counter, so core's own ids would
+// collide with them). Not checked against Quiet: the backend decides what is the tool's own.
+void record_marker(const char* op, std::string_view message, uint64_t correlation_id, uint64_t thread_id, int64_t start,
+                   int64_t end);
 
 struct Copy {
     const char* op = "";  // MEMORY_COPY_HOST_TO_DEVICE, ... (docs/tracing.md)

@@ -91,6 +91,13 @@ bool kernel_of(Tool& tl, const ProfiledAgent& a, uint64_t sdk_kernel, core::Kern
     return true;
 }
 
+// Whether the counting service collects this dispatch: its agent has passes. The filters of the others
+// are asked where their kernel trace comes from (traced_dispatch), once.
+bool counted(const Tool& tl, const rocprofiler_kernel_dispatch_info_t& info) {
+    const ProfiledAgent* a = tl.agent(info.agent_id);
+    return a != nullptr && !a->passes.empty();
+}
+
 // The filter verdict for this logical dispatch: asked once, on its first callback on this thread.
 bool selected(Tool& tl, const rocprofiler_kernel_dispatch_info_t& info) {
     ThreadState& t = t_state;
@@ -178,7 +185,7 @@ void fill_counters(const PassConfig& pc, const rocprofiler_counter_record_t* rec
 #if GOROCPROF_ROCM_KERNEL_REPLAY
 uint64_t pass_count(rocprofiler_kernel_dispatch_info_t info, rocprofiler_user_data_t) {
     Tool* tl = tool();
-    if (tl == nullptr || !selected(*tl, info)) return 1;  // a dispatch filtered out is never replayed
+    if (tl == nullptr || !counted(*tl, info) || !selected(*tl, info)) return 1;  // filtered out: never replayed
     const ProfiledAgent* a = tl->agent(info.agent_id);
     uint64_t n = a != nullptr ? a->passes.size() : 0;
     if (n > 1) t_state.asked_passes_for = info.dispatch_id;
@@ -267,7 +274,7 @@ void kernel_replay_callback(rocprofiler_callback_tracing_record_t record, rocpro
     try {
         if (record.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG) {
             if (record.phase != ROCPROFILER_CALLBACK_PHASE_ENTER) return;
-            selected(*tl, p->dispatch_info);  // the filters, once, before the replay decision
+            if (counted(*tl, p->dispatch_info)) selected(*tl, p->dispatch_info);  // the filters, once, before the replay decision
             t_state.correlation = record.correlation_id.internal;
             p->replay_pass_count = pass_count;
         } else if (record.operation == ROCPROFILER_KERNEL_REPLAY_PASS) {
@@ -290,7 +297,7 @@ void dispatch_callback(rocprofiler_dispatch_counting_service_data_t data, rocpro
     if (tl == nullptr || config == nullptr) return;
     try {
         const rocprofiler_kernel_dispatch_info_t& info = data.dispatch_info;
-        if (!selected(*tl, info)) return;
+        if (!counted(*tl, info) || !selected(*tl, info)) return;
         const ProfiledAgent* a = tl->agent(info.agent_id);
         uint64_t p = pass_now(*tl);
         if (a == nullptr || p >= a->passes.size()) return;
@@ -379,6 +386,29 @@ void record_callback(rocprofiler_dispatch_counting_service_data_t data, rocprofi
         core.end_dispatch(declined);
     } catch (const std::exception& e) {
         core::Core::instance().fatal(std::string("record callback: ") + e.what());
+    }
+}
+
+void traced_dispatch(const rocprofiler_buffer_tracing_kernel_dispatch_record_t& r) {
+    Tool* tl = tool();
+    if (tl == nullptr) return;
+    try {
+        const rocprofiler_kernel_dispatch_info_t& info = r.dispatch_info;
+        const ProfiledAgent* a = tl->agent(info.agent_id);
+        // An agent with passes has its dispatches from the counting service.
+        if (a == nullptr || !a->passes.empty() || !selected(*tl, info)) return;
+        core::PassRecord& rec = t_state.rec;
+        rec.pass = core::kNotReplayed;
+        rec.passes = 1;
+        rec.start_ns = static_cast<int64_t>(r.start_timestamp) + tl->clock_offset_ns;
+        rec.end_ns = static_cast<int64_t>(r.end_timestamp) + tl->clock_offset_ns;
+        rec.counters.clear();
+        core::Core& core = core::Core::instance();
+        core.begin_dispatch(facts_of(*tl, *a, info, r.correlation_id.internal, r.thread_id));
+        core.record_pass(rec);
+        core.end_dispatch();
+    } catch (const std::exception& e) {
+        core::Core::instance().fatal(std::string("kernel dispatch record: ") + e.what());
     }
 }
 

@@ -197,6 +197,16 @@ bool cpu_agents(std::vector<core::AgentInfo>* out, std::string* error) {
     return true;
 }
 
+bool agent_nodes(std::unordered_map<uint64_t, uint64_t>* out, std::string* error) {
+    out->clear();
+    for (rocprofiler_agent_type_t type : {ROCPROFILER_AGENT_TYPE_CPU, ROCPROFILER_AGENT_TYPE_GPU}) {
+        std::vector<const rocprofiler_agent_v0_t*> found;
+        if (!agents_of_type(type, &found, error)) return false;
+        for (const auto* a : found) (*out)[a->id.handle] = a->node_id;
+    }
+    return true;
+}
+
 bool create_config(const Agent& agent, const std::vector<const Counter*>& counters,
                    rocprofiler_counter_config_id_t* config, rocprofiler_status_t* status, std::string* error) {
     std::vector<rocprofiler_counter_id_t> ids;

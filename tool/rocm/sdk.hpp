@@ -7,6 +7,8 @@
 // The headers of what this backend calls, by name as well as through the umbrella (version, status
 // names, time), so that a header the SDK moves shows here.
 #include <rocprofiler-sdk/agent.h>
+#include <rocprofiler-sdk/buffer.h>
+#include <rocprofiler-sdk/buffer_tracing.h>
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/context.h>
 #include <rocprofiler-sdk/counter_config.h>
@@ -16,6 +18,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace gorocprof::rocm {
@@ -66,6 +69,9 @@ core::AgentInfo agent_info(const Agent& agent);
 // rocprofv3 lists every agent. Their index is -1: no plan names them. False with *error naming the
 // failing call.
 bool cpu_agents(std::vector<core::AgentInfo>* out, std::string* error);
+
+// The KFD node of every agent (CPUs and GPUs) by its SDK handle: the agent ids of trace records.
+bool agent_nodes(std::unordered_map<uint64_t, uint64_t>* out, std::string* error);
 
 // Creates one counter config of `counters` (plan order) on the agent. On failure *error names the
 // counters and the SDK's status; *status carries it for callers that tell a refused group apart.

@@ -9,6 +9,7 @@
 #include <rocprofiler-sdk/registration.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <string>
@@ -162,7 +163,14 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
         Tool* t = made.release();  // never freed from here on, see tool.hpp
         set_tool(t);
         std::string error;
-        if (!start_services(*t, &error)) core::Core::instance().fatal(error + "; the application runs unprofiled");
+        if (!start_services(*t, &error)) {
+            core::Core::instance().fatal(error + "; the application runs unprofiled");
+            return 0;
+        }
+        // Registered after core's own exit handler, so it runs before core writes `end`: the SDK's
+        // finalization (which calls tool_fini) may come later than that.
+        std::atexit(finish_tracing);
+        if (!start_tracing(t->clock_offset_ns, &error)) core::Core::instance().warn("tracing: " + error + "; nothing is traced");
     } catch (const std::exception& e) {
         core::Core::instance().fatal(std::string("tool_init: ") + e.what() + "; the application runs unprofiled");
     }
@@ -172,6 +180,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
 void tool_fini(void*) {
     try {
         close_open_dispatch();
+        finish_tracing();
     } catch (const std::exception&) {
     }
 }

@@ -67,4 +67,14 @@ void record_callback(rocprofiler_dispatch_counting_service_data_t data, rocprofi
 // Closes a replayed dispatch this thread left open (a loop that ended early).
 void close_open_dispatch();
 
+// A dispatch of an agent without counter passes, from the SDK's kernel dispatch tracing (kernel trace
+// only): filtered and written as a dispatch without counters (callbacks.cpp).
+void traced_dispatch(const rocprofiler_buffer_tracing_kernel_dispatch_record_t& record);
+
+// Tracing (tracing.cpp): subscribes the SDK's services for the domains the plan traces (none: nothing
+// to do). False with *error when the SDK refuses the context or its buffer; a refused kind is a warning.
+bool start_tracing(int64_t clock_offset_ns, std::string* error);
+// Hands the SDK's buffered records to core and writes the ranges still open. Before core's `end`.
+void finish_tracing();
+
 }  // namespace gorocprof::rocm

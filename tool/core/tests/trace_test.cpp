@@ -144,6 +144,29 @@ TEST_CASE(trace_markers_pair_ranges_and_keep_messages) {
     if (!warnings.empty()) CHECK(str(warnings[0], "message").find("1 marker range(s) were still open") == 0);
 }
 
+TEST_CASE(trace_record_marker_keeps_the_backends_ids_and_times) {
+    CHECK(start_traced(kSimDomains));
+    trace::record_marker("roctxThreadRangeA", "sdk range", 41, 7, 1000, 2000);
+    trace::record_marker("roctxMarkA", "sdk mark", 43, 7, 1500, 1500);
+    {
+        trace::Quiet q;  // the backend decides what is its own: record_marker is not Quiet's
+        trace::record_marker("roctxProcessRangeA", "ended early", 44, 8, 3000, 2500);
+    }
+    Core::instance().finish();
+    std::vector<Value> all = of_type(read_records(), "marker");
+    CHECK_EQ(all.size(), size_t{3});
+    if (all.size() != 3) return;
+    CHECK_EQ(str(all[0], "op"), std::string("roctxThreadRangeA"));
+    CHECK_EQ(str(all[0], "message"), std::string("sdk range"));
+    CHECK_EQ(num(all[0], "correlation_id"), int64_t{41});
+    CHECK_EQ(num(all[0], "thread_id"), int64_t{7});
+    CHECK_EQ(num(all[0], "start"), int64_t{1000});
+    CHECK_EQ(num(all[0], "end"), int64_t{2000});
+    CHECK_EQ(num(all[1], "start"), num(all[1], "end"));
+    CHECK_EQ(str(all[2], "domain"), std::string("MARKER_CORE_RANGE_API"));
+    CHECK_EQ(num(all[2], "end"), int64_t{3000});  // an end before the start is the start
+}
+
 TEST_CASE(trace_every_thread_s_lines_reach_the_file) {
     CHECK(start_traced(kSimDomains));
     count_writes();

@@ -61,8 +61,19 @@ Context* context_by_handle(uint64_t handle) {
     return &s.contexts[handle - 1];
 }
 
+bool callback_traced(int kind, int operation) {
+    State& s = state();
+    for (int i = 0; i < kMaxContexts; ++i) {
+        const Context& c = s.contexts[i];
+        if (!c.created || !c.started.load()) continue;
+        for (const TracingService& t : c.tracing)
+            if (t.kind == kind && t.covers(operation)) return true;
+    }
+    return false;
+}
+
 void trace(int kind, int operation, rocprofiler_callback_phase_t phase, void* payload, rocprofiler_user_data_t* user_data,
-           const rocprofiler_correlation_id_t& correlation) {
+           const rocprofiler_correlation_id_t& correlation, rocprofiler_user_data_t* per_context) {
     State& s = state();
     for (int i = 0; i < kMaxContexts; ++i) {
         Context& c = s.contexts[i];
@@ -78,7 +89,8 @@ void trace(int kind, int operation, rocprofiler_callback_phase_t phase, void* pa
             r.phase = phase;
             r.payload = payload;
             rocprofiler_user_data_t none{};
-            t.callback(r, user_data != nullptr ? user_data : &none, t.args);
+            rocprofiler_user_data_t* u = per_context != nullptr ? &per_context[i] : user_data != nullptr ? user_data : &none;
+            t.callback(r, u, t.args);
         }
     }
 }
@@ -183,8 +195,13 @@ rocprofiler_status_t rocprofiler_configure_callback_tracing_service(rocprofiler_
             replay_domain_callback, reinterpret_cast<void*>(context_id.handle));
         if (st == GOROCPROF_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
         if (st != GOROCPROF_STATUS_SUCCESS) return ROCPROFILER_STATUS_ERROR;
+    } else if (tracing::marker_operation_name(k, 0) != nullptr) {  // MARKER_CORE_API, MARKER_CORE_RANGE_API
+        for (rocprofiler_tracing_operation_t op : t.operations)
+            if (tracing::marker_operation_name(k, op) == nullptr) return ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
     } else if (k != ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT) {
-        return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;  // the emulator traces code objects and replay only
+        // The emulator calls back for code objects, markers and replay only: the API kinds' payloads
+        // carry the calls' arguments, which the sim runtime has no HIP or HSA form of.
+        return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
     }
     c->tracing.push_back(std::move(t));
     return ROCPROFILER_STATUS_SUCCESS;
@@ -210,6 +227,8 @@ rocprofiler_status_t rocprofiler_query_callback_tracing_kind_operation_name(rocp
         n = replay_ops[operation];
     else if (kind == ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT && operation > 0 && operation < ROCPROFILER_CODE_OBJECT_LAST)
         n = code_object_ops[operation];
+    else
+        n = tracing::marker_operation_name(static_cast<int>(kind), operation);
     if (n == nullptr) return ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
     if (name != nullptr) *name = n;
     if (name_len != nullptr) *name_len = std::strlen(n);
@@ -229,6 +248,11 @@ rocprofiler_status_t rocprofiler_iterate_callback_tracing_kinds(rocprofiler_call
 rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operations(
     rocprofiler_callback_tracing_kind_t kind, rocprofiler_callback_tracing_kind_operation_cb_t callback, void* data) {
     if (callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (tracing::marker_operation_name(kind, 0) != nullptr) {  // the marker kinds number from 0, as the SDK's
+        for (int op = 0; tracing::marker_operation_name(kind, op) != nullptr; ++op)
+            if (callback(kind, op, data) != 0) break;
+        return ROCPROFILER_STATUS_SUCCESS;
+    }
     int last = replay_kind(static_cast<int>(kind))                   ? ROCPROFILER_KERNEL_REPLAY_LAST
                : kind == ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT ? ROCPROFILER_CODE_OBJECT_LAST
                                                                   : -1;

@@ -33,11 +33,12 @@ rocprofiler_kernel_dispatch_info_t dispatch_info_of(const simLaunch* l, uint64_t
     return i;
 }
 
+// correlation: the launch's (tracing::launch_correlation), as the SDK gives a dispatch its API call's.
 rocprofiler_dispatch_counting_service_data_t service_data(const rocprofiler_kernel_dispatch_info_t& info,
-                                                          const simExecResult* result) {
+                                                          uint64_t correlation, const simExecResult* result) {
     rocprofiler_dispatch_counting_service_data_t d{};
     d.size = sizeof d;
-    d.correlation_id.internal = info.dispatch_id;
+    d.correlation_id.internal = correlation;
     d.dispatch_info = info;
     if (result != nullptr) {
         d.start_timestamp = static_cast<rocprofiler_timestamp_t>(result->start_ns);
@@ -59,10 +60,10 @@ struct Choices {
 };
 
 // Asks every started (and, inside a replay pass, effective) counting context for its config.
-void choose(const rocprofiler_kernel_dispatch_info_t& info, Choices* out) {
+void choose(const rocprofiler_kernel_dispatch_info_t& info, uint64_t correlation, Choices* out) {
     State& s = state();
     out->n = 0;
-    rocprofiler_dispatch_counting_service_data_t data = service_data(info, nullptr);
+    rocprofiler_dispatch_counting_service_data_t data = service_data(info, correlation, nullptr);
     for (int i = 0; i < kMaxContexts && out->n < kMaxChoices; ++i) {
         Context& c = s.contexts[i];
         if (!c.created || c.dispatch_cb == nullptr || !c.started.load()) continue;
@@ -80,8 +81,8 @@ thread_local std::vector<double> t_values;
 
 // Samples a config's counters from one execution and hands the records to the context. Instances go
 // out last to first: the SDK promises no order, so a tool must place them by their dimension positions.
-void deliver(const simLaunch* l, const rocprofiler_kernel_dispatch_info_t& info, const simExecResult& result,
-             const Choice& ch) {
+void deliver(const simLaunch* l, const rocprofiler_kernel_dispatch_info_t& info, uint64_t correlation,
+             const simExecResult& result, const Choice& ch) {
     State& s = state();
     Context& c = s.contexts[ch.context];
     const CounterConfig* cfg = config_by_handle(ch.config.handle);
@@ -99,7 +100,7 @@ void deliver(const simLaunch* l, const rocprofiler_kernel_dispatch_info_t& info,
         for (size_t i = n; i-- > 0;)
             recs.push_back({encode_instance(*k, i), t_values[i], info.dispatch_id, ch.user_data, info.agent_id});
     }
-    c.record_cb(service_data(info, &result), recs.data(), recs.size(), ch.user_data, c.record_args);
+    c.record_cb(service_data(info, correlation, &result), recs.data(), recs.size(), ch.user_data, c.record_args);
 }
 
 // The SDK hands a replayed pass's counter records to the tool from its completion handler's thread,
@@ -161,14 +162,16 @@ private:
 // dispatch counting callbacks and records, as every pass is in the SDK.
 class EmuPort : public sim::SimWindowPort {
 public:
-    EmuPort(const simLaunch* l, const rocprofiler_kernel_dispatch_info_t& info) : SimWindowPort(l), info_(info) {}
+    EmuPort(const simLaunch* l, const rocprofiler_kernel_dispatch_info_t& info, uint64_t correlation)
+        : SimWindowPort(l), info_(info), correlation_(correlation) {}
 
     replay::PortStatus submit(const replay::Dispatch&, uint64_t) override {
         Choices choices;
-        choose(info_, &choices);
+        choose(info_, correlation_, &choices);
         simExecResult result;
         replay::PortStatus st = execute(&result);
         if (!st.ok) return st;
+        tracing::dispatch_done(info_, correlation_, launch_->thread_id, result);
         if (choices.n == 0) return replay::PortStatus::success();
         Delivery job{this, &result, &choices};
         CompletionThread::instance().run(deliver_all, &job);
@@ -186,10 +189,11 @@ private:
     };
     static void deliver_all(void* arg) {
         const auto* j = static_cast<const Delivery*>(arg);
-        for (int i = 0; i < j->choices->n; ++i) deliver(j->port->launch_, j->port->info_, *j->result, j->choices->c[i]);
+        for (int i = 0; i < j->choices->n; ++i) deliver(j->port->launch_, j->port->info_, j->port->correlation_, *j->result, j->choices->c[i]);
     }
 
     rocprofiler_kernel_dispatch_info_t info_;
+    uint64_t correlation_;
 };
 
 // The tool's side of the replay loop on this thread: the SDK payload the tool sees and the callbacks
@@ -286,20 +290,23 @@ void on_kernel(const simKernelInfo* k, void*) {
 
 struct Pending {
     rocprofiler_kernel_dispatch_info_t info;
+    uint64_t correlation;
     Choices choices;
 };
 
 void on_executed(const simLaunch* l, const simExecResult* result, void* user) {
     auto* p = static_cast<Pending*>(user);
-    for (int i = 0; i < p->choices.n; ++i) deliver(l, p->info, *result, p->choices.c[i]);
+    tracing::dispatch_done(p->info, p->correlation, l->thread_id, *result);
+    for (int i = 0; i < p->choices.n; ++i) deliver(l, p->info, p->correlation, *result, p->choices.c[i]);
     delete p;
 }
 
 void on_launch(const simLaunch* l, void*) {
     replay::ReplayService& service = replay::ReplayService::instance();
     rocprofiler_kernel_dispatch_info_t info = dispatch_info_of(l, service.reserve_dispatch_id());
+    uint64_t correlation = tracing::launch_correlation(l->api_value, info.dispatch_id);
     if (service.enabled()) {
-        EmuPort port(l, info);
+        EmuPort port(l, info, correlation);
         replay::Dispatch d;
         d.info.size = sizeof d.info;
         d.info.agent_id.handle = info.agent_id.handle;
@@ -310,20 +317,23 @@ void on_launch(const simLaunch* l, void*) {
         d.info.group_segment_size = info.group_segment_size;
         d.info.workgroup_size = {info.workgroup_size.x, info.workgroup_size.y, info.workgroup_size.z};
         d.info.grid_size = {info.grid_size.x, info.grid_size.y, info.grid_size.z};
-        d.correlation.internal = info.dispatch_id;
+        d.correlation.internal = correlation;
         d.backend_dispatch = const_cast<simLaunch*>(l);
         rocprofiler_kernel_dispatch_info_t outer = t_launch_info;
         t_launch_info = info;
-        service.execute(port, d);
+        {
+            tracing::Internal sdk_work;  // the passes, snapshots and restores are the SDK's own
+            service.execute(port, d);
+        }
         if (outer.dispatch_id == 0) deliver_config_exit();  // a nested launch never ran CONFIG
         t_launch_info = outer;
         return;
     }
     // No replay: the dispatch callbacks run before the kernel on this thread, the records come from
     // the stream's worker after it ran.
-    auto* p = new Pending{info, {}};
-    choose(info, &p->choices);
-    if (p->choices.n == 0) {
+    auto* p = new Pending{info, correlation, {}};
+    choose(info, correlation, &p->choices);
+    if (p->choices.n == 0 && !tracing::dispatches_traced()) {
         delete p;
         if (simToolEnqueue(l) != simSuccess) say(std::string("simToolEnqueue: ") + simGetLastErrorMessage());
         return;
@@ -415,7 +425,7 @@ bool install_hooks(std::string* error) {
         simToolSetLaunchHook(nullptr, nullptr);
         return false;
     }
-    return true;
+    return tracing::install(error);
 }
 
 }  // namespace gorocprof::rocmemu

@@ -7,6 +7,8 @@
 
 #include <gorocprof/kernel_replay.h>
 #include <gorocprof/sim_tool.h>
+#include <rocprofiler-sdk/buffer.h>
+#include <rocprofiler-sdk/buffer_tracing.h>
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
@@ -69,6 +71,14 @@ struct TracingService {
     bool covers(int operation) const;
 };
 
+// A buffer tracing service: records of `kind` go to the buffer.
+struct BufferService {
+    int kind = 0;
+    std::vector<rocprofiler_tracing_operation_t> operations;  // empty: all
+    uint64_t buffer = 0;
+    bool covers(int operation) const;
+};
+
 struct Context {
     bool created = false;
     std::atomic<bool> started{false};
@@ -78,6 +88,7 @@ struct Context {
     rocprofiler_dispatch_counting_record_cb_t record_cb = nullptr;
     void* record_args = nullptr;
     std::vector<TracingService> tracing;
+    std::vector<BufferService> buffer_tracing;
 };
 
 constexpr int kMaxContexts = 64;
@@ -113,13 +124,61 @@ rocprofiler_counter_instance_id_t encode_instance(const AgentCounter& c, size_t 
 // The launch path (dispatch.cpp): installs the sim runtime's hooks once tools are initialised.
 bool install_hooks(std::string* error);
 
-// Calls every started context's tracing callback subscribed to (kind, operation).
+// Calls every started context's tracing callback subscribed to (kind, operation). per_context, when
+// given, holds one user_data per context (indexed by handle - 1), kept by the caller from ENTER to EXIT.
 void trace(int kind, int operation, rocprofiler_callback_phase_t phase, void* payload, rocprofiler_user_data_t* user_data,
-           const rocprofiler_correlation_id_t& correlation);
+           const rocprofiler_correlation_id_t& correlation, rocprofiler_user_data_t* per_context = nullptr);
+// Whether a started context has a callback tracing service for (kind, operation).
+bool callback_traced(int kind, int operation);
+
+// API, marker and memory copy tracing over the sim runtime's hooks (tracing.cpp).
+namespace tracing {
+// Installs the runtime's API and copy hooks when a started context traces a kind they feed.
+bool install(std::string* error);
+// The correlation id of a launch: its API call's (api_value, what the call's ENTER hook returned)
+// when that call is traced, else `dispatch_id` (the SDK's own numbering of a dispatch, as without
+// tracing).
+uint64_t launch_correlation(uint64_t api_value, uint64_t dispatch_id);
+// While one lives on a thread, the runtime calls made there are the SDK's own work (a replay's
+// snapshots and restores) and are not traced. Nests.
+class Internal {
+public:
+    Internal();
+    ~Internal();
+    Internal(const Internal&) = delete;
+    Internal& operator=(const Internal&) = delete;
+};
+// Whether a started context traces kernel dispatches (buffer kind KERNEL_DISPATCH, COMPLETE).
+bool dispatches_traced();
+// One execution of a dispatch (each pass of a replayed one is one): a KERNEL_DISPATCH record.
+void dispatch_done(const rocprofiler_kernel_dispatch_info_t& info, uint64_t correlation, uint64_t thread_id,
+                   const simExecResult& result);
+// The name of an operation of a buffer tracing kind the emulator makes records of; nullptr otherwise.
+const char* operation_name(int buffer_kind, int operation);
+// The name of an operation of a marker callback tracing kind; nullptr otherwise.
+const char* marker_operation_name(int callback_kind, int operation);
+}  // namespace tracing
 
 // The replay service's callback for a context configured for KERNEL_REPLAY (args: its handle): hands
 // the tool the SDK's payload and takes back its pass-count and continue callbacks.
 void replay_domain_callback(gorocprof_callback_tracing_record_t record, gorocprof_user_data_t* user_data, void* args);
+
+// Buffers (buffers.cpp). One buffered record of any tracing kind: the header and its payload.
+struct BufferedRecord {
+    uint32_t kind = 0;  // rocprofiler_buffer_tracing_kind_t
+    union {
+        rocprofiler_buffer_tracing_hip_api_record_t hip;
+        rocprofiler_buffer_tracing_hsa_api_record_t hsa;
+        rocprofiler_buffer_tracing_memory_copy_record_t copy;
+        rocprofiler_buffer_tracing_kernel_dispatch_record_t dispatch;
+    } u;
+};
+// Whether a started context has a buffer tracing service for (kind, operation).
+bool buffer_traced(int kind, int operation);
+// Appends the record to the buffer of every started context tracing (kind, operation).
+void buffer_record(int operation, const BufferedRecord& record);
+// Above every operation number the emulator uses (the SDK's HIP runtime numbers reach 463).
+constexpr int kMaxOperation = 512;
 
 // "rocprofiler-sdk-emulator: <text>" on stderr.
 void say(const std::string& text);

@@ -261,6 +261,84 @@ VAL(ROCPROFILER_KERNEL_REPLAY_PASS, 2);
 VAL(ROCPROFILER_KERNEL_REPLAY_LAST, 3);
 #endif
 
+/* buffer tracing (the public tree's numbering and layouts) */
+VAL(ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, 1);
+VAL(ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API, 2);
+VAL(ROCPROFILER_BUFFER_TRACING_HSA_IMAGE_EXT_API, 3);
+VAL(ROCPROFILER_BUFFER_TRACING_HSA_FINALIZE_EXT_API, 4);
+VAL(ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, 5);
+VAL(ROCPROFILER_BUFFER_TRACING_HIP_COMPILER_API, 6);
+VAL(ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, 10);
+VAL(ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, 11);
+VAL(ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API_EXT, 21);
+VAL(ROCPROFILER_BUFFER_TRACING_MARKER_CORE_RANGE_API, 32);
+VAL(ROCPROFILER_BUFFER_TRACING_LAST, 33);
+VAL(ROCPROFILER_MEMORY_COPY_NONE, 0);
+VAL(ROCPROFILER_MEMORY_COPY_HOST_TO_HOST, 1);
+VAL(ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE, 2);
+VAL(ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST, 3);
+VAL(ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE, 4);
+VAL(ROCPROFILER_MEMORY_COPY_LAST, 5);
+VAL(ROCPROFILER_BUFFER_CATEGORY_TRACING, 1);
+VAL(ROCPROFILER_BUFFER_POLICY_LOSSLESS, 2);
+SIZE(rocprofiler_buffer_id_t, 8);
+SIZE(rocprofiler_record_header_t, 16);
+OFF(rocprofiler_record_header_t, payload, 8);
+OFF(rocprofiler_buffer_tracing_hip_api_record_t, kind, 8);
+OFF(rocprofiler_buffer_tracing_hip_api_record_t, operation, 12);
+OFF(rocprofiler_buffer_tracing_hip_api_record_t, correlation_id, 16);
+OFF(rocprofiler_buffer_tracing_hip_api_record_t, start_timestamp, 40);
+OFF(rocprofiler_buffer_tracing_hip_api_record_t, end_timestamp, 48);
+OFF(rocprofiler_buffer_tracing_hip_api_record_t, thread_id, 56);
+SIZE(rocprofiler_buffer_tracing_hip_api_record_t, 64);
+OFF(rocprofiler_buffer_tracing_hsa_api_record_t, correlation_id, 16);
+OFF(rocprofiler_buffer_tracing_hsa_api_record_t, thread_id, 56);
+SIZE(rocprofiler_buffer_tracing_hsa_api_record_t, 64);
+SIZE(rocprofiler_buffer_tracing_marker_api_record_t, 64);
+OFF(rocprofiler_buffer_tracing_memory_copy_record_t, kind, 8);
+OFF(rocprofiler_buffer_tracing_memory_copy_record_t, operation, 12);
+OFF(rocprofiler_buffer_tracing_memory_copy_record_t, correlation_id, 16);
+OFF(rocprofiler_buffer_tracing_memory_copy_record_t, thread_id, 32);
+OFF(rocprofiler_buffer_tracing_memory_copy_record_t, start_timestamp, 40);
+OFF(rocprofiler_buffer_tracing_memory_copy_record_t, end_timestamp, 48);
+OFF(rocprofiler_buffer_tracing_memory_copy_record_t, dst_agent_id, 56);
+OFF(rocprofiler_buffer_tracing_memory_copy_record_t, src_agent_id, 64);
+OFF(rocprofiler_buffer_tracing_memory_copy_record_t, bytes, 72);
+OFF(rocprofiler_buffer_tracing_memory_copy_record_t, dst_address, 80);
+OFF(rocprofiler_buffer_tracing_memory_copy_record_t, src_address, 88);
+SIZE(rocprofiler_buffer_tracing_memory_copy_record_t, 96);
+
+VAL(ROCPROFILER_KERNEL_DISPATCH_COMPLETE, 2);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, operation, 12);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, correlation_id, 16);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, thread_id, 32);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, start_timestamp, 40);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, end_timestamp, 48);
+OFF(rocprofiler_buffer_tracing_kernel_dispatch_record_t, dispatch_info, 56);
+SIZE(rocprofiler_buffer_tracing_kernel_dispatch_record_t, 184);
+
+/* markers: the operations of MARKER_CORE_RANGE_API (from 0) and the callback payload */
+VAL(ROCPROFILER_MARKER_CORE_RANGE_API_ID_NONE, -1);
+VAL(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA, 0);
+VAL(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA, 1);
+VAL(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA, 2);
+VAL(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxGetThreadId, 3);
+VAL(ROCPROFILER_MARKER_CORE_RANGE_API_ID_LAST, 4);
+VAL(ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA, 0);
+VAL(ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA, 1);
+VAL(ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop, 2);
+VAL(ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA, 3);
+VAL(ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop, 4);
+VAL(ROCPROFILER_MARKER_CORE_API_ID_LAST, 6);
+VAL(ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerPause, 0);
+VAL(ROCPROFILER_MARKER_CONTROL_API_ID_LAST, 2);
+VAL(ROCPROFILER_MARKER_NAME_API_ID_LAST, 4);
+SIZE(rocprofiler_marker_api_args_t, 16);
+SIZE(rocprofiler_marker_api_retval_t, 8);
+OFF(rocprofiler_callback_tracing_marker_api_data_t, args, 8);
+OFF(rocprofiler_callback_tracing_marker_api_data_t, retval, 24);
+SIZE(rocprofiler_callback_tracing_marker_api_data_t, 32);
+
 /* record headers of buffered mode: category low, kind high */
 _Static_assert(sizeof(rocprofiler_record_header_compute_hash(0, 0)) == 8, "the header hash is 64 bits");
 

@@ -6,6 +6,7 @@
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -153,4 +154,105 @@ TEST_CASE(tracing_kinds_and_one_replay_context) {
     CHECK_EQ(valid, 0);
     CHECK_EQ(std::string(rocprofiler_get_status_name(ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT)),
              std::string("ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT"));
+}
+
+namespace {
+
+// The emulated operations of a buffer tracing kind, by number, as the SDK's queries name them.
+std::map<int, std::string> buffer_operations(rocprofiler_buffer_tracing_kind_t kind) {
+    std::map<int, std::string> ops;
+    CHECK_EQ(rocprofiler_iterate_buffer_tracing_kind_operations(
+                 kind,
+                 [](rocprofiler_buffer_tracing_kind_t k, rocprofiler_tracing_operation_t op, void* data) {
+                     const char* name = nullptr;
+                     CHECK_EQ(rocprofiler_query_buffer_tracing_kind_operation_name(k, op, &name, nullptr),
+                              ROCPROFILER_STATUS_SUCCESS);
+                     (*static_cast<std::map<int, std::string>*>(data))[op] = name != nullptr ? name : "";
+                     return 0;
+                 },
+                 &ops),
+             ROCPROFILER_STATUS_SUCCESS);
+    return ops;
+}
+
+}  // namespace
+
+// The sim calls are reported under the HIP and HSA names they stand for, with the SDK's numbers for
+// those names (the public tree's, tool/rocm-emulator/README.md), so a tool that names operations by
+// the SDK's queries sees what it would see on a HIP application.
+TEST_CASE(tracing_operations_by_name) {
+    std::map<int, std::string> hip = buffer_operations(ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API);
+    CHECK_EQ(hip[259], std::string("hipMemcpy"));
+    CHECK_EQ(hip[268], std::string("hipMemcpyAsync"));
+    CHECK_EQ(hip[214], std::string("hipLaunchKernel"));
+    CHECK_EQ(hip[215], std::string("hipMalloc"));
+    CHECK_EQ(hip[90], std::string("hipFree"));
+    CHECK_EQ(hip[346], std::string("hipStreamSynchronize"));
+    CHECK_EQ(hip.size(), size_t{16});
+    std::map<int, std::string> compiler = buffer_operations(ROCPROFILER_BUFFER_TRACING_HIP_COMPILER_API);
+    CHECK_EQ(compiler[3], std::string("__hipRegisterFunction"));
+    CHECK_EQ(compiler[7], std::string("__hipRegisterVar"));
+    std::map<int, std::string> core = buffer_operations(ROCPROFILER_BUFFER_TRACING_HSA_CORE_API);
+    CHECK_EQ(core[42], std::string("hsa_signal_store_screlease"));
+    CHECK_EQ(core[44], std::string("hsa_signal_wait_scacquire"));
+    std::map<int, std::string> amd = buffer_operations(ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API);
+    CHECK_EQ(amd[15], std::string("hsa_amd_memory_async_copy"));
+    CHECK(buffer_operations(ROCPROFILER_BUFFER_TRACING_HSA_IMAGE_EXT_API).empty());  // no sim call stands for one
+    std::map<int, std::string> copies = buffer_operations(ROCPROFILER_BUFFER_TRACING_MEMORY_COPY);
+    CHECK_EQ(copies.size(), size_t{4});
+    CHECK_EQ(copies[ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE], std::string("MEMORY_COPY_HOST_TO_DEVICE"));
+    CHECK_EQ(copies[ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE], std::string("MEMORY_COPY_DEVICE_TO_DEVICE"));
+    const char* name = nullptr;
+    CHECK_EQ(rocprofiler_query_buffer_tracing_kind_name(ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, &name, nullptr),
+             ROCPROFILER_STATUS_SUCCESS);
+    CHECK_EQ(std::string(name), std::string("MEMORY_COPY"));
+    CHECK_EQ(rocprofiler_query_buffer_tracing_kind_operation_name(ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, 1, &name, nullptr),
+             ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK_EQ(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
+                                                                    ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA, &name,
+                                                                    nullptr),
+             ROCPROFILER_STATUS_SUCCESS);
+    CHECK_EQ(std::string(name), std::string("roctxThreadRangeA"));
+}
+
+// Buffers and buffer tracing services: what the SDK accepts and refuses.
+TEST_CASE(buffers_and_their_services) {
+    auto cb = [](rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t**, size_t, void*, uint64_t) {};
+    rocprofiler_context_id_t ctx{};
+    CHECK_EQ(rocprofiler_create_context(&ctx), ROCPROFILER_STATUS_SUCCESS);
+    rocprofiler_buffer_id_t buf{};
+    CHECK_EQ(rocprofiler_create_buffer(ctx, 1024, 2048, ROCPROFILER_BUFFER_POLICY_LOSSLESS, cb, nullptr, &buf),
+             ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);  // a watermark above the size
+    CHECK_EQ(rocprofiler_create_buffer(rocprofiler_context_id_t{63}, 4096, 2048, ROCPROFILER_BUFFER_POLICY_LOSSLESS, cb, nullptr,
+                                       &buf),
+             ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+    CHECK_EQ(rocprofiler_create_buffer(ctx, 4096, 2048, ROCPROFILER_BUFFER_POLICY_LOSSLESS, cb, nullptr, &buf),
+             ROCPROFILER_STATUS_SUCCESS);
+    CHECK(buf.handle != 0);
+    CHECK_EQ(rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, nullptr, 0, buf),
+             ROCPROFILER_STATUS_SUCCESS);
+    CHECK_EQ(rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, nullptr, 0, buf),
+             ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
+    rocprofiler_tracing_operation_t unknown = 1;
+    CHECK_EQ(rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, &unknown, 1, buf),
+             ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK_EQ(rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, nullptr, 0, buf),
+             ROCPROFILER_STATUS_SUCCESS);
+    CHECK_EQ(rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY, nullptr, 0, buf),
+             ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+    CHECK_EQ(rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, nullptr, 0,
+                                                          rocprofiler_buffer_id_t{60}),
+             ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND);
+    CHECK_EQ(rocprofiler_flush_buffer(buf), ROCPROFILER_STATUS_SUCCESS);  // nothing collected: the callback is not called
+    CHECK_EQ(rocprofiler_flush_buffer(rocprofiler_buffer_id_t{60}), ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND);
+    auto marker = [](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {};
+    CHECK_EQ(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API, nullptr, 0,
+                                                            marker, nullptr),
+             ROCPROFILER_STATUS_SUCCESS);
+    CHECK_EQ(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, nullptr, 0,
+                                                            marker, nullptr),
+             ROCPROFILER_STATUS_SUCCESS);
+    CHECK_EQ(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API, nullptr, 0,
+                                                            marker, nullptr),
+             ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
 }

@@ -1,9 +1,10 @@
-/* gorocprof's emulation of rocprofiler-sdk: callback tracing (code objects, kernel replay). */
+/* gorocprof's emulation of rocprofiler-sdk: callback tracing (code objects, markers, kernel replay). */
 #ifndef ROCPROFILER_SDK_CALLBACK_TRACING_H
 #define ROCPROFILER_SDK_CALLBACK_TRACING_H
 
 #include <rocprofiler-sdk/defines.h>
 #include <rocprofiler-sdk/fwd.h>
+#include <rocprofiler-sdk/marker.h>
 
 ROCPROFILER_EXTERN_C_INIT
 
@@ -25,6 +26,15 @@ typedef struct rocprofiler_callback_tracing_code_object_kernel_symbol_register_d
     int64_t               kernel_code_entry_byte_offset;
     rocprofiler_address_t kernel_address;
 } rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t;
+
+/* Payload of the marker kinds (MARKER_CORE_API, MARKER_CORE_RANGE_API, ...): the roctx call's
+ * arguments and, at EXIT, its return value. */
+typedef struct rocprofiler_callback_tracing_marker_api_data_t
+{
+    uint64_t                        size;
+    rocprofiler_marker_api_args_t   args;
+    rocprofiler_marker_api_retval_t retval;
+} rocprofiler_callback_tracing_marker_api_data_t;
 
 typedef void (*rocprofiler_callback_tracing_cb_t)(rocprofiler_callback_tracing_record_t record,
                                                   rocprofiler_user_data_t*              user_data,

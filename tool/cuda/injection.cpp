@@ -8,6 +8,7 @@
 #include "dispatch_path.hpp"
 #include "options.hpp"
 #include "phase_stats.hpp"
+#include "tracing.hpp"
 #include "window_lock.hpp"
 
 #include <cupti.h>
@@ -41,21 +42,8 @@ bool contains(const CUpti_CallbackId* ids, size_t n, CUpti_CallbackId id) {
     return false;
 }
 
-void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-    // Modules loaded while the tool resolves a kernel are still the application's.
-    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
-        auto* rd = static_cast<const CUpti_ResourceData*>(data);
-        if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED)
-            on_module_loaded(static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor));
-        else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
-            on_context_destroy(rd->context);
-        else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
-            on_context_created(rd->context);
-        return;
-    }
-    if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
-    auto* cb = static_cast<const CUpti_CallbackData*>(data);
-    if (graph_probe_callback(cbid, cb) || t_guard > 0) return;
+// One driver call of the application (the tool's guard down): handed to the file of its kind.
+void on_driver_call(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     if (cb->callbackSite == CUPTI_API_ENTER && observes_device(cbid)) close_lasting_windows();
     if (contains(kLaunchIds, kLaunchIdCount, cbid)) {
         if (cb->callbackSite == CUPTI_API_ENTER)
@@ -74,6 +62,37 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
             if (memory) on_memory_call_exit();
         }
     }
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+    // Modules loaded while the tool resolves a kernel are still the application's.
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+        auto* rd = static_cast<const CUpti_ResourceData*>(data);
+        if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED)
+            on_module_loaded(static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor));
+        else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+            on_context_destroy(rd->context);
+        else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+            on_context_created(rd->context);
+        return;
+    }
+    auto* cb = static_cast<const CUpti_CallbackData*>(data);
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {  // enabled only when the plan traces it (tracing.cpp)
+        if (t_guard > 0) return;
+        if (cb->callbackSite == CUPTI_API_ENTER)
+            tracing::on_api_enter(domain, cbid, cb);
+        else
+            tracing::on_api_exit(domain);
+        return;
+    }
+    if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+    if (graph_probe_callback(cbid, cb) || t_guard > 0) return;
+    // The traced call opens before the tool's work on it and closes after it: a launch's dispatch, and
+    // the passes the tool replays inside the call, take its correlation id.
+    const bool enter = cb->callbackSite == CUPTI_API_ENTER;
+    if (enter) tracing::on_api_enter(domain, cbid, cb);
+    on_driver_call(cbid, cb);
+    if (!enter) tracing::on_api_exit(domain);
 }
 
 PortStatus subscribe() {
@@ -103,7 +122,12 @@ PortStatus subscribe() {
     if (!(st = enable_driver(kGraphIds, kGraphIdCount)).ok) return st;
     if (!(st = enable_driver(kMemoryCallIds, kMemoryCallIdCount)).ok) return st;
     if (!(st = enable_driver(kObserveIds, kObserveIdCount)).ok) return st;
-    return enable_driver(kAllocIds, kAllocIdCount);
+    if (!(st = enable_driver(kAllocIds, kAllocIdCount)).ok) return st;
+    // The plan's trace domains (docs/tracing.md): more callback domains, the copies' activity buffers. A
+    // domain that cannot be traced costs its lines, not the counters.
+    const PortStatus traced = tracing::start(b.subscriber);
+    if (!traced.ok) gorocprof::core::Core::instance().warn("tracing: " + traced.message() + ": the plan's trace domains are not all traced");
+    return PortStatus::success();
 }
 
 }  // namespace
@@ -122,7 +146,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     b.port.set_cache_control(opts.cache_control);
     // Registered after the core's exit flush, so it runs first: the open windows' records precede the end
     // record (a context destroyed earlier at exit closed its own).
-    std::atexit([] { close_lasting_windows(); });
+    std::atexit([] {
+        tracing::flush();  // the copies CUPTI still holds, before core's end record
+        close_lasting_windows();
+    });
     // The first stack walk loads the unwinder (dlopen): here, not inside a launch callback of the driver.
     launching_communication_library();
     PortStatus st = subscribe();

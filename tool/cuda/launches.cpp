@@ -7,6 +7,7 @@
 #include "dispatch_path.hpp"
 #include "phase_stats.hpp"
 #include "replay_service.hpp"
+#include "tracing.hpp"
 
 #include <iterator>
 #include <mutex>
@@ -241,7 +242,7 @@ bool open_dispatch_of(ContextState& context, const KernelEntry& k, uint32_t corr
     f.info.workgroup_size = {l.block[0], l.block[1], l.block[2]};
     // Grid in work-items, as rocprofv3 counts it: blocks times threads per block.
     f.info.grid_size = {l.grid[0] * l.block[0], l.grid[1] * l.block[1], l.grid[2] * l.block[2]};
-    f.correlation_id = correlation;
+    f.correlation_id = tracing::dispatch_correlation(correlation);
     f.stream_id = stream_id;
     f.thread_id = gettid_u64();
     f.agent_index = cs->ordinal;
@@ -302,7 +303,7 @@ void close_dispatch(uint32_t correlation) {
     Launch& l = t_launch;
     replay::Dispatch d;
     d.info = t_facts.info;
-    d.correlation.internal = correlation;
+    d.correlation.internal = tracing::dispatch_correlation(correlation);
     d.backend_dispatch = &l;
     if (l.lasting) {
         // Its one pass is a range of the lasting window: the records are written when the window is decoded.

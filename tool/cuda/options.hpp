@@ -69,6 +69,9 @@ struct Options {
     std::string availability_dir;
     // GOROCPROF_CUDA_TIMING=1 (any value not empty and not starting with 0): time per phase on stderr at exit.
     bool timing = false;
+    // NVTX_INJECTION64_PATH (NVTX's own variable): the NVTX injection the application loads. When markers are
+    // traced and it is empty, the tool names itself there (tracing.cpp, nvtx_injection.cpp).
+    std::string nvtx_injection_path;
     // A value the backend did not understand, one sentence each (the default was taken instead).
     std::vector<std::string> problems;
 };

@@ -1,0 +1,434 @@
+// Tracing on CUDA (tracing.hpp): API calls from CUPTI's callbacks, copies and memsets from its activity
+// buffers, the CPU agent the copies' host side names.
+#include "tracing.hpp"
+
+#include "core.hpp"
+#include "options.hpp"
+#include "trace.hpp"
+#include "window_lock.hpp"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace gorocprof::cuda::tracing {
+
+namespace trace = core::trace;
+using core::Core;
+
+namespace {
+
+// The CPU agent's record id: the host side of every copy (GPU agents are their ordinal + 1, contexts.cpp).
+constexpr uint64_t kCpuAgentId = 0;
+// CUPTI's activity buffers: large enough that a step of a training loop fills few, small enough to be
+// delivered within the flush period.
+constexpr size_t kBufferBytes = 4 << 20;
+// Buffers are delivered at least this often (milliseconds), so a crash loses at most about this much.
+constexpr uint32_t kFlushPeriodMs = 100;
+// Nesting of traced calls on one thread (a runtime call and the driver calls it makes, callbacks inside).
+constexpr int kDepth = 16;
+
+bool g_runtime = false;      // CUDA_RUNTIME_API traced: its callback domain is enabled
+bool g_driver = false;       // CUDA_DRIVER_API traced: the whole driver domain is enabled
+bool g_copies = false;       // MEMORY_COPY traced: the activity kinds are enabled
+int64_t g_clock_offset = 0;  // added to activity timestamps when CUPTI would not take our clock
+
+// ---- API calls ----------------------------------------------------------------------------------
+
+// One name per callback id, as the runtime spells the function: CUPTI's name less a runtime version tag
+// ("cudaMemcpy_v3020" -> "cudaMemcpy"); driver names keep their symbol's suffix ("cuMemAlloc_v2").
+std::array<std::atomic<const char*>, CUPTI_RUNTIME_TRACE_CBID_SIZE> g_runtime_names{};
+
+const char* runtime_name(CUpti_CallbackId cbid, const char* cupti_name) {
+    if (cupti_name == nullptr) return "unknown";
+    if (cbid >= g_runtime_names.size()) return cupti_name;
+    if (const char* n = g_runtime_names[cbid].load(std::memory_order_acquire)) return n;
+    std::string s(cupti_name);
+    size_t v = s.rfind("_v");
+    if (v != std::string::npos && s.size() - v - 2 >= 4) {
+        bool digits = true;
+        for (size_t i = v + 2; i < s.size(); ++i) digits = digits && std::isdigit(static_cast<unsigned char>(s[i]));
+        if (digits) s.resize(v);
+    }
+    // Kept for the process's life: lines refer to it until they are written.
+    const char* kept = (new std::string(std::move(s)))->c_str();
+    const char* expected = nullptr;
+    if (!g_runtime_names[cbid].compare_exchange_strong(expected, kept, std::memory_order_acq_rel)) return expected;
+    return kept;
+}
+
+struct ApiStack {
+    std::optional<trace::ApiCall> calls[kDepth];
+    int depth = 0;
+};
+thread_local ApiStack t_api;
+
+// ---- copies -------------------------------------------------------------------------------------
+
+// What the application's memory call told its driver ENTER: the copy's record takes it from here.
+struct PendingCopy {
+    uint64_t correlation_id = 0;
+    uint64_t thread_id = 0;
+    uint64_t src = 0;
+    uint64_t dst = 0;
+};
+std::mutex g_pending_mu;
+std::unordered_map<uint32_t, PendingCopy> g_pending;  // by CUPTI's correlation id of the driver call
+
+bool is_copy_call(CUpti_CallbackId cbid) {
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
+        return false;
+    default:
+        return memory_call(cbid) != MemoryCall::None;
+    }
+}
+
+// The source and destination addresses of the one-dimensional copies and memsets; 0 where the call
+// describes them otherwise (2D and 3D copies, arrays).
+void addresses(CUpti_CallbackId cbid, const void* p, uint64_t* src, uint64_t* dst) {
+    auto u = [](auto v) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(v)); };
+    auto d = [](CUdeviceptr v) { return static_cast<uint64_t>(v); };
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds: {
+        auto* a = static_cast<const cuMemcpy_params*>(p);
+        *src = d(a->src), *dst = d(a->dst);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz: {
+        auto* a = static_cast<const cuMemcpyAsync_params*>(p);
+        *src = d(a->src), *dst = d(a->dst);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds: {
+        auto* a = static_cast<const cuMemcpyHtoD_v2_params*>(p);
+        *src = u(a->srcHost), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz: {
+        auto* a = static_cast<const cuMemcpyHtoDAsync_v2_params*>(p);
+        *src = u(a->srcHost), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds: {
+        auto* a = static_cast<const cuMemcpyDtoH_v2_params*>(p);
+        *src = d(a->srcDevice), *dst = u(a->dstHost);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz: {
+        auto* a = static_cast<const cuMemcpyDtoHAsync_v2_params*>(p);
+        *src = d(a->srcDevice), *dst = u(a->dstHost);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds: {
+        auto* a = static_cast<const cuMemcpyDtoD_v2_params*>(p);
+        *src = d(a->srcDevice), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz: {
+        auto* a = static_cast<const cuMemcpyDtoDAsync_v2_params*>(p);
+        *src = d(a->srcDevice), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer_ptds: {
+        auto* a = static_cast<const cuMemcpyPeer_params*>(p);
+        *src = d(a->srcDevice), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz: {
+        auto* a = static_cast<const cuMemcpyPeerAsync_params*>(p);
+        *src = d(a->srcDevice), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds:
+        *dst = d(static_cast<const cuMemsetD8_v2_params*>(p)->dstDevice);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds:
+        *dst = d(static_cast<const cuMemsetD16_v2_params*>(p)->dstDevice);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds:
+        *dst = d(static_cast<const cuMemsetD32_v2_params*>(p)->dstDevice);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz:
+        *dst = d(static_cast<const cuMemsetD8Async_params*>(p)->dstDevice);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz:
+        *dst = d(static_cast<const cuMemsetD16Async_params*>(p)->dstDevice);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz:
+        *dst = d(static_cast<const cuMemsetD32Async_params*>(p)->dstDevice);
+        break;
+    default:
+        break;
+    }
+}
+
+void register_copy(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+    PendingCopy p;
+    p.correlation_id = trace::current_correlation_id();
+    p.thread_id = trace::thread_id();
+    addresses(cbid, cb->functionParams, &p.src, &p.dst);
+    std::lock_guard<std::mutex> lock(g_pending_mu);
+    g_pending[cb->correlationId] = p;
+}
+
+// The application's copy CUPTI correlates with `cupti_id`; false for the tool's own (never registered).
+bool take_pending(uint32_t cupti_id, PendingCopy* out) {
+    std::lock_guard<std::mutex> lock(g_pending_mu);
+    auto it = g_pending.find(cupti_id);
+    if (it == g_pending.end()) return false;
+    *out = it->second;
+    g_pending.erase(it);
+    return true;
+}
+
+uint64_t gpu_agent(uint32_t device_ordinal) { return static_cast<uint64_t>(device_ordinal) + 1; }
+
+void copy_record(const CUpti_Activity* r) {
+    trace::Copy c;
+    PendingCopy p;
+    switch (r->kind) {
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
+        if (!take_pending(m->correlationId, &p)) return;
+        const uint64_t gpu = gpu_agent(m->deviceId);
+        switch (m->copyKind) {
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+            c.op = "MEMORY_COPY_HOST_TO_DEVICE", c.src_agent_id = kCpuAgentId, c.dst_agent_id = gpu;
+            break;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+            c.op = "MEMORY_COPY_DEVICE_TO_HOST", c.src_agent_id = gpu, c.dst_agent_id = kCpuAgentId;
+            break;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+            c.op = "MEMORY_COPY_HOST_TO_HOST", c.src_agent_id = kCpuAgentId, c.dst_agent_id = kCpuAgentId;
+            break;
+        default:  // DTOD, DTOA, ATOD, ATOA (peer copies come as MEMCPY2)
+            c.op = "MEMORY_COPY_DEVICE_TO_DEVICE", c.src_agent_id = gpu, c.dst_agent_id = gpu;
+            break;
+        }
+        c.size = m->bytes, c.start = static_cast<int64_t>(m->start), c.end = static_cast<int64_t>(m->end);
+        c.queue_id = c.stream_id = m->streamId;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+        auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(r);
+        if (!take_pending(m->correlationId, &p)) return;
+        c.op = "MEMORY_COPY_DEVICE_TO_DEVICE";
+        c.src_agent_id = gpu_agent(m->srcDeviceId), c.dst_agent_id = gpu_agent(m->dstDeviceId);
+        c.size = m->bytes, c.start = static_cast<int64_t>(m->start), c.end = static_cast<int64_t>(m->end);
+        c.queue_id = c.stream_id = m->streamId;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+        auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
+        if (!take_pending(m->correlationId, &p)) return;
+        c.op = "MEMORY_SET";
+        c.src_agent_id = c.dst_agent_id = gpu_agent(m->deviceId);
+        c.size = m->bytes, c.start = static_cast<int64_t>(m->start), c.end = static_cast<int64_t>(m->end);
+        c.queue_id = c.stream_id = m->streamId;
+        p.src = p.dst;
+        break;
+    }
+    default:
+        return;
+    }
+    c.correlation_id = p.correlation_id;
+    c.thread_id = p.thread_id;
+    c.src_address = p.src, c.dst_address = p.dst;
+    c.start += g_clock_offset, c.end += g_clock_offset;
+    trace::record_copy(c);
+}
+
+std::atomic<bool> g_reported_read{false};
+std::atomic<bool> g_reported_dropped{false};
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+    *size = *buffer != nullptr ? kBufferBytes : 0;
+    *max_records = 0;  // as many as fit
+}
+
+void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t, size_t valid) {
+    CUpti_Activity* r = nullptr;
+    for (;;) {
+        const CUptiResult st = cuptiActivityGetNextRecord(buffer, valid, &r);
+        if (st == CUPTI_ERROR_MAX_LIMIT_REACHED) break;  // the buffer's end
+        if (st != CUPTI_SUCCESS) {
+            if (!g_reported_read.exchange(true))
+                Core::instance().warn("memory copy trace: the rest of an activity buffer is lost: " +
+                                      cupti(st, "cuptiActivityGetNextRecord").message());
+            break;
+        }
+        copy_record(r);
+    }
+    std::free(buffer);
+    size_t dropped = 0;
+    const PortStatus st = cupti(cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped), "cuptiActivityGetNumDroppedRecords");
+    if (!st.ok && !g_reported_dropped.exchange(true)) Core::instance().warn("memory copy trace: " + st.message());
+    if (st.ok && dropped > 0)
+        Core::instance().warn("memory copy trace: CUPTI dropped " + std::to_string(dropped) +
+                              " activity records (its buffers were full): those copies are missing");
+}
+
+uint64_t CUPTIAPI records_clock() { return static_cast<uint64_t>(core::now_ns()); }
+
+// ---- the CPU agent ------------------------------------------------------------------------------
+
+// The value of the first "key : value" line of /proc/cpuinfo with this key; empty when there is none.
+std::string cpuinfo(const std::string& text, const char* key) {
+    size_t at = 0;
+    const size_t n = std::strlen(key);
+    while (at < text.size()) {
+        size_t eol = text.find('\n', at);
+        if (eol == std::string::npos) eol = text.size();
+        if (text.compare(at, n, key) == 0) {
+            size_t colon = text.find(':', at);
+            if (colon != std::string::npos && colon < eol) {
+                size_t v = text.find_first_not_of(" \t", colon + 1);
+                return v < eol ? text.substr(v, eol - v) : std::string();
+            }
+        }
+        at = eol + 1;
+    }
+    return std::string();
+}
+
+// The host as one CPU agent (node 0): what /proc/cpuinfo and sysconf say of it.
+void describe_cpu() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    core::AgentInfo c;
+    c.id = kCpuAgentId;
+    c.index = -1;
+    c.type = "CPU";
+    c.name = cpuinfo(text, "model name");
+    c.product_name = c.name;
+    c.vendor = cpuinfo(text, "vendor_id");
+    c.props.emplace_back("node_id", 0);
+    const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0) c.props.emplace_back("cpu_cores_count", cores);
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) c.props.emplace_back("local_mem_size", static_cast<int64_t>(pages) * page);
+    c.strings = {{"model_name", c.name}};
+    Core::instance().describe_agent(c);
+}
+
+// NVTX loads its injection from NVTX_INJECTION64_PATH at the application's first NVTX call: name this
+// library there when the front end did not (an NVTX call made before CUDA starts is then not traced).
+void point_nvtx_here() {
+    if (!options().nvtx_injection_path.empty()) return;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&point_nvtx_here), &info) == 0 || info.dli_fname == nullptr) {
+        Core::instance().warn("marker trace: this library's path is not known (dladdr), so NVTX_INJECTION64_PATH "
+                              "is not set: NVTX ranges and marks are traced only when it names this library");
+        return;
+    }
+    if (::setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0) != 0)
+        Core::instance().warn("marker trace: NVTX_INJECTION64_PATH could not be set: NVTX ranges and marks are not traced");
+}
+
+PortStatus start_copies() {
+    // Our clock for the activity timestamps; where CUPTI refuses, its clock's offset to ours, read once.
+    const PortStatus clock = cupti(cuptiActivityRegisterTimestampCallback(records_clock),
+                                   "cuptiActivityRegisterTimestampCallback");
+    if (!clock.ok) {
+        uint64_t t = 0;
+        PortStatus st = cupti(cuptiGetTimestamp(&t), "cuptiGetTimestamp");
+        if (!st.ok) return st;
+        g_clock_offset = core::now_ns() - static_cast<int64_t>(t);
+    }
+    PortStatus st = cupti(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+                          "cuptiActivityRegisterCallbacks");
+    if (!st.ok) return st;
+    for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET})
+        if (!(st = cupti(cuptiActivityEnable(k), "cuptiActivityEnable")).ok) return st;
+    return cupti(cuptiActivityFlushPeriod(kFlushPeriodMs), "cuptiActivityFlushPeriod");
+}
+
+}  // namespace
+
+PortStatus start(CUpti_SubscriberHandle subscriber) {
+    g_runtime = trace::enabled(trace::Domain::CudaRuntime);
+    g_driver = trace::enabled(trace::Domain::CudaDriver);
+    const bool copies = trace::enabled(trace::Domain::MemoryCopy);
+    PortStatus st;
+    if (g_runtime &&
+        !(st = cupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "cuptiEnableDomain")).ok)
+        return st;
+    if (g_driver &&
+        !(st = cupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "cuptiEnableDomain")).ok)
+        return st;
+    if (copies) {
+        describe_cpu();
+        if (!(st = start_copies()).ok) return st;
+        g_copies = true;
+    }
+    if (trace::enabled(trace::Domain::Marker)) point_nvtx_here();
+    return PortStatus::success();
+}
+
+bool driver_domain_traced() { return g_driver; }
+
+void on_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+    ApiStack& s = t_api;
+    const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+    if (s.depth < kDepth && (runtime ? g_runtime : g_driver)) {
+        if (runtime)
+            s.calls[s.depth].emplace(trace::Domain::CudaRuntime, runtime_name(cbid, cb->functionName));
+        else
+            s.calls[s.depth].emplace(trace::Domain::CudaDriver, cb->functionName != nullptr ? cb->functionName : "unknown");
+    }
+    ++s.depth;
+    if (!runtime && g_copies && is_copy_call(cbid)) register_copy(cbid, cb);
+}
+
+void on_api_exit(CUpti_CallbackDomain) {
+    ApiStack& s = t_api;
+    if (s.depth == 0) return;  // an EXIT whose ENTER came before tracing started
+    --s.depth;
+    if (s.depth < kDepth) s.calls[s.depth].reset();
+}
+
+uint64_t dispatch_correlation(uint32_t cupti_id) {
+    return trace::any_api_enabled() ? trace::current_correlation_id() : cupti_id;
+}
+
+void flush() {
+    if (!g_copies) return;
+    const PortStatus st = cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+    if (!st.ok) Core::instance().warn("memory copy trace: the last copies may be missing: " + st.message());
+}
+
+}  // namespace gorocprof::cuda::tracing

@@ -3,6 +3,7 @@
 #include "core.hpp"
 #include "filter.hpp"
 #include "json.hpp"
+#include "trace.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -226,6 +227,16 @@ bool parse_plan(const std::string& text, const std::string& path, Config* out, s
     if (const Value* kt = doc.find("kernel_trace")) {
         if (!r.expect(kt, Value::Kind::Bool, "kernel_trace")) return fail(detail);
         out->kernel_trace = kt->as_bool();
+    }
+    if (const Value* td = doc.find("trace_domains"); td != nullptr && !td->is_null()) {
+        if (!r.expect(td, Value::Kind::Array, "trace_domains")) return fail(detail);
+        for (size_t i = 0; i < td->items().size(); ++i) {
+            std::string where = "trace_domains[" + std::to_string(i) + "]", name;
+            if (!r.string(&td->items()[i], where, &name)) return fail(detail);
+            trace::Domain d;
+            if (!trace::parse_domain(name, &d)) return fail(where + ": \"" + name + "\" is not a domain this tool library traces");
+            out->trace_domains.push_back(name);
+        }
     }
     if (const Value* f = doc.find("filters"); f != nullptr && !f->is_null()) {
         if (!read_filters(*f, r, out)) return fail(detail);

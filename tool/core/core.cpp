@@ -6,6 +6,7 @@
 #include "log.hpp"
 #include "replay_service.hpp"
 #include "state.hpp"
+#include "trace.hpp"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -186,6 +187,7 @@ bool initialize_locked(const char* backend) {
             log(LogLevel::Warning, "warning: " + message);
         }
     });
+    trace::detail::configure_trace(s->config.trace_domains);
     s->active = true;
     log(LogLevel::Info, "profiling with plan " + s->config.plan_path + ", records in " + s->file.path());
     return true;
@@ -312,7 +314,11 @@ void Core::record_decline(uint64_t dispatch_id, const std::string& reason) {
 void Core::finish() {
     State* s = detail::state();
     if (s == nullptr) return;
-    if (!s->file.is_open() || s->pid != ::getpid() || s->finished.exchange(true)) return;
+    if (!s->file.is_open() || s->pid != ::getpid() || s->finished.load()) return;
+    // Every thread's unwritten trace lines go before `end`; nothing is traced after it.
+    trace::flush_all();
+    trace::detail::stop_trace();
+    if (s->finished.exchange(true)) return;
     // A write already past its `finished` check completes first; later ones are dropped.
     while (s->writers.load() != 0) std::this_thread::yield();
     records::End e;

@@ -71,6 +71,8 @@ struct Config {
     KernelNameKind filter_name = KernelNameKind::Demangled;
     std::vector<std::pair<int64_t, int64_t>> iteration_ranges;
     std::vector<PlanAgent> agents;
+    // The domains the plan traces (docs/tracing.md), as the plan spells them; checked by parse_plan.
+    std::vector<std::string> trace_domains;
 };
 
 // Reads the environment and the plan file. Returns false with *error naming the variable or file and

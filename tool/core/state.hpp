@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace gorocprof::core::detail {
 
@@ -78,3 +79,12 @@ uint64_t open_rotation_pass();
 void write_lines(State& s, const std::string& lines);
 
 }  // namespace gorocprof::core::detail
+
+namespace gorocprof::core::trace::detail {
+
+// Turns on the plan's trace domains (trace.cpp); called once by Core::initialize.
+void configure_trace(const std::vector<std::string>& domains);
+// Nothing is traced from here on (Core::finish, after the last trace lines).
+void stop_trace();
+
+}  // namespace gorocprof::core::trace::detail

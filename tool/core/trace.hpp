@@ -113,8 +113,7 @@ struct Copy {
 // A copy the application made (the caller checks enabled(MemoryCopy) and quiet() where it can tell).
 void record_copy(const Copy& c);
 
-// Writes the calling thread's buffered lines now. Core calls it before a dispatch's lines, so that a
-// dispatch follows the calls that issued it in the file.
+// Writes the calling thread's buffered lines now (a backend about to do something risky, a test).
 void flush_thread();
 // Writes every thread's buffered lines and the ranges still open (Core::finish, before `end`).
 void flush_all();

@@ -17,6 +17,10 @@
 # Each cell is the median wall time of BENCH_REPS runs of workload (1), BENCH_TORCH_REPS of (2) and
 # BENCH_FOOTPRINT_REPS of (3) (default 3 each; the 'runs' column says). One workload at a time fits a
 # 600 s device call (BENCH_WORKLOADS=many, torch or footprint); all three with S10 do not.
+# Workload trace (BENCH_WORKLOADS=trace, alone: the rest of the bench is skipped): the cost of tracing alone,
+# tests/torch_trace_step.py's training steps unprofiled, traced by gorocprof (--sys-trace's domains, no counters)
+# and under nsys with the same domains (--trace=cuda,nvtx), BENCH_TRACE_REPS processes of each, alternating.
+# Writes $OUT/gpu-bench-trace.md.
 # Writes $OUT/gpu-bench.md (printed last) and $OUT/gpu-bench.log.
 set -uo pipefail
 
@@ -68,6 +72,63 @@ median_ms() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# ---- trace: what tracing alone adds to a training step ---------------------------------------------------
+# Each process prints its median step time (30 steps after 5 warm-up steps, tests/torch_trace_step.py); a cell
+# is the median over BENCH_TRACE_REPS processes. gorocprof: bin/gorocprof --sys-trace when the front end has it,
+# else the tool library with the plan the front end writes for it (the four CUDA domains and kernel trace, no
+# counters); both trace the same calls.
+if [ "$WORKLOADS" = trace ]; then
+    TRACE_REPS=${BENCH_TRACE_REPS:-3}
+    STEP=$ROOT/tool/cuda/tests/torch_trace_step.py
+    NSYS=$(command -v nsys || ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
+    FRONT=0
+    "$GR" --help 2>&1 | grep -q -- "--sys-trace" && FRONT=1
+    traced() { # traced N CMD...: CMD traced by gorocprof, run directory $WORK/traced-N
+        local n=$1; shift
+        local d=$WORK/traced-$n
+        if [ $FRONT = 1 ]; then
+            "$GR" --sys-trace -d "$d" -o step -- "$@"
+            return
+        fi
+        mkdir -p "$d/records"
+        printf '{"version":1,"backend":"cuda","replay_mode":"none","application_pass":-1,"kernel_trace":true,"filters":{"include_regex":"","exclude_regex":"","name_kind":"demangled","iteration_ranges":[]},"trace_domains":["CUDA_DRIVER_API","CUDA_RUNTIME_API","MARKER_CORE_RANGE_API","MEMORY_COPY"],"agents":[]}\n' >"$d/plan.json"
+        env -u NVTX_INJECTION64_PATH GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$d" GOROCPROF_PLAN="$d/plan.json" \
+            GOROCPROF_LOG_LEVEL=warning CUDA_INJECTION64_PATH="$ROOT/lib/gorocprof/libgorocprof_tool_cuda.so" "$@"
+    }
+    step_ms() { grep -h '^STEP-MS' "$1" | awk '{print $3}'; }
+    median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
+    {
+        echo "# Tracing alone: a PyTorch training step on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+        echo
+        echo "Command: \`BENCH_WORKLOADS=trace scripts/gpu-bench.sh\` ($(date -u +%Y-%m-%dT%H:%MZ)); $TRACE_REPS processes per cell, alternating;"
+        echo "each process's median of 30 steps after 5 warm-up steps (tests/torch_trace_step.py). gorocprof: $([ $FRONT = 1 ] && echo "bin/gorocprof --sys-trace" || echo "the tool library with --sys-trace's plan (CUDA_RUNTIME_API, CUDA_DRIVER_API, MARKER_CORE_RANGE_API, MEMORY_COPY, kernel trace; no counters)");"
+        echo "nsys: \`nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none\`."
+        echo
+        echo "| config | unprofiled ms/step | gorocprof tracing ms/step | added | nsys ms/step | added | trace lines in a traced run |"
+        echo "| --- | --- | --- | --- | --- | --- | --- |"
+    } >"$OUT/gpu-bench-trace.md"
+    for config in small large; do
+        for ((i = 0; i < TRACE_REPS; i++)); do
+            python3 "$STEP" $config >>"$WORK/$config-un.txt" 2>&1 || echo "unprofiled $config run $i failed" >>"$LOG"
+            traced "$config-$i" python3 "$STEP" $config >>"$WORK/$config-gr.txt" 2>&1 || echo "traced $config run $i failed" >>"$LOG"
+            if [ -n "$NSYS" ]; then
+                timeout 300 "$NSYS" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none -o "$WORK/nsys-$config-$i" -f true \
+                    python3 "$STEP" $config >>"$WORK/$config-ns.txt" 2>&1 || echo "nsys $config run $i: rc $?" >>"$LOG"
+            fi
+        done
+        un=$(step_ms "$WORK/$config-un.txt" | median)
+        gr=$(step_ms "$WORK/$config-gr.txt" | median)
+        ns=$(step_ms "$WORK/$config-ns.txt" 2>/dev/null | median)
+        lines=$(cat "$WORK"/traced-$config-0/records/*.ndjson 2>/dev/null | grep -c -E '"t":"(api|marker|copy)"')
+        pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%+.1f%%", 100 * (a - b) / b; else print "-" }'; }
+        echo "| $config | $un | $gr | $(pct "$gr" "$un") | $ns | $(pct "$ns" "$un") | $lines |" >>"$OUT/gpu-bench-trace.md"
+        { echo "$config unprofiled:"; step_ms "$WORK/$config-un.txt"; echo "$config gorocprof:"; step_ms "$WORK/$config-gr.txt"; echo "$config nsys:"; step_ms "$WORK/$config-ns.txt"; } | tr '\n' ' ' >>"$LOG"; echo >>"$LOG"
+    done
+    grep -h "gorocprof-tool\|Error\|error" "$WORK"/*-gr.txt | sort | uniq -c | head -5 >>"$LOG"
+    cat "$OUT/gpu-bench-trace.md"
+    exit 0
+fi
 
 # equal_to_ncu RESULTS_JSON NCU_CSV [METRIC_REGEX]: do our values of every (kernel, metric) equal ncu's?
 equal_to_ncu() { python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$1" "$2" --metrics "${3:-.}" 2>&1 | tail -1; }

@@ -63,7 +63,7 @@ FUZZTIME     ?=
 FUZZ_TARGETS  = cli:FuzzNormalizeArgs:700 cli:FuzzParseInput:500 cli:FuzzParseRankList:3000 output:FuzzExpandPath:3500 \
 	backend/rocm:FuzzParseProperties:20000 backend/helper:FuzzDecodeReply:20000 backend/cuda/querycache:FuzzCacheFiles:8000 \
 	replay:FuzzMergeRuns:500 counters:FuzzParseExpression:30000 perfetto:FuzzDecode:40000 counters:FuzzParseExtra:20000 \
-	merge:FuzzReadResults:1200
+	merge:FuzzReadResults:1200 records:FuzzTraceLine:3000
 fuzz_pkg      = ./internal/$(word 1,$(subst :, ,$(1)))
 fuzz_name     = $(word 2,$(subst :, ,$(1)))
 fuzz_budget   = $(if $(FUZZTIME),$(FUZZTIME),$(word 3,$(subst :, ,$(1)))x)

@@ -18,6 +18,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // Backend is one kind of GPU gorocprof profiles.
@@ -43,6 +44,8 @@ type Backend interface {
 	// KernelReplay is nil when a run can replay every pass of a dispatch (kernel replay); otherwise
 	// why not, and the run collects its passes by application replay. It is known once Agents answered.
 	KernelReplay() error
+	// Traces is what it traces for each tracing flag (docs/tracing.md): a table its package exports.
+	Traces() tracing.Table
 }
 
 // Choice is what the command line says about the backend.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/boundedread"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // Job is one entry of an input file: one run of the application. Keys are option names with '-'
@@ -205,16 +206,17 @@ var jobKeys = map[string]bool{
 	optMPIRanks: true, optMPIRankVar: true, optMPISizeVar: true,
 	optATT: true, optSPM: true, optPCBeta: true, optPCUnit: true, optPCMethod: true, optPCInterval: true,
 	optSummary: true, optSummaryPerDomain: true, optSummaryGroups: true, optSummaryOutput: true, optSummaryUnits: true,
+	tracing.SysTrace: true, tracing.RuntimeTrace: true, tracing.HIPTrace: true, string(tracing.HIPRuntime): true,
+	string(tracing.HIPCompiler): true, string(tracing.HSA): true, string(tracing.Marker): true, string(tracing.MemoryCopy): true,
 }
 
 // unsupportedJobKeys are rocprofv3 input keys (input_schema.json) for services gorocprof does not
 // offer yet: harmless when off, an error when asked for.
 var unsupportedJobKeys = map[string]bool{
-	"hip-trace": true, "hip-runtime-trace": true, "hip-compiler-trace": true,
-	"marker-trace": true, "memory-copy-trace": true, "memory-allocation-trace": true,
-	"rocdecode-trace": true, "rocjpeg-trace": true, "scratch-memory-trace": true, "stats": true,
-	"hsa-trace": true, "hsa-core-trace": true, "hsa-amd-trace": true, "hsa-finalize-trace": true,
-	"hsa-image-trace": true, "runtime-trace": true, "sys-trace": true, "list-metrics": true,
+	"memory-allocation-trace": true,
+	"rocdecode-trace":         true, "rocjpeg-trace": true, "scratch-memory-trace": true,
+	"hsa-core-trace": true, "hsa-amd-trace": true, "hsa-finalize-trace": true,
+	"hsa-image-trace": true, "list-metrics": true,
 	"preload": true, "minimum-output-data": true, "disable-signal-handlers": true,
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/output"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // ProfileOptions is one profiling run as the user asked for it, after flags, GOROCPROF_* environment,
@@ -19,24 +20,29 @@ type ProfileOptions struct {
 	ReplayMode       string // "" (rocprofv3's default behaviour), "kernel" or "application"
 	KernelReplayBeta bool
 	KernelTrace      bool
-	Stats            bool // --stats: kernel_stats.csv and domain_stats.csv of the traced kernels
-	OutputDirectory  string
-	OutputFile       string
-	OutputFormats    []string
-	IncludeRegex     string
-	ExcludeRegex     string
-	IterationRange   string
-	Truncate         bool
-	Mangled          bool
-	AgentIndex       string // --agent-index: how the CSV files and the trace number agents
-	LogLevel         string
-	CacheControl     string // CUDA: all (flush caches before every pass, as ncu) or none
-	GraphProfiling   string // CUDA: node (each kernel node of a graph launch a dispatch, as ncu) or graph
-	Backend          string
-	ROCmRoot         string // rocm: the ROCm installation whose rocprofiler-sdk profiles
-	Quiet            bool
-	DryRun           bool
-	AllowDivergence  bool // application replay: keep a merged result whose runs diverged, exit 0
+	// Trace holds rocprofv3's tracing flags the user gave (tracing.Options), by name, from any layer;
+	// Tracing is what they ask for once the shorthands are expanded (resolveJob), and --sys-trace or
+	// --runtime-trace also turned KernelTrace on unless --kernel-trace was given.
+	Trace           map[string]bool
+	Tracing         tracing.Selection
+	Stats           bool // --stats: the statistics of the traced domains
+	OutputDirectory string
+	OutputFile      string
+	OutputFormats   []string
+	IncludeRegex    string
+	ExcludeRegex    string
+	IterationRange  string
+	Truncate        bool
+	Mangled         bool
+	AgentIndex      string // --agent-index: how the CSV files and the trace number agents
+	LogLevel        string
+	CacheControl    string // CUDA: all (flush caches before every pass, as ncu) or none
+	GraphProfiling  string // CUDA: node (each kernel node of a graph launch a dispatch, as ncu) or graph
+	Backend         string
+	ROCmRoot        string // rocm: the ROCm installation whose rocprofiler-sdk profiles
+	Quiet           bool
+	DryRun          bool
+	AllowDivergence bool // application replay: keep a merged result whose runs diverged, exit 0
 	// MPI: the ranks that are profiled ("0-3,8"; "" for all) and the variables that hold the rank
 	// and the world size ("" for the launchers' own, found as rocprofv3 finds them).
 	ProfileMPIRanks string

@@ -182,7 +182,7 @@ func TestInputFiles(t *testing.T) {
 		{"bad json", write("bad.json", `{"jobs": [`), "input file " + filepath.Join(dir, "bad.json") + ": the file ends before the list opened at line 1 column 10 is closed"},
 		{"no jobs", write("empty.yaml", "jobs: []\n"), "input file " + filepath.Join(dir, "empty.yaml") + `: no jobs (expected {"jobs": [{...}, ...]})`},
 		{"unknown key", write("typo.json", `{"jobs": [{"pmcs": ["A"]}]}`), "job 1 of " + filepath.Join(dir, "typo.json") + `: unknown key "pmcs" (did you mean "pmc"?)`},
-		{"unsupported key", write("hip.yaml", "jobs:\n  - pmc: [A]\n  - hip_trace: true\n"), "job 2 of " + filepath.Join(dir, "hip.yaml") + `: "hip_trace" is not supported by gorocprof yet`},
+		{"unsupported key", write("hip.yaml", "jobs:\n  - pmc: [A]\n  - memory_allocation_trace: true\n"), "job 2 of " + filepath.Join(dir, "hip.yaml") + `: "memory_allocation_trace" is not supported by gorocprof yet`},
 		{"bad text line", write("bad.txt", "pmc: A\ngpu: 0\n"), "input file " + filepath.Join(dir, "bad.txt") + ` line 2: expected "pmc: COUNTER ...", got "gpu: 0"`},
 		{"bad value type", write("type.json", `{"jobs": [{"kernel_trace": "sometimes"}]}`),
 			"job 1 of " + filepath.Join(dir, "type.json") + `, key "kernel_trace": invalid boolean "sometimes" (use one of y, yes, t, true, on, 1, n, no, f, false, off, 0)`},

@@ -52,6 +52,7 @@ func resolveJob(flags *pflag.FlagSet, flagOpts ProfileOptions, job Job) (Profile
 	r.str(optReplayMode, &o.ReplayMode)
 	r.boolean(optReplayBeta, &o.KernelReplayBeta)
 	r.boolean(optKernelTrace, &o.KernelTrace)
+	r.tracing(&o)
 	r.boolean(optStats, &o.Stats)
 	r.resolveSummary(&o.Summary)
 	r.str(optOutputDir, &o.OutputDirectory)
@@ -313,7 +314,8 @@ func checkEnvironment(cmd *cobra.Command, _ []string) error {
 			return
 		}
 		check := envChecks[f.Name]
-		if _, isBool := f.Value.(optBool); isBool {
+		_, isBool := f.Value.(optBool)
+		if _, isTrace := f.Value.(traceFlag); isBool || isTrace {
 			check = func(s string) error { _, err := parseBoolWord(s); return err }
 		}
 		if check == nil {

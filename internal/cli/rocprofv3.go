@@ -13,12 +13,14 @@ type rocprofv3Flag struct {
 var rocprofv3Flags = []rocprofv3Flag{
 	{"version", "v", true}, {"input", "i", true}, {"output-file", "o", true}, {"output-directory", "d", true},
 	{"output-format", "f", true}, {"output-config", "", false}, {"log-level", "", true}, {"extra-counters", "E", true},
-	// Tracing of the runtimes' APIs and memory operations: gorocprof traces kernel dispatches only.
-	{"runtime-trace", "r", false}, {"sys-trace", "s", false}, {"hip-trace", "", false}, {"marker-trace", "", false},
-	{"kernel-trace", "", true}, {"memory-copy-trace", "", false}, {"memory-allocation-trace", "", false},
-	{"scratch-memory-trace", "", false}, {"hsa-trace", "", false}, {"rccl-trace", "", false}, {"kokkos-trace", "", false},
-	{"rocdecode-trace", "", false}, {"rocjpeg-trace", "", false}, {"hip-runtime-trace", "", false},
-	{"hip-compiler-trace", "", false}, {"hsa-core-trace", "", false}, {"hsa-amd-trace", "", false},
+	// Tracing (docs/tracing.md): the HIP (or CUDA) and HSA (or CUDA driver) APIs, markers, copies and
+	// kernel dispatches; not yet memory allocations, scratch memory, RCCL, Kokkos, rocDecode, rocJPEG,
+	// nor the HSA domains one by one.
+	{"runtime-trace", "r", true}, {"sys-trace", "s", true}, {"hip-trace", "", true}, {"marker-trace", "", true},
+	{"kernel-trace", "", true}, {"memory-copy-trace", "", true}, {"memory-allocation-trace", "", false},
+	{"scratch-memory-trace", "", false}, {"hsa-trace", "", true}, {"rccl-trace", "", false}, {"kokkos-trace", "", false},
+	{"rocdecode-trace", "", false}, {"rocjpeg-trace", "", false}, {"hip-runtime-trace", "", true},
+	{"hip-compiler-trace", "", true}, {"hsa-core-trace", "", false}, {"hsa-amd-trace", "", false},
 	{"hsa-image-trace", "", false}, {"hsa-finalizer-trace", "", false},
 	{"pmc", "", true}, {"replay-mode", "", true}, {"kernel-replay-beta-enabled", "", true},
 	// PC sampling and thread trace: recognised (hidden flags) for the kernel-replay diagnostic, refused otherwise.

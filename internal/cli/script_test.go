@@ -12,8 +12,10 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/e2etest"
+	"github.com/gorocprof/gorocprof/internal/golden"
 	"github.com/gorocprof/gorocprof/internal/launch"
 	"github.com/gorocprof/gorocprof/internal/replay"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -58,30 +60,31 @@ func printRequest(_ context.Context, req replay.Request) (replay.Result, error) 
 		groups = append(groups, g.Names())
 	}
 	view := struct {
-		Backend     string           `json:"backend"`
-		Groups      [][]string       `json:"groups"`
-		Mode        string           `json:"mode"`
-		Interval    int              `json:"group_interval,omitempty"`
-		KernelTrace bool             `json:"kernel_trace"`
-		Filters     contract.Filters `json:"filters"`
-		OutputDir   string           `json:"output_dir"`
-		OutputFile  string           `json:"output_file"`
-		Formats     []string         `json:"formats"`
-		Mangled     bool             `json:"mangled"`
-		Truncate    bool             `json:"truncate"`
-		Quiet       bool             `json:"quiet"`
-		LogLevel    string           `json:"log_level"`
-		DryRun      bool             `json:"dry_run"`
-		AllowDiv    bool             `json:"allow_divergence,omitempty"`
-		Summary     *summaryOpts     `json:"summary,omitempty"`
-		SummaryTo   string           `json:"summary_output_file,omitempty"`
-		RankVar     string           `json:"mpi_world_rank_variable,omitempty"`
-		SizeVar     string           `json:"mpi_world_size_variable,omitempty"`
-		Unprofiled  bool             `json:"unprofiled,omitempty"`
-		Rank        string           `json:"rank,omitempty"`
-		App         string           `json:"app"`
-		Args        []string         `json:"args"`
-	}{req.Backend, groups, req.Mode, req.GroupInterval, req.KernelTrace, req.Filters, req.OutputDir, req.OutputFile, req.Formats,
+		Backend     string            `json:"backend"`
+		Groups      [][]string        `json:"groups"`
+		Mode        string            `json:"mode"`
+		Interval    int               `json:"group_interval,omitempty"`
+		KernelTrace bool              `json:"kernel_trace"`
+		Tracing     tracing.Selection `json:"tracing,omitempty"`
+		Filters     contract.Filters  `json:"filters"`
+		OutputDir   string            `json:"output_dir"`
+		OutputFile  string            `json:"output_file"`
+		Formats     []string          `json:"formats"`
+		Mangled     bool              `json:"mangled"`
+		Truncate    bool              `json:"truncate"`
+		Quiet       bool              `json:"quiet"`
+		LogLevel    string            `json:"log_level"`
+		DryRun      bool              `json:"dry_run"`
+		AllowDiv    bool              `json:"allow_divergence,omitempty"`
+		Summary     *summaryOpts      `json:"summary,omitempty"`
+		SummaryTo   string            `json:"summary_output_file,omitempty"`
+		RankVar     string            `json:"mpi_world_rank_variable,omitempty"`
+		SizeVar     string            `json:"mpi_world_size_variable,omitempty"`
+		Unprofiled  bool              `json:"unprofiled,omitempty"`
+		Rank        string            `json:"rank,omitempty"`
+		App         string            `json:"app"`
+		Args        []string          `json:"args"`
+	}{req.Backend, groups, req.Mode, req.GroupInterval, req.KernelTrace, req.Tracing, req.Filters, req.OutputDir, req.OutputFile, req.Formats,
 		req.Mangled, req.Truncate, req.Quiet, req.LogLevel, req.DryRun, req.AllowDivergence, req.Summary, req.SummaryTo,
 		req.RankVariables.Rank, req.RankVariables.Size, req.Unprofiled, req.Rank, req.App, req.Args}
 	enc := json.NewEncoder(req.Stdout)
@@ -94,7 +97,8 @@ func printRequest(_ context.Context, req replay.Request) (replay.Result, error) 
 // `exits N cmd args...` runs a command and checks its exact exit status, which `! exec` cannot.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "../../testdata/script",
+		Dir:           "../../testdata/script",
+		UpdateScripts: golden.Updating(),
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": exitsCmd,
 		},

@@ -66,20 +66,20 @@ func (r *resolver) resolveSummary(o *SummaryOptions) {
 }
 
 // checkSummary returns what is wrong with the summary options: rocprofv3 summarises traced
-// domains, so each needs --kernel-trace; the units, the regular expressions and the file name are
+// domains, so each needs a trace; the units, the regular expressions and the file name are
 // checked as the output names are, before launch, with the rank variables -o is expanded with.
 func checkSummary(o ProfileOptions, rankVars output.RankVariables) []string {
 	s := o.Summary
 	var diags []string
 	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
-	if !o.KernelTrace {
+	if !traces(o) {
 		for _, given := range []struct {
 			name string
 			set  bool
 		}{{optSummary, s.Whole}, {optSummaryPerDomain, s.PerDomain}, {optSummaryGroups, len(s.Groups) > 0},
 			{optSummaryOutput, s.OutputFile != ""}, {optSummaryUnits, s.Units != ""}} {
 			if given.set {
-				add("--%s summarises traced kernels: add --kernel-trace", given.name)
+				add("--%s summarises traced domains: add --kernel-trace or another tracing flag", given.name)
 			}
 		}
 	}

@@ -26,9 +26,9 @@ const (
 // What gorocprof says when a run would collect nothing.
 const (
 	diagEmptyPMC         = "--pmc (or pmc in the input file) names no counter: give at least one, e.g. --pmc SQ_WAVES"
-	diagNothingToCollect = "nothing to collect: give counters with --pmc, or ask for a trace with --kernel-trace"
-	// rocprofv3's --stats summarises the domains it traces; the kernel trace is the one gorocprof has.
-	diagStatsNeedsTrace = "--stats summarises traced kernels: add --kernel-trace"
+	diagNothingToCollect = "nothing to collect: give counters with --pmc, or ask for a trace with --kernel-trace, --sys-trace or another tracing flag"
+	// rocprofv3's --stats summarises the domains it traces.
+	diagStatsNeedsTrace = "--stats summarises traced domains: add --kernel-trace or another tracing flag"
 )
 
 // checkOutputLocation finds, before anything is launched, what would stop the output from being
@@ -126,6 +126,7 @@ func Validate(o ProfileOptions) (replay.Request, error) {
 		Mode:          c.mode,
 		GroupInterval: o.GroupInterval,
 		KernelTrace:   o.KernelTrace,
+		Tracing:       o.Tracing,
 		Stats:         o.Stats,
 		Summary:       summaryRequest(o.Summary),
 		SummaryTo:     o.Summary.OutputFile,
@@ -221,7 +222,7 @@ func checkSettings(o ProfileOptions) (diags []string, usage bool) {
 func checkCollection(o ProfileOptions, hasCounters bool) []string {
 	var diags []string
 	add := func(format string, args ...any) { diags = append(diags, fmt.Sprintf(format, args...)) }
-	if o.Stats && !o.KernelTrace {
+	if o.Stats && !traces(o) {
 		add(diagStatsNeedsTrace)
 	}
 	if o.ReplayMode == contract.ModeKernel {
@@ -237,7 +238,7 @@ func checkCollection(o ProfileOptions, hasCounters bool) []string {
 		return diags
 	}
 	switch {
-	case hasCounters || o.KernelTrace || o.ATT || o.SPM || o.PCSampling: // the last three are refused below
+	case hasCounters || traces(o) || o.ATT || o.SPM || o.PCSampling: // the last three are refused below
 	case len(o.PMC) > 0:
 		add(diagEmptyPMC)
 	default:
@@ -254,6 +255,9 @@ func checkCollection(o ProfileOptions, hasCounters bool) []string {
 	}
 	return diags
 }
+
+// traces reports whether the run traces anything: the kernel dispatches or a domain.
+func traces(o ProfileOptions) bool { return o.KernelTrace || len(o.Tracing) > 0 }
 
 // diagPMCAndGroups is rocprofv3's refusal of both at once.
 const diagPMCAndGroups = "Cannot specify both --pmc and (input file) pmc_groups"

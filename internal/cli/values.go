@@ -46,6 +46,34 @@ func (b optBool) String() string {
 func (b optBool) Type() string     { return "bool" }
 func (b optBool) IsBoolFlag() bool { return true }
 
+// traceFlag is one of rocprofv3's tracing booleans (tracing.Options), given bare or with a value as
+// optBool is, recorded by name in a map so that what was given stays apart from what was not: a
+// shorthand turns on only the flags that were not given (tracing.Expand).
+type traceFlag struct {
+	given *map[string]bool
+	name  string
+}
+
+func (t traceFlag) Set(s string) error {
+	v, err := parseBoolWord(s)
+	if err != nil {
+		return err
+	}
+	if *t.given == nil {
+		*t.given = map[string]bool{}
+	}
+	(*t.given)[t.name] = v
+	return nil
+}
+func (t traceFlag) String() string {
+	if t.given == nil {
+		return "false"
+	}
+	return fmt.Sprint((*t.given)[t.name])
+}
+func (t traceFlag) Type() string     { return "bool" }
+func (t traceFlag) IsBoolFlag() bool { return true }
+
 // groupsValue collects one raw counter group per occurrence of --pmc; splitting and checking the
 // counters is counters.ParseGroups' job, so an empty occurrence is kept for it to report.
 type groupsValue struct{ p *[]string }

@@ -15,6 +15,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ instead of comparing")
 
+// Updating reports whether the tests run with -update: testscript files then take the output their
+// cmp commands compare (testscript.Params.UpdateScripts).
+func Updating() bool { return *update }
+
 // Check compares got with the golden file at path (relative to the test's package), or writes it
 // under -update. A difference is reported line by line.
 func Check(t testing.TB, path string, got []byte) {

@@ -25,6 +25,7 @@ type Options struct {
 	File         string   // file prefix inside Dir, placeholders already expanded (-o); must stay below Dir
 	Formats      []string // any of Formats
 	KernelTrace  bool     // also write kernel dispatch timing (--kernel-trace)
+	TraceDomains []string // the domains the run traced (plan.json's trace_domains), sorted
 	Stats        bool     // with KernelTrace: kernel_stats.csv and domain_stats.csv (--stats)
 	Mangled      bool     // kernel names as mangled symbols (-M)
 	Truncate     bool     // kernel names without template and argument lists (-T)

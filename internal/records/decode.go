@@ -58,10 +58,12 @@ type Decoder struct {
 	sawHeader  bool
 	done       bool
 	scanner    dispatchScanner
+	traces     traceScanner
 	reuse      bool
 	skipBad    bool
 	headerless bool              // records were handed out before any header (SkipBadLines)
 	disp       contract.Dispatch // the dispatch handed out last, when reuse is set
+	trace      contract.Trace    // the trace line handed out last, when reuse is set
 }
 
 // SkipBadLines makes Next hand out a TypeSkipped record for a complete line it cannot use (not
@@ -73,8 +75,8 @@ type Decoder struct {
 func (d *Decoder) SkipBadLines() { d.skipBad = true }
 
 // ReuseDispatches makes Next hand out the same Dispatch (and counter storage) for every dispatch
-// record, overwritten by the next call: for readers that use a dispatch before asking for the
-// next one, it saves a few allocations per line.
+// record, and the same Trace for every trace line, overwritten by the next call: for readers that
+// use a record before asking for the next one, it saves a few allocations per line.
 func (d *Decoder) ReuseDispatches() { d.reuse = true }
 
 // decodedLines counts the lines every Decoder of this process has decoded.
@@ -291,6 +293,15 @@ func (d *Decoder) parseLine(raw []byte) (Record, error) {
 		}
 		if d.scanner.scan(raw, disp, d.reuse) {
 			return Record{Type: contract.RecDispatch, Dispatch: disp}, nil
+		}
+	}
+	if prefix, kind := tracePrefix(raw); prefix != nil {
+		t := &d.trace
+		if !d.reuse {
+			t = new(contract.Trace)
+		}
+		if d.traces.scan(raw, prefix, kind, t) {
+			return Record{Type: kind, Trace: t}, nil
 		}
 	}
 	return parseLine(raw)

@@ -15,7 +15,7 @@ import (
 // false and the caller decodes the line with encoding/json. So the fast path only accepts lines
 // for which encoding/json yields the same Dispatch, and every error still comes from encoding/json.
 type dispatchScanner struct {
-	interned map[string]string // counter names seen so far
+	interned interner // counter names seen so far
 
 	// The line being scanned.
 	names  []string
@@ -188,16 +188,22 @@ func (s *dispatchScanner) scanCounters(p *parser) bool {
 	}
 }
 
-func (s *dispatchScanner) intern(b []byte) string {
-	if str, ok := s.interned[string(b)]; ok {
+func (s *dispatchScanner) intern(b []byte) string { return s.interned.intern(b) }
+
+// interner hands out one string per distinct name, so that a name repeated on every line is
+// allocated once; at most maxInterned names are kept.
+type interner map[string]string
+
+func (in *interner) intern(b []byte) string {
+	if str, ok := (*in)[string(b)]; ok {
 		return str
 	}
 	str := string(b)
-	if s.interned == nil {
-		s.interned = map[string]string{}
+	if *in == nil {
+		*in = interner{}
 	}
-	if len(s.interned) < maxInterned {
-		s.interned[str] = str
+	if len(*in) < maxInterned {
+		(*in)[str] = str
 	}
 	return str
 }
@@ -412,6 +418,18 @@ func (p *parser) int() (int64, bool) {
 			return -int64(atou(d)), true
 		}
 		return int64(atou(d)), true
+	}
+	if len(d) == 19 {
+		// Nineteen digits fit a uint64: what overflows an int64 shows after the conversion. Times
+		// in nanoseconds since the epoch have nineteen digits, so this is every start and end.
+		u := atou(d)
+		switch {
+		case !neg && u <= math.MaxInt64:
+			return int64(u), true
+		case neg && u <= 1<<63:
+			return int64(-u), true // -(1<<63) wraps to itself, MinInt64
+		}
+		return 0, false
 	}
 	v, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
 	return v, err == nil

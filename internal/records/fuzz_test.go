@@ -16,6 +16,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"t":"header","version":2}` + "\n"))
 	f.Add([]byte("\n\n\r\n"))
 	f.Add([]byte(lines(hdr, `{"t":"dispatch","counters":[{"name":"A","values":[null,1e308,-0]}]}`)))
+	f.Add([]byte(lines(hdr, agent, cpuAgent, apiLine, mkLine, copyLine, `{"t":"marker","message":"a\"b","op":"roctxMarkA"}`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := 0
 		sawHeader := false

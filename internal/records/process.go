@@ -36,12 +36,12 @@ type Process struct {
 	Truncated bool     // the last line was incomplete and was ignored
 	Problems  []string // inconsistencies found while reading; the data is kept
 
-	kept       []Record       // every record but the dispatches, in file order (Records)
+	kept       []Record       // every record but the dispatches and trace lines, in file order (Records)
 	passCounts map[uint64]int // the largest pass count per agent id
 	facts      logicalFacts   // per logical dispatch: missing passes, counts for Totals
 	window     int            // see ReorderWindow
 	spool      *spool
-	traceCount int // trace lines among kept
+	traces     *traceStore // the trace lines
 }
 
 // Ended reports whether the process image ended normally: it wrote its end record, exec() replaced
@@ -169,7 +169,7 @@ func (c *collector) add(rec Record) {
 		p.Problems = append(p.Problems, fmt.Sprintf(
 			"%s: the start of this line was cut short and is lost; the %s record after it is kept", c.fileLine(rec.Line), rec.Type))
 	}
-	if rec.Type != contract.RecDispatch {
+	if rec.Type != contract.RecDispatch && rec.Trace == nil {
 		p.kept = append(p.kept, rec)
 	}
 	switch rec.Type {
@@ -209,9 +209,8 @@ func (c *collector) add(rec Record) {
 	case contract.RecEnd:
 		p.End = rec.End
 	case contract.RecAPI, contract.RecMarker, contract.RecCopy:
-		t := *rec.Trace // a Builder's caller may reuse the payload
-		p.kept[len(p.kept)-1].Trace = &t
-		p.traceCount++
+		c.checkTrace(rec.Line, rec.Trace)
+		p.traces.add(rec.Line, rec.Trace)
 	case contract.RecStopped:
 		p.Stopped = rec.Stopped.Reason
 		p.Problems = append(p.Problems, fmt.Sprintf("%s: the tool stopped recording this process: %s", c.fileLine(rec.Line), p.Stopped))

@@ -3,21 +3,26 @@ package records
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
 // RecordReader hands out a process's records again in file order, as the Decoder handed them to
-// ReadProcess, without decoding anything: the records it kept and the dispatch lines of its spool,
-// merged by line number. The application replay's merge reads the runs' processes with it.
+// ReadProcess, without decoding anything: the records it kept, the dispatch lines of its spool and
+// its trace lines, merged by line number. The application replay's merge reads the runs' processes
+// with it.
 type RecordReader struct {
-	p     *Process
-	kept  int // the next of p.kept
-	spool *spoolReader
-	next  *contract.Dispatch // the spool's next dispatch, read ahead
-	line  int                // its line
-	done  bool               // the spool is exhausted
-	reuse bool
+	p      *Process
+	kept   int // the next of p.kept
+	spool  *spoolReader
+	next   *contract.Dispatch // the spool's next dispatch, read ahead
+	line   int                // its line
+	done   bool               // the spool is exhausted
+	reuse  bool
+	traces []uint32 // the trace lines in file order; nil until the first Next
+	trace  int      // the next of traces
+	t      contract.Trace
 }
 
 // Records returns a reader of the process's records from its first.
@@ -26,7 +31,8 @@ func (p *Process) Records() *RecordReader {
 }
 
 // ReuseDispatches makes Next hand out the same Dispatch (and counter storage) for every dispatch
-// record, overwritten by the next call, as Decoder.ReuseDispatches does.
+// record, and the same Trace for every trace line, overwritten by the next call, as
+// Decoder.ReuseDispatches does.
 func (r *RecordReader) ReuseDispatches() { r.reuse = true }
 
 // Next returns the next record, or io.EOF after the last one.
@@ -42,13 +48,30 @@ func (r *RecordReader) Next() (Record, error) {
 			r.next, r.line = d, line
 		}
 	}
-	if r.kept < len(r.p.kept) && (r.next == nil || r.p.kept[r.kept].Line < r.line) {
+	if r.traces == nil && r.p.traces != nil {
+		r.traces = r.p.traces.byLine()
+	}
+	// The next line of the three sources, kept records first on a tie (there is none in a file).
+	keptLine, traceLine := math.MaxInt, math.MaxInt
+	if r.kept < len(r.p.kept) {
+		keptLine = r.p.kept[r.kept].Line
+	}
+	if r.trace < len(r.traces) {
+		traceLine = int(r.p.traces.recs[r.traces[r.trace]].line)
+	}
+	spoolLine := math.MaxInt
+	if r.next != nil {
+		spoolLine = r.line
+	}
+	switch {
+	case keptLine == math.MaxInt && traceLine == math.MaxInt && r.next == nil:
+		return Record{}, io.EOF
+	case keptLine <= traceLine && keptLine <= spoolLine && keptLine != math.MaxInt:
 		rec := r.p.kept[r.kept]
 		r.kept++
 		return rec, nil
-	}
-	if r.next == nil {
-		return Record{}, io.EOF
+	case traceLine < spoolLine || r.next == nil:
+		return r.nextTrace(), nil
 	}
 	d := r.next
 	r.next = nil
@@ -56,6 +79,18 @@ func (r *RecordReader) Next() (Record, error) {
 		d = copyDispatch(d)
 	}
 	return Record{Type: contract.RecDispatch, Line: r.line, Dispatch: d, Recovered: r.spool.recovered}, nil
+}
+
+// nextTrace hands out the next trace line.
+func (r *RecordReader) nextTrace() Record {
+	rec := &r.p.traces.recs[r.traces[r.trace]]
+	r.trace++
+	t := &r.t
+	if !r.reuse {
+		t = new(contract.Trace)
+	}
+	r.p.traces.fill(t, rec)
+	return Record{Type: t.Kind, Line: int(rec.line), Trace: t}
 }
 
 // copyDispatch is a copy of d that shares no storage with it.
@@ -74,7 +109,7 @@ type Builder struct {
 
 // NewBuilder starts a process whose records would lie at path.
 func NewBuilder(path string) *Builder {
-	p := &Process{Path: path, Kernels: map[uint64]contract.Kernel{}, passCounts: map[uint64]int{}, spool: newSpool()}
+	p := &Process{Path: path, Kernels: map[uint64]contract.Kernel{}, passCounts: map[uint64]int{}, spool: newSpool(), traces: newTraceStore()}
 	return &Builder{c: collector{p: p, agents: map[uint64]bool{}, check: newPassChecker(MaxReorderWindow + 1)}}
 }
 
@@ -100,5 +135,6 @@ func (b *Builder) finish(doing string) (*Process, error) {
 		return nil, fmt.Errorf("%s records %s: %w", doing, p.Path, err)
 	}
 	p.Problems = append(p.Problems, b.c.check.problems...)
+	p.traces.sort()
 	return p, nil
 }

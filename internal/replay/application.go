@@ -172,6 +172,7 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	passReq := req
 	passReq.OutputDir = filepath.Join(req.OutputDir, PassDir(i))
 	passReq.Quiet = true
+	passReq.TraceDomains = cp.TraceDomains
 	passReq.sinks = nil // the caller's sinks see the merged result, not each pass
 	// rocprofv3's summary is of the merged result, as the summary table is.
 	passReq.Summary = nil
@@ -204,6 +205,15 @@ func runPass(ctx context.Context, req Request, sess *Session, plan *counters.Pla
 	return pr, nil
 }
 
+// passTraceDomains are the domains run i of an application replay traces: the first run's, none
+// on the others.
+func passTraceDomains(domains []string, i int) []string {
+	if i > 0 {
+		return nil
+	}
+	return domains
+}
+
 // PassDir is the directory of pass i's own output under the output directory (rocprofv3 numbers the
 // passes from 1).
 func PassDir(i int) string { return fmt.Sprintf("pass_%d", i+1) }
@@ -226,6 +236,8 @@ func applicationPlan(base contract.Plan, i, n int) contract.Plan {
 	p := base
 	p.ReplayMode = contract.ModeApplication
 	p.ApplicationPass = i
+	// The application's calls, markers and copies are the same on every run: the first traces them.
+	p.TraceDomains = passTraceDomains(base.TraceDomains, i)
 	p.Agents = make([]contract.PlanAgent, len(base.Agents))
 	for k, a := range base.Agents {
 		passes := append([]contract.PlanPass(nil), a.Passes...)

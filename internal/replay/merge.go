@@ -29,7 +29,7 @@ type MergeReport struct {
 // MergeRuns merges the processes of the runs of an application replay: runs[i] are the processes
 // of pass i, as records.ReadRun read them. Processes are matched by their order of start in each
 // run, dispatches by (agent, kernel name, per-kernel ordinal) and checked for the same launch
-// geometry. Each merged process holds the first run's header, agents and kernels and, for every
+// geometry. Each merged process holds the first run's header, agents, kernels and trace lines and, for every
 // dispatch of the first run, one dispatch line per run that matched it, carrying the first run's
 // dispatch id and that run's pass: a records.Process built as if from a merged record file
 // (records.Builder), of which none is written. Dispatches that do not match are reported in the
@@ -135,6 +135,8 @@ func (w *mergedRecords) write(t string, v any) error {
 		rec.Message = &x
 	case contract.End:
 		rec.End = &x
+	case *contract.Trace:
+		rec.Trace = x
 	default:
 		return fmt.Errorf("a merged %s record holds a %T", t, v)
 	}
@@ -234,6 +236,9 @@ func (m *merger) base(bs *runStream, rec records.Record) error {
 		return m.dispatch(bs, rec.Dispatch)
 	case contract.RecDecline:
 		return m.w.write(contract.RecDecline, rec.Decline)
+	case contract.RecAPI, contract.RecMarker, contract.RecCopy:
+		// Only the first run traces (its plan alone has trace_domains): its calls are the merge's.
+		return m.w.write(rec.Type, rec.Trace)
 	case contract.RecWarning, contract.RecFatal:
 		return m.w.write(rec.Type, passMessage(1, rec.Message.Message))
 	case contract.RecEnd:

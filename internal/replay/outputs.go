@@ -81,7 +81,7 @@ func writeOutputs(ctx context.Context, req Request, procs []*records.Process, pl
 			return nil, err
 		}
 		t.files = output.NewFiles(ctx, output.Options{
-			Dir: t.dir, File: t.file, Formats: req.Formats, KernelTrace: req.KernelTrace, Stats: req.Stats,
+			Dir: t.dir, File: t.file, Formats: req.Formats, KernelTrace: req.KernelTrace, TraceDomains: req.TraceDomains, Stats: req.Stats,
 			Summary: sum, Mangled: req.Mangled, Truncate: req.Truncate, AgentIndex: req.AgentIndex, PlanMetadata: plan.Agents, Rotation: rotation(req, plan),
 		})
 		for _, p := range t.procs {

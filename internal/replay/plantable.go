@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
@@ -38,6 +39,20 @@ func (s *Session) Agent(index int, name string) contract.Agent {
 // PrintPlan writes the plan tables of --dry-run, the same as the plan command's.
 func PrintPlan(w io.Writer, plan *counters.Plan) error {
 	return output.PlanTables(w, plan.Agents)
+}
+
+// printTracing says, under a dry run's plan tables, what the run traces: the domains of plan.json's
+// trace_domains, and under application replay that the first run alone traces them.
+func printTracing(w io.Writer, req Request) error {
+	if len(req.TraceDomains) == 0 {
+		return nil
+	}
+	when := ""
+	if req.Mode == contract.ModeApplication {
+		when = " (on the first run of the application replay)"
+	}
+	_, err := fmt.Fprintf(w, "\ntraces: %s%s\n", strings.Join(req.TraceDomains, ", "), when)
+	return err
 }
 
 // printRotation says, under a dry run's plan tables, that the passes of a rotation are taken in turn

@@ -83,6 +83,7 @@ func processRun(ctx context.Context, pr ProcessRequest, dir string, info RunInfo
 		req.OutputDir = filepath.Join(req.OutputDir, PassDir(info.ApplicationPass))
 		req.Quiet = true
 		req.Summary = nil
+		req.TraceDomains = passTraceDomains(req.TraceDomains, info.ApplicationPass)
 	}
 	run, err := readRecords(req, dir, launch.Status{})
 	if errors.Is(err, errNoRecords) {
@@ -235,6 +236,7 @@ func (info RunInfo) replan(ctx context.Context) (Request, *counters.Plan, error)
 	}
 	req := Request{
 		Backend: info.Backend, ROCmRoot: info.ROCmRoot, Groups: groups, Extra: extra, Mode: info.Mode, GroupInterval: info.GroupInterval, KernelTrace: info.KernelTrace, Stats: info.Stats, Filters: info.Filters,
+		Tracing: info.Tracing, TraceDomains: info.TraceDomains,
 		OutputDir: info.OutputDir, OutputFile: info.OutputFile, Formats: info.Formats,
 		Mangled: info.Mangled, Truncate: info.Truncate, AgentIndex: info.AgentIndex, Quiet: info.Quiet, LogLevel: info.LogLevel,
 		AllowDivergence: info.AllowDivergence, App: info.App, Args: info.Args,

@@ -10,6 +10,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/stats"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // Request is one validated profiling run, as the command line or an input-file job describes it.
@@ -24,16 +25,22 @@ type Request struct {
 	// next one takes over (pmc_group_interval).
 	GroupInterval int
 	KernelTrace   bool
-	Stats         bool // kernel_stats.csv and domain_stats.csv (with KernelTrace)
-	Filters       contract.Filters
-	OutputDir     string // placeholders are expanded per process after the run
-	OutputFile    string
-	Formats       []string
-	Mangled       bool
-	AgentIndex    string // --agent-index; empty is relative
-	Truncate      bool
-	Quiet         bool
-	LogLevel      string
+	// Tracing is what the run asks to trace (docs/tracing.md); Prepare maps it onto the backend's
+	// domains (TraceDomains).
+	Tracing tracing.Selection
+	// TraceDomains are the domains the run traces, sorted: what Prepare found for Tracing, or a run
+	// directory's run.json's.
+	TraceDomains []string
+	Stats        bool // the statistics of the traced domains (with a trace)
+	Filters      contract.Filters
+	OutputDir    string // placeholders are expanded per process after the run
+	OutputFile   string
+	Formats      []string
+	Mangled      bool
+	AgentIndex   string // --agent-index; empty is relative
+	Truncate     bool
+	Quiet        bool
+	LogLevel     string
 	// CacheControl: CUDA, "all" (the default when empty) or "none" (contract.EnvCacheControl).
 	CacheControl string
 	// GraphProfiling: "node" (the default when empty) or "graph" (contract.EnvGraphProfiling); "graph"

@@ -18,6 +18,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/launch"
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // Run is the story of one profiling run: plan, write the plan, launch, read the records, write the
@@ -35,10 +36,18 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	}
 	sess, plan := req.prepared.sess, req.prepared.plan
 	printNotes(stderr, plan)
+	if req.LogLevel == "info" || req.LogLevel == "trace" {
+		for _, n := range req.prepared.traceNotes {
+			fmt.Fprintf(stderr, "gorocprof: info: %s\n", n)
+		}
+	}
 	req.Mode = effectiveMode(stderr, req.Mode, plan)
 	req.Mode = replayableMode(stderr, req.Mode, sess.Backend, plan)
 	if req.DryRun {
 		if err := PrintPlan(stdout, plan); err != nil {
+			return Result{}, err
+		}
+		if err := printTracing(stdout, req); err != nil {
 			return Result{}, err
 		}
 		return Result{}, printRotation(stdout, req)
@@ -95,6 +104,8 @@ type prepared struct {
 	sess   *Session
 	plan   *counters.Plan
 	inject []string // the backend's variables that inject its tool library
+	// traceNotes say what a tracing shorthand left out on this backend (tracing.Resolved.LeftOut).
+	traceNotes []string
 }
 
 // Prepare checks a request against everything outside the command line, launching nothing: the
@@ -143,8 +154,13 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 		if err := backend.CheckGraphProfiling(sess.Backend, req.GraphProfiling); err != nil {
 			return req, err
 		}
+		traced, err := tracing.Resolve(req.Tracing, sess.Backend.Name(), sess.Backend.Traces())
+		if err != nil {
+			return req, err
+		}
+		req.TraceDomains = traced.Domains
 		tracePhase("process start to plan ready", processStart)
-		req.prepared = &prepared{sess: sess, plan: plan, inject: inject}
+		req.prepared = &prepared{sess: sess, plan: plan, inject: inject, traceNotes: traced.LeftOut}
 		return req, nil
 	}
 }
@@ -317,6 +333,7 @@ func contractPlan(req Request, sess *Session, plan *counters.Plan) contract.Plan
 		ApplicationPass: -1,
 		GroupInterval:   groupInterval(req),
 		KernelTrace:     req.KernelTrace,
+		TraceDomains:    req.TraceDomains,
 		Filters:         f,
 		Agents:          plan.Agents,
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/output"
 	"github.com/gorocprof/gorocprof/internal/records"
 	"github.com/gorocprof/gorocprof/internal/stats"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // RunInfoFile is the file of a run directory that says what its records are for: the request, the
@@ -53,20 +54,24 @@ type RunInfo struct {
 	GroupInterval int `json:"pmc_group_interval,omitempty"`
 	// ApplicationPass is the pass an application replay run collected (0-based), -1 for the merged
 	// records of all passes and for other modes; ApplicationPasses is how many runs the replay takes.
-	ApplicationPass   int              `json:"application_pass"`
-	ApplicationPasses int              `json:"application_passes"`
-	KernelTrace       bool             `json:"kernel_trace"`
-	Stats             bool             `json:"stats"`
-	Filters           contract.Filters `json:"filters"`
-	OutputDir         string           `json:"output_directory"`
-	OutputFile        string           `json:"output_file"`
-	Formats           []string         `json:"output_format"`
-	Mangled           bool             `json:"mangled_kernels"`
-	AgentIndex        string           `json:"agent_index,omitempty"`
-	Truncate          bool             `json:"truncate_kernels"`
-	Quiet             bool             `json:"quiet"`
-	LogLevel          string           `json:"log_level"`
-	AllowDivergence   bool             `json:"allow_divergence"`
+	ApplicationPass   int  `json:"application_pass"`
+	ApplicationPasses int  `json:"application_passes"`
+	KernelTrace       bool `json:"kernel_trace"`
+	// Tracing is the tracing flags the run asked for, TraceDomains the domains they traced on its
+	// backend (the request's: under application replay only the first run's plan has them).
+	Tracing         tracing.Selection `json:"trace_flags,omitempty"`
+	TraceDomains    []string          `json:"trace_domains,omitempty"`
+	Stats           bool              `json:"stats"`
+	Filters         contract.Filters  `json:"filters"`
+	OutputDir       string            `json:"output_directory"`
+	OutputFile      string            `json:"output_file"`
+	Formats         []string          `json:"output_format"`
+	Mangled         bool              `json:"mangled_kernels"`
+	AgentIndex      string            `json:"agent_index,omitempty"`
+	Truncate        bool              `json:"truncate_kernels"`
+	Quiet           bool              `json:"quiet"`
+	LogLevel        string            `json:"log_level"`
+	AllowDivergence bool              `json:"allow_divergence"`
 	// MPIRankVariable and MPISizeVariable are --mpi-world-rank-variable and --mpi-world-size-variable.
 	MPIRankVariable string `json:"mpi_world_rank_variable,omitempty"`
 	MPISizeVariable string `json:"mpi_world_size_variable,omitempty"`
@@ -117,6 +122,7 @@ func newRunInfo(req Request, sess *Session, plan *counters.Plan, launched time.T
 		CWD: cwd, Launched: launched, PMC: pmc, ExtraCounters: extraText(req.Extra), Mode: modeOrNone(req.Mode),
 		GroupInterval:   rotationInterval(req),
 		ApplicationPass: pass, ApplicationPasses: passes, KernelTrace: req.KernelTrace, Stats: req.Stats, Filters: req.Filters,
+		Tracing: req.Tracing, TraceDomains: req.TraceDomains,
 		OutputDir: req.OutputDir, OutputFile: req.OutputFile, Formats: nonNil(req.Formats),
 		Mangled: req.Mangled, Truncate: req.Truncate, AgentIndex: req.AgentIndex, Quiet: req.Quiet, LogLevel: req.LogLevel,
 		AllowDivergence: req.AllowDivergence, MPIRankVariable: req.RankVariables.Rank, MPISizeVariable: req.RankVariables.Size,
@@ -156,7 +162,7 @@ func ReadRunInfo(runDir string) (RunInfo, error) {
 	if info.Version != RunInfoVersion {
 		return RunInfo{}, fmt.Errorf("%s: version %d, this gorocprof reads version %d", path, info.Version, RunInfoVersion)
 	}
-	if len(info.Agents) == 0 || (len(info.PMC) == 0 && !info.KernelTrace) {
+	if len(info.Agents) == 0 || (len(info.PMC) == 0 && !info.KernelTrace && len(info.TraceDomains) == 0) {
 		return RunInfo{}, fmt.Errorf("%s: no agents or nothing to collect: not written by gorocprof", path)
 	}
 	return info, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/backend"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // Fake is a backend whose agents and catalog are given. Its zero value is not usable: see New.
@@ -31,6 +32,8 @@ type Fake struct {
 	NoTool bool
 	// NoKernelReplay is what KernelReplay answers (nil: kernel replay is possible).
 	NoKernelReplay error
+	// TraceTable is what Traces answers.
+	TraceTable tracing.Table
 
 	mu    sync.Mutex
 	calls []string
@@ -143,6 +146,9 @@ func (f *Fake) Tool() (string, []string, error) {
 
 // KernelReplay is NoKernelReplay.
 func (f *Fake) KernelReplay() error { return f.NoKernelReplay }
+
+// Traces is TraceTable.
+func (f *Fake) Traces() tracing.Table { return f.TraceTable }
 
 // NoRecords is Reason.
 func (f *Fake) NoRecords(string) string { return f.Reason }

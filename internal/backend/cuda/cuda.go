@@ -17,6 +17,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/backend/helper"
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // Name is the backend's name on the command line and in plan.json.
@@ -270,3 +271,19 @@ func (b *Backend) ProfilesWholeGraphs() bool { return true }
 func (b *Backend) NoRecords(string) string {
 	return "it never initialised CUDA, which loads the tool library"
 }
+
+// Traces is what the CUDA tool library traces through CUPTI: the CUDA runtime API for the HIP
+// flags, the driver API for --hsa-trace (the layer below the runtime, as HSA is below HIP), NVTX
+// ranges and marks, and copies and memsets.
+var Traces = tracing.Table{
+	Domains: map[tracing.Flag][]string{
+		tracing.HIPRuntime: {tracing.DomainCUDARuntime},
+		tracing.HSA:        {tracing.DomainCUDADriver},
+		tracing.Marker:     {tracing.DomainMarker},
+		tracing.MemoryCopy: {tracing.DomainMemoryCopy},
+	},
+	Lacks: map[tracing.Flag]string{tracing.HIPCompiler: "CUDA has no counterpart of the HIP compiler API"},
+}
+
+// Traces is the backend's tracing table.
+func (b *Backend) Traces() tracing.Table { return Traces }

@@ -20,6 +20,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // Name is the backend's name on the command line.
@@ -259,3 +260,17 @@ func (b *Backend) NoRecords(app string) string {
 	}
 	return "it never initialised HIP, whose start loads rocprofiler-sdk and the tool library"
 }
+
+// Traces is what rocprofiler-sdk traces for the flags, as rocprofv3 asks it.
+var Traces = tracing.Table{
+	Domains: map[tracing.Flag][]string{
+		tracing.HIPRuntime:  {tracing.DomainHIPRuntime},
+		tracing.HIPCompiler: {tracing.DomainHIPCompiler},
+		tracing.HSA:         {tracing.DomainHSACore, tracing.DomainHSAAMDExt, tracing.DomainHSAImageExt, tracing.DomainHSAFinalize},
+		tracing.Marker:      {tracing.DomainMarker},
+		tracing.MemoryCopy:  {tracing.DomainMemoryCopy},
+	},
+}
+
+// Traces is the backend's tracing table.
+func (b *Backend) Traces() tracing.Table { return Traces }

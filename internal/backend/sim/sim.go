@@ -11,6 +11,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/launch"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // Name is the backend's name on the command line and in plan.json.
@@ -78,3 +79,17 @@ func (b *Backend) NoRecords(app string) string {
 // LinksRuntime reports whether the executable at path is an ELF file that links the simulated
 // agent's runtime, which is how `--backend auto` recognises apps of the simulated agent.
 func LinksRuntime(path string) bool { return helper.LinksLibrary(path, RuntimeSoname) }
+
+// Traces is what the simulated runtime traces: its HIP-like API, roctx-like markers and copies.
+var Traces = tracing.Table{
+	Domains: map[tracing.Flag][]string{
+		tracing.HIPRuntime:  {tracing.DomainHIPRuntime},
+		tracing.HIPCompiler: {tracing.DomainHIPCompiler},
+		tracing.Marker:      {tracing.DomainMarker},
+		tracing.MemoryCopy:  {tracing.DomainMemoryCopy},
+	},
+	Lacks: map[tracing.Flag]string{tracing.HSA: "the simulated runtime has no HSA layer"},
+}
+
+// Traces is the backend's tracing table.
+func (b *Backend) Traces() tracing.Table { return Traces }

@@ -75,57 +75,71 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ 
 
 # ---- trace: what tracing alone adds to a training step ---------------------------------------------------
 # Each process prints its median step time (30 steps after 5 warm-up steps, tests/torch_trace_step.py); a cell
-# is the median over BENCH_TRACE_REPS processes. gorocprof: bin/gorocprof --sys-trace when the front end has it,
-# else the tool library with the plan the front end writes for it (the four CUDA domains and kernel trace, no
-# counters); both trace the same calls.
+# is the median over BENCH_TRACE_REPS processes, the variants alternating. Variants: unprofiled; bin/gorocprof
+# --sys-trace (the four CUDA domains and kernel trace, no counters); the tool library under the plan --sys-trace
+# writes, run directly (its records give the line count); bin/gorocprof with the API, marker and copy domains
+# but no kernel trace; bin/gorocprof --kernel-trace alone; nsys --trace=cuda,nvtx. The front-end variants need
+# a bin/gorocprof with issue 32's flags (else '-').
 if [ "$WORKLOADS" = trace ]; then
     TRACE_REPS=${BENCH_TRACE_REPS:-3}
     STEP=$ROOT/tool/cuda/tests/torch_trace_step.py
     NSYS=$(command -v nsys || ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
     FRONT=0
     "$GR" --help 2>&1 | grep -q -- "--sys-trace" && FRONT=1
-    traced() { # traced N CMD...: CMD traced by gorocprof, run directory $WORK/traced-N
-        local n=$1; shift
-        local d=$WORK/traced-$n
-        if [ $FRONT = 1 ]; then
-            "$GR" --sys-trace -d "$d" -o step -- "$@"
-            return
-        fi
-        mkdir -p "$d/records"
-        printf '{"version":1,"backend":"cuda","replay_mode":"none","application_pass":-1,"kernel_trace":true,"filters":{"include_regex":"","exclude_regex":"","name_kind":"demangled","iteration_ranges":[]},"trace_domains":["CUDA_DRIVER_API","CUDA_RUNTIME_API","MARKER_CORE_RANGE_API","MEMORY_COPY"],"agents":[]}\n' >"$d/plan.json"
-        env -u NVTX_INJECTION64_PATH GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$d" GOROCPROF_PLAN="$d/plan.json" \
-            GOROCPROF_LOG_LEVEL=warning CUDA_INJECTION64_PATH="$ROOT/lib/gorocprof/libgorocprof_tool_cuda.so" "$@"
+    PLAN_DOMAINS='["CUDA_DRIVER_API","CUDA_RUNTIME_API","MARKER_CORE_RANGE_API","MEMORY_COPY"]'
+    variant() { # variant NAME RUN CMD...: CMD the variant's way, run directory $WORK/NAME-RUN
+        local name=$1 d=$WORK/$1-$2; shift 2
+        case $name in
+        un) "$@" ;;
+        sys) [ $FRONT = 1 ] && "$GR" --sys-trace -d "$d" -o step -- "$@" ;;
+        api) [ $FRONT = 1 ] && "$GR" --hip-trace --hsa-trace --marker-trace --memory-copy-trace -d "$d" -o step -- "$@" ;;
+        kt) [ $FRONT = 1 ] && "$GR" --kernel-trace -d "$d" -o step -- "$@" ;;
+        tool)
+            mkdir -p "$d/records"
+            printf '{"version":1,"backend":"cuda","replay_mode":"none","application_pass":-1,"kernel_trace":true,"filters":{"include_regex":"","exclude_regex":"","name_kind":"demangled","iteration_ranges":[]},"trace_domains":%s,"agents":[]}\n' "$PLAN_DOMAINS" >"$d/plan.json"
+            env -u NVTX_INJECTION64_PATH GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$d" GOROCPROF_PLAN="$d/plan.json" \
+                GOROCPROF_LOG_LEVEL=warning CUDA_INJECTION64_PATH="$ROOT/lib/gorocprof/libgorocprof_tool_cuda.so" "$@" ;;
+        nsys) [ -n "$NSYS" ] && timeout 300 "$NSYS" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none -o "$d" -f true "$@" ;;
+        esac
     }
-    step_ms() { grep -h '^STEP-MS' "$1" | awk '{print $3}'; }
+    VARIANTS="un sys tool api kt nsys"
+    step_ms() { grep -h '^STEP-MS' "$1" 2>/dev/null | awk '{print $3}'; }
     median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
+    pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.2f (%+.1f%%)", a, 100 * (a - b) / b; else print a }'; }
     {
         echo "# Tracing alone: a PyTorch training step on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
         echo
-        echo "Command: \`BENCH_WORKLOADS=trace scripts/gpu-bench.sh\` ($(date -u +%Y-%m-%dT%H:%MZ)); $TRACE_REPS processes per cell, alternating;"
-        echo "each process's median of 30 steps after 5 warm-up steps (tests/torch_trace_step.py). gorocprof: $([ $FRONT = 1 ] && echo "bin/gorocprof --sys-trace" || echo "the tool library with --sys-trace's plan (CUDA_RUNTIME_API, CUDA_DRIVER_API, MARKER_CORE_RANGE_API, MEMORY_COPY, kernel trace; no counters)");"
-        echo "nsys: \`nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none\`."
+        echo "Command: \`BENCH_WORKLOADS=trace scripts/gpu-bench.sh\` ($(date -u +%Y-%m-%dT%H:%MZ)); $TRACE_REPS processes per cell, the"
+        echo "variants alternating; each process's median of 30 steps after 5 warm-up steps (tests/torch_trace_step.py), ms"
+        echo "per step and what it adds to the unprofiled step. sys: \`gorocprof --sys-trace\`; tool: the tool library under"
+        echo "--sys-trace's plan; api: \`gorocprof --hip-trace --hsa-trace --marker-trace --memory-copy-trace\` (no kernel"
+        echo "trace); kt: \`gorocprof --kernel-trace\`; nsys: \`nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none\`."
         echo
-        echo "| config | unprofiled ms/step | gorocprof tracing ms/step | added | nsys ms/step | added | trace lines in a traced run |"
-        echo "| --- | --- | --- | --- | --- | --- | --- |"
+        echo "| config | unprofiled | sys | tool | api | kt | nsys | lines (tool run) |"
+        echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
     } >"$OUT/gpu-bench-trace.md"
     for config in small large; do
         for ((i = 0; i < TRACE_REPS; i++)); do
-            python3 "$STEP" $config >>"$WORK/$config-un.txt" 2>&1 || echo "unprofiled $config run $i failed" >>"$LOG"
-            traced "$config-$i" python3 "$STEP" $config >>"$WORK/$config-gr.txt" 2>&1 || echo "traced $config run $i failed" >>"$LOG"
-            if [ -n "$NSYS" ]; then
-                timeout 300 "$NSYS" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none -o "$WORK/nsys-$config-$i" -f true \
-                    python3 "$STEP" $config >>"$WORK/$config-ns.txt" 2>&1 || echo "nsys $config run $i: rc $?" >>"$LOG"
-            fi
+            for v in $VARIANTS; do
+                variant $v $config-$i python3 "$STEP" $config >>"$WORK/$config-$v.txt" 2>&1 || echo "$v $config run $i: rc $?" >>"$LOG"
+            done
         done
         un=$(step_ms "$WORK/$config-un.txt" | median)
-        gr=$(step_ms "$WORK/$config-gr.txt" | median)
-        ns=$(step_ms "$WORK/$config-ns.txt" 2>/dev/null | median)
-        lines=$(cat "$WORK"/traced-$config-0/records/*.ndjson 2>/dev/null | grep -c -E '"t":"(api|marker|copy)"')
-        pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%+.1f%%", 100 * (a - b) / b; else print "-" }'; }
-        echo "| $config | $un | $gr | $(pct "$gr" "$un") | $ns | $(pct "$ns" "$un") | $lines |" >>"$OUT/gpu-bench-trace.md"
-        { echo "$config unprofiled:"; step_ms "$WORK/$config-un.txt"; echo "$config gorocprof:"; step_ms "$WORK/$config-gr.txt"; echo "$config nsys:"; step_ms "$WORK/$config-ns.txt"; } | tr '\n' ' ' >>"$LOG"; echo >>"$LOG"
+        row="| $config | $un"
+        for v in sys tool api kt nsys; do row="$row | $(pct "$(step_ms "$WORK/$config-$v.txt" | median)" "$un")"; done
+        lines=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c -E '"t":"(api|marker|copy)"')
+        disp=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c '"t":"dispatch"')
+        echo "$row | $lines trace, $disp dispatch |" >>"$OUT/gpu-bench-trace.md"
+        for v in $VARIANTS; do echo "$config $v: $(step_ms "$WORK/$config-$v.txt" | tr '\n' ' ')" >>"$LOG"; done
     done
-    grep -h "gorocprof-tool\|Error\|error" "$WORK"/*-gr.txt | sort | uniq -c | head -5 >>"$LOG"
+    grep -h "gorocprof-tool\|rror" "$WORK"/*-sys.txt "$WORK"/*-tool.txt 2>/dev/null | sort | uniq -c | head -8 >>"$LOG"
+    cat "$WORK"/tool-small-0/records/*.ndjson 2>/dev/null | python3 -c '
+import collections, json, sys
+c = collections.Counter()
+for l in sys.stdin:
+    r = json.loads(l)
+    c[(r["t"], r.get("domain", ""), r.get("op", ""))] += 1
+print("small, tool run, top lines:", [("/".join(k), n) for k, n in c.most_common(14)])' >>"$LOG" 2>&1
     cat "$OUT/gpu-bench-trace.md"
     exit 0
 fi

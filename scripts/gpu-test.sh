@@ -586,7 +586,8 @@ fi
 # four domains traced alone (no counters); the same under kernel replay with the three groups, whose op counts
 # must equal the first's (the tool's passes, snapshots and restores add no line); the front end's --sys-trace with
 # the three groups when bin/gorocprof has the flag; and nsys (--trace=cuda,nvtx) where it makes a report, its
-# per-name call counts against ours. NVTX_INJECTION64_PATH is left unset: the tool names itself there.
+# per-name call counts against ours. The app's first NVTX call comes before CUDA starts, so NVTX_INJECTION64_PATH
+# must name the tool library beforehand, as the front end sets it (the tool's own setenv at CUDA's start is too late).
 TRACE_DOMAINS=CUDA_DRIVER_API,CUDA_RUNTIME_API,MARKER_CORE_RANGE_API,MEMORY_COPY
 trace_plan() { # trace_plan PATH MODE [GROUP...]: plan.json tracing $TRACE_DOMAINS, kernel replay of the groups or none
     local path=$1 mode=$2; shift 2
@@ -607,7 +608,7 @@ trace_run() { # trace_run DIR MODE [GROUP...] -- CMD...: CMD under the tool libr
     while [ "$1" != "--" ]; do groups+=("$1"); shift; done
     shift
     mkdir -p "$dir/records" && trace_plan "$dir/plan.json" "$mode" "${groups[@]}"
-    env -u NVTX_INJECTION64_PATH GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$dir" GOROCPROF_PLAN="$dir/plan.json" \
+    env NVTX_INJECTION64_PATH="$TOOL" GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$dir" GOROCPROF_PLAN="$dir/plan.json" \
         GOROCPROF_LOG_LEVEL=warning CUDA_INJECTION64_PATH="$TOOL" "$@"
 }
 if want trace; then
@@ -688,7 +689,7 @@ PY
     # The front end, when it has --sys-trace (issue 32's flags): three groups under kernel replay.
     if [ -x "$ROOT/bin/gorocprof" ] && "$ROOT/bin/gorocprof" --help 2>&1 | grep -q -- "--sys-trace"; then
         t=$(date +%s%N)
-        timeout 120 "$ROOT/bin/gorocprof" --sys-trace --pmc ${G0/,/ } --pmc ${G1/,/ } --pmc ${G2/,/ } \
+        NVTX_INJECTION64_PATH="$TOOL" timeout 120 "$ROOT/bin/gorocprof" --sys-trace --pmc ${G0/,/ } --pmc ${G1/,/ } --pmc ${G2/,/ } \
             --replay-mode kernel --kernel-replay-beta-enabled -d "$d-cli" -o trace -- "$exe" >"$d-cli.txt" 2>&1
         rc_cli=$?
         say "trace bin/gorocprof --sys-trace: rc $rc_cli / $(ms_since $t) ms / files: $(cd "$d-cli" 2>/dev/null && for f in $(ls | grep -i -E 'trace|api' | head -8); do printf '%s(%s lines) ' "$f" "$(wc -l <"$f")"; done)"

@@ -247,6 +247,12 @@ bool open_dispatch_of(ContextState& context, const KernelEntry& k, uint32_t corr
     f.thread_id = gettid_u64();
     f.agent_index = cs->ordinal;
     t_dispatch_id = id;
+    // A kernel trace without counters: the kernel's activity record brings its times; the launch stays
+    // asynchronous (no window, no drain, no wait). A graph's kernel node is the tool's launch: the usual path.
+    if (l.app_launch_pending && tracing::deferred_kernel_trace()) {
+        tracing::defer_dispatch(f, correlation);
+        return false;
+    }
 
     // From here to EXIT this launch owns the device: no other thread's kernel or memory call
     // (memory_calls.cpp) may land between the snapshot and the last pass.
@@ -331,6 +337,7 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
 
 void on_launch_exit(const CUpti_CallbackData* cb) {
     if (!t_launch_active) {
+        if (*static_cast<const CUresult*>(cb->functionReturnValue) != CUDA_SUCCESS) tracing::cancel_dispatch(cb->correlationId);
         on_memory_call_exit();  // the hold of a launch that is no dispatch, if it took one
         return;
     }

@@ -72,6 +72,9 @@ struct Options {
     // NVTX_INJECTION64_PATH (NVTX's own variable): the NVTX injection the application loads. When markers are
     // traced and it is empty, the tool names itself there (tracing.cpp, nvtx_injection.cpp).
     std::string nvtx_injection_path;
+    // GOROCPROF_CUDA_ASYNC_KERNEL_TRACE=0: a kernel trace without counters waits for each launch (events) instead
+    // of taking its times from CUPTI's kernel activity (tracing.hpp).
+    bool async_kernel_trace = true;
     // A value the backend did not understand, one sentence each (the default was taken instead).
     std::vector<std::string> problems;
 };

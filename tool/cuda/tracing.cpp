@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cctype>
@@ -42,6 +43,7 @@ constexpr int kDepth = 16;
 bool g_runtime = false;      // CUDA_RUNTIME_API traced: its callback domain is enabled
 bool g_driver = false;       // CUDA_DRIVER_API traced: the whole driver domain is enabled
 bool g_copies = false;       // MEMORY_COPY traced: the activity kinds are enabled
+bool g_kernels = false;      // deferred kernel trace: CONCURRENT_KERNEL is enabled
 int64_t g_clock_offset = 0;  // added to activity timestamps when CUPTI would not take our clock
 
 // ---- API calls ----------------------------------------------------------------------------------
@@ -70,6 +72,7 @@ const char* runtime_name(CUpti_CallbackId cbid, const char* cupti_name) {
 
 struct ApiStack {
     std::optional<trace::ApiCall> calls[kDepth];
+    uint32_t runtime_ids[kDepth] = {};  // CUPTI's correlation id of each open runtime call, 0 for a driver call
     int depth = 0;
 };
 thread_local ApiStack t_api;
@@ -271,6 +274,45 @@ void copy_record(const CUpti_Activity* r) {
     trace::record_copy(c);
 }
 
+// ---- deferred kernel trace ----------------------------------------------------------------------
+
+// A launch's dispatch waiting for its kernel's activity record. CUPTI gives a kernel the correlation id of
+// the runtime call that launched it, or of the driver call when the app called the driver: both are keys.
+struct Deferred {
+    core::DispatchFacts facts;
+    uint32_t keys[2] = {0, 0};
+};
+std::mutex g_deferred_mu;
+std::unordered_map<uint64_t, Deferred> g_deferred;      // by dispatch id
+std::unordered_map<uint32_t, uint64_t> g_deferred_key;  // CUPTI correlation id -> dispatch id
+
+bool take_deferred(uint32_t cupti_id, core::DispatchFacts* out) {
+    std::lock_guard<std::mutex> lock(g_deferred_mu);
+    auto k = g_deferred_key.find(cupti_id);
+    if (k == g_deferred_key.end()) return false;
+    auto it = g_deferred.find(k->second);
+    if (it == g_deferred.end()) return false;
+    *out = it->second.facts;
+    for (uint32_t key : it->second.keys)
+        if (key != 0) g_deferred_key.erase(key);
+    g_deferred.erase(it);
+    return true;
+}
+
+void kernel_record(const CUpti_ActivityKernel10* k) {
+    core::DispatchFacts f;
+    if (!take_deferred(k->correlationId, &f)) return;  // a launch of the tool's, or one traced the other way
+    Core& core = Core::instance();
+    core.begin_dispatch(f);
+    core::PassRecord rec;
+    rec.pass = 0;
+    rec.passes = 1;
+    rec.start_ns = static_cast<int64_t>(k->start) + g_clock_offset;
+    rec.end_ns = static_cast<int64_t>(k->end) + g_clock_offset;
+    core.record_pass(std::move(rec));
+    core.end_dispatch();
+}
+
 std::atomic<bool> g_reported_read{false};
 std::atomic<bool> g_reported_dropped{false};
 
@@ -291,7 +333,10 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, 
                                       cupti(st, "cuptiActivityGetNextRecord").message());
             break;
         }
-        copy_record(r);
+        if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+            kernel_record(reinterpret_cast<const CUpti_ActivityKernel10*>(r));
+        else
+            copy_record(r);
     }
     std::free(buffer);
     size_t dropped = 0;
@@ -359,7 +404,11 @@ void point_nvtx_here() {
         Core::instance().warn("marker trace: NVTX_INJECTION64_PATH could not be set: NVTX ranges and marks are not traced");
 }
 
-PortStatus start_copies() {
+// The activity API's clock and buffers, once for copies and kernels.
+PortStatus start_activity() {
+    static bool started = false;
+    if (started) return PortStatus::success();
+    started = true;
     // Our clock for the activity timestamps; where CUPTI refuses, its clock's offset to ours, read once.
     const PortStatus clock = cupti(cuptiActivityRegisterTimestampCallback(records_clock),
                                    "cuptiActivityRegisterTimestampCallback");
@@ -372,9 +421,42 @@ PortStatus start_copies() {
     PortStatus st = cupti(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
                           "cuptiActivityRegisterCallbacks");
     if (!st.ok) return st;
+    return cupti(cuptiActivityFlushPeriod(kFlushPeriodMs), "cuptiActivityFlushPeriod");
+}
+
+PortStatus start_copies() {
+    PortStatus st = start_activity();
+    if (!st.ok) return st;
     for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET})
         if (!(st = cupti(cuptiActivityEnable(k), "cuptiActivityEnable")).ok) return st;
-    return cupti(cuptiActivityFlushPeriod(kFlushPeriodMs), "cuptiActivityFlushPeriod");
+    return st;
+}
+
+// The runtime's launch calls, whose CUPTI correlation ids the kernels of runtime launches carry: enabled
+// for the deferred kernel trace when the whole runtime domain is not traced.
+constexpr CUpti_CallbackId kRuntimeLaunchIds[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+};
+
+bool plan_has_counters() {
+    for (const core::PlanAgent& a : Core::instance().config().agents)
+        if (!a.passes.empty()) return true;
+    return false;
+}
+
+PortStatus start_kernels(CUpti_SubscriberHandle subscriber) {
+    PortStatus st;
+    if (!g_runtime)
+        for (CUpti_CallbackId id : kRuntimeLaunchIds)
+            if (!(st = cupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id), "cuptiEnableCallback")).ok)
+                return st;
+    if (!(st = start_activity()).ok) return st;
+    return cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable");
 }
 
 }  // namespace
@@ -396,7 +478,41 @@ PortStatus start(CUpti_SubscriberHandle subscriber) {
         g_copies = true;
     }
     if (trace::enabled(trace::Domain::Marker)) point_nvtx_here();
+    if (Core::instance().config().kernel_trace && !plan_has_counters() && options().async_kernel_trace) {
+        if (!(st = start_kernels(subscriber)).ok) return st;
+        g_kernels = true;
+    }
     return PortStatus::success();
+}
+
+bool deferred_kernel_trace() { return g_kernels; }
+
+void defer_dispatch(const core::DispatchFacts& facts, uint32_t cupti_id) {
+    const ApiStack& s = t_api;
+    uint32_t runtime_id = 0;
+    for (int i = std::min(s.depth, kDepth) - 1; i >= 0 && runtime_id == 0; --i) runtime_id = s.runtime_ids[i];
+    Deferred d;
+    d.facts = facts;
+    d.keys[0] = cupti_id;
+    d.keys[1] = runtime_id;
+    const uint64_t id = facts.info.dispatch_id;
+    std::lock_guard<std::mutex> lock(g_deferred_mu);
+    g_deferred[id] = d;
+    g_deferred_key[cupti_id] = id;
+    if (runtime_id != 0) g_deferred_key[runtime_id] = id;
+}
+
+void cancel_dispatch(uint32_t cupti_id) {
+    std::lock_guard<std::mutex> lock(g_deferred_mu);
+    auto k = g_deferred_key.find(cupti_id);
+    if (k == g_deferred_key.end()) return;
+    auto it = g_deferred.find(k->second);
+    if (it != g_deferred.end()) {
+        for (uint32_t key : it->second.keys)
+            if (key != 0 && key != cupti_id) g_deferred_key.erase(key);
+        g_deferred.erase(it);
+    }
+    g_deferred_key.erase(k);
 }
 
 bool driver_domain_traced() { return g_driver; }
@@ -404,6 +520,7 @@ bool driver_domain_traced() { return g_driver; }
 void on_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     ApiStack& s = t_api;
     const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+    if (s.depth < kDepth) s.runtime_ids[s.depth] = runtime ? cb->correlationId : 0;
     if (s.depth < kDepth && (runtime ? g_runtime : g_driver)) {
         if (runtime)
             s.calls[s.depth].emplace(trace::Domain::CudaRuntime, runtime_name(cbid, cb->functionName));
@@ -426,9 +543,19 @@ uint64_t dispatch_correlation(uint32_t cupti_id) {
 }
 
 void flush() {
-    if (!g_copies) return;
+    if (!g_copies && !g_kernels) return;
     const PortStatus st = cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
-    if (!st.ok) Core::instance().warn("memory copy trace: the last copies may be missing: " + st.message());
+    if (!st.ok) Core::instance().warn("trace: the last copies and kernels may be missing: " + st.message());
+    size_t left = 0;
+    {
+        std::lock_guard<std::mutex> lock(g_deferred_mu);
+        left = g_deferred.size();
+        g_deferred.clear();
+        g_deferred_key.clear();
+    }
+    if (left > 0)
+        Core::instance().warn("kernel trace: " + std::to_string(left) +
+                              " dispatches have no record: CUPTI delivered no activity record of their kernels");
 }
 
 }  // namespace gorocprof::cuda::tracing

@@ -71,7 +71,7 @@ void worker(nvtxRangeId_t handed) {
     int* d = nullptr;
     int* h = nullptr;
     RT(cudaMalloc, &d, kBytes);
-    RT(cudaMallocHost, &h, kBytes);
+    RT(cudaMallocHost, reinterpret_cast<void**>(&h), kBytes);  // the C call (the template calls cudaHostAlloc)
     for (int i = 0; i < kN; ++i) h[i] = i;
     for (int r = 0; r < kRounds; ++r) {
         nvtxRangePushA("worker round");
@@ -135,8 +135,8 @@ int main() {
 
     // Host to host through the runtime, between pinned buffers.
     int *p = nullptr, *q = nullptr;
-    RT(cudaMallocHost, &p, kBytes);
-    RT(cudaMallocHost, &q, kBytes);
+    RT(cudaMallocHost, reinterpret_cast<void**>(&p), kBytes);
+    RT(cudaMallocHost, reinterpret_cast<void**>(&q), kBytes);
     for (int i = 0; i < kN; ++i) p[i] = 7 * i;
     RT(cudaMemcpy, q, p, kBytes, cudaMemcpyHostToHost);
     count(copies, "MEMORY_COPY_HOST_TO_HOST");

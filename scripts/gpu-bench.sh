@@ -102,7 +102,7 @@ if [ "$WORKLOADS" = trace ]; then
         nsys) [ -n "$NSYS" ] && timeout 300 "$NSYS" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none -o "$d" -f true "$@" ;;
         esac
     }
-    VARIANTS="un sys tool api kt nsys"
+    VARIANTS=${BENCH_TRACE_VARIANTS:-"un sys tool api kt nsys"}  # un first: every other column is against it
     step_ms() { grep -h '^STEP-MS' "$1" 2>/dev/null | awk '{print $3}'; }
     median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
     pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.2f (%+.1f%%)", a, 100 * (a - b) / b; else print a }'; }
@@ -118,7 +118,7 @@ if [ "$WORKLOADS" = trace ]; then
         echo "| config | unprofiled | sys | tool | api | kt | nsys | lines (tool run) |"
         echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
     } >"$OUT/gpu-bench-trace.md"
-    for config in small large; do
+    for config in ${BENCH_TRACE_CONFIGS:-small large}; do
         for ((i = 0; i < TRACE_REPS; i++)); do
             for v in $VARIANTS; do
                 variant $v $config-$i python3 "$STEP" $config >>"$WORK/$config-$v.txt" 2>&1 || echo "$v $config run $i: rc $?" >>"$LOG"
@@ -126,7 +126,9 @@ if [ "$WORKLOADS" = trace ]; then
         done
         un=$(step_ms "$WORK/$config-un.txt" | median)
         row="| $config | $un"
-        for v in sys tool api kt nsys; do row="$row | $(pct "$(step_ms "$WORK/$config-$v.txt" | median)" "$un")"; done
+        for v in sys tool api kt nsys; do
+            case " $VARIANTS " in *" $v "*) row="$row | $(pct "$(step_ms "$WORK/$config-$v.txt" | median)" "$un")" ;; *) row="$row | not run" ;; esac
+        done
         lines=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c -E '"t":"(api|marker|copy)"')
         disp=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c '"t":"dispatch"')
         echo "$row | $lines trace, $disp dispatch |" >>"$OUT/gpu-bench-trace.md"

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -36,24 +37,44 @@ uint64_t gettid_u64() {
 
 namespace {
 
-bool contains(const CUpti_CallbackId* ids, size_t n, CUpti_CallbackId id) {
-    for (size_t i = 0; i < n; ++i)
-        if (ids[i] == id) return true;
-    return false;
+// What the tool does with each driver callback id, looked up once per call: with the whole driver domain
+// traced every driver call arrives, and most (cuCtxGetDevice, cuDeviceGetAttribute, ...) are no business of
+// the tool's. Filled by subscribe() from the lists each file enables.
+enum : uint8_t { kToolCall = 1, kLaunchCall = 2, kGraphCall = 4, kMemoryCallBit = 8, kObserveCall = 16 };
+std::array<uint8_t, CUPTI_DRIVER_TRACE_CBID_SIZE> g_driver_class{};
+
+uint8_t driver_class(CUpti_CallbackId cbid) {
+    return cbid < g_driver_class.size() ? g_driver_class[cbid] : uint8_t{kToolCall};  // a newer id: the full path
+}
+
+void classify_driver_ids() {
+    auto mark = [](const CUpti_CallbackId* ids, size_t n, uint8_t bits) {
+        for (size_t i = 0; i < n; ++i)
+            if (ids[i] < g_driver_class.size()) g_driver_class[ids[i]] |= kToolCall | bits;
+    };
+    mark(kLaunchIds, kLaunchIdCount, kLaunchCall);
+    mark(kGraphIds, kGraphIdCount, kGraphCall);
+    mark(kMemoryCallIds, kMemoryCallIdCount, kMemoryCallBit);
+    mark(kObserveIds, kObserveIdCount, kObserveCall);
+    mark(kAllocIds, kAllocIdCount, 0);
+    const CUpti_CallbackId unload = CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload;
+    mark(&unload, 1, 0);
 }
 
 // One driver call of the application (the tool's guard down): handed to the file of its kind.
 void on_driver_call(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
-    if (cb->callbackSite == CUPTI_API_ENTER && observes_device(cbid)) close_lasting_windows();
-    if (contains(kLaunchIds, kLaunchIdCount, cbid)) {
+    const uint8_t c = driver_class(cbid);
+    if (!(c & kToolCall)) return;
+    if (cb->callbackSite == CUPTI_API_ENTER && (c & kObserveCall)) close_lasting_windows();
+    if (c & kLaunchCall) {
         if (cb->callbackSite == CUPTI_API_ENTER)
             on_launch_enter(cbid, cb);
         else
             on_launch_exit(cb);
-    } else if (contains(kGraphIds, kGraphIdCount, cbid)) {
+    } else if (c & kGraphCall) {
         on_graph_callback(cbid, cb);
     } else {
-        const bool memory = memory_call(cbid) != MemoryCall::None;
+        const bool memory = (c & kMemoryCallBit) != 0;
         if (cb->callbackSite == CUPTI_API_ENTER) {
             if (memory) on_memory_call_enter(cb);
             if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload) on_library_unload_enter(cb);
@@ -97,6 +118,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 
 PortStatus subscribe() {
     Backend& b = backend();
+    classify_driver_ids();
     CUptiResult r = cuptiSubscribe(&b.subscriber, on_callback, nullptr);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
         return PortStatus::failure("cuptiSubscribe",

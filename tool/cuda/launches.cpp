@@ -247,9 +247,10 @@ bool open_dispatch_of(ContextState& context, const KernelEntry& k, uint32_t corr
     f.thread_id = gettid_u64();
     f.agent_index = cs->ordinal;
     t_dispatch_id = id;
-    // A kernel trace without counters: the kernel's activity record brings its times; the launch stays
-    // asynchronous (no window, no drain, no wait). A graph's kernel node is the tool's launch: the usual path.
-    if (l.app_launch_pending && tracing::deferred_kernel_trace()) {
+    // No counters: the kernel's activity record brings its times (kernel trace) or nothing is recorded; the
+    // launch stays asynchronous (no window, no drain, no wait). A graph's kernel node is the tool's launch: the
+    // usual path.
+    if (l.app_launch_pending && tracing::launches_not_waited()) {
         tracing::defer_dispatch(f, correlation);
         return false;
     }

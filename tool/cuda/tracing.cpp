@@ -44,6 +44,7 @@ bool g_runtime = false;      // CUDA_RUNTIME_API traced: its callback domain is 
 bool g_driver = false;       // CUDA_DRIVER_API traced: the whole driver domain is enabled
 bool g_copies = false;       // MEMORY_COPY traced: the activity kinds are enabled
 bool g_kernels = false;      // deferred kernel trace: CONCURRENT_KERNEL is enabled
+bool g_no_waits = false;     // no counters: no launch is waited for (deferred kernel trace or none)
 int64_t g_clock_offset = 0;  // added to activity timestamps when CUPTI would not take our clock
 
 // ---- API calls ----------------------------------------------------------------------------------
@@ -89,7 +90,10 @@ struct PendingCopy {
 std::mutex g_pending_mu;
 std::unordered_map<uint32_t, PendingCopy> g_pending;  // by CUPTI's correlation id of the driver call
 
-bool is_copy_call(CUpti_CallbackId cbid) {
+// The driver calls that copy or set memory (is_copy_call's answers), by callback id: filled once at start.
+std::array<bool, CUPTI_DRIVER_TRACE_CBID_SIZE> g_copy_calls{};
+
+bool copy_call_of_list(CUpti_CallbackId cbid) {
     switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
@@ -100,6 +104,8 @@ bool is_copy_call(CUpti_CallbackId cbid) {
         return memory_call(cbid) != MemoryCall::None;
     }
 }
+
+bool is_copy_call(CUpti_CallbackId cbid) { return cbid < g_copy_calls.size() && g_copy_calls[cbid]; }
 
 // The source and destination addresses of the one-dimensional copies and memsets; 0 where the call
 // describes them otherwise (2D and 3D copies, arrays).
@@ -473,21 +479,25 @@ PortStatus start(CUpti_SubscriberHandle subscriber) {
         !(st = cupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "cuptiEnableDomain")).ok)
         return st;
     if (copies) {
+        for (size_t i = 0; i < kMemoryCallIdCount; ++i)
+            if (kMemoryCallIds[i] < g_copy_calls.size()) g_copy_calls[kMemoryCallIds[i]] = copy_call_of_list(kMemoryCallIds[i]);
         describe_cpu();
         if (!(st = start_copies()).ok) return st;
         g_copies = true;
     }
     if (trace::enabled(trace::Domain::Marker)) point_nvtx_here();
-    if (Core::instance().config().kernel_trace && !plan_has_counters() && options().async_kernel_trace) {
+    g_no_waits = !plan_has_counters() && options().async_kernel_trace;
+    if (g_no_waits && Core::instance().config().kernel_trace) {
         if (!(st = start_kernels(subscriber)).ok) return st;
         g_kernels = true;
     }
     return PortStatus::success();
 }
 
-bool deferred_kernel_trace() { return g_kernels; }
+bool launches_not_waited() { return g_no_waits; }
 
 void defer_dispatch(const core::DispatchFacts& facts, uint32_t cupti_id) {
+    if (!g_kernels) return;  // no kernel trace: the launch is no dispatch
     const ApiStack& s = t_api;
     uint32_t runtime_id = 0;
     for (int i = std::min(s.depth, kDepth) - 1; i >= 0 && runtime_id == 0; --i) runtime_id = s.runtime_ids[i];

@@ -38,11 +38,11 @@ void on_api_exit(CUpti_CallbackDomain domain);
 // innermost traced API call's when an API domain is traced, CUPTI's own otherwise (docs/tracing.md).
 uint64_t dispatch_correlation(uint32_t cupti_id);
 
-// Kernel trace without counters (a plan with no passes on any agent: --kernel-trace, --sys-trace alone): a
-// launch's dispatch takes its times from CUPTI's kernel activity (CONCURRENT_KERNEL) instead of events the
-// launch would wait for, so the application's launches stay asynchronous. GOROCPROF_CUDA_ASYNC_KERNEL_TRACE=0
-// keeps the synchronous path.
-bool deferred_kernel_trace();
+// A plan without counters (--kernel-trace, --sys-trace or API tracing alone): no launch is waited for. With
+// the kernel trace a launch's dispatch takes its times from CUPTI's kernel activity (CONCURRENT_KERNEL)
+// instead of events the launch would wait for; without it a launch is no dispatch at all. So the
+// application's launches stay asynchronous. GOROCPROF_CUDA_ASYNC_KERNEL_TRACE=0 keeps the synchronous path.
+bool launches_not_waited();
 // The application's launch whose driver ENTER has CUPTI correlation id `cupti_id` is this dispatch: its
 // record is written when CUPTI delivers the kernel's activity record (on CUPTI's thread).
 void defer_dispatch(const core::DispatchFacts& facts, uint32_t cupti_id);

@@ -4,6 +4,7 @@
 
 #include "core.hpp"
 #include "options.hpp"
+#include "trace_facts.hpp"
 #include "trace.hpp"
 #include "window_lock.hpp"
 
@@ -14,7 +15,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -57,15 +57,8 @@ const char* runtime_name(CUpti_CallbackId cbid, const char* cupti_name) {
     if (cupti_name == nullptr) return "unknown";
     if (cbid >= g_runtime_names.size()) return cupti_name;
     if (const char* n = g_runtime_names[cbid].load(std::memory_order_acquire)) return n;
-    std::string s(cupti_name);
-    size_t v = s.rfind("_v");
-    if (v != std::string::npos && s.size() - v - 2 >= 4) {
-        bool digits = true;
-        for (size_t i = v + 2; i < s.size(); ++i) digits = digits && std::isdigit(static_cast<unsigned char>(s[i]));
-        if (digits) s.resize(v);
-    }
     // Kept for the process's life: lines refer to it until they are written.
-    const char* kept = (new std::string(std::move(s)))->c_str();
+    const char* kept = (new std::string(runtime_api_name(cupti_name)))->c_str();
     const char* expected = nullptr;
     if (!g_runtime_names[cbid].compare_exchange_strong(expected, kept, std::memory_order_acq_rel)) return expected;
     return kept;
@@ -357,25 +350,6 @@ uint64_t CUPTIAPI records_clock() { return static_cast<uint64_t>(core::now_ns())
 
 // ---- the CPU agent ------------------------------------------------------------------------------
 
-// The value of the first "key : value" line of /proc/cpuinfo with this key; empty when there is none.
-std::string cpuinfo(const std::string& text, const char* key) {
-    size_t at = 0;
-    const size_t n = std::strlen(key);
-    while (at < text.size()) {
-        size_t eol = text.find('\n', at);
-        if (eol == std::string::npos) eol = text.size();
-        if (text.compare(at, n, key) == 0) {
-            size_t colon = text.find(':', at);
-            if (colon != std::string::npos && colon < eol) {
-                size_t v = text.find_first_not_of(" \t", colon + 1);
-                return v < eol ? text.substr(v, eol - v) : std::string();
-            }
-        }
-        at = eol + 1;
-    }
-    return std::string();
-}
-
 // The host as one CPU agent (node 0): what /proc/cpuinfo and sysconf say of it.
 void describe_cpu() {
     std::ifstream in("/proc/cpuinfo");
@@ -384,9 +358,9 @@ void describe_cpu() {
     c.id = kCpuAgentId;
     c.index = -1;
     c.type = "CPU";
-    c.name = cpuinfo(text, "model name");
+    c.name = cpuinfo_field(text, "model name");
     c.product_name = c.name;
-    c.vendor = cpuinfo(text, "vendor_id");
+    c.vendor = cpuinfo_field(text, "vendor_id");
     c.props.emplace_back("node_id", 0);
     const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
     if (cores > 0) c.props.emplace_back("cpu_cores_count", cores);

@@ -649,8 +649,11 @@ print("op counts:", json.dumps({"/".join(k): v for k, v in sorted(seen.items()) 
         timeout 120 "$NSYS" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none -o "$d-nsys" -f true "$exe" >"$d-nsys.txt" 2>&1
         rc_n=$?; t_n=$(ms_since $t)
         if [ ! -f "$d-nsys.nsys-rep" ] && [ -f "$d-nsys.qdstrm" ]; then
+            # The importer needs libdw.so.1, which the image lacks: Debian's libdw1 and libelf1, where the device
+            # call carried them beside RE2's packages and unpacked them under $RE2_ROOT, stand in.
             IMP=$(ls /opt/nvidia/nsight-compute/*/host/*/QdstrmImporter 2>/dev/null | head -1)
-            [ -n "$IMP" ] && timeout 120 "$IMP" -i "$d-nsys.qdstrm" >>"$d-nsys.txt" 2>&1
+            [ -n "$IMP" ] && LD_LIBRARY_PATH="${RE2_ROOT:+$RE2_ROOT/usr/lib/x86_64-linux-gnu:}${LD_LIBRARY_PATH:-}" \
+                timeout 120 "$IMP" -i "$d-nsys.qdstrm" >>"$d-nsys.txt" 2>&1
         fi
         if [ -f "$d-nsys.nsys-rep" ]; then
             timeout 120 "$NSYS" stats --report cuda_api_sum,nvtx_sum --format csv -o "$d-nsys" "$d-nsys.nsys-rep" >>"$d-nsys.txt" 2>&1

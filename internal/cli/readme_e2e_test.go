@@ -14,7 +14,7 @@ import (
 // TestReadmeExamples runs the README's examples against the simulated agents, so that what the
 // README shows is what gorocprof does: every command of its ```sh blocks, each block in a directory
 // of its own holding the files its ```yaml blocks name (`# rotate.yaml: ...`), `./app` and
-// `./bin/sim-demo` being bin/sim-demo, `mpirun -np N` one run per rank with Open MPI's variables
+// `./bin/sim-demo` being bin/sim-demo (and `./bin/sim-trace` bin/sim-trace), `mpirun -np N` one run per rank with Open MPI's variables
 // set. Each command must exit 0. Left out, with the reason in the generated script: make, and what
 // needs hardware, a launcher or paths this machine lacks (CUDA, HIP, srun, /shared).
 func TestReadmeExamples(t *testing.T) {
@@ -89,7 +89,7 @@ func scriptLines(cmd string) string {
 			return fmt.Sprintf("# left out (%s): %s\n", s.why, strings.SplitN(cmd, "\n", 2)[0])
 		}
 	}
-	cmd = strings.NewReplacer("./bin/gorocprof ", "gorocprof ", "./bin/sim-demo", "$BIN/sim-demo", "./app", "$BIN/sim-demo").Replace(cmd)
+	cmd = strings.NewReplacer("./bin/gorocprof ", "gorocprof ", "./bin/sim-demo", "$BIN/sim-demo", "./bin/sim-trace", "$BIN/sim-trace", "./app", "$BIN/sim-demo").Replace(cmd)
 	quoted := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 	prefix := ""
 	if strings.HasPrefix(cmd, "sqlite3 ") {

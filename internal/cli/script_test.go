@@ -136,7 +136,7 @@ func TestScriptE2E(t *testing.T) {
 // e2eParams are the end-to-end scripts' settings for the scripts in dir: the built tool library and
 // apps, and the commands that read what a run wrote.
 func e2eParams(t *testing.T, dir string) testscript.Params {
-	root := e2etest.Require(t, "sim-crash", "sim-signal", "sim-exit")
+	root := e2etest.Require(t, "sim-crash", "sim-signal", "sim-exit", "sim-trace")
 	lib, bin := os.Getenv("GOROCPROF_LIB_DIR"), filepath.Join(root, "bin")
 	return testscript.Params{
 		Dir: dir,
@@ -157,6 +157,7 @@ func e2eParams(t *testing.T, dir string) testscript.Params {
 			"pftrace-vs-csv":    pftraceVsCSVCmd,
 			"rocpd":             rocpdQueryCmd,
 			"rocpd-matches-csv": rocpdMatchesCSVCmd,
+			"rocpd-vs-pftrace":  rocpdVsPftraceCmd,
 			"samerecords":       sameRecordsCmd,
 			"summary-stats":     summaryMatchesStatsCmd,
 		},

@@ -43,6 +43,13 @@ func build(h *head, s shift) (*records.Process, error) {
 		b.Add(records.Record{Type: contract.RecDispatch, Dispatch: d})
 		return nil
 	})
+	if ts, ok := h.src.(traceSource); ok && err == nil {
+		err = ts.traces(h, func(t *contract.Trace) error {
+			s.applyTrace(t)
+			b.Add(records.Record{Type: t.Kind, Trace: t})
+			return nil
+		})
+	}
 	if h.end != nil {
 		end := *h.end
 		b.Add(records.Record{Type: contract.RecEnd, End: &end})

@@ -31,10 +31,26 @@ func (h *head) check() error {
 		}
 		agents[a.ID] = true
 	}
-	if h.checked {
+	if !h.checked {
+		if err := h.src.each(h, h.passCheck()); err != nil {
+			return err
+		}
+	}
+	return h.traceCheck()
+}
+
+// traceCheck takes the trace lines' correlation ids into the largest one, which the next process's
+// ids are shifted past, so that a call and the dispatches and copies it issued keep one id that
+// no other process's call has.
+func (h *head) traceCheck() error {
+	ts, ok := h.src.(traceSource)
+	if !ok {
 		return nil
 	}
-	return h.src.each(h, h.passCheck())
+	return ts.traces(h, func(t *contract.Trace) error {
+		h.maxCorrelation = max(h.maxCorrelation, t.CorrelationID)
+		return nil
+	})
 }
 
 // passCheck returns the check of each pass, in the order the source gives them; it starts what the

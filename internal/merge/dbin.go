@@ -185,3 +185,39 @@ func (src *dbSource) dispatchOf(h *head, rd *rocpd.ReadDispatch) (*contract.Disp
 	}
 	return d, nil
 }
+
+// traces reads the process's calls and copies back into trace lines, the copies' agents as the
+// handles their rows name (an agent the records did not list kept its number, as it was written).
+func (src *dbSource) traces(h *head, fn func(t *contract.Trace) error) error {
+	r, err := rocpd.Open(h.input)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var t contract.Trace
+	err = r.Calls(src.proc, func(c *rocpd.Call) error {
+		t = contract.Trace{Kind: contract.RecAPI, Domain: c.Category, Op: c.Name, CorrelationID: c.CorrelationID,
+			ThreadID: c.ThreadID, Start: c.Start, End: c.End}
+		if c.Marker {
+			t.Kind, t.Message = contract.RecMarker, c.Message
+		}
+		return fn(&t)
+	})
+	if err != nil {
+		return err
+	}
+	return r.Copies(src.proc, func(c *rocpd.Copy) error {
+		t = contract.Trace{Kind: contract.RecCopy, Op: c.Name, CorrelationID: c.CorrelationID, ThreadID: c.ThreadID,
+			SrcAgentID: src.handle(c.SrcAgentID), DstAgentID: src.handle(c.DstAgentID), QueueID: c.QueueID,
+			StreamID: c.StreamID, Size: c.Size, SrcAddress: c.SrcAddress, DstAddress: c.DstAddress, Start: c.Start, End: c.End}
+		return fn(&t)
+	})
+}
+
+// handle is the agent handle of an agent row id.
+func (src *dbSource) handle(row uint64) uint64 {
+	if h, ok := src.agents[int64(row)]; ok {
+		return h
+	}
+	return row
+}

@@ -62,6 +62,13 @@ type source interface {
 	each(h *head, fn func(d *contract.Dispatch) error) error
 }
 
+// traceSource is a source that also holds the process's trace lines (docs/tracing.md): traces
+// hands fn each of them, in any order (the records builder sorts them), t valid only during the
+// call.
+type traceSource interface {
+	traces(h *head, fn func(t *contract.Trace) error) error
+}
+
 // metadata is results.json's metadata object (the database's process extdata is the same object
 // with kernel_trace added).
 type metadata struct {

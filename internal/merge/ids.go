@@ -43,6 +43,21 @@ func (s shift) apply(d *contract.Dispatch) {
 	}
 }
 
+// applyTrace shifts a trace line's ids in place: its correlation id as the dispatches', a copy's
+// agents as the process's agents.
+func (s shift) applyTrace(t *contract.Trace) {
+	t.CorrelationID = s.id(t.CorrelationID, s.correlation)
+	if t.Kind != contract.RecCopy {
+		return
+	}
+	if a, ok := s.agents[t.SrcAgentID]; ok {
+		t.SrcAgentID = a.handle
+	}
+	if a, ok := s.agents[t.DstAgentID]; ok {
+		t.DstAgentID = a.handle
+	}
+}
+
 // idSpace hands out agent ids of one kind (handles, node ids), each to one device.
 type idSpace struct {
 	owner map[uint64]string // id -> device

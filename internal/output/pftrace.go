@@ -27,6 +27,14 @@ type pftraceSink struct {
 	agents   map[uint64]*agentTrack // by agent id
 	args     []perfetto.Arg
 	cs       []perfetto.Arg
+	// the trace lines (pftrace_trace.go)
+	threads  map[uint64]*threadTrack // by tid
+	nthreads int                     // threads numbered so far
+	byHandle map[uint64]*contract.Agent
+	flows    bool   // the process's correlation ids name host calls
+	flowBase uint64 // added to the correlation ids of the process's flows
+	nprocs   int    // processes begun
+	flowIDs  []uint64
 }
 
 // agentTrack is an agent's track, its queues' tracks by queue id and its counter tracks by counter
@@ -36,6 +44,7 @@ type agentTrack struct {
 	label    string // the agent as the track names give it: "Agent [1]"
 	queues   map[uint64]*queueTrack
 	counters map[string]perfetto.Track
+	copies   map[string]*queueTrack // the copies to the agent, by operation (pftrace_trace.go)
 }
 
 // kernelCategory is the category of a dispatch's first pass's slice, rocprofv3's: its reader counts
@@ -88,6 +97,7 @@ func (s *pftraceSink) Begin(p *Process) error {
 	}
 	s.p, s.agents = p, map[uint64]*agentTrack{}
 	_, s.rotated = p.rotation(s.opts)
+	s.beginTraces(p)
 	s.proc, err = s.w.Process(m, int32(p.Header.PID), name, cmd)
 	return err
 }
@@ -127,11 +137,11 @@ func (s *pftraceSink) Dispatch(d *Dispatch) error {
 			// A clock that went back: the slice shows the start, and the end as recorded.
 			args, end = append(args, perfetto.Int("recorded_end", r.End)), r.Start
 		}
-		category := kernelCategory
+		category, flows := kernelCategory, s.flow(r.CorrelationID)
 		if i > 0 {
-			category = replayCategory
+			category, flows = replayCategory, nil
 		}
-		if err := s.w.Slice(t, category, name, r.Start, end, args); err != nil {
+		if err := s.w.Slice(t, category, name, r.Start, end, args, flows...); err != nil {
 			return fmt.Errorf("dispatch %d pass %d: %w", r.DispatchID, r.Pass, err)
 		}
 		if err := s.count(pass, r.Start, end); err != nil {
@@ -168,9 +178,12 @@ func (s *pftraceSink) count(pass *Pass, start, end int64) error {
 	return nil
 }
 
-// End has nothing to finish: the trace is complete after every packet.
+// End ends the slices of the trace lines still open; the trace is complete after every packet.
 func (s *pftraceSink) End(failed error) error {
-	s.p, s.agents = nil, nil
+	if failed == nil {
+		failed = s.endTraces()
+	}
+	s.p, s.agents, s.threads, s.byHandle = nil, nil, nil, nil
 	return failed
 }
 
@@ -215,37 +228,54 @@ func (s *pftraceSink) passArgs(pass *Pass, index, passes, group int) []perfetto.
 // track when this is their first slice.
 func (s *pftraceSink) lane(pass *Pass) (perfetto.Track, error) {
 	r := pass.Record
-	a := s.agents[r.AgentID]
-	if a == nil {
-		name, rank := "Agent "+strconv.FormatUint(r.AgentID, 10), int32(len(s.p.Agents))
-		label := "Agent [" + strconv.FormatUint(r.AgentID, 10) + "]"
-		if ag := pass.Agent; ag != nil {
-			name, rank = agentTrackName(ag, s.opts.AgentIndex), int32(ag.Index)
-			label = agentIndexLabel(*ag, s.opts.AgentIndex, " [") + "]"
-		}
-		t, err := s.w.Child(s.proc, name, rank)
-		if err != nil {
-			return t, err
-		}
-		a = &agentTrack{track: t, label: label, queues: map[uint64]*queueTrack{}, counters: map[string]perfetto.Track{}}
-		s.agents[r.AgentID] = a
+	a, err := s.agentTrack(r.AgentID, pass.Agent)
+	if err != nil {
+		return perfetto.Track{}, err
 	}
 	q := a.queues[r.QueueID]
 	if q == nil {
 		q = &queueTrack{rank: int32(len(a.queues))}
 		a.queues[r.QueueID] = q
 	}
+	return q.place(s.w, a.track, "queue "+strconv.FormatUint(r.QueueID, 10), r.Start, r.End)
+}
+
+// agentTrack returns the track of the agent with handle id (ag its record, nil when the records
+// have none), declaring it the first time.
+func (s *pftraceSink) agentTrack(id uint64, ag *contract.Agent) (*agentTrack, error) {
+	if a := s.agents[id]; a != nil {
+		return a, nil
+	}
+	name, rank := "Agent "+strconv.FormatUint(id, 10), int32(len(s.p.Agents))
+	label := "Agent [" + strconv.FormatUint(id, 10) + "]"
+	if ag != nil {
+		name, rank = agentTrackName(ag, s.opts.AgentIndex), int32(ag.Index)
+		label = agentIndexLabel(*ag, s.opts.AgentIndex, " [") + "]"
+	}
+	t, err := s.w.Child(s.proc, name, rank)
+	if err != nil {
+		return nil, err
+	}
+	a := &agentTrack{track: t, label: label, queues: map[uint64]*queueTrack{}, counters: map[string]perfetto.Track{},
+		copies: map[string]*queueTrack{}}
+	s.agents[id] = a
+	return a, nil
+}
+
+// place returns the lane a slice from start to end goes on: the first whose last slice has ended
+// by start, else a new one, a child of parent named name.
+func (q *queueTrack) place(w *perfetto.Writer, parent perfetto.Track, name string, start, end int64) (perfetto.Track, error) {
 	for i := range q.lanes {
-		if l := &q.lanes[i]; r.Start >= l.end {
-			l.end = max(r.End, r.Start)
+		if l := &q.lanes[i]; start >= l.end {
+			l.end = max(end, start)
 			return l.track, nil
 		}
 	}
-	t, err := s.w.Child(a.track, "queue "+strconv.FormatUint(r.QueueID, 10), q.rank)
+	t, err := w.Child(parent, name, q.rank)
 	if err != nil {
 		return t, err
 	}
-	q.lanes = append(q.lanes, lane{track: t, end: max(r.End, r.Start)})
+	q.lanes = append(q.lanes, lane{track: t, end: max(end, start)})
 	return t, nil
 }
 

@@ -59,7 +59,17 @@ func dumpTrace(tr *perfetto.Decoded) string {
 		b.WriteByte('\n')
 	}
 	for _, s := range tr.Slices {
-		fmt.Fprintf(&b, "slice track %d [%s] %q %d..%d\n", s.Track, s.Category, s.Name, s.Start, s.End)
+		fmt.Fprintf(&b, "slice track %d [%s] %q %d..%d", s.Track, s.Category, s.Name, s.Start, s.End)
+		if s.Depth > 0 {
+			fmt.Fprintf(&b, " depth %d", s.Depth)
+		}
+		if s.Instant {
+			b.WriteString(" instant")
+		}
+		if len(s.Flows) > 0 {
+			fmt.Fprintf(&b, " flows %v", s.Flows)
+		}
+		b.WriteByte('\n')
 		for _, a := range s.Args {
 			fmt.Fprintf(&b, "  %s = %s\n", a.Key, a.Value)
 		}

@@ -2,7 +2,9 @@ package output
 
 import (
 	"encoding/json"
+	"fmt"
 
+	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/rocpd"
 )
 
@@ -17,6 +19,12 @@ type rocpdSink struct {
 	v    *view         // the process begun and not ended
 	d    rocpd.Dispatch
 	vals []rocpd.CounterValues
+	// regions are the ranges the process's calls were made in, for the dispatches' region names;
+	// parents the calls the API calls were made in (parent_stack_id).
+	regions *launchRegions
+	parents *callParents
+	call    rocpd.Call
+	copy    rocpd.Copy
 }
 
 func openRocpd(pf *prefix, opts Options, _ bool) (prefixSink, error) {
@@ -29,6 +37,11 @@ func openRocpd(pf *prefix, opts Options, _ bool) (prefixSink, error) {
 func (s *rocpdSink) Begin(proc *Process) error {
 	v := newView(s.opts, proc)
 	s.v = v
+	var err error
+	if s.regions, err = findLaunchRegions(proc.Process); err != nil {
+		return err
+	}
+	s.parents = newCallParents()
 	h := v.proc.Header
 	var fini int64
 	if v.proc.End != nil {
@@ -67,7 +80,8 @@ func (s *rocpdSink) Dispatch(l *Dispatch) error {
 	v := s.v
 	first := l.Passes[0].Record
 	_, group := v.replayPass(first)
-	s.d = rocpd.Dispatch{DispatchID: first.DispatchID, Replayed: first.Passes > 1 && v.rotated == nil,
+	region, _ := s.regions.region(first.CorrelationID)
+	s.d = rocpd.Dispatch{DispatchID: first.DispatchID, RegionName: region, Replayed: first.Passes > 1 && v.rotated == nil,
 		Rotated: group >= 0, Group: group, AgentID: v.csvAgentID(first.AgentID), KernelID: first.KernelID,
 		Grid: first.Grid, Workgroup: first.Workgroup, LDS: first.LDS, Scratch: first.Scratch, Passes: s.d.Passes[:0]}
 	vals := s.vals[:0]
@@ -86,9 +100,32 @@ func (s *rocpdSink) Dispatch(l *Dispatch) error {
 	return s.w.Dispatch(&s.d)
 }
 
+// Trace writes one trace line: an API call or marker as an event with its region or sample, a copy
+// as an event and its rocpd_memory_copy row, its agents as the agent rows are numbered.
+func (s *rocpdSink) Trace(t *contract.Trace) error {
+	if t.Kind == contract.RecCopy {
+		s.copy = rocpd.Copy{Name: t.Op, CorrelationID: t.CorrelationID, ThreadID: t.ThreadID,
+			SrcAgentID: s.v.csvAgentID(t.SrcAgentID), DstAgentID: s.v.csvAgentID(t.DstAgentID), QueueID: t.QueueID,
+			StreamID: t.StreamID, Size: t.Size, SrcAddress: t.SrcAddress, DstAddress: t.DstAddress, Start: t.Start, End: t.End}
+		if err := s.w.Copy(&s.copy); err != nil {
+			return fmt.Errorf("copy %s (correlation id %d): %w", t.Op, t.CorrelationID, err)
+		}
+		return nil
+	}
+	s.call = rocpd.Call{Category: t.Domain, Name: t.Op, Marker: t.Kind == contract.RecMarker, Message: t.Message,
+		CorrelationID: t.CorrelationID, ThreadID: t.ThreadID, Start: t.Start, End: t.End}
+	if t.Kind == contract.RecAPI {
+		s.call.ParentID = s.parents.parent(t)
+	}
+	if err := s.w.Call(&s.call); err != nil {
+		return fmt.Errorf("%s %s (correlation id %d): %w", t.Kind, t.Op, t.CorrelationID, err)
+	}
+	return nil
+}
+
 // End ends the process; the database stays open for the next one.
 func (s *rocpdSink) End(error) error {
-	s.v = nil
+	s.v, s.regions, s.parents = nil, nil, nil
 	return nil
 }
 

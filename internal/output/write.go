@@ -243,6 +243,24 @@ func (f *Files) Dispatch(d *Dispatch) error {
 	return nil
 }
 
+// Trace hands one trace line to every sink that takes them (TraceSink).
+func (f *Files) Trace(t *contract.Trace) error {
+	if f.err != nil {
+		return f.err
+	}
+	if f.pf == nil || f.proc == nil {
+		return nil
+	}
+	for _, s := range f.sinks {
+		if ts, ok := s.(TraceSink); ok {
+			if err := ts.Trace(t); err != nil {
+				return f.fail(err)
+			}
+		}
+	}
+	return nil
+}
+
 // End ends the process in every sink. Its evaluation failures wait for Close, which reports them
 // once everything else is written.
 func (f *Files) End(failed error) error {

@@ -50,6 +50,9 @@ type DecodedSlice struct {
 	Category   string // its categories, comma-separated as trace_processor's slice.category
 	Name       string
 	Start, End int64
+	Depth      int  // the slices of its track it is inside
+	Instant    bool // an instant event: Start == End
+	Flows      []uint64
 	Args       []KeyValue
 }
 
@@ -88,8 +91,8 @@ func Decode(data []byte) (*Decoded, error) {
 		}
 	}
 	for _, tr := range r.out.Tracks {
-		if st := r.tracks[tr.UUID]; st.open >= 0 {
-			return nil, fmt.Errorf("track %d: slice %q never ends", tr.UUID, r.out.Slices[st.open].Name)
+		if st := r.tracks[tr.UUID]; len(st.open) > 0 {
+			return nil, fmt.Errorf("track %d: slice %q never ends", tr.UUID, r.out.Slices[st.open[len(st.open)-1]].Name)
 		}
 	}
 	return &r.out, nil
@@ -113,7 +116,7 @@ type trackState struct {
 	machine uint32
 	counter bool
 	last    int64 // the time of the track's last event
-	open    int   // the index of its open slice, -1 when none
+	open    []int // the indexes of its open slices, innermost last
 }
 
 func (r *reader) packet(p *pb.TracePacket) error {
@@ -226,7 +229,7 @@ func (r *reader) track(machine uint32, d *pb.TrackDescriptor) error {
 	if pd := d.GetProcess(); pd != nil {
 		t.PID, t.Name, t.Cmdline = pd.GetPid(), pd.GetProcessName(), pd.GetCmdline()
 	}
-	r.tracks[u] = &trackState{machine: machine, counter: t.Counter, open: -1}
+	r.tracks[u] = &trackState{machine: machine, counter: t.Counter}
 	r.out.Tracks = append(r.out.Tracks, t)
 	return nil
 }
@@ -256,31 +259,34 @@ func (r *reader) event(seq *seqState, ts int64, e *pb.TrackEvent) error {
 	}
 	st.last = ts
 	switch e.GetType() {
-	case pb.TrackEvent_TYPE_SLICE_BEGIN:
-		if st.open >= 0 {
-			return fmt.Errorf("track %d: a slice begins inside slice %q", e.GetTrackUuid(), r.out.Slices[st.open].Name)
-		}
+	case pb.TrackEvent_TYPE_SLICE_BEGIN, pb.TrackEvent_TYPE_INSTANT:
 		name, ok := seq.names[e.GetNameIid()]
 		if !ok {
 			return fmt.Errorf("a slice named by iid %d, which is not interned", e.GetNameIid())
 		}
-		s := DecodedSlice{Track: e.GetTrackUuid(), Category: strings.Join(e.GetCategories(), ","), Name: name, Start: ts}
+		s := DecodedSlice{Track: e.GetTrackUuid(), Category: strings.Join(e.GetCategories(), ","), Name: name, Start: ts,
+			Depth: len(st.open), Flows: e.GetFlowIds()}
 		for _, a := range e.GetDebugAnnotations() {
 			var err error
 			if s.Args, err = seq.flatten(s.Args, "", a); err != nil {
 				return fmt.Errorf("slice %q: %w", name, err)
 			}
 		}
-		st.open = len(r.out.Slices)
+		if e.GetType() == pb.TrackEvent_TYPE_INSTANT {
+			s.End, s.Instant = ts, true
+		} else {
+			st.open = append(st.open, len(r.out.Slices))
+		}
 		r.out.Slices = append(r.out.Slices, s)
 	case pb.TrackEvent_TYPE_SLICE_END:
-		if st.open < 0 {
+		n := len(st.open)
+		if n == 0 {
 			return fmt.Errorf("track %d: a slice ends that did not begin", e.GetTrackUuid())
 		}
-		r.out.Slices[st.open].End = ts
-		st.open = -1
+		r.out.Slices[st.open[n-1]].End = ts
+		st.open = st.open[:n-1]
 	default:
-		return fmt.Errorf("track event of type %v: this trace has slices and counters only", e.GetType())
+		return fmt.Errorf("track event of type %v: this trace has slices, instants and counters only", e.GetType())
 	}
 	return nil
 }

@@ -124,52 +124,80 @@ func (w *Writer) Counter(parent Track, name string) (Track, error) {
 // Count writes the value of counter track t from ts (nanoseconds in the trace's clock) on, until
 // its next value.
 func (w *Writer) Count(t Track, ts int64, value float64) error {
+	return w.unnamed(t, ts, "counter value", &pb.TrackEvent{Type: pb.TrackEvent_TYPE_COUNTER.Enum(),
+		CounterValueField: &pb.TrackEvent_DoubleCounterValue{DoubleCounterValue: value}})
+}
+
+// unnamed writes an event of track t at ts that names nothing (a counter's value, a slice's end).
+func (w *Writer) unnamed(t Track, ts int64, what string, ev *pb.TrackEvent) error {
 	if t.uuid == 0 || t.seq == nil {
-		return errors.New("counter value: no track")
+		return errors.New(what + ": no track")
 	}
 	if ts < 0 {
-		return fmt.Errorf("counter value at %d ns: a time needs to be >= 0", ts)
+		return fmt.Errorf("%s at %d ns: a time needs to be >= 0", what, ts)
 	}
-	return w.packet(t.seq, &pb.TracePacket{Timestamp: proto.Uint64(uint64(ts)),
-		Data: &pb.TracePacket_TrackEvent{TrackEvent: &pb.TrackEvent{Type: pb.TrackEvent_TYPE_COUNTER.Enum(),
-			TrackUuid: proto.Uint64(t.uuid), CounterValueField: &pb.TrackEvent_DoubleCounterValue{DoubleCounterValue: value}}},
+	ev.TrackUuid = proto.Uint64(t.uuid)
+	return w.packet(t.seq, &pb.TracePacket{Timestamp: proto.Uint64(uint64(ts)), Data: &pb.TracePacket_TrackEvent{TrackEvent: ev},
 		SequenceFlags: proto.Uint32(uint32(pb.TracePacket_SEQ_NEEDS_INCREMENTAL_STATE))})
 }
 
 // Slice writes a slice of track t in category (trace_processor's slice.category; empty for none)
 // from start to end (nanoseconds in the trace's clock) with its arguments, as a begin and an end
-// event. Slices of one track must not overlap unless one holds the other; the caller keeps them
-// apart.
-func (w *Writer) Slice(t Track, category, name string, start, end int64, args []Arg) error {
+// event, and in the flows of the ids given. Slices of one track must not overlap; the caller keeps
+// them apart, or nests them with Begin and End.
+func (w *Writer) Slice(t Track, category, name string, start, end int64, args []Arg, flows ...uint64) error {
+	if end < start {
+		return fmt.Errorf("slice %q: it runs from %d to %d ns; a slice needs 0 <= start <= end", name, start, end)
+	}
+	if err := w.Begin(t, category, name, start, args, flows...); err != nil {
+		return err
+	}
+	return w.End(t, end)
+}
+
+// Begin opens a slice of track t at ts, inside the slices of t still open (End closes the last one
+// opened): Slice's arguments without the end. A track's events go in time order.
+func (w *Writer) Begin(t Track, category, name string, ts int64, args []Arg, flows ...uint64) error {
+	return w.event(t, pb.TrackEvent_TYPE_SLICE_BEGIN, category, name, ts, args, flows)
+}
+
+// Instant writes an event of no duration on track t at ts (the UI draws it as an arrow), inside
+// the slices of t still open.
+func (w *Writer) Instant(t Track, category, name string, ts int64, args []Arg) error {
+	return w.event(t, pb.TrackEvent_TYPE_INSTANT, category, name, ts, args, nil)
+}
+
+// End closes the slice of track t opened last, at ts.
+func (w *Writer) End(t Track, ts int64) error {
+	return w.unnamed(t, ts, "slice end", &pb.TrackEvent{Type: pb.TrackEvent_TYPE_SLICE_END.Enum()})
+}
+
+// event writes a named event of track t (a slice's begin, an instant) with its arguments and flows,
+// interning its names on first use.
+func (w *Writer) event(t Track, typ pb.TrackEvent_Type, category, name string, ts int64, args []Arg, flows []uint64) error {
 	if t.uuid == 0 || t.seq == nil {
 		return fmt.Errorf("slice %q: no track", name)
 	}
-	if start < 0 || end < start {
-		return fmt.Errorf("slice %q: it runs from %d to %d ns; a slice needs 0 <= start <= end", name, start, end)
+	if ts < 0 {
+		return fmt.Errorf("slice %q at %d ns: a time needs to be >= 0", name, ts)
 	}
 	var interned pb.InternedData
-	ev := &pb.TrackEvent{Type: pb.TrackEvent_TYPE_SLICE_BEGIN.Enum(), TrackUuid: proto.Uint64(t.uuid),
+	ev := &pb.TrackEvent{Type: typ.Enum(), TrackUuid: proto.Uint64(t.uuid),
 		NameField: &pb.TrackEvent_NameIid{NameIid: intern(t.seq.names, name, func(iid uint64) {
 			interned.EventNames = append(interned.EventNames, &pb.EventName{Iid: proto.Uint64(iid), Name: proto.String(name)})
-		})}}
+		})}, FlowIds: flows}
 	if category != "" {
 		ev.Categories = []string{category}
 	}
 	for _, a := range args {
 		ev.DebugAnnotations = append(ev.DebugAnnotations, t.seq.annotation(a, &interned))
 	}
-	begin := &pb.TracePacket{Timestamp: proto.Uint64(uint64(start)), Data: &pb.TracePacket_TrackEvent{TrackEvent: ev},
+	p := &pb.TracePacket{Timestamp: proto.Uint64(uint64(ts)), Data: &pb.TracePacket_TrackEvent{TrackEvent: ev},
 		SequenceFlags: proto.Uint32(uint32(pb.TracePacket_SEQ_NEEDS_INCREMENTAL_STATE))}
 	if len(interned.EventNames)+len(interned.DebugAnnotationNames) > 0 {
-		begin.InternedData = &interned
+		p.InternedData = &interned
 	}
-	if err := w.packet(t.seq, begin); err != nil {
-		return err
-	}
-	return w.packet(t.seq, &pb.TracePacket{Timestamp: proto.Uint64(uint64(end)),
-		Data: &pb.TracePacket_TrackEvent{TrackEvent: &pb.TrackEvent{Type: pb.TrackEvent_TYPE_SLICE_END.Enum(),
-			TrackUuid: proto.Uint64(t.uuid)}},
-		SequenceFlags: proto.Uint32(uint32(pb.TracePacket_SEQ_NEEDS_INCREMENTAL_STATE))})
+	return w.packet(t.seq, p)
 }
 
 // intern returns the interning id of s in table, giving it the next one (and telling added) on

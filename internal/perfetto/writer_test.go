@@ -182,7 +182,7 @@ func TestWriterRefusesBadSlices(t *testing.T) {
 	}{
 		{"no track", true, 1, 2, "no track"},
 		{"ends before it starts", false, 5, 4, "0 <= start <= end"},
-		{"negative start", false, -1, 4, "0 <= start <= end"},
+		{"negative start", false, -1, 4, "a time needs to be >= 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -280,7 +280,8 @@ func TestDecodeRefusesWhatTheUIRejects(t *testing.T) {
 		{"interned twice", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k")), event(20, 1, end, 0, named(1, "k"))), "interned twice"},
 		{"no incremental flag", packets(declare(1, 0, cleared), noFlag), "does not say it needs them"},
 		{"end without begin", packets(declare(1, 0, cleared), event(10, 1, end, 0, nil)), "did not begin"},
-		{"begin inside a slice", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k")), event(11, 1, begin, 1, nil)), "begins inside"},
+		{"nested slice left open", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k")), event(11, 1, begin, 1, nil),
+			event(12, 1, end, 0, nil)), "slice \"k\" never ends"},
 		{"never ends", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k"))), "never ends"},
 		{"time goes back", packets(declare(1, 0, cleared), event(10, 1, begin, 1, named(1, "k")), event(9, 1, end, 0, nil)), "at 9 ns after one at 10 ns"},
 		{"neither", packets(declare(1, 0, cleared), &pb.TracePacket{}), "neither"},
@@ -316,4 +317,47 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("no trace and no error")
 		}
 	})
+}
+
+// TestWriterNestsInstantsAndFlows: slices opened with Begin nest inside the open ones (depth), an
+// instant sits at the depth of the slices open around it, and flow ids come back on their slices.
+func TestWriterNestsInstantsAndFlows(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	p, err := w.Process(Machine{}, 7, "app", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := w.Child(p, "THREAD 0 (7)", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []func() error{
+		func() error { return w.Begin(th, "marker_api", "step", 100, nil) },
+		func() error { return w.Begin(th, "hip_api", "hipLaunchKernel", 110, nil, 42) },
+		func() error { return w.End(th, 120) },
+		func() error {
+			return w.Instant(th, "marker_api", "mark", 130, []Arg{String("operation", "roctxMarkA")})
+		},
+		func() error { return w.End(th, 200) },
+		func() error { return w.Slice(th, "kernel_dispatch", "k", 300, 400, nil, 42) },
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	tr, err := Decode(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range tr.Slices {
+		got = append(got, fmt.Sprintf("%s %d-%d depth %d instant %v flows %v", s.Name, s.Start, s.End, s.Depth, s.Instant, s.Flows))
+	}
+	want := []string{"step 100-200 depth 0 instant false flows []", "hipLaunchKernel 110-120 depth 1 instant false flows [42]",
+		"mark 130-130 depth 1 instant true flows []", "k 300-400 depth 0 instant false flows [42]"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("slices:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

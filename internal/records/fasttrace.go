@@ -38,6 +38,9 @@ const (
 	tSize
 	tSrcAddress
 	tDstAddress
+	// tOpID is an api line's optional op_id, which contract.Trace does not hold: read and dropped,
+	// as encoding/json drops it.
+	tOpID
 )
 
 // traceKeys are the keys in the order the tool writes them, tried first as literals.
@@ -45,7 +48,7 @@ var traceKeys = []struct {
 	text  string
 	field int
 }{
-	{`"domain":`, tDomain}, {`"op":`, tOp}, {`"message":`, tMessage}, {`"correlation_id":`, tCorrelationID},
+	{`"domain":`, tDomain}, {`"op":`, tOp}, {`"op_id":`, tOpID}, {`"message":`, tMessage}, {`"correlation_id":`, tCorrelationID},
 	{`"thread_id":`, tThreadID}, {`"src_agent_id":`, tSrcAgentID}, {`"dst_agent_id":`, tDstAgentID},
 	{`"queue_id":`, tQueueID}, {`"stream_id":`, tStreamID}, {`"size":`, tSize}, {`"src_address":`, tSrcAddress},
 	{`"dst_address":`, tDstAddress}, {`"start":`, tStart}, {`"end":`, tEnd},
@@ -125,6 +128,8 @@ func (s *traceScanner) value(p *parser, t *contract.Trace, f int) bool {
 		t.Start, ok = p.int()
 	case tEnd:
 		t.End, ok = p.int()
+	case tOpID:
+		_, ok = p.uint(64)
 	default:
 		var v uint64
 		if v, ok = p.uint(64); ok {

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 
+	"github.com/gorocprof/gorocprof/internal/benchmem"
 	"github.com/gorocprof/gorocprof/internal/contract"
 )
 
@@ -70,35 +72,48 @@ func writeTraceRecords(tb testing.TB, path string, n int) int64 {
 
 // BenchmarkTraceDecodeSort measures reading 10^6 trace lines (decode, check, keep) and handing them
 // out sorted once: ns/line is the time per line, heap-bytes/line what the kept process holds per
-// line, json-bytes/line the file's size per line.
+// line, peak-heap-bytes/line the most the heap held while reading and sorting (the sort's keys and
+// its copy of the records are transient), json-bytes/line the file's size per line.
+// GOROCPROF_BENCH_TRACE_LINES changes the number of lines (a long run has 10^7).
 func BenchmarkTraceDecodeSort(b *testing.B) {
-	const n = 1_000_000
+	n := 1_000_000
+	if s := os.Getenv("GOROCPROF_BENCH_TRACE_LINES"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			b.Fatalf("GOROCPROF_BENCH_TRACE_LINES=%q: want a positive number", s)
+		}
+		n = v
+	}
 	path := filepath.Join(b.TempDir(), "7.ndjson")
 	size := writeTraceRecords(b, path, n)
 	b.SetBytes(size)
 	b.ReportAllocs()
-	var held uint64
+	var held, peak uint64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		runtime.GC()
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
-		p, err := ReadProcess(path)
-		if err != nil {
-			b.Fatal(err)
-		}
+		var p *Process
 		got := 0
-		last := int64(0)
-		if err := p.EachTrace(func(t *contract.Trace) error {
-			if t.Start < last {
-				return fmt.Errorf("line %d out of order", got)
+		top := benchmem.PeakHeap(func() {
+			var err error
+			if p, err = ReadProcess(path); err != nil {
+				b.Fatal(err)
 			}
-			last = t.Start
-			got++
-			return nil
-		}); err != nil {
-			b.Fatal(err)
-		}
+			last := int64(0)
+			if err := p.EachTrace(func(t *contract.Trace) error {
+				if t.Start < last {
+					return fmt.Errorf("line %d out of order", got)
+				}
+				last = t.Start
+				got++
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		})
+		peak = max(peak, top-min(top, before.HeapInuse))
 		if got != n || len(p.Problems) > 0 {
 			b.Fatalf("handed out %d lines of %d, problems %q", got, n, p.Problems)
 		}
@@ -111,7 +126,9 @@ func BenchmarkTraceDecodeSort(b *testing.B) {
 		p.Close()
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/line")
-	b.ReportMetric(float64(held)/n, "heap-bytes/line")
-	b.ReportMetric(float64(size)/n, "json-bytes/line")
+	lines := float64(n)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/lines, "ns/line")
+	b.ReportMetric(float64(held)/lines, "heap-bytes/line")
+	b.ReportMetric(float64(peak)/lines, "peak-heap-bytes/line")
+	b.ReportMetric(float64(size)/lines, "json-bytes/line")
 }

@@ -53,3 +53,26 @@ func TestChildEnvInjectedReplacesParent(t *testing.T) {
 		t.Errorf("LD_PRELOAD in the child: %q, want %q", got, want)
 	}
 }
+
+// What a backend's tool needs to trace (the CUDA tool's NVTX injection) is set in the child unless
+// the user's environment names another library for it, which the child keeps.
+func TestChildEnvTraceVarsYieldToTheUsers(t *testing.T) {
+	req := Request{prepared: &prepared{traceVars: []string{"NVTX_INJECTION64_PATH=/lib/tool.so"}}}
+	nvtx := func() []string {
+		var got []string
+		for _, kv := range childEnv(req, "/run", "/run/plan.json") {
+			if strings.HasPrefix(kv, "NVTX_INJECTION64_PATH=") {
+				got = append(got, kv)
+			}
+		}
+		return got
+	}
+	t.Setenv("NVTX_INJECTION64_PATH", "")
+	if got, want := nvtx(), []string{"NVTX_INJECTION64_PATH=/lib/tool.so"}; !slices.Equal(got, want) {
+		t.Errorf("without the user's: %q, want %q", got, want)
+	}
+	t.Setenv("NVTX_INJECTION64_PATH", "/opt/nsys/libToolsInjection64.so")
+	if got, want := nvtx(), []string{"NVTX_INJECTION64_PATH=/opt/nsys/libToolsInjection64.so"}; !slices.Equal(got, want) {
+		t.Errorf("with the user's: %q, want %q", got, want)
+	}
+}

@@ -29,6 +29,12 @@ func FuzzMergeRuns(f *testing.F) {
 	f.Add(first, second[:len(second)/2])
 	f.Add(first, []byte{})
 	f.Add([]byte(`{"t":"header","version":1,"pid":1}`+"\n"), []byte("garbage\n"))
+	traced := append([]byte(nil), first...)
+	traced = append(traced, `{"t":"api","domain":"HIP_RUNTIME_API","op":"hipLaunchKernel","correlation_id":2,"thread_id":11,"start":5,"end":9}
+{"t":"copy","op":"MEMORY_COPY_DEVICE_TO_DEVICE","correlation_id":2,"thread_id":11,"src_agent_id":7,"dst_agent_id":7,"size":64,"start":6,"end":8}
+{"t":"marker","domain":"MARKER_CORE_RANGE_API","op":"roctxMarkA","message":"m","correlation_id":3,"thread_id":11,"start":7,"end":7}
+`...)
+	f.Add(traced, second)
 	dir := f.TempDir()
 	runs := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}
 	for _, run := range runs {
@@ -56,9 +62,13 @@ func FuzzMergeRuns(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, p := range merged {
+		for i, p := range merged {
 			if err := p.EachLogical(func(records.Logical) error { return nil }); err != nil {
 				t.Fatalf("the merge of\n%q\nand\n%q\nmade a process that does not read back: %v", a, b, err)
+			}
+			// The first run's trace lines are the merged process's, every one.
+			if n, want := p.TraceCount(), byStart(read[0])[i].TraceCount(); n != want {
+				t.Fatalf("the merge of\n%q\nand\n%q\nkept %d of the first run's %d trace lines", a, b, n, want)
 			}
 		}
 	})

@@ -11,14 +11,16 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
+	"github.com/gorocprof/gorocprof/internal/e2etest"
 	"github.com/gorocprof/gorocprof/internal/output"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // TestProcessWritesWhatTheRunWrote keeps every run directory of a normal run, then has Process turn
 // each into outputs later, from another working directory and with another environment: the files
 // and the summary must be the run's own, byte for byte, under the run's -d, -o and -f.
 func TestProcessWritesWhatTheRunWrote(t *testing.T) {
-	root := needBuiltTool(t)
+	root := e2etest.Require(t, traceApp)
 	tests := []struct {
 		name        string
 		pmc         []string
@@ -28,18 +30,26 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 		truncate    bool
 		formats     []string
 		file        string
-		extra       string // -E file text
+		extra       string          // -E file text
+		app         string          // bin/<app>; sim-demo when empty
+		trace       map[string]bool // the tracing flags given
 	}{
 		{"kernel replay with a derived counter", []string{"SQ_WAVES SQ_INSTS_VALU", "GRBM_GUI_ACTIVE Wavefronts"},
-			contract.ModeKernel, false, false, false, []string{"json", "csv"}, "%hostname%/%pid%", ""},
+			contract.ModeKernel, false, false, false, []string{"json", "csv"}, "%hostname%/%pid%", "", "", nil},
 		{"kernel trace, stats, truncated names, csv and rocpd, variables and a custom rank in -o", []string{"SQ_WAVES"},
-			contract.ModeNone, true, true, true, []string{"csv", "rocpd"}, "%env{GOROCPROF_TEST_TAG}%_%rank%_of_%size%_%pid%", ""},
+			contract.ModeNone, true, true, true, []string{"csv", "rocpd"}, "%env{GOROCPROF_TEST_TAG}%_%rank%_of_%size%_%pid%", "", "", nil},
 		{"application replay", []string{"SQ_WAVES SQ_INSTS_VALU", "GRBM_GUI_ACTIVE"},
-			contract.ModeApplication, false, false, false, []string{"json", "csv"}, "run", ""},
+			contract.ModeApplication, false, false, false, []string{"json", "csv"}, "run", "", "", nil},
+		{"sys-trace under application replay", []string{"SQ_WAVES", "GRBM_GUI_ACTIVE"},
+			contract.ModeApplication, true, true, false, []string{"json", "csv", "rocpd"}, "run", "", traceApp, map[string]bool{tracing.SysTrace: true}},
+		{"markers alone: no counters, no kernel trace", nil,
+			contract.ModeNone, false, false, false, []string{"json", "csv"}, "run", "", traceApp, map[string]bool{string(tracing.Marker): true}},
+		{"hip and marker trace under kernel replay", []string{"SQ_WAVES", "GRBM_GUI_ACTIVE"},
+			contract.ModeKernel, false, false, false, []string{"json", "csv", "pftrace"}, "run", "", traceApp, map[string]bool{tracing.HIPTrace: true, string(tracing.Marker): true}},
 		{"rotation, an extra counter", []string{"SQ_WAVES MY_WAVES_TWICE", "GRBM_GUI_ACTIVE"},
 			contract.ModeRotation, true, false, false, []string{"json", "csv", "rocpd"}, "run",
 			"rocprofiler-sdk:\n  counters-schema-version: 1\n  counters:\n  - name: MY_WAVES_TWICE\n    definitions:\n" +
-				"    - architectures: [gfx90a, gfx942]\n      expression: 2*SQ_WAVES\n"},
+				"    - architectures: [gfx90a, gfx942]\n      expression: 2*SQ_WAVES\n", "", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,6 +63,11 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			app := tc.app
+			if app == "" {
+				app = "sim-demo"
+			}
+			sel, _ := tracing.Expand(tc.trace)
 			work, tmp, kept := keptRunDirs(t)
 			t.Setenv("GOROCPROF_TEST_TAG", "atlaunch")
 			t.Setenv("GOROCPROF_TEST_RANK", "3")
@@ -61,9 +76,10 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 			var ranOut, stderr bytes.Buffer
 			res, err := Run(context.Background(), Request{
 				Backend: "sim", Groups: groups, Extra: extra, Mode: tc.mode, GroupInterval: 2, KernelTrace: tc.kernelTrace, Stats: tc.stats, Truncate: tc.truncate,
+				Tracing:   sel,
 				OutputDir: "out", OutputFile: tc.file, Formats: tc.formats,
 				RankVariables: output.RankVariables{Rank: "GOROCPROF_TEST_RANK", Size: "GOROCPROF_TEST_SIZE"},
-				App:           filepath.Join(root, "bin", "sim-demo"), Stdout: &ranOut, Stderr: &stderr,
+				App:           filepath.Join(root, "bin", app), Stdout: &ranOut, Stderr: &stderr,
 				sinks: []output.Sink{&copyRunDirs{from: tmp, to: kept}},
 			})
 			if err != nil || res.ExitCode != 0 {
@@ -105,11 +121,14 @@ func TestProcessWritesWhatTheRunWrote(t *testing.T) {
 	}
 }
 
+// traceApp is the simulated app that makes API calls, markers and copies of every kind.
+const traceApp = "sim-trace"
+
 // withoutAppLines is the run's stdout without what the application printed there.
 func withoutAppLines(s string) string {
 	var b strings.Builder
 	for _, line := range strings.SplitAfter(s, "\n") {
-		if !strings.HasPrefix(line, "sim-demo: ") {
+		if !strings.HasPrefix(line, "sim-demo: ") && !strings.HasPrefix(line, traceApp+": ") {
 			b.WriteString(line)
 		}
 	}

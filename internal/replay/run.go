@@ -82,7 +82,7 @@ func warnKernelTrace(stderr io.Writer, req Request, plan *counters.Plan) {
 		most = max(most, len(a.Passes))
 	}
 	if most > 1 {
-		fmt.Fprintf(stderr, "gorocprof: warning: --kernel-trace with --replay-mode kernel: every replay pass runs the kernel again, "+
+		fmt.Fprintf(stderr, "gorocprof: warning: the kernel trace (--kernel-trace, which --sys-trace and --runtime-trace turn on) with --replay-mode kernel: every replay pass runs the kernel again, "+
 			"so each dispatch is traced once per pass (up to %d times, under one Dispatch_Id); kernel_trace.csv cannot tell the passes apart, "+
 			"the replay_pass of results.json's kernel dispatch records does (buffer_records.kernel_dispatch holds "+
 			"each dispatch's first pass, gorocprof_replay_kernel_dispatch the others)\n", most)
@@ -106,6 +106,9 @@ type prepared struct {
 	inject []string // the backend's variables that inject its tool library
 	// traceNotes say what a tracing shorthand left out on this backend (tracing.Resolved.LeftOut).
 	traceNotes []string
+	// traceVars are what the backend's tool needs to trace the run's domains (backend.TraceVars),
+	// set unless the user's environment has them.
+	traceVars []string
 }
 
 // Prepare checks a request against everything outside the command line, launching nothing: the
@@ -160,7 +163,8 @@ func NewPreparer(choose backend.Chooser) func(context.Context, Request) (Request
 		}
 		req.TraceDomains = traced.Domains
 		tracePhase("process start to plan ready", processStart)
-		req.prepared = &prepared{sess: sess, plan: plan, inject: inject, traceNotes: traced.LeftOut}
+		req.prepared = &prepared{sess: sess, plan: plan, inject: inject, traceNotes: traced.LeftOut,
+			traceVars: backend.TraceVars(sess.Backend, traced.Domains)}
 		return req, nil
 	}
 }
@@ -263,12 +267,20 @@ var contractVars = []string{contract.EnvContract, contract.EnvRunDir, contract.E
 
 // childEnv is the application's environment: gorocprof's own, the contract variables of this run
 // and what the backend injects its tool library with (found by Prepare), replacing any the parent
-// had under those names (a backend that extends a parent's list, such as LD_PRELOAD, includes it).
+// had under those names (a backend that extends a parent's list, such as LD_PRELOAD, includes it),
+// and what the tool needs to trace, where the parent has none of that name.
 func childEnv(req Request, runDir, planPath string) []string {
 	drop := append(slices.Clone(contractVars), backend.InjectionVars...)
 	for _, kv := range req.prepared.inject {
 		name, _, _ := strings.Cut(kv, "=")
 		drop = append(drop, name)
+	}
+	inject := slices.Clone(req.prepared.inject)
+	for _, kv := range req.prepared.traceVars {
+		if name, _, _ := strings.Cut(kv, "="); os.Getenv(name) == "" { // unset, or set to nothing
+			drop = append(drop, name)
+			inject = append(inject, kv)
+		}
 	}
 	return launch.Environ(os.Environ(), drop, append([]string{
 		fmt.Sprintf("%s=%d", contract.EnvContract, contract.Version),
@@ -277,7 +289,7 @@ func childEnv(req Request, runDir, planPath string) []string {
 		contract.EnvLogLevel + "=" + logLevel(req.LogLevel),
 		contract.EnvCacheControl + "=" + cacheControl(req.CacheControl),
 		contract.EnvGraphProfiling + "=" + graphProfiling(req.GraphProfiling),
-	}, req.prepared.inject...))
+	}, inject...))
 }
 
 // effectiveMode is the mode the plan needs: a plan with several passes on some agent and no kernel

@@ -103,7 +103,11 @@ func (w *procWriter) dispatch(d *Dispatch) error {
 	if err := w.ev.add(ev, int64(first.CorrelationID), int64(first.CorrelationID), int64(first.ExternalID), extdata); err != nil {
 		return err
 	}
-	if err := w.kd.add(int64(d.DispatchID), ev, int64(first.ThreadID), int64(d.AgentID), int64(d.KernelID), int64(d.DispatchID),
+	region, err := w.str(d.RegionName)
+	if err != nil {
+		return err
+	}
+	if err := w.kd.add(int64(d.DispatchID), ev, region, int64(first.ThreadID), int64(d.AgentID), int64(d.KernelID), int64(d.DispatchID),
 		int64(first.QueueID), int64(first.StreamID), first.Start, first.End, d.Scratch, d.LDS,
 		int64(d.Workgroup[0]), int64(d.Workgroup[1]), int64(d.Workgroup[2]),
 		int64(d.Grid[0]), int64(d.Grid[1]), int64(d.Grid[2]), extdata); err != nil {
@@ -174,33 +178,68 @@ func sum(vals []float64) float64 {
 }
 
 // seen adds the thread, queue and stream rows of a pass the first time each is named, so that the
-// views' joins find them. Queues and streams are named as rocprofv3 names them: "Default Queue" for
-// handle 0, else "Queue N", N counting the others in the order they first appear.
+// views' joins find them.
 func (w *procWriter) seen(p *Pass) error {
-	if !w.threads[p.ThreadID] {
-		if err := w.stmts.thread.exec(int64(p.ThreadID), w.nid, w.ppid, w.pid, int64(p.ThreadID)); err != nil {
-			return err
-		}
-		w.threads[p.ThreadID] = true
+	if err := w.seenThread(p.ThreadID); err != nil {
+		return err
 	}
-	for i, q := range []struct {
-		id   uint64
-		have map[uint64]bool
-		stmt *stmt
-		what string
-	}{{p.QueueID, w.queues, w.stmts.queue, "Queue"}, {p.StreamID, w.streams, w.stmts.stream, "Stream"}} {
-		if q.have[q.id] {
-			continue
-		}
-		name := "Default " + q.what
-		if q.id != 0 {
-			name = q.what + " " + strconv.Itoa(w.named[i])
-			w.named[i]++
-		}
-		if err := q.stmt.exec(int64(q.id), w.nid, w.pid, name); err != nil {
-			return err
-		}
-		q.have[q.id] = true
+	if err := w.seenQueue(p.QueueID); err != nil {
+		return err
 	}
+	return w.seenStream(p.StreamID)
+}
+
+// seenThread adds a thread's row the first time it is named (id = tid, as rocprofv3 keys it).
+func (w *procWriter) seenThread(tid uint64) error {
+	if w.threads[tid] {
+		return nil
+	}
+	if err := w.stmts.thread.exec(int64(tid), w.nid, w.ppid, w.pid, int64(tid)); err != nil {
+		return err
+	}
+	w.threads[tid] = true
 	return nil
+}
+
+// seenQueue and seenStream add a queue's or stream's row the first time it is named, as rocprofv3
+// names them: "Default Queue" for handle 0, else "Queue N", N counting the others in the order they
+// first appear.
+func (w *procWriter) seenQueue(id uint64) error {
+	return w.seenHandle(id, w.queues, w.stmts.queue, "Queue", &w.named[0])
+}
+
+func (w *procWriter) seenStream(id uint64) error {
+	return w.seenHandle(id, w.streams, w.stmts.stream, "Stream", &w.named[1])
+}
+
+func (w *procWriter) seenHandle(id uint64, have map[uint64]bool, s *stmt, what string, named *int) error {
+	if have[id] {
+		return nil
+	}
+	name := "Default " + what
+	if id != 0 {
+		name = what + " " + strconv.Itoa(*named)
+		*named++
+	}
+	if err := s.exec(int64(id), w.nid, w.pid, name); err != nil {
+		return err
+	}
+	have[id] = true
+	return nil
+}
+
+// track returns the id of the thread's track of a category (the category's string id), adding it
+// the first time: samples are rows of a track, one per thread and category as rocprofv3 keys them,
+// numbered from 1.
+func (w *procWriter) track(tid uint64, category int64) (int64, error) {
+	key := [2]int64{int64(tid), category}
+	if id, ok := w.tracks[key]; ok {
+		return id, nil
+	}
+	id := int64(len(w.tracks) + 1)
+	if err := w.stmts.track.exec(id, w.nid, w.pid, int64(tid), category); err != nil {
+		return 0, err
+	}
+	w.tracks[key] = id
+	return id, nil
 }

@@ -19,16 +19,23 @@ type procWriter struct {
 	threads  map[uint64]bool
 	queues   map[uint64]bool
 	streams  map[uint64]bool
-	named    [2]int // queues and streams other than the default one named so far
-	events   int64  // rows of rocpd_event so far
-	passes   int64  // rows of gorocprof_pass so far
-	stmts    struct{ str, thread, queue, stream *stmt }
+	named    [2]int             // queues and streams other than the default one named so far
+	events   int64              // rows of rocpd_event so far
+	passes   int64              // rows of gorocprof_pass so far
+	regions  int64              // rows of rocpd_region so far
+	samples  int64              // rows of rocpd_sample so far
+	copies   int64              // rows of rocpd_memory_copy so far
+	tracks   map[[2]int64]int64 // rocpd_track ids by thread and category string
+	stmts    struct{ str, thread, queue, stream, track *stmt }
 	ev, kd   *batch
 	pmc      *batch
 	pass     *batch
 	passPMC  *batch
+	tev      *batch // the events of trace records
+	region   *batch
+	sample   *batch
+	mcopy    *batch
 	catEvent int64    // string id of KERNEL_DISPATCH
-	empty    int64    // string id of ""
 	measured []uint64 // the counters of the dispatch being written that rocpd_pmc_event has
 	ext      []byte
 }
@@ -37,7 +44,8 @@ type procWriter struct {
 // process rows, prepares its inserts and starts running statements behind the caller.
 func startProcess(c *conn, p Process, guid string) (*procWriter, error) {
 	w := &procWriter{c: c, uuid: uuidOf(guid), pid: p.PID, ppid: p.PPID, strings: map[string]int64{},
-		threads: map[uint64]bool{}, queues: map[uint64]bool{}, streams: map[uint64]bool{}}
+		threads: map[uint64]bool{}, queues: map[uint64]bool{}, streams: map[uint64]bool{},
+		tracks: map[[2]int64]int64{}}
 	for _, s := range tableStatements(w.uuid, guid) {
 		if err := c.exec("", s); err != nil {
 			return nil, errors.Join(fmt.Errorf("creating the tables: %w", err), w.closeStmts())
@@ -60,7 +68,8 @@ func (w *procWriter) begin(p Process, guid string) error {
 		}
 	}
 	var err error
-	if w.empty, err = w.str(""); err != nil {
+	// The empty string is always there, the region name of what no range encloses.
+	if _, err = w.str(""); err != nil {
 		return err
 	}
 	if w.catEvent, err = w.str("KERNEL_DISPATCH"); err != nil {
@@ -107,14 +116,15 @@ func (w *procWriter) prepareSmall() error {
 	prep(&w.stmts.thread, "rocpd_info_thread", "id, nid, ppid, pid, tid")
 	prep(&w.stmts.queue, "rocpd_info_queue", "id, nid, pid, name")
 	prep(&w.stmts.stream, "rocpd_info_stream", "id, nid, pid, name")
+	prep(&w.stmts.track, "rocpd_track", "id, nid, pid, tid, name_id")
 	return err
 }
 
 // prepareBatches prepares the inserts of the rows every dispatch adds.
 func (w *procWriter) prepareBatches() error {
 	var err error
-	// The same on every row, and so written into the statements: node, process, the event category
-	// and the empty region name. The event's stack_id and parent_stack_id are both its correlation id.
+	// The same on every row, and so written into the statements: node, process and the event
+	// category. The event's stack_id and parent_stack_id are both its correlation id.
 	k := func(v int64) string { return strconv.FormatInt(v, 10) }
 	nidPid := k(w.nid) + ", " + k(w.pid)
 	if w.ev, err = newBatch(w.c, w.table("rocpd_event"), []string{"id", "category_id", "stack_id", "parent_stack_id",
@@ -125,7 +135,7 @@ func (w *procWriter) prepareBatches() error {
 		"tid", "agent_id", "kernel_id", "dispatch_id", "queue_id", "stream_id", "start", "end", "private_segment_size",
 		"group_segment_size", "workgroup_size_x", "workgroup_size_y", "workgroup_size_z", "grid_size_x", "grid_size_y",
 		"grid_size_z", "extdata"},
-		"(?, ?, "+nidPid+", "+k(w.empty)+", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"); err != nil {
+		"(?, ?, "+nidPid+", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"); err != nil {
 		return err
 	}
 	if w.pmc, err = newBatch(w.c, w.table("rocpd_pmc_event"), []string{"event_id", "pmc_id", "value", "extdata"},
@@ -137,9 +147,11 @@ func (w *procWriter) prepareBatches() error {
 		"(?, "+nidPid+", ?, ?, ?, ?, ?, ?, ?, ?, ?)"); err != nil {
 		return err
 	}
-	w.passPMC, err = newBatch(w.c, w.table("gorocprof_pass_pmc"), []string{"pass_id", "pmc_id", "value", "extdata"},
-		"(?, ?, ?, ?)")
-	return err
+	if w.passPMC, err = newBatch(w.c, w.table("gorocprof_pass_pmc"), []string{"pass_id", "pmc_id", "value", "extdata"},
+		"(?, ?, ?, ?)"); err != nil {
+		return err
+	}
+	return w.traceBatches()
 }
 
 // str returns the id of s in the string table, adding it the first time.
@@ -156,7 +168,9 @@ func (w *procWriter) str(s string) (int64, error) {
 }
 
 // batches are the per-dispatch inserts, in the order their rows must reach the file.
-func (w *procWriter) batches() []*batch { return []*batch{w.ev, w.kd, w.pmc, w.pass, w.passPMC} }
+func (w *procWriter) batches() []*batch {
+	return []*batch{w.ev, w.kd, w.pmc, w.pass, w.passPMC, w.tev, w.region, w.sample, w.mcopy}
+}
 
 // finish writes what the process has queued and waits for it, leaving the connection to run
 // statements in line again.
@@ -182,7 +196,7 @@ func (w *procWriter) abort() {
 // before it lets the file go.
 func (w *procWriter) closeStmts() error {
 	var err error
-	for _, s := range []*stmt{w.stmts.str, w.stmts.thread, w.stmts.queue, w.stmts.stream} {
+	for _, s := range []*stmt{w.stmts.str, w.stmts.thread, w.stmts.queue, w.stmts.stream, w.stmts.track} {
 		err = errors.Join(err, s.close())
 	}
 	for _, b := range w.batches() {
@@ -190,7 +204,8 @@ func (w *procWriter) closeStmts() error {
 			err = errors.Join(err, b.full.close())
 		}
 	}
-	w.stmts.str, w.stmts.thread, w.stmts.queue, w.stmts.stream = nil, nil, nil, nil
+	w.stmts.str, w.stmts.thread, w.stmts.queue, w.stmts.stream, w.stmts.track = nil, nil, nil, nil, nil
 	w.ev, w.kd, w.pmc, w.pass, w.passPMC = nil, nil, nil, nil, nil
+	w.tev, w.region, w.sample, w.mcopy = nil, nil, nil, nil
 	return err
 }

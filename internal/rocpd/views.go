@@ -67,7 +67,8 @@ var dataViews = []string{
 		join("INNER", "rocpd_arg", "A", "event_id", "E.id", "R.guid"),
 		join("INNER", "rocpd_info_process", "P", "id", "R.pid", "R.guid")),
 	sampleView("samples", "R.timestamp"),
-	sampleView("sample_regions", "R.timestamp AS start", "R.timestamp AS end", "0 AS duration"),
+	// END is upstream's spelling of the column.
+	sampleView("sample_regions", "R.timestamp AS start", "R.timestamp AS END", "0 AS duration"),
 	"CREATE VIEW IF NOT EXISTS `regions_and_samples` AS SELECT * FROM `regions` UNION ALL SELECT * FROM `sample_regions`",
 	view("kernels", []string{"K.id", "K.guid", "T.tid", str("E.category_id", "E.guid") + " AS category", "R.string AS region",
 		"S.display_name AS name", "K.nid", "P.pid", "A.absolute_index AS agent_abs_index", "A.logical_index AS agent_log_index",

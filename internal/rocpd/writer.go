@@ -87,7 +87,9 @@ type Dispatch struct {
 	AgentID, KernelID uint64
 	Grid, Workgroup   [3]uint32
 	LDS, Scratch      int64
-	Passes            []Pass // in pass order
+	// RegionName is the marker range the dispatch was launched in (region_name_id); "" for none.
+	RegionName string
+	Passes     []Pass // in pass order
 }
 
 // Pass is one executed pass of a dispatch and its counters.

@@ -287,3 +287,17 @@ var Traces = tracing.Table{
 
 // Traces is the backend's tracing table.
 func (b *Backend) Traces() tracing.Table { return Traces }
+
+// EnvNVTXInjection is NVTX's variable naming the library it hands its calls to, read once, at an
+// application's first NVTX call.
+const EnvNVTXInjection = "NVTX_INJECTION64_PATH"
+
+// TraceVars: with markers traced, NVTX is pointed at the tool library, which takes NVTX's calls
+// (InitializeInjectionNvtx2). The tool also sets the variable when CUDA loads it, which is too late
+// for an application whose first NVTX call comes before its first CUDA call.
+func (b *Backend) TraceVars(domains []string) []string {
+	if slices.Contains(domains, tracing.DomainMarker) {
+		return []string{EnvNVTXInjection + "=" + b.tool}
+	}
+	return nil
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/counters"
 	"github.com/gorocprof/gorocprof/internal/golden"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // These tests run the backend against a fake query helper, a shell script answering from the H200
@@ -285,5 +286,17 @@ func TestToolKeepsAvailabilityInTheQueryCache(t *testing.T) {
 		if !reflect.DeepEqual(env, c.want) {
 			t.Errorf("store %q: Tool env = %q, want %q", c.store.Dir(), env, c.want)
 		}
+	}
+}
+
+// With markers traced, NVTX is pointed at the tool library; without, nothing is set.
+func TestTraceVarsPointNVTXAtTheTool(t *testing.T) {
+	b := &Backend{tool: "/lib/gorocprof/libgorocprof_tool_cuda.so"}
+	if got := b.TraceVars([]string{tracing.DomainCUDARuntime, tracing.DomainMarker}); len(got) != 1 ||
+		got[0] != "NVTX_INJECTION64_PATH=/lib/gorocprof/libgorocprof_tool_cuda.so" {
+		t.Errorf("TraceVars with markers = %q", got)
+	}
+	if got := b.TraceVars([]string{tracing.DomainCUDARuntime, tracing.DomainMemoryCopy}); got != nil {
+		t.Errorf("TraceVars without markers = %q, want none", got)
 	}
 }

@@ -593,6 +593,10 @@ type TrackEvent struct {
 	Type             *TrackEvent_Type       `protobuf:"varint,9,opt,name=type,enum=perfetto.protos.TrackEvent_Type" json:"type,omitempty"`
 	TrackUuid        *uint64                `protobuf:"varint,11,opt,name=track_uuid,json=trackUuid" json:"track_uuid,omitempty"`
 	DebugAnnotations []*DebugAnnotation     `protobuf:"bytes,4,rep,name=debug_annotations,json=debugAnnotations" json:"debug_annotations,omitempty"`
+	// Flows: arrows between the slices that carry the same id (the UI draws one from each slice to
+	// the next of its id); a terminating id ends its flow at this slice.
+	FlowIds            []uint64 `protobuf:"fixed64,47,rep,name=flow_ids,json=flowIds" json:"flow_ids,omitempty"`
+	TerminatingFlowIds []uint64 `protobuf:"fixed64,48,rep,name=terminating_flow_ids,json=terminatingFlowIds" json:"terminating_flow_ids,omitempty"`
 	// The value of a TYPE_COUNTER event, on a counter track.
 	//
 	// Types that are valid to be assigned to CounterValueField:
@@ -683,6 +687,20 @@ func (x *TrackEvent) GetTrackUuid() uint64 {
 func (x *TrackEvent) GetDebugAnnotations() []*DebugAnnotation {
 	if x != nil {
 		return x.DebugAnnotations
+	}
+	return nil
+}
+
+func (x *TrackEvent) GetFlowIds() []uint64 {
+	if x != nil {
+		return x.FlowIds
+	}
+	return nil
+}
+
+func (x *TrackEvent) GetTerminatingFlowIds() []uint64 {
+	if x != nil {
+		return x.TerminatingFlowIds
 	}
 	return nil
 }
@@ -1247,7 +1265,7 @@ const file_trace_proto_rawDesc = "" +
 	"\x16debug_annotation_names\x18\x03 \x03(\v2$.perfetto.protos.DebugAnnotationNameR\x14debugAnnotationNames\"1\n" +
 	"\tEventName\x12\x10\n" +
 	"\x03iid\x18\x01 \x01(\x04R\x03iid\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\xef\x03\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\xbc\x04\n" +
 	"\n" +
 	"TrackEvent\x12\x1e\n" +
 	"\n" +
@@ -1259,7 +1277,9 @@ const file_trace_proto_rawDesc = "" +
 	"\x04type\x18\t \x01(\x0e2 .perfetto.protos.TrackEvent.TypeR\x04type\x12\x1d\n" +
 	"\n" +
 	"track_uuid\x18\v \x01(\x04R\ttrackUuid\x12M\n" +
-	"\x11debug_annotations\x18\x04 \x03(\v2 .perfetto.protos.DebugAnnotationR\x10debugAnnotations\x12%\n" +
+	"\x11debug_annotations\x18\x04 \x03(\v2 .perfetto.protos.DebugAnnotationR\x10debugAnnotations\x12\x19\n" +
+	"\bflow_ids\x18/ \x03(\x06R\aflowIds\x120\n" +
+	"\x14terminating_flow_ids\x180 \x03(\x06R\x12terminatingFlowIds\x12%\n" +
 	"\rcounter_value\x18\x1e \x01(\x03H\x01R\fcounterValue\x122\n" +
 	"\x14double_counter_value\x18, \x01(\x01H\x01R\x12doubleCounterValue\"j\n" +
 	"\x04Type\x12\x14\n" +

@@ -10,6 +10,8 @@
 #include "kernels.hpp"
 #include "replay_service.hpp"
 #include "sim_port.hpp"
+#include "trace.hpp"
+#include "tracing.hpp"
 
 #include <gorocprof/sim_tool.h>
 
@@ -33,7 +35,7 @@ core::DispatchFacts facts_of(const simLaunch* l, uint64_t dispatch_id, uint64_t 
     f.info.group_segment_size = l->group_segment_size;
     f.info.workgroup_size = {l->block.x, l->block.y, l->block.z};
     f.info.grid_size = {l->grid_size.x, l->grid_size.y, l->grid_size.z};
-    f.correlation_id = dispatch_id;
+    f.correlation_id = dispatch_correlation(l, dispatch_id);
     f.stream_id = l->stream_id;
     f.thread_id = l->thread_id;
     f.agent_index = l->agent;
@@ -77,7 +79,12 @@ void replay_launch(const simLaunch* l, uint64_t dispatch_id, uint64_t kernel_id)
     d.backend_dispatch = const_cast<simLaunch*>(l);
     SimPort port(l);
     core.begin_dispatch(facts);
-    replay::Outcome outcome = replay::ReplayService::instance().execute(port, d);
+    replay::Outcome outcome;
+    {
+        // The passes and the snapshots and restores between them are the tool's, never traced.
+        core::trace::Quiet quiet;
+        outcome = replay::ReplayService::instance().execute(port, d);
+    }
     core.end_dispatch(outcome);
 }
 
@@ -161,6 +168,7 @@ int initialize() {
     int agents = 0;
     if (!register_agents(&agents)) return 0;
     g_kernels = new KernelTable(agents);
+    if (!install_tracing()) return 0;
     if (simToolSetKernelCallback(on_kernel, nullptr) != simSuccess ||
         simToolSetLaunchHook(on_launch, nullptr) != simSuccess) {
         core::Core::instance().fatal("installing the sim launch hook: " + last_error() +

@@ -126,7 +126,7 @@ void simWorkGlobalStore(const simKernelCtx* ctx, uint64_t n, uint64_t bytes) {
     simWork(ctx, SIM_WORK_STORE_BYTES, bytes);
 }
 
-simError_t simRegisterKernel(const char* mangled_name, simKernelFn fn, const simKernelAttrs* attrs,
+static simError_t simRegisterKernel_body(const char* mangled_name, simKernelFn fn, const simKernelAttrs* attrs,
                              simKernel_t* handle) {
     const char* call = "simRegisterKernel";
     if (simError_t e = enter_app(call)) return e;
@@ -186,6 +186,18 @@ simError_t simToolExecute(const simLaunch* launch, simExecResult* result) {
     LaunchRec* rec = launch_rec(launch);
     if (!rec) return fail(simErrorInvalidHandle, "simToolExecute", "not a launch the runtime handed out");
     return execute_launch(*rec, result);
+}
+
+}  // extern "C"
+
+// The reported face of simRegisterKernel (sim_tool.h, "API and copy tracing").
+extern "C" {
+
+simError_t simRegisterKernel(const char* mangled_name, simKernelFn fn, const simKernelAttrs* attrs,
+                             simKernel_t* handle) {
+    ApiScope api(SIM_API_ID_simRegisterKernel);
+    api.enter([&](simToolApiCall& c) { c.kernel_name = mangled_name; });
+    return api.ret(simRegisterKernel_body(mangled_name, fn, attrs, handle));
 }
 
 }  // extern "C"

@@ -169,6 +169,13 @@ simError_t module_global(int agent, const char* name, size_t size, const void* i
     return simSuccess;
 }
 
+int device_of(const void* p) {
+    Memory& m = memory();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    const auto* hit = find_containing(m, p);
+    return hit ? hit->second.agent : -1;
+}
+
 simError_t mem_info(int agent, size_t* free_bytes, size_t* total) {
     Memory& m = memory();
     std::lock_guard<std::mutex> lock(m.mutex);
@@ -185,26 +192,26 @@ using namespace gorocprof::sim;
 
 extern "C" {
 
-simError_t simMalloc(void** ptr, size_t size) {
+static simError_t simMalloc_body(void** ptr, size_t size) {
     if (simError_t e = enter_app("simMalloc")) return e;
     if (!ptr) return fail(simErrorInvalidValue, "simMalloc", "ptr is NULL");
     if (size == 0) return fail(simErrorInvalidValue, "simMalloc", "size is 0");
     return device_malloc(current_device(), size, ptr);
 }
 
-simError_t simFree(void* ptr) {
+static simError_t simFree_body(void* ptr) {
     if (simError_t e = enter_app("simFree")) return e;
     if (!ptr) return simSuccess;
     // Like a device free: waits for the device's work, and never frees under a replay's snapshot.
     return with_device_idle([ptr] { return device_free(ptr); });
 }
 
-simError_t simMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+static simError_t simMemGetInfo_body(size_t* free_bytes, size_t* total_bytes) {
     if (simError_t e = enter_app("simMemGetInfo")) return e;
     return mem_info(current_device(), free_bytes, total_bytes);
 }
 
-simError_t simModuleGlobal(const char* name, size_t size, const void* init, void** devptr) {
+static simError_t simModuleGlobal_body(const char* name, size_t size, const void* init, void** devptr) {
     if (simError_t e = enter_app("simModuleGlobal")) return e;
     if (!name || !*name || !devptr || size == 0)
         return fail(simErrorInvalidValue, "simModuleGlobal", "name, devptr and a non-zero size are required");
@@ -318,6 +325,38 @@ simError_t simToolBackupFree(void* ptr) {
     m.backups.erase(it);
     std::free(ptr);
     return simSuccess;
+}
+
+}  // extern "C"
+
+// The reported faces of the calls above (sim_tool.h, "API and copy tracing").
+extern "C" {
+
+simError_t simMalloc(void** ptr, size_t size) {
+    ApiScope api(SIM_API_ID_simMalloc);
+    api.enter([&](simToolApiCall& c) { c.bytes = size; });
+    return api.ret(simMalloc_body(ptr, size));
+}
+
+simError_t simFree(void* ptr) {
+    ApiScope api(SIM_API_ID_simFree);
+    api.enter([&](simToolApiCall& c) { c.dst = ptr; });
+    return api.ret(simFree_body(ptr));
+}
+
+simError_t simMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+    ApiScope api(SIM_API_ID_simMemGetInfo);
+    api.enter();
+    return api.ret(simMemGetInfo_body(free_bytes, total_bytes));
+}
+
+simError_t simModuleGlobal(const char* name, size_t size, const void* init, void** devptr) {
+    ApiScope api(SIM_API_ID_simModuleGlobal);
+    api.enter([&](simToolApiCall& c) {
+        c.kernel_name = name;
+        c.bytes = size;
+    });
+    return api.ret(simModuleGlobal_body(name, size, init, devptr));
 }
 
 }  // extern "C"

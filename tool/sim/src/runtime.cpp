@@ -3,6 +3,8 @@
 #include "sim_internal.hpp"
 
 #include <dlfcn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -58,6 +60,8 @@ void load_injection() {
     if (rc != 0) {
         simToolSetLaunchHook(nullptr, nullptr);
         simToolSetKernelCallback(nullptr, nullptr);
+        simToolSetApiCallback(nullptr, nullptr);
+        simToolSetCopyCallback(nullptr, nullptr);
         std::fprintf(stderr, "gorocprof-sim: %s in %s returned %d; the application runs unprofiled\n",
                      GOROCPROF_SIM_INJECTION_SYMBOL, path, rc);
     }
@@ -96,6 +100,17 @@ simError_t enter_app(const char* call) {
     }
     ensure_injected();
     return simSuccess;
+}
+
+void inject_if_agents() {
+    // The common case first: one load and a branch once the injection is done.
+    if (g_injection_done.load(std::memory_order_acquire)) return;
+    if (agent_state().error.empty()) ensure_injected();
+}
+
+uint64_t os_thread_id() {
+    thread_local const uint64_t tid = static_cast<uint64_t>(::syscall(SYS_gettid));
+    return tid;
 }
 
 const std::vector<simAgentDesc>& agents() { return agent_state().list; }
@@ -137,14 +152,14 @@ int simToolApiVersion(void) { return GOROCPROF_SIM_TOOL_API_VERSION; }
 
 int64_t simToolClockNs(void) { return now_ns(); }
 
-simError_t simGetDeviceCount(int* count) {
+static simError_t simGetDeviceCount_body(int* count) {
     if (simError_t e = enter_app("simGetDeviceCount")) return e;
     if (!count) return fail(simErrorInvalidValue, "simGetDeviceCount", "count is NULL");
     *count = static_cast<int>(agents().size());
     return simSuccess;
 }
 
-simError_t simSetDevice(int device) {
+static simError_t simSetDevice_body(int device) {
     if (simError_t e = enter_app("simSetDevice")) return e;
     if (!valid_agent(device))
         return fail(simErrorInvalidDevice, "simSetDevice",
@@ -153,11 +168,34 @@ simError_t simSetDevice(int device) {
     return simSuccess;
 }
 
-simError_t simGetDevice(int* device) {
+static simError_t simGetDevice_body(int* device) {
     if (simError_t e = enter_app("simGetDevice")) return e;
     if (!device) return fail(simErrorInvalidValue, "simGetDevice", "device is NULL");
     *device = current_device();
     return simSuccess;
+}
+
+}  // extern "C"
+
+// The reported faces of the calls above (sim_tool.h, "API and copy tracing").
+extern "C" {
+
+simError_t simGetDeviceCount(int* count) {
+    ApiScope api(SIM_API_ID_simGetDeviceCount);
+    api.enter();
+    return api.ret(simGetDeviceCount_body(count));
+}
+
+simError_t simSetDevice(int device) {
+    ApiScope api(SIM_API_ID_simSetDevice);
+    api.enter([&](simToolApiCall& c) { c.device = device; });
+    return api.ret(simSetDevice_body(device));
+}
+
+simError_t simGetDevice(int* device) {
+    ApiScope api(SIM_API_ID_simGetDevice);
+    api.enter();
+    return api.ret(simGetDevice_body(device));
 }
 
 }  // extern "C"

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <gorocprof/sim.h>
+#include <gorocprof/sim_marker.h>
 #include <gorocprof/sim_tool.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -79,7 +81,70 @@ void set_current_device(int d);
 simError_t with_device_idle(const std::function<simError_t()>& op);
 simError_t sync_agent(int agent, const char* call);
 
-// ---- clock ----
+// ---- clock and threads (runtime.cpp) ----
 int64_t now_ns();
+uint64_t os_thread_id();  // cached per thread
+
+// Loads the injection once when the agents are valid (the entry of every reported call, so that a
+// tool loaded by the process's first call sees that call's ENTER).
+void inject_if_agents();
+
+// ---- API and copy tracing (tracing.cpp) ----
+struct ApiHook {
+    simToolApiCallbackFn fn;
+    void* user;
+};
+struct CopyHook {
+    simToolCopyCallbackFn fn;
+    void* user;
+};
+extern std::atomic<const ApiHook*> g_api_hook;
+extern std::atomic<const CopyHook*> g_copy_hook;
+
+// The ENTER value of the innermost reported call on this thread (0: none), for the work it enqueues.
+uint64_t current_api_value();
+
+// One reported call: ENTER when enter() runs (only the callback, if any, pays for the arguments),
+// EXIT at destruction with the result ret() saw.
+class ApiScope {
+public:
+    explicit ApiScope(simToolApiId id);
+    ~ApiScope();
+    ApiScope(const ApiScope&) = delete;
+    ApiScope& operator=(const ApiScope&) = delete;
+
+    template <typename Fill>
+    void enter(Fill fill) {
+        if (hook_ == nullptr) return;
+        call_ = simToolApiCall{};
+        call_.id = id_;
+        call_.device = current_device();
+        fill(call_);
+        do_enter();
+    }
+    void enter() {
+        enter([](simToolApiCall&) {});
+    }
+    simError_t ret(simError_t e) {
+        call_.result = e;
+        return e;
+    }
+    // Fields the EXIT reports (depth, range_id); harmless without a callback.
+    simToolApiCall& call() { return call_; }
+
+private:
+    void do_enter();
+    const ApiHook* hook_;
+    simToolApiId id_;
+    simToolApiCall call_;  // filled only when there is a callback
+    uint64_t outer_ = 0;
+    bool entered_ = false;
+};
+
+// Where a copy's ends live (device_of: an agent, -1 for host memory) and its kind.
+int device_of(const void* p);  // memory.cpp
+simToolCopyKind copy_kind(int src_device, int dst_device);
+// The copy callback, when one is set: fills size, kind and devices of c, then reports it.
+void report_copy(simToolCopy& c);
 
 }  // namespace gorocprof::sim

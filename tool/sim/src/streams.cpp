@@ -4,9 +4,6 @@
 // what keeps the application's view of completion in stream order while a tool replays a dispatch.
 #include "sim_internal.hpp"
 
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -25,6 +22,10 @@ struct Item {
     const void* src = nullptr;
     int value = 0;
     size_t size = 0;
+    // Copies: what the copy callback reports about the call that issued it.
+    simStream_t handle = nullptr;
+    uint64_t api_value = 0;
+    uint64_t thread_id = 0;
 };
 
 struct Stream {
@@ -86,9 +87,36 @@ bool quiescent(const Streams& st, const Stream& s) {
     return s.queue.empty() || pending_placeholder(s.queue.front()) || st.holds[static_cast<size_t>(s.agent)] > 0;
 }
 
-void run_item(const Item& it) {
+// A copy the application asked for: what the copy callback reports of the call that issued it.
+simToolCopy copy_of(simToolApiId id, void* dst, const void* src, size_t size, uint64_t api_value,
+                    uint64_t thread_id) {
+    simToolCopy c{};
+    c.id = id;
+    c.bytes = size;
+    c.src = src;
+    c.dst = dst;
+    c.api_value = api_value;
+    c.thread_id = thread_id;
+    return c;
+}
+
+// The copy itself, timed (two clock reads: nothing next to a copy).
+void timed_copy(simToolCopy& c) {
+    c.start_ns = now_ns();
+    std::memmove(c.dst, c.src, c.bytes);
+    c.end_ns = now_ns();
+}
+
+void run_item(const Stream& s, const Item& it) {
     switch (it.kind) {
-    case Item::Kind::Copy: std::memmove(it.dst, it.src, it.size); break;
+    case Item::Kind::Copy: {
+        simToolCopy c = copy_of(SIM_API_ID_simMemcpyAsync, it.dst, it.src, it.size, it.api_value, it.thread_id);
+        c.stream = it.handle;
+        c.stream_id = s.id;
+        timed_copy(c);
+        report_copy(c);
+        break;
+    }
     case Item::Kind::Set: std::memset(it.dst, it.value, it.size); break;
     case Item::Kind::Kernel: {
         LaunchRec& rec = *it.launch;
@@ -110,7 +138,7 @@ void worker_loop(Stream* s) {
         Item it = s->queue.front();
         s->running = true;
         lock.unlock();
-        run_item(it);
+        run_item(*s, it);
         lock.lock();
         s->running = false;
         s->queue.pop_front();
@@ -158,8 +186,6 @@ void wait_streams(Streams& st, std::unique_lock<std::mutex>& lock, Pred pred) {
         return true;
     });
 }
-
-uint64_t os_thread_id() { return static_cast<uint64_t>(::syscall(SYS_gettid)); }
 
 simError_t enqueue_memory(Item&& it, simStream_t stream, const char* call) {
     Streams& st = streams();
@@ -220,17 +246,21 @@ using namespace gorocprof::sim;
 
 extern "C" {
 
-simError_t simMemcpy(void* dst, const void* src, size_t size) {
+static simError_t simMemcpy_body(void* dst, const void* src, size_t size) {
     if (simError_t e = enter_app("simMemcpy")) return e;
     if (size == 0) return simSuccess;
     if (!dst || !src) return fail(simErrorInvalidValue, "simMemcpy", "NULL pointer");
-    return with_device_idle([&] {
-        std::memmove(dst, src, size);
+    simToolCopy c = copy_of(SIM_API_ID_simMemcpy, dst, src, size, current_api_value(), os_thread_id());
+    simError_t e = with_device_idle([&] {
+        timed_copy(c);
         return simSuccess;
     });
+    // Reported outside the idle window: the callback may call into the runtime.
+    if (e == simSuccess) report_copy(c);
+    return e;
 }
 
-simError_t simMemset(void* dst, int value, size_t size) {
+static simError_t simMemset_body(void* dst, int value, size_t size) {
     if (simError_t e = enter_app("simMemset")) return e;
     if (size == 0) return simSuccess;
     if (!dst) return fail(simErrorInvalidValue, "simMemset", "NULL pointer");
@@ -240,7 +270,7 @@ simError_t simMemset(void* dst, int value, size_t size) {
     });
 }
 
-simError_t simMemcpyAsync(void* dst, const void* src, size_t size, simStream_t stream) {
+static simError_t simMemcpyAsync_body(void* dst, const void* src, size_t size, simStream_t stream) {
     if (simError_t e = enter_app("simMemcpyAsync")) return e;
     if (size == 0) return simSuccess;
     if (!dst || !src) return fail(simErrorInvalidValue, "simMemcpyAsync", "NULL pointer");
@@ -249,10 +279,13 @@ simError_t simMemcpyAsync(void* dst, const void* src, size_t size, simStream_t s
     it.dst = dst;
     it.src = src;
     it.size = size;
+    it.handle = stream;
+    it.api_value = current_api_value();
+    it.thread_id = os_thread_id();
     return enqueue_memory(std::move(it), stream, "simMemcpyAsync");
 }
 
-simError_t simMemsetAsync(void* dst, int value, size_t size, simStream_t stream) {
+static simError_t simMemsetAsync_body(void* dst, int value, size_t size, simStream_t stream) {
     if (simError_t e = enter_app("simMemsetAsync")) return e;
     if (size == 0) return simSuccess;
     if (!dst) return fail(simErrorInvalidValue, "simMemsetAsync", "NULL pointer");
@@ -264,7 +297,7 @@ simError_t simMemsetAsync(void* dst, int value, size_t size, simStream_t stream)
     return enqueue_memory(std::move(it), stream, "simMemsetAsync");
 }
 
-simError_t simStreamCreate(simStream_t* stream) {
+static simError_t simStreamCreate_body(simStream_t* stream) {
     if (simError_t e = enter_app("simStreamCreate")) return e;
     if (!stream) return fail(simErrorInvalidValue, "simStreamCreate", "stream is NULL");
     Streams& st = streams();
@@ -273,7 +306,7 @@ simError_t simStreamCreate(simStream_t* stream) {
     return simSuccess;
 }
 
-simError_t simStreamDestroy(simStream_t stream) {
+static simError_t simStreamDestroy_body(simStream_t stream) {
     if (simError_t e = enter_app("simStreamDestroy")) return e;
     if (!stream) return fail(simErrorInvalidHandle, "simStreamDestroy", "the default stream cannot be destroyed");
     Streams& st = streams();
@@ -290,7 +323,7 @@ simError_t simStreamDestroy(simStream_t stream) {
     return simSuccess;
 }
 
-simError_t simStreamSynchronize(simStream_t stream) {
+static simError_t simStreamSynchronize_body(simStream_t stream) {
     if (simError_t e = enter_app("simStreamSynchronize")) return e;
     Streams& st = streams();
     std::unique_lock<std::mutex> lock(st.mutex);
@@ -300,12 +333,12 @@ simError_t simStreamSynchronize(simStream_t stream) {
     return simSuccess;
 }
 
-simError_t simDeviceSynchronize(void) {
+static simError_t simDeviceSynchronize_body(void) {
     if (simError_t e = enter_app("simDeviceSynchronize")) return e;
     return sync_agent(t_device, "simDeviceSynchronize");
 }
 
-simError_t simStreamCompletedLaunches(simStream_t stream, uint64_t* completed) {
+static simError_t simStreamCompletedLaunches_body(simStream_t stream, uint64_t* completed) {
     if (simError_t e = enter_app("simStreamCompletedLaunches")) return e;
     if (!completed) return fail(simErrorInvalidValue, "simStreamCompletedLaunches", "completed is NULL");
     Streams& st = streams();
@@ -316,7 +349,7 @@ simError_t simStreamCompletedLaunches(simStream_t stream, uint64_t* completed) {
     return simSuccess;
 }
 
-simError_t simLaunchKernel(simKernel_t kernel, simDim3 grid, simDim3 block, uint32_t dynamic_lds,
+static simError_t simLaunchKernel_body(simKernel_t kernel, simDim3 grid, simDim3 block, uint32_t dynamic_lds,
                            simStream_t stream, const void* args, size_t args_size) {
     const char* call = "simLaunchKernel";
     if (simError_t e = enter_app(call)) return e;
@@ -346,6 +379,7 @@ simError_t simLaunchKernel(simKernel_t kernel, simDim3 grid, simDim3 block, uint
     l.args = rec->args.empty() ? nullptr : rec->args.data();
     l.args_size = args_size;
     l.thread_id = os_thread_id();
+    l.api_value = current_api_value();
     l.internal_ = rec.get();
 
     Streams& st = streams();
@@ -440,5 +474,91 @@ simError_t simToolEnqueueWithCallback(const simLaunch* launch, simToolExecDoneFn
 }
 
 simError_t simToolEnqueue(const simLaunch* launch) { return simToolEnqueueWithCallback(launch, nullptr, nullptr); }
+
+}  // extern "C"
+
+// The reported faces of the calls above (sim_tool.h, "API and copy tracing").
+namespace {
+
+// The arguments of a copy or set: where its ends live (a set has no source) and the stream.
+void fill_copy(simToolApiCall& c, void* dst, const void* src, size_t size, simStream_t stream) {
+    c.dst = dst;
+    c.src = src;
+    c.bytes = size;
+    c.stream = stream;
+    c.dst_device = device_of(dst);
+    if (src) {
+        c.src_device = device_of(src);
+        c.copy_kind = copy_kind(c.src_device, c.dst_device);
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+simError_t simMemcpy(void* dst, const void* src, size_t size) {
+    ApiScope api(SIM_API_ID_simMemcpy);
+    api.enter([&](simToolApiCall& c) { fill_copy(c, dst, src, size, nullptr); });
+    return api.ret(simMemcpy_body(dst, src, size));
+}
+
+simError_t simMemset(void* dst, int value, size_t size) {
+    ApiScope api(SIM_API_ID_simMemset);
+    api.enter([&](simToolApiCall& c) { fill_copy(c, dst, nullptr, size, nullptr); });
+    return api.ret(simMemset_body(dst, value, size));
+}
+
+simError_t simMemcpyAsync(void* dst, const void* src, size_t size, simStream_t stream) {
+    ApiScope api(SIM_API_ID_simMemcpyAsync);
+    api.enter([&](simToolApiCall& c) { fill_copy(c, dst, src, size, stream); });
+    return api.ret(simMemcpyAsync_body(dst, src, size, stream));
+}
+
+simError_t simMemsetAsync(void* dst, int value, size_t size, simStream_t stream) {
+    ApiScope api(SIM_API_ID_simMemsetAsync);
+    api.enter([&](simToolApiCall& c) { fill_copy(c, dst, nullptr, size, stream); });
+    return api.ret(simMemsetAsync_body(dst, value, size, stream));
+}
+
+simError_t simStreamCreate(simStream_t* stream) {
+    ApiScope api(SIM_API_ID_simStreamCreate);
+    api.enter();
+    return api.ret(simStreamCreate_body(stream));
+}
+
+simError_t simStreamDestroy(simStream_t stream) {
+    ApiScope api(SIM_API_ID_simStreamDestroy);
+    api.enter([&](simToolApiCall& c) { c.stream = stream; });
+    return api.ret(simStreamDestroy_body(stream));
+}
+
+simError_t simStreamSynchronize(simStream_t stream) {
+    ApiScope api(SIM_API_ID_simStreamSynchronize);
+    api.enter([&](simToolApiCall& c) { c.stream = stream; });
+    return api.ret(simStreamSynchronize_body(stream));
+}
+
+simError_t simDeviceSynchronize(void) {
+    ApiScope api(SIM_API_ID_simDeviceSynchronize);
+    api.enter();
+    return api.ret(simDeviceSynchronize_body());
+}
+
+simError_t simStreamCompletedLaunches(simStream_t stream, uint64_t* completed) {
+    ApiScope api(SIM_API_ID_simStreamCompletedLaunches);
+    api.enter([&](simToolApiCall& c) { c.stream = stream; });
+    return api.ret(simStreamCompletedLaunches_body(stream, completed));
+}
+
+simError_t simLaunchKernel(simKernel_t kernel, simDim3 grid, simDim3 block, uint32_t dynamic_lds,
+                           simStream_t stream, const void* args, size_t args_size) {
+    ApiScope api(SIM_API_ID_simLaunchKernel);
+    api.enter([&](simToolApiCall& c) {
+        c.stream = stream;
+        c.kernel_name = valid_kernel(kernel) ? kernel_rec(kernel)->name.c_str() : nullptr;
+    });
+    return api.ret(simLaunchKernel_body(kernel, grid, block, dynamic_lds, stream, args, args_size));
+}
 
 }  // extern "C"

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <algorithm>
 #include <set>
 
 using gorocprof::json::Value;
@@ -251,4 +252,158 @@ TEST_CASE(e2e_many_threads_kernel_replay) {
     std::set<int64_t> unique(ids.begin(), ids.end());
     CHECK_EQ(unique.size(), ids.size());
     CHECK(!unique.empty() && *unique.begin() == 1 && *unique.rbegin() == static_cast<int64_t>(ids.size()));
+}
+
+// ---- tracing (docs/tracing.md) ----
+
+namespace {
+
+// Kernel replay, two groups on both agents, every sim trace domain.
+std::string trace_plan() {
+    std::string agent = R"({"index": %I%, "name": "%NAME%", "passes": [
+   {"group": 0, "counters": [{"name": "SQ_WAVES", "block": "SQ", "event": 4}, {"name": "SQ_INSTS_VALU", "block": "SQ", "event": 26}]},
+   {"group": 1, "counters": [{"name": "SQ_WAVES", "block": "SQ", "event": 4}, {"name": "SQ_INSTS_SALU", "block": "SQ", "event": 27}]}]})";
+    std::string plan = R"({"version": 1, "backend": "sim", "replay_mode": "kernel", "application_pass": -1,
+ "kernel_trace": false, "filters": {"include_regex": "", "exclude_regex": "", "iteration_ranges": []},
+ "trace_domains": ["HIP_COMPILER_API", "HIP_RUNTIME_API", "MARKER_CORE_RANGE_API", "MEMORY_COPY"],
+ "agents": [%AGENT0%, %AGENT1%]})";
+    plan = replace_all(plan, "%AGENT0%", replace_all(replace_all(agent, "%I%", "0"), "%NAME%", "gfx90a"));
+    return replace_all(plan, "%AGENT1%", replace_all(replace_all(agent, "%I%", "1"), "%NAME%", "gfx942"));
+}
+
+std::string str_of(const Value& v, const char* key) {
+    const Value* f = v.find(key);
+    return f != nullptr ? f->as_string() : std::string();
+}
+
+// The api lines' ops of one thread in the order the calls started.
+std::vector<std::string> ops_of_thread(const std::vector<const Value*>& api, int64_t tid) {
+    std::vector<const Value*> mine;
+    for (const Value* a : api)
+        if (num(*a, "thread_id") == tid) mine.push_back(a);
+    std::stable_sort(mine.begin(), mine.end(),
+                     [](const Value* x, const Value* y) { return num(*x, "start") < num(*y, "start"); });
+    std::vector<std::string> ops;
+    for (const Value* a : mine) ops.push_back(str_of(*a, "op"));
+    return ops;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "" : " ") + x;
+    return s;
+}
+
+}  // namespace
+
+// Every call, marker and copy of sim-trace appears exactly once although each kernel runs twice and
+// memory is restored between the passes; dispatches and copies carry the ids of the calls that issued
+// them; the host side of copies is the CPU agent.
+TEST_CASE(e2e_trace_all_domains_kernel_replay) {
+    Run r = run_app(trace_plan(), {SIM_TRACE});
+    CHECK(exited_ok(r));
+    CHECK(r.out.find("sim-trace: PASS") != std::string::npos);  // memory restored between passes
+    CHECK(of_type(r, "fatal").empty());
+
+    // Agents: the two GPUs and the CPU (id 0), the CPU before the first copy.
+    std::vector<const Value*> agents = of_type(r, "agent");
+    CHECK_EQ(agents.size(), size_t{3});
+    const Value* cpu = nullptr;
+    for (const Value* a : agents)
+        if (str_of(*a, "type") == "CPU") cpu = a;
+    CHECK(cpu != nullptr);
+    if (cpu != nullptr) CHECK_EQ(num(*cpu, "id"), int64_t{0});
+    size_t cpu_line = 0, first_copy_line = 0;
+    for (size_t i = 0; i < r.records.size(); ++i) {
+        if (&r.records[i] == cpu) cpu_line = i;
+        if (first_copy_line == 0 && t_of(r.records[i]) == "copy") first_copy_line = i;
+    }
+    CHECK(cpu_line < first_copy_line);
+
+    // API calls: per thread, each once, in the app's order. Thread 0 is the one that registered.
+    std::vector<const Value*> api = of_type(r, "api");
+    std::map<int64_t, const Value*> by_corr;
+    int64_t main_tid = -1;
+    for (const Value* a : api) {
+        CHECK(by_corr.emplace(num(*a, "correlation_id"), a).second);  // unique ids
+        CHECK(num(*a, "end") >= num(*a, "start"));
+        bool compiler = str_of(*a, "op") == "simRegisterKernel" || str_of(*a, "op") == "simModuleGlobal";
+        CHECK_EQ(str_of(*a, "domain"), std::string(compiler ? "HIP_COMPILER_API" : "HIP_RUNTIME_API"));
+        if (str_of(*a, "op") == "simRegisterKernel") main_tid = num(*a, "thread_id");
+    }
+    int64_t other_tid = -1;
+    for (const Value* a : api)
+        if (num(*a, "thread_id") != main_tid) other_tid = num(*a, "thread_id");
+    CHECK_EQ(joined(ops_of_thread(api, main_tid)),
+             std::string("simGetDeviceCount simRegisterKernel simGetDevice simModuleGlobal simMalloc simMalloc simMemcpy "
+                         "simMemset simLaunchKernel simLaunchKernel simStreamSynchronize simStreamCreate simMemsetAsync "
+                         "simMemcpyAsync simLaunchKernel simStreamSynchronize simStreamDestroy simMemcpy simMemcpy "
+                         "simFree simFree simFree"));
+    CHECK_EQ(joined(ops_of_thread(api, other_tid)),
+             std::string("simSetDevice simGetDevice simModuleGlobal simMalloc simMemcpy simStreamCreate simLaunchKernel "
+                         "simMemcpyAsync simStreamSynchronize simStreamDestroy"));
+
+    // Dispatches: 4 launches x 2 passes, each with the correlation id of its simLaunchKernel.
+    std::vector<const Value*> ds = of_type(r, "dispatch");
+    CHECK_EQ(ds.size(), size_t{8});
+    std::set<int64_t> launch_ids;
+    for (const Value* d : ds) {
+        auto it = by_corr.find(num(*d, "correlation_id"));
+        CHECK(it != by_corr.end());
+        if (it == by_corr.end()) continue;
+        CHECK_EQ(str_of(*it->second, "op"), std::string("simLaunchKernel"));
+        CHECK_EQ(num(*d, "thread_id"), num(*it->second, "thread_id"));
+        launch_ids.insert(it->first);
+    }
+    CHECK_EQ(launch_ids.size(), size_t{4});
+
+    // Copies: once each, kind and agents by where the memory is, ids of the issuing calls.
+    std::vector<const Value*> copies = of_type(r, "copy");
+    std::multiset<std::string> kinds;
+    for (const Value* c : copies) {
+        std::string op = str_of(*c, "op");
+        kinds.insert(op + " " + std::to_string(num(*c, "src_agent_id")) + "->" + std::to_string(num(*c, "dst_agent_id")));
+        auto it = by_corr.find(num(*c, "correlation_id"));
+        CHECK(it != by_corr.end());
+        if (it == by_corr.end()) continue;
+        std::string call = str_of(*it->second, "op");
+        CHECK(call == "simMemcpy" || call == "simMemcpyAsync");
+        CHECK_EQ(num(*c, "thread_id"), num(*it->second, "thread_id"));
+        CHECK_EQ(num(*c, "size"), int64_t{16384});
+        CHECK(num(*c, "start") <= num(*c, "end"));
+        CHECK_EQ(num(*c, "stream_id") == 0, call == "simMemcpy");
+    }
+    CHECK_EQ(copies.size(), size_t{6});
+    std::multiset<std::string> want = {"MEMORY_COPY_HOST_TO_DEVICE 0->1", "MEMORY_COPY_DEVICE_TO_DEVICE 1->1",
+                                       "MEMORY_COPY_DEVICE_TO_DEVICE 1->2", "MEMORY_COPY_DEVICE_TO_HOST 2->0",
+                                       "MEMORY_COPY_DEVICE_TO_HOST 1->0", "MEMORY_COPY_HOST_TO_HOST 0->0"};
+    CHECK(kinds == want);
+
+    // Markers: six thread ranges, one process range started on thread 0 and stopped on the other, two marks.
+    std::multiset<std::string> markers;
+    for (const Value* m : of_type(r, "marker")) {
+        CHECK_EQ(str_of(*m, "domain"), std::string("MARKER_CORE_RANGE_API"));
+        std::string op = str_of(*m, "op");
+        markers.insert(op + ":" + str_of(*m, "message"));
+        if (op == "roctxMarkA") CHECK_EQ(num(*m, "start"), num(*m, "end"));
+        if (op == "roctxProcessRangeA") CHECK_EQ(num(*m, "thread_id"), main_tid);
+        CHECK(by_corr.find(num(*m, "correlation_id")) == by_corr.end());  // one counter for all
+    }
+    std::multiset<std::string> want_markers = {
+        "roctxThreadRangeA:setup", "roctxThreadRangeA:compute", "roctxThreadRangeA:iteration 0",
+        "roctxThreadRangeA:iteration 1", "roctxThreadRangeA:thread 1", "roctxThreadRangeA:kernel on device 1",
+        "roctxProcessRangeA:handed to thread 1", "roctxMarkA:device 0 done", "roctxMarkA:thread 1 done"};
+    CHECK(markers == want_markers);
+}
+
+// Without trace_domains the app's calls leave no trace line and no CPU agent.
+TEST_CASE(e2e_trace_off_writes_no_trace_lines) {
+    PlanSpec p;
+    Run r = run_app(make_plan(p), {SIM_TRACE});
+    CHECK(exited_ok(r));
+    CHECK(of_type(r, "api").empty());
+    CHECK(of_type(r, "copy").empty());
+    CHECK(of_type(r, "marker").empty());
+    CHECK_EQ(of_type(r, "agent").size(), size_t{2});
+    for (const Value* d : of_type(r, "dispatch")) CHECK(num(*d, "correlation_id") == num(*d, "dispatch_id"));
 }

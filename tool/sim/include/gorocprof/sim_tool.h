@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define GOROCPROF_SIM_TOOL_API_VERSION 1
+#define GOROCPROF_SIM_TOOL_API_VERSION 2
 #define GOROCPROF_SIM_INJECTION_SYMBOL "gorocprof_sim_initialize_injection"
 typedef int (*simToolInjectionInitFn)(void);
 
@@ -115,6 +115,7 @@ typedef struct simLaunch
     const void*    args;         /* the runtime's copy */
     size_t         args_size;
     uint64_t       thread_id;    /* OS thread id of the submitting thread */
+    uint64_t       api_value;    /* what the API callback's ENTER of simLaunchKernel returned (0: none) */
     void*          internal_;    /* the runtime's; do not touch */
 } simLaunch;
 
@@ -176,6 +177,137 @@ GOROCPROF_SIM_API simError_t simToolComplete(const simLaunch* launch);
 typedef void (*simToolExecDoneFn)(const simLaunch* launch, const simExecResult* result, void* user);
 GOROCPROF_SIM_API simError_t simToolEnqueue(const simLaunch* launch);
 GOROCPROF_SIM_API simError_t simToolEnqueueWithCallback(const simLaunch* launch, simToolExecDoneFn done, void* user);
+
+/* ---- API and copy tracing --------------------------------------------------------------------- */
+
+/* Every host call of sim.h and sim_marker.h can be reported to one API callback per process, at its
+ * ENTER (after the injection is loaded, before the call does anything) and at its EXIT (after it is
+ * done, before it returns). Not reported: simGetErrorString and simGetLastErrorMessage (accessors of
+ * the thread's error state that tools call from their own hooks; they touch no device) and the
+ * simWork* calls (device code: they run inside kernels). The ids below are stable: new calls get new
+ * numbers, an id never changes meaning. */
+typedef enum simToolApiDomain
+{
+    SIM_API_DOMAIN_RUNTIME  = 1, /* HIP's runtime API: memory, copies, streams, launches, devices */
+    SIM_API_DOMAIN_COMPILER = 2, /* HIP's compiler API (__hipRegisterFunction & co): registration */
+    SIM_API_DOMAIN_MARKER   = 3  /* sim_marker.h, as roctx */
+} simToolApiDomain;
+
+typedef enum simToolApiId
+{
+    SIM_API_ID_NONE                       = 0,
+    SIM_API_ID_simGetDeviceCount          = 1,
+    SIM_API_ID_simSetDevice               = 2,
+    SIM_API_ID_simGetDevice               = 3,
+    SIM_API_ID_simMemGetInfo              = 4,
+    SIM_API_ID_simMalloc                  = 5,
+    SIM_API_ID_simFree                    = 6,
+    SIM_API_ID_simMemcpy                  = 7,
+    SIM_API_ID_simMemset                  = 8,
+    SIM_API_ID_simMemcpyAsync             = 9,
+    SIM_API_ID_simMemsetAsync             = 10,
+    SIM_API_ID_simStreamCreate            = 11,
+    SIM_API_ID_simStreamDestroy           = 12,
+    SIM_API_ID_simStreamSynchronize       = 13,
+    SIM_API_ID_simDeviceSynchronize       = 14,
+    SIM_API_ID_simStreamCompletedLaunches = 15,
+    SIM_API_ID_simLaunchKernel            = 16,
+    SIM_API_ID_simRegisterKernel          = 17, /* compiler domain */
+    SIM_API_ID_simModuleGlobal            = 18, /* compiler domain */
+    SIM_API_ID_simMarkA                   = 19, /* marker domain, from here on */
+    SIM_API_ID_simRangePushA              = 20,
+    SIM_API_ID_simRangePop                = 21,
+    SIM_API_ID_simRangeStartA             = 22,
+    SIM_API_ID_simRangeStop               = 23,
+    SIM_API_ID_LAST                       = 23
+} simToolApiId;
+
+/* The call's name as the header spells it ("simMemcpy"); NULL for an id that is not one. */
+GOROCPROF_SIM_API const char* simToolApiName(simToolApiId id);
+/* The domain of the call; 0 for an id that is not one. */
+GOROCPROF_SIM_API simToolApiDomain simToolApiDomainOf(simToolApiId id);
+
+typedef enum simToolApiPhase
+{
+    SIM_API_PHASE_ENTER = 1,
+    SIM_API_PHASE_EXIT  = 2
+} simToolApiPhase;
+
+/* How a copy moves: by where its source and destination live (simToolFindAllocation: device memory
+ * and module globals are their agent's, anything else is host memory). */
+typedef enum simToolCopyKind
+{
+    SIM_COPY_HOST_TO_HOST     = 0,
+    SIM_COPY_HOST_TO_DEVICE   = 1,
+    SIM_COPY_DEVICE_TO_HOST   = 2,
+    SIM_COPY_DEVICE_TO_DEVICE = 3 /* one agent, or two (src_device != dst_device) */
+} simToolCopyKind;
+
+/* One call as the callback sees it. Fields a call does not have are 0 / NULL. */
+typedef struct simToolApiCall
+{
+    size_t           size;      /* sizeof(simToolApiCall) of the runtime */
+    simToolApiId     id;
+    simToolApiDomain domain;
+    const char*      name;      /* simToolApiName(id) */
+    simToolApiPhase  phase;
+    uint64_t         thread_id; /* OS thread id of the caller */
+    int64_t          timestamp_ns;   /* simToolClockNs() just before this callback */
+    int64_t          enter_ns;       /* EXIT: the ENTER's timestamp_ns */
+    uint64_t         enter_value;    /* EXIT: what the ENTER callback returned */
+    simError_t       result;         /* EXIT of calls returning simError_t */
+    /* Arguments, at ENTER and EXIT alike, unless said otherwise. */
+    int              device;         /* simSetDevice's argument; the current device for all other calls */
+    const void*      src;            /* simMemcpy(Async) */
+    void*            dst;            /* simMemcpy(Async), simMemset(Async), simFree's pointer */
+    size_t           bytes;          /* simMemcpy(Async), simMemset(Async), simMalloc, simModuleGlobal */
+    simToolCopyKind  copy_kind;      /* simMemcpy(Async) */
+    int              src_device;     /* simMemcpy(Async): the source's agent, -1 for host memory */
+    int              dst_device;     /* simMemcpy(Async), simMemset(Async): the destination's, or -1 */
+    simStream_t      stream;         /* calls taking a stream, as passed (NULL = default stream) */
+    const char*      kernel_name;    /* simLaunchKernel, simRegisterKernel: mangled; simModuleGlobal: the global's name */
+    const char*      message;        /* simMarkA, simRangePushA, simRangeStartA: the user's text */
+    uint64_t         range_id;       /* simRangeStop's argument; EXIT of simRangeStartA: the new id */
+    int              depth;          /* EXIT of simRangePushA / simRangePop: what they return */
+} simToolApiCall;
+
+/* Called at ENTER and EXIT of every reported call on the calling thread (nested: a call made from
+ * inside a launch hook is reported inside the simLaunchKernel that called the hook). What ENTER
+ * returns is handed back at the EXIT (enter_value) and kept for the work the call enqueues:
+ * simLaunch.api_value of its launches, simToolCopy.api_value of its copies, so that a tool can tie
+ * work that finishes on a stream's worker to the call that issued it. EXIT's return value is ignored.
+ * The runtime does not tell the tool's own calls from the application's: they run on the tool's
+ * thread, where the tool knows (a thread-local flag). */
+typedef uint64_t (*simToolApiCallbackFn)(const simToolApiCall* call, void* user);
+
+/* One copy (simMemcpy, simMemcpyAsync), reported once, when it is done: a synchronous copy on the
+ * calling thread before the call's EXIT, an asynchronous one on its stream's worker. Memsets are not
+ * copies (only their API call is reported). */
+typedef struct simToolCopy
+{
+    size_t          size;        /* sizeof(simToolCopy) of the runtime */
+    simToolApiId    id;          /* the call that issued it: simMemcpy or simMemcpyAsync */
+    simToolCopyKind kind;
+    int             src_device;  /* agent, or -1 for host memory */
+    int             dst_device;
+    size_t          bytes;
+    const void*     src;
+    void*           dst;
+    simStream_t     stream;      /* simMemcpyAsync's as passed; NULL for simMemcpy */
+    uint64_t        stream_id;   /* simLaunch.stream_id's numbering; 0 for simMemcpy (no stream) */
+    uint64_t        thread_id;   /* OS thread id of the issuing thread */
+    int64_t         start_ns;    /* the copy itself, on simToolClockNs()'s clock */
+    int64_t         end_ns;
+    uint64_t        api_value;   /* what the API callback's ENTER of the issuing call returned (0: none) */
+} simToolCopy;
+
+typedef void (*simToolCopyCallbackFn)(const simToolCopy* copy, void* user);
+
+/* Set, replace (NULL removes) the callbacks. Safe at any time from any thread; a call already past
+ * its ENTER when the API callback changes gets its EXIT from the callback it entered with. Without
+ * a callback a reported call costs one load and a branch. */
+GOROCPROF_SIM_API simError_t simToolSetApiCallback(simToolApiCallbackFn fn, void* user);
+GOROCPROF_SIM_API simError_t simToolSetCopyCallback(simToolCopyCallbackFn fn, void* user);
 
 /* ---- Device memory, for snapshot and restore -------------------------------------------------- */
 

@@ -689,10 +689,10 @@ PY
 )"
         tail -3 "$d-nsys.txt" | tee -a "$LOG"
     fi
-    # The front end, when it has --sys-trace (issue 32's flags): three groups under kernel replay.
+    # The front end, when it has --sys-trace (issue 32's flags): three groups under kernel replay; it sets NVTX_INJECTION64_PATH.
     if [ -x "$ROOT/bin/gorocprof" ] && "$ROOT/bin/gorocprof" --help 2>&1 | grep -q -- "--sys-trace"; then
         t=$(date +%s%N)
-        NVTX_INJECTION64_PATH="$TOOL" timeout 120 "$ROOT/bin/gorocprof" --sys-trace --pmc ${G0/,/ } --pmc ${G1/,/ } --pmc ${G2/,/ } \
+        timeout 120 "$ROOT/bin/gorocprof" --sys-trace --pmc ${G0/,/ } --pmc ${G1/,/ } --pmc ${G2/,/ } \
             --replay-mode kernel --kernel-replay-beta-enabled -d "$d-cli" -o trace -- "$exe" >"$d-cli.txt" 2>&1
         rc_cli=$?
         say "trace bin/gorocprof --sys-trace: rc $rc_cli / $(ms_since $t) ms / files: $(cd "$d-cli" 2>/dev/null && for f in $(ls | grep -i -E 'trace|api' | head -8); do printf '%s(%s lines) ' "$f" "$(wc -l <"$f")"; done)"

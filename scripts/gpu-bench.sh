@@ -17,6 +17,10 @@
 # Each cell is the median wall time of BENCH_REPS runs of workload (1), BENCH_TORCH_REPS of (2) and
 # BENCH_FOOTPRINT_REPS of (3) (default 3 each; the 'runs' column says). One workload at a time fits a
 # 600 s device call (BENCH_WORKLOADS=many, torch or footprint); all three with S10 do not.
+# Workload trace (BENCH_WORKLOADS=trace, alone: the rest of the bench is skipped): the cost of tracing alone,
+# tests/torch_trace_step.py's training steps unprofiled, traced by gorocprof (--sys-trace's domains, no counters)
+# and under nsys with the same domains (--trace=cuda,nvtx), BENCH_TRACE_REPS processes of each, alternating.
+# Writes $OUT/gpu-bench-trace.md.
 # Writes $OUT/gpu-bench.md (printed last) and $OUT/gpu-bench.log.
 set -uo pipefail
 
@@ -68,6 +72,79 @@ median_ms() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# ---- trace: what tracing alone adds to a training step ---------------------------------------------------
+# Each process prints its median step time (30 steps after 5 warm-up steps, tests/torch_trace_step.py); a cell
+# is the median over BENCH_TRACE_REPS processes, the variants alternating. Variants: unprofiled; bin/gorocprof
+# --sys-trace (the four CUDA domains and kernel trace, no counters); the tool library under the plan --sys-trace
+# writes, run directly (its records give the line count); bin/gorocprof with the API, marker and copy domains
+# but no kernel trace; bin/gorocprof --kernel-trace alone; nsys --trace=cuda,nvtx. The front-end variants need
+# a bin/gorocprof with issue 32's flags (else '-').
+if [ "$WORKLOADS" = trace ]; then
+    TRACE_REPS=${BENCH_TRACE_REPS:-3}
+    STEP=$ROOT/tool/cuda/tests/torch_trace_step.py
+    NSYS=$(command -v nsys || ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
+    FRONT=0
+    "$GR" --help 2>&1 | grep -q -- "--sys-trace" && FRONT=1
+    PLAN_DOMAINS='["CUDA_DRIVER_API","CUDA_RUNTIME_API","MARKER_CORE_RANGE_API","MEMORY_COPY"]'
+    variant() { # variant NAME RUN CMD...: CMD the variant's way, run directory $WORK/NAME-RUN
+        local name=$1 d=$WORK/$1-$2; shift 2
+        case $name in
+        un) "$@" ;;
+        sys) [ $FRONT = 1 ] && "$GR" --sys-trace -d "$d" -o step -- "$@" ;;
+        api) [ $FRONT = 1 ] && "$GR" --hip-trace --hsa-trace --marker-trace --memory-copy-trace -d "$d" -o step -- "$@" ;;
+        kt) [ $FRONT = 1 ] && "$GR" --kernel-trace -d "$d" -o step -- "$@" ;;
+        tool)
+            mkdir -p "$d/records"
+            printf '{"version":1,"backend":"cuda","replay_mode":"none","application_pass":-1,"kernel_trace":true,"filters":{"include_regex":"","exclude_regex":"","name_kind":"demangled","iteration_ranges":[]},"trace_domains":%s,"agents":[]}\n' "$PLAN_DOMAINS" >"$d/plan.json"
+            env -u NVTX_INJECTION64_PATH GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$d" GOROCPROF_PLAN="$d/plan.json" \
+                GOROCPROF_LOG_LEVEL=warning CUDA_INJECTION64_PATH="$ROOT/lib/gorocprof/libgorocprof_tool_cuda.so" "$@" ;;
+        nsys) [ -n "$NSYS" ] && timeout 300 "$NSYS" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none -o "$d" -f true "$@" ;;
+        esac
+    }
+    VARIANTS=${BENCH_TRACE_VARIANTS:-"un sys tool api kt nsys"}  # un first: every other column is against it
+    step_ms() { grep -h '^STEP-MS' "$1" 2>/dev/null | awk '{print $3}'; }
+    median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
+    pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.2f (%+.1f%%)", a, 100 * (a - b) / b; else print a }'; }
+    {
+        echo "# Tracing alone: a PyTorch training step on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+        echo
+        echo "Command: \`BENCH_WORKLOADS=trace scripts/gpu-bench.sh\` ($(date -u +%Y-%m-%dT%H:%MZ)); $TRACE_REPS processes per cell, the"
+        echo "variants alternating; each process's median of 30 steps after 5 warm-up steps (tests/torch_trace_step.py), ms"
+        echo "per step and what it adds to the unprofiled step. sys: \`gorocprof --sys-trace\`; tool: the tool library under"
+        echo "--sys-trace's plan; api: \`gorocprof --hip-trace --hsa-trace --marker-trace --memory-copy-trace\` (no kernel"
+        echo "trace); kt: \`gorocprof --kernel-trace\`; nsys: \`nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none\`."
+        echo
+        echo "| config | unprofiled | sys | tool | api | kt | nsys | lines (tool run) |"
+        echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    } >"$OUT/gpu-bench-trace.md"
+    for config in ${BENCH_TRACE_CONFIGS:-small large}; do
+        for ((i = 0; i < TRACE_REPS; i++)); do
+            for v in $VARIANTS; do
+                variant $v $config-$i python3 "$STEP" $config >>"$WORK/$config-$v.txt" 2>&1 || echo "$v $config run $i: rc $?" >>"$LOG"
+            done
+        done
+        un=$(step_ms "$WORK/$config-un.txt" | median)
+        row="| $config | $un"
+        for v in sys tool api kt nsys; do
+            case " $VARIANTS " in *" $v "*) row="$row | $(pct "$(step_ms "$WORK/$config-$v.txt" | median)" "$un")" ;; *) row="$row | not run" ;; esac
+        done
+        lines=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c -E '"t":"(api|marker|copy)"')
+        disp=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c '"t":"dispatch"')
+        echo "$row | $lines trace, $disp dispatch |" >>"$OUT/gpu-bench-trace.md"
+        for v in $VARIANTS; do echo "$config $v: $(step_ms "$WORK/$config-$v.txt" | tr '\n' ' ')" >>"$LOG"; done
+    done
+    grep -h "gorocprof-tool\|rror" "$WORK"/*-sys.txt "$WORK"/*-tool.txt 2>/dev/null | sort | uniq -c | head -8 >>"$LOG"
+    cat "$WORK"/tool-small-0/records/*.ndjson 2>/dev/null | python3 -c '
+import collections, json, sys
+c = collections.Counter()
+for l in sys.stdin:
+    r = json.loads(l)
+    c[(r["t"], r.get("domain", ""), r.get("op", ""))] += 1
+print("small, tool run, top lines:", [("/".join(k), n) for k, n in c.most_common(14)])' >>"$LOG" 2>&1
+    cat "$OUT/gpu-bench-trace.md"
+    exit 0
+fi
 
 # equal_to_ncu RESULTS_JSON NCU_CSV [METRIC_REGEX]: do our values of every (kernel, metric) equal ncu's?
 equal_to_ncu() { python3 "$ROOT/tool/cuda/tests/results_vs_ncu.py" "$1" "$2" --metrics "${3:-.}" 2>&1 | tail -1; }

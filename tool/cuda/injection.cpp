@@ -8,6 +8,7 @@
 #include "dispatch_path.hpp"
 #include "options.hpp"
 #include "phase_stats.hpp"
+#include "tracing.hpp"
 #include "window_lock.hpp"
 
 #include <cupti.h>
@@ -15,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -35,10 +37,52 @@ uint64_t gettid_u64() {
 
 namespace {
 
-bool contains(const CUpti_CallbackId* ids, size_t n, CUpti_CallbackId id) {
-    for (size_t i = 0; i < n; ++i)
-        if (ids[i] == id) return true;
-    return false;
+// What the tool does with each driver callback id, looked up once per call: with the whole driver domain
+// traced every driver call arrives, and most (cuCtxGetDevice, cuDeviceGetAttribute, ...) are no business of
+// the tool's. Filled by subscribe() from the lists each file enables.
+enum : uint8_t { kToolCall = 1, kLaunchCall = 2, kGraphCall = 4, kMemoryCallBit = 8, kObserveCall = 16 };
+std::array<uint8_t, CUPTI_DRIVER_TRACE_CBID_SIZE> g_driver_class{};
+
+uint8_t driver_class(CUpti_CallbackId cbid) {
+    return cbid < g_driver_class.size() ? g_driver_class[cbid] : uint8_t{kToolCall};  // a newer id: the full path
+}
+
+void classify_driver_ids() {
+    auto mark = [](const CUpti_CallbackId* ids, size_t n, uint8_t bits) {
+        for (size_t i = 0; i < n; ++i)
+            if (ids[i] < g_driver_class.size()) g_driver_class[ids[i]] |= kToolCall | bits;
+    };
+    mark(kLaunchIds, kLaunchIdCount, kLaunchCall);
+    mark(kGraphIds, kGraphIdCount, kGraphCall);
+    mark(kMemoryCallIds, kMemoryCallIdCount, kMemoryCallBit);
+    mark(kObserveIds, kObserveIdCount, kObserveCall);
+    mark(kAllocIds, kAllocIdCount, 0);
+    const CUpti_CallbackId unload = CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload;
+    mark(&unload, 1, 0);
+}
+
+// One driver call of the application (the tool's guard down): handed to the file of its kind.
+void on_driver_call(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+    const uint8_t c = driver_class(cbid);
+    if (!(c & kToolCall)) return;
+    if (cb->callbackSite == CUPTI_API_ENTER && (c & kObserveCall)) close_lasting_windows();
+    if (c & kLaunchCall) {
+        if (cb->callbackSite == CUPTI_API_ENTER)
+            on_launch_enter(cbid, cb);
+        else
+            on_launch_exit(cb);
+    } else if (c & kGraphCall) {
+        on_graph_callback(cbid, cb);
+    } else {
+        const bool memory = (c & kMemoryCallBit) != 0;
+        if (cb->callbackSite == CUPTI_API_ENTER) {
+            if (memory) on_memory_call_enter(cb);
+            if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload) on_library_unload_enter(cb);
+        } else {
+            on_allocation_exit(cbid, cb);
+            if (memory) on_memory_call_exit();
+        }
+    }
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
@@ -53,31 +97,28 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
             on_context_created(rd->context);
         return;
     }
-    if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
     auto* cb = static_cast<const CUpti_CallbackData*>(data);
-    if (graph_probe_callback(cbid, cb) || t_guard > 0) return;
-    if (cb->callbackSite == CUPTI_API_ENTER && observes_device(cbid)) close_lasting_windows();
-    if (contains(kLaunchIds, kLaunchIdCount, cbid)) {
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {  // enabled only when the plan traces it (tracing.cpp)
+        if (t_guard > 0) return;
         if (cb->callbackSite == CUPTI_API_ENTER)
-            on_launch_enter(cbid, cb);
+            tracing::on_api_enter(domain, cbid, cb);
         else
-            on_launch_exit(cb);
-    } else if (contains(kGraphIds, kGraphIdCount, cbid)) {
-        on_graph_callback(cbid, cb);
-    } else {
-        const bool memory = memory_call(cbid) != MemoryCall::None;
-        if (cb->callbackSite == CUPTI_API_ENTER) {
-            if (memory) on_memory_call_enter(cb);
-            if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload) on_library_unload_enter(cb);
-        } else {
-            on_allocation_exit(cbid, cb);
-            if (memory) on_memory_call_exit();
-        }
+            tracing::on_api_exit(domain);
+        return;
     }
+    if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+    if (graph_probe_callback(cbid, cb) || t_guard > 0) return;
+    // The traced call opens before the tool's work on it and closes after it: a launch's dispatch, and
+    // the passes the tool replays inside the call, take its correlation id.
+    const bool enter = cb->callbackSite == CUPTI_API_ENTER;
+    if (enter) tracing::on_api_enter(domain, cbid, cb);
+    on_driver_call(cbid, cb);
+    if (!enter) tracing::on_api_exit(domain);
 }
 
 PortStatus subscribe() {
     Backend& b = backend();
+    classify_driver_ids();
     CUptiResult r = cuptiSubscribe(&b.subscriber, on_callback, nullptr);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
         return PortStatus::failure("cuptiSubscribe",
@@ -103,7 +144,12 @@ PortStatus subscribe() {
     if (!(st = enable_driver(kGraphIds, kGraphIdCount)).ok) return st;
     if (!(st = enable_driver(kMemoryCallIds, kMemoryCallIdCount)).ok) return st;
     if (!(st = enable_driver(kObserveIds, kObserveIdCount)).ok) return st;
-    return enable_driver(kAllocIds, kAllocIdCount);
+    if (!(st = enable_driver(kAllocIds, kAllocIdCount)).ok) return st;
+    // The plan's trace domains (docs/tracing.md): more callback domains, the copies' activity buffers. A
+    // domain that cannot be traced costs its lines, not the counters.
+    const PortStatus traced = tracing::start(b.subscriber);
+    if (!traced.ok) gorocprof::core::Core::instance().warn("tracing: " + traced.message() + ": the plan's trace domains are not all traced");
+    return PortStatus::success();
 }
 
 }  // namespace
@@ -122,7 +168,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     b.port.set_cache_control(opts.cache_control);
     // Registered after the core's exit flush, so it runs first: the open windows' records precede the end
     // record (a context destroyed earlier at exit closed its own).
-    std::atexit([] { close_lasting_windows(); });
+    std::atexit([] {
+        tracing::flush();  // the copies CUPTI still holds, before core's end record
+        close_lasting_windows();
+    });
     // The first stack walk loads the unwinder (dlopen): here, not inside a launch callback of the driver.
     launching_communication_library();
     PortStatus st = subscribe();

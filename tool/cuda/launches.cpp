@@ -7,6 +7,7 @@
 #include "dispatch_path.hpp"
 #include "phase_stats.hpp"
 #include "replay_service.hpp"
+#include "tracing.hpp"
 
 #include <iterator>
 #include <mutex>
@@ -241,11 +242,18 @@ bool open_dispatch_of(ContextState& context, const KernelEntry& k, uint32_t corr
     f.info.workgroup_size = {l.block[0], l.block[1], l.block[2]};
     // Grid in work-items, as rocprofv3 counts it: blocks times threads per block.
     f.info.grid_size = {l.grid[0] * l.block[0], l.grid[1] * l.block[1], l.grid[2] * l.block[2]};
-    f.correlation_id = correlation;
+    f.correlation_id = tracing::dispatch_correlation(correlation);
     f.stream_id = stream_id;
     f.thread_id = gettid_u64();
     f.agent_index = cs->ordinal;
     t_dispatch_id = id;
+    // No counters: the kernel's activity record brings its times (kernel trace) or nothing is recorded; the
+    // launch stays asynchronous (no window, no drain, no wait). A graph's kernel node is the tool's launch: the
+    // usual path.
+    if (l.app_launch_pending && tracing::launches_not_waited()) {
+        tracing::defer_dispatch(f, correlation);
+        return false;
+    }
 
     // From here to EXIT this launch owns the device: no other thread's kernel or memory call
     // (memory_calls.cpp) may land between the snapshot and the last pass.
@@ -302,7 +310,7 @@ void close_dispatch(uint32_t correlation) {
     Launch& l = t_launch;
     replay::Dispatch d;
     d.info = t_facts.info;
-    d.correlation.internal = correlation;
+    d.correlation.internal = tracing::dispatch_correlation(correlation);
     d.backend_dispatch = &l;
     if (l.lasting) {
         // Its one pass is a range of the lasting window: the records are written when the window is decoded.
@@ -330,6 +338,7 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
 
 void on_launch_exit(const CUpti_CallbackData* cb) {
     if (!t_launch_active) {
+        if (*static_cast<const CUresult*>(cb->functionReturnValue) != CUDA_SUCCESS) tracing::cancel_dispatch(cb->correlationId);
         on_memory_call_exit();  // the hold of a launch that is no dispatch, if it took one
         return;
     }

@@ -83,6 +83,8 @@ Options read_options(const std::function<const char*(const char*)>& env) {
     if (const char* dir = env("GOROCPROF_CUDA_AVAILABILITY_DIR")) o.availability_dir = dir;
     const char* timing = env("GOROCPROF_CUDA_TIMING");
     o.timing = timing && *timing && *timing != '0';
+    if (const char* nvtx = env("NVTX_INJECTION64_PATH")) o.nvtx_injection_path = nvtx;
+    o.async_kernel_trace = unless_zero(env("GOROCPROF_CUDA_ASYNC_KERNEL_TRACE"));
     return o;
 }
 

@@ -69,6 +69,12 @@ struct Options {
     std::string availability_dir;
     // GOROCPROF_CUDA_TIMING=1 (any value not empty and not starting with 0): time per phase on stderr at exit.
     bool timing = false;
+    // NVTX_INJECTION64_PATH (NVTX's own variable; the front end sets it when markers are traced): the NVTX injection
+    // the application loads. When markers are traced and it is empty, the tool names itself there (tracing.cpp).
+    std::string nvtx_injection_path;
+    // GOROCPROF_CUDA_ASYNC_KERNEL_TRACE=0: a kernel trace without counters waits for each launch (events) instead
+    // of taking its times from CUPTI's kernel activity (tracing.hpp).
+    bool async_kernel_trace = true;
     // A value the backend did not understand, one sentence each (the default was taken instead).
     std::vector<std::string> problems;
 };

@@ -38,6 +38,8 @@ std::string describe(const Options& o) {
     s += o.union_runs ? "" : " nounionruns";
     s += o.timing ? " timing" : "";
     s += o.replay_timeout_ns ? " timeout=" + std::to_string(o.replay_timeout_ns) : "";
+    s += o.async_kernel_trace ? "" : " noasync";
+    s += o.nvtx_injection_path.empty() ? "" : " nvtx=" + o.nvtx_injection_path;
     s += " problems=" + std::to_string(o.problems.size());
     return s;
 }
@@ -84,6 +86,10 @@ TEST_CASE(options_read_each_variable_and_default_the_rest) {
         {{{"GOROCPROF_CUDA_REPLAY_TIMEOUT", "5s"}}, defaults.substr(0, defaults.size() - 11) + " problems=1"},
         {{{"GOROCPROF_CUDA_REPLAY_TIMEOUT", "-1"}}, defaults.substr(0, defaults.size() - 11) + " problems=1"},
         {{{"GOROCPROF_CUDA_TIMING", ""}}, defaults},
+        {{{"GOROCPROF_CUDA_ASYNC_KERNEL_TRACE", "0"}}, defaults.substr(0, defaults.size() - 11) + " noasync problems=0"},
+        {{{"GOROCPROF_CUDA_ASYNC_KERNEL_TRACE", "1"}}, defaults},
+        {{{"NVTX_INJECTION64_PATH", "/x/libgorocprof_tool_cuda.so"}}, defaults.substr(0, defaults.size() - 11) + " nvtx=/x/libgorocprof_tool_cuda.so problems=0"},
+        {{{"NVTX_INJECTION64_PATH", ""}}, defaults},
     };
     for (const Row& r : rows) {
         const std::string got = describe(from(r.env));

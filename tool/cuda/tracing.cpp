@@ -1,0 +1,545 @@
+// Tracing on CUDA (tracing.hpp): API calls from CUPTI's callbacks, copies and memsets from its activity
+// buffers, the CPU agent the copies' host side names.
+#include "tracing.hpp"
+
+#include "core.hpp"
+#include "options.hpp"
+#include "trace_facts.hpp"
+#include "trace.hpp"
+#include "window_lock.hpp"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace gorocprof::cuda::tracing {
+
+namespace trace = core::trace;
+using core::Core;
+
+namespace {
+
+// The CPU agent's record id: the host side of every copy (GPU agents are their ordinal + 1, contexts.cpp).
+constexpr uint64_t kCpuAgentId = 0;
+// CUPTI's activity buffers: large enough that a step of a training loop fills few, small enough to be
+// delivered within the flush period.
+constexpr size_t kBufferBytes = 4 << 20;
+// Buffers are delivered at least this often (milliseconds), so a crash loses at most about this much.
+constexpr uint32_t kFlushPeriodMs = 100;
+// Nesting of traced calls on one thread (a runtime call and the driver calls it makes, callbacks inside).
+constexpr int kDepth = 16;
+
+bool g_runtime = false;      // CUDA_RUNTIME_API traced: its callback domain is enabled
+bool g_driver = false;       // CUDA_DRIVER_API traced: the whole driver domain is enabled
+bool g_copies = false;       // MEMORY_COPY traced: the activity kinds are enabled
+bool g_kernels = false;      // deferred kernel trace: CONCURRENT_KERNEL is enabled
+bool g_no_waits = false;     // no counters: no launch is waited for (deferred kernel trace or none)
+int64_t g_clock_offset = 0;  // added to activity timestamps when CUPTI would not take our clock
+
+// ---- API calls ----------------------------------------------------------------------------------
+
+// One name per callback id, as the runtime spells the function: CUPTI's name less a runtime version tag
+// ("cudaMemcpy_v3020" -> "cudaMemcpy"); driver names keep their symbol's suffix ("cuMemAlloc_v2").
+std::array<std::atomic<const char*>, CUPTI_RUNTIME_TRACE_CBID_SIZE> g_runtime_names{};
+
+const char* runtime_name(CUpti_CallbackId cbid, const char* cupti_name) {
+    if (cupti_name == nullptr) return "unknown";
+    if (cbid >= g_runtime_names.size()) return cupti_name;
+    if (const char* n = g_runtime_names[cbid].load(std::memory_order_acquire)) return n;
+    // Kept for the process's life: lines refer to it until they are written.
+    const char* kept = (new std::string(runtime_api_name(cupti_name)))->c_str();
+    const char* expected = nullptr;
+    if (!g_runtime_names[cbid].compare_exchange_strong(expected, kept, std::memory_order_acq_rel)) return expected;
+    return kept;
+}
+
+struct ApiStack {
+    std::optional<trace::ApiCall> calls[kDepth];
+    uint32_t runtime_ids[kDepth] = {};  // CUPTI's correlation id of each open runtime call, 0 for a driver call
+    int depth = 0;
+};
+thread_local ApiStack t_api;
+
+// ---- copies -------------------------------------------------------------------------------------
+
+// What the application's memory call told its driver ENTER: the copy's record takes it from here.
+struct PendingCopy {
+    uint64_t correlation_id = 0;
+    uint64_t thread_id = 0;
+    uint64_t src = 0;
+    uint64_t dst = 0;
+};
+std::mutex g_pending_mu;
+std::unordered_map<uint32_t, PendingCopy> g_pending;  // by CUPTI's correlation id of the driver call
+
+// The driver calls that copy or set memory (is_copy_call's answers), by callback id: filled once at start.
+std::array<bool, CUPTI_DRIVER_TRACE_CBID_SIZE> g_copy_calls{};
+
+bool copy_call_of_list(CUpti_CallbackId cbid) {
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
+        return false;
+    default:
+        return memory_call(cbid) != MemoryCall::None;
+    }
+}
+
+bool is_copy_call(CUpti_CallbackId cbid) { return cbid < g_copy_calls.size() && g_copy_calls[cbid]; }
+
+// The source and destination addresses of the one-dimensional copies and memsets; 0 where the call
+// describes them otherwise (2D and 3D copies, arrays).
+void addresses(CUpti_CallbackId cbid, const void* p, uint64_t* src, uint64_t* dst) {
+    auto u = [](auto v) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(v)); };
+    auto d = [](CUdeviceptr v) { return static_cast<uint64_t>(v); };
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds: {
+        auto* a = static_cast<const cuMemcpy_params*>(p);
+        *src = d(a->src), *dst = d(a->dst);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz: {
+        auto* a = static_cast<const cuMemcpyAsync_params*>(p);
+        *src = d(a->src), *dst = d(a->dst);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds: {
+        auto* a = static_cast<const cuMemcpyHtoD_v2_params*>(p);
+        *src = u(a->srcHost), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz: {
+        auto* a = static_cast<const cuMemcpyHtoDAsync_v2_params*>(p);
+        *src = u(a->srcHost), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds: {
+        auto* a = static_cast<const cuMemcpyDtoH_v2_params*>(p);
+        *src = d(a->srcDevice), *dst = u(a->dstHost);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz: {
+        auto* a = static_cast<const cuMemcpyDtoHAsync_v2_params*>(p);
+        *src = d(a->srcDevice), *dst = u(a->dstHost);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds: {
+        auto* a = static_cast<const cuMemcpyDtoD_v2_params*>(p);
+        *src = d(a->srcDevice), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz: {
+        auto* a = static_cast<const cuMemcpyDtoDAsync_v2_params*>(p);
+        *src = d(a->srcDevice), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer_ptds: {
+        auto* a = static_cast<const cuMemcpyPeer_params*>(p);
+        *src = d(a->srcDevice), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz: {
+        auto* a = static_cast<const cuMemcpyPeerAsync_params*>(p);
+        *src = d(a->srcDevice), *dst = d(a->dstDevice);
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds:
+        *dst = d(static_cast<const cuMemsetD8_v2_params*>(p)->dstDevice);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds:
+        *dst = d(static_cast<const cuMemsetD16_v2_params*>(p)->dstDevice);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds:
+        *dst = d(static_cast<const cuMemsetD32_v2_params*>(p)->dstDevice);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz:
+        *dst = d(static_cast<const cuMemsetD8Async_params*>(p)->dstDevice);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz:
+        *dst = d(static_cast<const cuMemsetD16Async_params*>(p)->dstDevice);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz:
+        *dst = d(static_cast<const cuMemsetD32Async_params*>(p)->dstDevice);
+        break;
+    default:
+        break;
+    }
+}
+
+void register_copy(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+    PendingCopy p;
+    p.correlation_id = trace::current_correlation_id();
+    p.thread_id = trace::thread_id();
+    addresses(cbid, cb->functionParams, &p.src, &p.dst);
+    std::lock_guard<std::mutex> lock(g_pending_mu);
+    g_pending[cb->correlationId] = p;
+}
+
+// The application's copy CUPTI correlates with `cupti_id`; false for the tool's own (never registered).
+bool take_pending(uint32_t cupti_id, PendingCopy* out) {
+    std::lock_guard<std::mutex> lock(g_pending_mu);
+    auto it = g_pending.find(cupti_id);
+    if (it == g_pending.end()) return false;
+    *out = it->second;
+    g_pending.erase(it);
+    return true;
+}
+
+uint64_t gpu_agent(uint32_t device_ordinal) { return static_cast<uint64_t>(device_ordinal) + 1; }
+
+void copy_record(const CUpti_Activity* r) {
+    trace::Copy c;
+    PendingCopy p;
+    switch (r->kind) {
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
+        if (!take_pending(m->correlationId, &p)) return;
+        const uint64_t gpu = gpu_agent(m->deviceId);
+        switch (m->copyKind) {
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+            c.op = "MEMORY_COPY_HOST_TO_DEVICE", c.src_agent_id = kCpuAgentId, c.dst_agent_id = gpu;
+            break;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+            c.op = "MEMORY_COPY_DEVICE_TO_HOST", c.src_agent_id = gpu, c.dst_agent_id = kCpuAgentId;
+            break;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+            c.op = "MEMORY_COPY_HOST_TO_HOST", c.src_agent_id = kCpuAgentId, c.dst_agent_id = kCpuAgentId;
+            break;
+        default:  // DTOD, DTOA, ATOD, ATOA (peer copies come as MEMCPY2)
+            c.op = "MEMORY_COPY_DEVICE_TO_DEVICE", c.src_agent_id = gpu, c.dst_agent_id = gpu;
+            break;
+        }
+        c.size = m->bytes, c.start = static_cast<int64_t>(m->start), c.end = static_cast<int64_t>(m->end);
+        c.queue_id = c.stream_id = m->streamId;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+        auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(r);
+        if (!take_pending(m->correlationId, &p)) return;
+        c.op = "MEMORY_COPY_DEVICE_TO_DEVICE";
+        c.src_agent_id = gpu_agent(m->srcDeviceId), c.dst_agent_id = gpu_agent(m->dstDeviceId);
+        c.size = m->bytes, c.start = static_cast<int64_t>(m->start), c.end = static_cast<int64_t>(m->end);
+        c.queue_id = c.stream_id = m->streamId;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+        auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
+        if (!take_pending(m->correlationId, &p)) return;
+        c.op = "MEMORY_SET";
+        c.src_agent_id = c.dst_agent_id = gpu_agent(m->deviceId);
+        c.size = m->bytes, c.start = static_cast<int64_t>(m->start), c.end = static_cast<int64_t>(m->end);
+        c.queue_id = c.stream_id = m->streamId;
+        p.src = p.dst;
+        break;
+    }
+    default:
+        return;
+    }
+    c.correlation_id = p.correlation_id;
+    c.thread_id = p.thread_id;
+    c.src_address = p.src, c.dst_address = p.dst;
+    c.start += g_clock_offset, c.end += g_clock_offset;
+    trace::record_copy(c);
+}
+
+// ---- deferred kernel trace ----------------------------------------------------------------------
+
+// A launch's dispatch waiting for its kernel's activity record. CUPTI gives a kernel the correlation id of
+// the runtime call that launched it, or of the driver call when the app called the driver: both are keys.
+struct Deferred {
+    core::DispatchFacts facts;
+    uint32_t keys[2] = {0, 0};
+};
+std::mutex g_deferred_mu;
+std::unordered_map<uint64_t, Deferred> g_deferred;      // by dispatch id
+std::unordered_map<uint32_t, uint64_t> g_deferred_key;  // CUPTI correlation id -> dispatch id
+
+bool take_deferred(uint32_t cupti_id, core::DispatchFacts* out) {
+    std::lock_guard<std::mutex> lock(g_deferred_mu);
+    auto k = g_deferred_key.find(cupti_id);
+    if (k == g_deferred_key.end()) return false;
+    auto it = g_deferred.find(k->second);
+    if (it == g_deferred.end()) return false;
+    *out = it->second.facts;
+    for (uint32_t key : it->second.keys)
+        if (key != 0) g_deferred_key.erase(key);
+    g_deferred.erase(it);
+    return true;
+}
+
+void kernel_record(const CUpti_ActivityKernel10* k) {
+    core::DispatchFacts f;
+    if (!take_deferred(k->correlationId, &f)) return;  // a launch of the tool's, or one traced the other way
+    Core& core = Core::instance();
+    core.begin_dispatch(f);
+    core::PassRecord rec;
+    rec.pass = 0;
+    rec.passes = 1;
+    rec.start_ns = static_cast<int64_t>(k->start) + g_clock_offset;
+    rec.end_ns = static_cast<int64_t>(k->end) + g_clock_offset;
+    core.record_pass(std::move(rec));
+    core.end_dispatch();
+}
+
+std::atomic<bool> g_reported_read{false};
+std::atomic<bool> g_reported_dropped{false};
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+    *size = *buffer != nullptr ? kBufferBytes : 0;
+    *max_records = 0;  // as many as fit
+}
+
+void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t, size_t valid) {
+    CUpti_Activity* r = nullptr;
+    for (;;) {
+        const CUptiResult st = cuptiActivityGetNextRecord(buffer, valid, &r);
+        if (st == CUPTI_ERROR_MAX_LIMIT_REACHED) break;  // the buffer's end
+        if (st != CUPTI_SUCCESS) {
+            if (!g_reported_read.exchange(true))
+                Core::instance().warn("memory copy trace: the rest of an activity buffer is lost: " +
+                                      cupti(st, "cuptiActivityGetNextRecord").message());
+            break;
+        }
+        if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+            kernel_record(reinterpret_cast<const CUpti_ActivityKernel10*>(r));
+        else
+            copy_record(r);
+    }
+    std::free(buffer);
+    size_t dropped = 0;
+    const PortStatus st = cupti(cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped), "cuptiActivityGetNumDroppedRecords");
+    if (!st.ok && !g_reported_dropped.exchange(true)) Core::instance().warn("memory copy trace: " + st.message());
+    if (st.ok && dropped > 0)
+        Core::instance().warn("memory copy trace: CUPTI dropped " + std::to_string(dropped) +
+                              " activity records (its buffers were full): those copies are missing");
+}
+
+uint64_t CUPTIAPI records_clock() { return static_cast<uint64_t>(core::now_ns()); }
+
+// ---- the CPU agent ------------------------------------------------------------------------------
+
+// The host as one CPU agent (node 0): what /proc/cpuinfo and sysconf say of it.
+void describe_cpu() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    core::AgentInfo c;
+    c.id = kCpuAgentId;
+    c.index = -1;
+    c.type = "CPU";
+    c.name = cpuinfo_field(text, "model name");
+    c.product_name = c.name;
+    c.vendor = cpuinfo_field(text, "vendor_id");
+    c.props.emplace_back("node_id", 0);
+    const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0) c.props.emplace_back("cpu_cores_count", cores);
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) c.props.emplace_back("local_mem_size", static_cast<int64_t>(pages) * page);
+    c.strings = {{"model_name", c.name}};
+    Core::instance().describe_agent(c);
+}
+
+// NVTX loads its injection from NVTX_INJECTION64_PATH at the application's first NVTX call: name this
+// library there when the front end did not (an NVTX call made before CUDA starts is then not traced).
+void point_nvtx_here() {
+    if (!options().nvtx_injection_path.empty()) return;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&point_nvtx_here), &info) == 0 || info.dli_fname == nullptr) {
+        Core::instance().warn("marker trace: this library's path is not known (dladdr), so NVTX_INJECTION64_PATH "
+                              "is not set: NVTX ranges and marks are traced only when it names this library");
+        return;
+    }
+    if (::setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0) != 0)
+        Core::instance().warn("marker trace: NVTX_INJECTION64_PATH could not be set: NVTX ranges and marks are not traced");
+}
+
+// The activity API's clock and buffers, once for copies and kernels.
+PortStatus start_activity() {
+    static bool started = false;
+    if (started) return PortStatus::success();
+    started = true;
+    // Our clock for the activity timestamps; where CUPTI refuses, its clock's offset to ours, read once.
+    const PortStatus clock = cupti(cuptiActivityRegisterTimestampCallback(records_clock),
+                                   "cuptiActivityRegisterTimestampCallback");
+    if (!clock.ok) {
+        uint64_t t = 0;
+        PortStatus st = cupti(cuptiGetTimestamp(&t), "cuptiGetTimestamp");
+        if (!st.ok) return st;
+        g_clock_offset = core::now_ns() - static_cast<int64_t>(t);
+    }
+    PortStatus st = cupti(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+                          "cuptiActivityRegisterCallbacks");
+    if (!st.ok) return st;
+    return cupti(cuptiActivityFlushPeriod(kFlushPeriodMs), "cuptiActivityFlushPeriod");
+}
+
+PortStatus start_copies() {
+    PortStatus st = start_activity();
+    if (!st.ok) return st;
+    for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET})
+        if (!(st = cupti(cuptiActivityEnable(k), "cuptiActivityEnable")).ok) return st;
+    return st;
+}
+
+// The runtime's launch calls, whose CUPTI correlation ids the kernels of runtime launches carry: enabled
+// for the deferred kernel trace when the whole runtime domain is not traced.
+constexpr CUpti_CallbackId kRuntimeLaunchIds[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+};
+
+bool plan_has_counters() {
+    for (const core::PlanAgent& a : Core::instance().config().agents)
+        if (!a.passes.empty()) return true;
+    return false;
+}
+
+PortStatus start_kernels(CUpti_SubscriberHandle subscriber) {
+    PortStatus st;
+    if (!g_runtime)
+        for (CUpti_CallbackId id : kRuntimeLaunchIds)
+            if (!(st = cupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id), "cuptiEnableCallback")).ok)
+                return st;
+    if (!(st = start_activity()).ok) return st;
+    return cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable");
+}
+
+}  // namespace
+
+PortStatus start(CUpti_SubscriberHandle subscriber) {
+    g_runtime = trace::enabled(trace::Domain::CudaRuntime);
+    g_driver = trace::enabled(trace::Domain::CudaDriver);
+    const bool copies = trace::enabled(trace::Domain::MemoryCopy);
+    PortStatus st;
+    if (g_runtime &&
+        !(st = cupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "cuptiEnableDomain")).ok)
+        return st;
+    if (g_driver &&
+        !(st = cupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "cuptiEnableDomain")).ok)
+        return st;
+    if (copies) {
+        for (size_t i = 0; i < kMemoryCallIdCount; ++i)
+            if (kMemoryCallIds[i] < g_copy_calls.size()) g_copy_calls[kMemoryCallIds[i]] = copy_call_of_list(kMemoryCallIds[i]);
+        describe_cpu();
+        if (!(st = start_copies()).ok) return st;
+        g_copies = true;
+    }
+    if (trace::enabled(trace::Domain::Marker)) point_nvtx_here();
+    g_no_waits = !plan_has_counters() && options().async_kernel_trace;
+    if (g_no_waits && Core::instance().config().kernel_trace) {
+        if (!(st = start_kernels(subscriber)).ok) return st;
+        g_kernels = true;
+    }
+    return PortStatus::success();
+}
+
+bool launches_not_waited() { return g_no_waits; }
+
+void defer_dispatch(const core::DispatchFacts& facts, uint32_t cupti_id) {
+    if (!g_kernels) return;  // no kernel trace: the launch is no dispatch
+    const ApiStack& s = t_api;
+    uint32_t runtime_id = 0;
+    for (int i = std::min(s.depth, kDepth) - 1; i >= 0 && runtime_id == 0; --i) runtime_id = s.runtime_ids[i];
+    Deferred d;
+    d.facts = facts;
+    d.keys[0] = cupti_id;
+    d.keys[1] = runtime_id;
+    const uint64_t id = facts.info.dispatch_id;
+    std::lock_guard<std::mutex> lock(g_deferred_mu);
+    g_deferred[id] = d;
+    g_deferred_key[cupti_id] = id;
+    if (runtime_id != 0) g_deferred_key[runtime_id] = id;
+}
+
+void cancel_dispatch(uint32_t cupti_id) {
+    std::lock_guard<std::mutex> lock(g_deferred_mu);
+    auto k = g_deferred_key.find(cupti_id);
+    if (k == g_deferred_key.end()) return;
+    auto it = g_deferred.find(k->second);
+    if (it != g_deferred.end()) {
+        for (uint32_t key : it->second.keys)
+            if (key != 0 && key != cupti_id) g_deferred_key.erase(key);
+        g_deferred.erase(it);
+    }
+    g_deferred_key.erase(k);
+}
+
+bool driver_domain_traced() { return g_driver; }
+
+void on_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+    ApiStack& s = t_api;
+    const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+    if (s.depth < kDepth) s.runtime_ids[s.depth] = runtime ? cb->correlationId : 0;
+    if (s.depth < kDepth && (runtime ? g_runtime : g_driver)) {
+        if (runtime)
+            s.calls[s.depth].emplace(trace::Domain::CudaRuntime, runtime_name(cbid, cb->functionName));
+        else
+            s.calls[s.depth].emplace(trace::Domain::CudaDriver, cb->functionName != nullptr ? cb->functionName : "unknown");
+    }
+    ++s.depth;
+    if (!runtime && g_copies && is_copy_call(cbid)) register_copy(cbid, cb);
+}
+
+void on_api_exit(CUpti_CallbackDomain) {
+    ApiStack& s = t_api;
+    if (s.depth == 0) return;  // an EXIT whose ENTER came before tracing started
+    --s.depth;
+    if (s.depth < kDepth) s.calls[s.depth].reset();
+}
+
+uint64_t dispatch_correlation(uint32_t cupti_id) {
+    return trace::any_api_enabled() ? trace::current_correlation_id() : cupti_id;
+}
+
+void flush() {
+    if (!g_copies && !g_kernels) return;
+    const PortStatus st = cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+    if (!st.ok) Core::instance().warn("trace: the last copies and kernels may be missing: " + st.message());
+    size_t left = 0;
+    {
+        std::lock_guard<std::mutex> lock(g_deferred_mu);
+        left = g_deferred.size();
+        g_deferred.clear();
+        g_deferred_key.clear();
+    }
+    if (left > 0)
+        Core::instance().warn("kernel trace: " + std::to_string(left) +
+                              " dispatches have no record: CUPTI delivered no activity record of their kernels");
+}
+
+}  // namespace gorocprof::cuda::tracing

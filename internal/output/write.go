@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -256,31 +255,6 @@ func (f *Files) Dispatch(d *Dispatch) error {
 	return nil
 }
 
-// Trace hands one trace line to every sink that takes them. A line of a domain the outputs do not
-// know (a newer tool's), or of a domain that is not its type's (an API line of the marker domain),
-// goes to none, so that every format leaves out the same lines, and is reported with the
-// evaluation failures.
-func (f *Files) Trace(t *contract.Trace) error {
-	if ok, err := f.taking(); !ok {
-		return err
-	}
-	if !traceLineKnown(t) {
-		if f.unknown == nil {
-			f.unknown = map[string]int{}
-		}
-		f.unknown[t.Kind+" line of domain "+strconv.Quote(t.TraceDomain())]++
-		return nil
-	}
-	for _, s := range f.sinks {
-		if ts, ok := s.(TraceSink); ok {
-			if err := ts.Trace(t); err != nil {
-				return f.fail(err)
-			}
-		}
-	}
-	return nil
-}
-
 // End ends the process in every sink. Its evaluation failures wait for Close, which reports them
 // once everything else is written.
 func (f *Files) End(failed error) error {
@@ -307,13 +281,8 @@ func (f *Files) End(failed error) error {
 	if err := f.evalError(p); err != nil {
 		f.evalErrs = append(f.evalErrs, err)
 	}
-	if len(f.unknown) > 0 {
-		var parts []string
-		for _, d := range slices.Sorted(maps.Keys(f.unknown)) {
-			parts = append(parts, fmt.Sprintf("%d %s", f.unknown[d], d))
-		}
-		f.evalErrs = append(f.evalErrs, fmt.Errorf("pid %d: trace lines of a domain no output knows, or not of their type, were left out: %s",
-			p.Header.PID, strings.Join(parts, ", ")))
+	if err := f.unknownTraceError(p.Header.PID); err != nil {
+		f.evalErrs = append(f.evalErrs, err)
 	}
 	return nil
 }

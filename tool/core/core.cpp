@@ -315,9 +315,10 @@ void Core::finish() {
     State* s = detail::state();
     if (s == nullptr) return;
     if (!s->file.is_open() || s->pid != ::getpid() || s->finished.load()) return;
-    // Every thread's unwritten trace lines go before `end`; nothing is traced after it.
-    trace::flush_all();
+    // Every thread's unwritten trace lines go before `end`; nothing is traced after it. Tracing stops
+    // first, so that no line can join a buffer flush_all has already emptied.
     trace::detail::stop_trace();
+    trace::flush_all();
     if (s->finished.exchange(true)) return;
     // A write already past its `finished` check completes first; later ones are dropped.
     while (s->writers.load() != 0) std::this_thread::yield();

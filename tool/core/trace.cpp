@@ -42,6 +42,8 @@ constexpr int64_t kFlushAgeNs = 50'000'000;
 
 std::atomic<uint32_t> g_domains{0};
 std::atomic<uint64_t> g_correlation{0};
+// Ranges a thread left open when it ended, written then with its end: counted in exit's warning.
+std::atomic<uint64_t> g_closed_at_thread_end{0};
 
 struct OpenRange {
     const char* op;
@@ -105,14 +107,20 @@ struct ThreadState {
     int quiet = 0;
     uint64_t current = 0;  // correlation id of the innermost open ApiCall
     uint64_t tid = 0;
+    // Set when the thread's thread_local objects were destroyed. exit() destroys the exiting thread's
+    // before it runs the atexit handlers, which may still trace (a backend's last flush): their lines
+    // are then written at once, without a buffer.
+    bool ended = false;
 
-    Buffer& buffer() {
-        if (buf == nullptr) buf = acquire_buffer();
-        return *buf;
+    // nullptr once the thread has ended.
+    Buffer* buffer() {
+        if (buf == nullptr && !ended) buf = acquire_buffer();
+        return buf;
     }
 
     // The thread ends: its open ranges end now, its lines are written, its buffer goes back.
     ~ThreadState() {
+        ended = true;
         if (buf == nullptr) return;
         std::string out;
         {
@@ -120,6 +128,7 @@ struct ThreadState {
             if (!buf->stack.empty()) {
                 int64_t now = now_ns();
                 for (const OpenRange& r : buf->stack) append_range(buf->lines, r, now);
+                g_closed_at_thread_end.fetch_add(buf->stack.size(), std::memory_order_relaxed);
                 buf->stack.clear();
             }
             take(*buf, &out);
@@ -127,6 +136,7 @@ struct ThreadState {
         write_out(out);
         std::lock_guard<std::mutex> lock(g_buffers_mu);
         buf->in_use = false;
+        buf = nullptr;
     }
 };
 
@@ -197,8 +207,19 @@ void append_range(std::string& out, const OpenRange& r, int64_t end) {
 // Hands a finished line to the calling thread's buffer; writes the buffer when it is full or old.
 template <typename Format>
 void emit(int64_t now, Format format) {
-    Buffer& b = t_state.buffer();
+    Buffer* bp = t_state.buffer();
+    if (bp == nullptr) {
+        if (g_domains.load(std::memory_order_acquire) == 0) return;
+        std::string line;
+        format(line);
+        write_out(line);
+        return;
+    }
+    Buffer& b = *bp;
     std::lock_guard<std::mutex> lock(b.mu);
+    // Core::finish stops tracing before it empties the buffers (under this lock): a line that comes
+    // later would land behind `end`, and is dropped as every record after `end` is.
+    if (g_domains.load(std::memory_order_acquire) == 0) return;
     if (b.lines.empty()) b.oldest = now;
     format(b.lines);
     // Written under the buffer's lock, which only exit's flush and fork contend for, so that the
@@ -223,6 +244,7 @@ void trace_after_fork_parent() {
     g_buffers_mu.unlock();
 }
 void trace_after_fork_child() {
+    g_closed_at_thread_end = 0;
     g_ranges.clear();
     g_ranges_mu.unlock();
     for (Buffer* b : g_buffers) {
@@ -306,10 +328,11 @@ void record_api(Domain d, std::string_view op, uint64_t correlation_id, uint64_t
 
 void marker_push(const char* op, std::string_view message) {
     if (!enabled(Domain::Marker)) return;
-    Buffer& b = t_state.buffer();
+    Buffer* b = t_state.buffer();
+    if (b == nullptr) return;  // the thread has ended: no pop can follow
     OpenRange r{op, std::string(message), next_correlation_id(), thread_id(), now_ns()};
-    std::lock_guard<std::mutex> lock(b.mu);
-    b.stack.push_back(std::move(r));
+    std::lock_guard<std::mutex> lock(b->mu);
+    b->stack.push_back(std::move(r));
 }
 
 void marker_pop() {
@@ -429,10 +452,11 @@ void flush_all() {
         g_ranges.clear();
     }
     write_out(out);
+    open += g_closed_at_thread_end.exchange(0, std::memory_order_relaxed);
     if (open > 0) {
         Core::instance().warn(std::to_string(open) +
-                              " marker range(s) were still open when the process ended; each is recorded with the "
-                              "end time of the process");
+                              " marker range(s) were still open when their thread or the process ended; each is "
+                              "recorded with that end time");
     }
 }
 
@@ -450,7 +474,7 @@ void configure_trace(const std::vector<std::string>& domains) {
 }
 
 // Core::finish: nothing is traced after `end`.
-void stop_trace() { g_domains.store(0, std::memory_order_relaxed); }
+void stop_trace() { g_domains.store(0, std::memory_order_release); }
 
 }  // namespace detail
 

@@ -120,7 +120,8 @@ void record_copy(const Copy& c);
 
 // Writes the calling thread's buffered lines now (a backend about to do something risky, a test).
 void flush_thread();
-// Writes every thread's buffered lines and the ranges still open (Core::finish, before `end`).
+// Writes every thread's buffered lines and the ranges still open (Core::finish, once tracing has
+// stopped, before `end`).
 void flush_all();
 
 }  // namespace gorocprof::core::trace

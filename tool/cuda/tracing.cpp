@@ -540,6 +540,10 @@ void flush() {
     if (left > 0)
         Core::instance().warn("kernel trace: " + std::to_string(left) +
                               " dispatches have no record: CUPTI delivered no activity record of their kernels");
+    // Copy calls whose activity record never came (a failed call, a zero-byte copy, a record CUPTI
+    // dropped): nothing will claim them now.
+    std::lock_guard<std::mutex> lock(g_pending_mu);
+    g_pending.clear();
 }
 
 }  // namespace gorocprof::cuda::tracing

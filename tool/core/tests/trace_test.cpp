@@ -244,3 +244,28 @@ TEST_CASE(trace_forked_child_does_not_repeat_the_parents_lines) {
     for (const std::string& l : theirs) child_call = child_call || l.find("\"childCall\"") != std::string::npos;
     CHECK(child_call);
 }
+
+TEST_CASE(trace_range_open_when_main_exits_is_written_and_counted) {
+    CHECK(start_traced(kSimDomains));
+    register_agents();
+    pid_t child = ::fork();
+    if (child == 0) {
+        // exit() destroys this thread's thread_locals before the atexit handler writes `end`.
+        trace::marker_push("roctxThreadRangeA", "main never pops");
+        { trace::ApiCall call(trace::Domain::HipRuntime, "lastCall"); }
+        std::exit(0);
+    }
+    int status = wait_status(child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    std::vector<std::string> lines = child_lines(child);
+    CHECK_EQ(count_type(lines, "marker"), size_t{1});
+    CHECK_EQ(count_type(lines, "api"), size_t{1});
+    CHECK_EQ(count_type(lines, "end"), size_t{1});
+    bool warned = false;
+    for (const std::string& l : lines)
+        warned = warned || l.find("1 marker range(s) were still open when their thread or the process ended") !=
+                               std::string::npos;
+    CHECK(warned);
+    if (!lines.empty()) CHECK(lines.back().find("\"t\":\"end\"") != std::string::npos);
+    Core::instance().finish();
+}

@@ -303,9 +303,13 @@ void finish_tracing() {
     if (open.empty()) return;
     std::sort(open.begin(), open.end(), [](const OpenRange* a, const OpenRange* b) { return a->correlation_id < b->correlation_id; });
     int64_t now = sdk_now(*t);
-    // Not freed: an EXIT the SDK delivers later still carries the pointer in its user_data, and a
-    // range allocated at the same address would then be closed by that EXIT.
-    for (OpenRange* r : open) write_range(*r, now);
+    // Kept, never freed: an EXIT the SDK delivers later still carries the pointer in its user_data, and
+    // a range allocated at the same address would then be closed by that EXIT.
+    static std::vector<OpenRange*>& retired = *new std::vector<OpenRange*>;
+    for (OpenRange* r : open) {
+        write_range(*r, now);
+        retired.push_back(r);
+    }
     core::Core::instance().warn(std::to_string(open.size()) +
                                 " marker range(s) were still open when the process ended; each is recorded with the "
                                 "end time of the process");

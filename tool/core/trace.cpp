@@ -78,10 +78,10 @@ void write_out(std::string& lines) {
     lines.clear();
 }
 
-// Moves b's lines into *out (b's lock held by the caller).
-void take(Buffer& b, std::string* out) {
-    out->swap(b.lines);
-    b.lines.clear();
+// Writes b's lines (b's lock held by the caller). In place, so that the buffer keeps its capacity
+// from one write to the next; only exit's flush and fork contend for the lock meanwhile.
+void write_buffer(Buffer& b) {
+    write_out(b.lines);
     b.oldest = 0;
 }
 
@@ -122,7 +122,6 @@ struct ThreadState {
     ~ThreadState() {
         ended = true;
         if (buf == nullptr) return;
-        std::string out;
         {
             std::lock_guard<std::mutex> lock(buf->mu);
             if (!buf->stack.empty()) {
@@ -131,9 +130,8 @@ struct ThreadState {
                 g_closed_at_thread_end.fetch_add(buf->stack.size(), std::memory_order_relaxed);
                 buf->stack.clear();
             }
-            take(*buf, &out);
+            write_buffer(*buf);
         }
-        write_out(out);
         std::lock_guard<std::mutex> lock(g_buffers_mu);
         buf->in_use = false;
         buf = nullptr;
@@ -222,12 +220,7 @@ void emit(int64_t now, Format format) {
     if (g_domains.load(std::memory_order_acquire) == 0) return;
     if (b.lines.empty()) b.oldest = now;
     format(b.lines);
-    // Written under the buffer's lock, which only exit's flush and fork contend for, so that the
-    // buffer keeps its capacity from one write to the next.
-    if (b.lines.size() >= kFlushBytes || now - b.oldest >= kFlushAgeNs) {
-        write_out(b.lines);
-        b.oldest = 0;
-    }
+    if (b.lines.size() >= kFlushBytes || now - b.oldest >= kFlushAgeNs) write_buffer(b);
 }
 
 bool traced(Domain d) { return (g_domains.load(std::memory_order_relaxed) & bit(d)) != 0; }
@@ -421,12 +414,8 @@ void record_copy(const Copy& c) {
 
 void flush_thread() {
     if (t_state.buf == nullptr) return;
-    std::string out;
-    {
-        std::lock_guard<std::mutex> lock(t_state.buf->mu);
-        take(*t_state.buf, &out);
-    }
-    write_out(out);
+    std::lock_guard<std::mutex> lock(t_state.buf->mu);
+    write_buffer(*t_state.buf);
 }
 
 void flush_all() {

@@ -43,11 +43,12 @@ func BenchmarkDecode(b *testing.B) {
 // order is seeded, so every run writes the same file.
 func writeThreadedRecords(tb testing.TB, path string, n, passes, threads int) {
 	tb.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
+	writeRecordFile(tb, path, func(w *bufio.Writer) {
+		writeThreadedLines(w, n, passes, threads)
+	})
+}
+
+func writeThreadedLines(w *bufio.Writer, n, passes, threads int) {
 	fmt.Fprintln(w, hdr)
 	fmt.Fprintln(w, agent)
 	for k := 1; k <= 8; k++ {
@@ -71,12 +72,42 @@ func writeThreadedRecords(tb testing.TB, path string, n, passes, threads int) {
 		}
 	}
 	fmt.Fprintf(w, `{"t":"end","fini_time":9,"dispatches":%d}`+"\n", n)
+}
+
+// writeRecordFile writes the record file at path with lines and returns its size.
+func writeRecordFile(tb testing.TB, path string, lines func(w *bufio.Writer)) int64 {
+	tb.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	lines(w)
 	if err := w.Flush(); err != nil {
 		tb.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
 		tb.Fatal(err)
 	}
+	st, err := os.Stat(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st.Size()
+}
+
+// benchCount is the whole number the environment variable name gives (a benchmark's size), def when
+// it is unset.
+func benchCount(b *testing.B, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v <= 0 {
+		b.Fatalf("%s=%q: want a positive number", name, s)
+	}
+	return v
 }
 
 // BenchmarkScanThreaded scans and iterates a file of 200k dispatches (2 passes each) written by 8
@@ -84,14 +115,7 @@ func writeThreadedRecords(tb testing.TB, path string, n, passes, threads int) {
 // dispatches written by one thread, in order. Its peak heap must not grow with the number of
 // dispatches (GOROCPROF_BENCH_DISPATCHES changes it).
 func BenchmarkScanThreaded(b *testing.B) {
-	n := 200_000
-	if s := os.Getenv("GOROCPROF_BENCH_DISPATCHES"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v <= 0 {
-			b.Fatalf("GOROCPROF_BENCH_DISPATCHES=%q: want a positive number", s)
-		}
-		n = v
-	}
+	n := benchCount(b, "GOROCPROF_BENCH_DISPATCHES", 200_000)
 	for _, threads := range []int{8, 1} {
 		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "7.ndjson")

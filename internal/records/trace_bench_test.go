@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"testing"
 
 	"github.com/gorocprof/gorocprof/internal/benchmem"
@@ -20,11 +18,10 @@ import (
 // step names), one in twenty a copy, the rest HIP calls of a few dozen names.
 func writeTraceRecords(tb testing.TB, path string, n int) int64 {
 	tb.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
+	return writeRecordFile(tb, path, func(w *bufio.Writer) { writeTraceLines(w, n) })
+}
+
+func writeTraceLines(w *bufio.Writer, n int) {
 	fmt.Fprintln(w, hdr)
 	fmt.Fprintln(w, agent)
 	fmt.Fprintln(w, cpuAgent)
@@ -57,17 +54,6 @@ func writeTraceRecords(tb testing.TB, path string, n int) int64 {
 			written++
 		}
 	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return st.Size()
 }
 
 // BenchmarkTraceDecodeSort measures reading 10^6 trace lines (decode, check, keep) and handing them
@@ -76,14 +62,7 @@ func writeTraceRecords(tb testing.TB, path string, n int) int64 {
 // its copy of the records are transient), json-bytes/line the file's size per line.
 // GOROCPROF_BENCH_TRACE_LINES changes the number of lines (a long run has 10^7).
 func BenchmarkTraceDecodeSort(b *testing.B) {
-	n := 1_000_000
-	if s := os.Getenv("GOROCPROF_BENCH_TRACE_LINES"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v <= 0 {
-			b.Fatalf("GOROCPROF_BENCH_TRACE_LINES=%q: want a positive number", s)
-		}
-		n = v
-	}
+	n := benchCount(b, "GOROCPROF_BENCH_TRACE_LINES", 1_000_000)
 	path := filepath.Join(b.TempDir(), "7.ndjson")
 	size := writeTraceRecords(b, path, n)
 	b.SetBytes(size)

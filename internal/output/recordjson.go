@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/jsonnum"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // rocprofiler-sdk enum values that results.json readers switch on (rocprofiler/fwd.h).
@@ -27,8 +28,8 @@ var bufferKindNames = []string{
 	"OMPT", "MEMORY_ALLOCATION", "RUNTIME_INITIALIZATION", "ROCDECODE_API", "ROCJPEG_API",
 	"HIP_STREAM", "HIP_RUNTIME_API_EXT", "HIP_COMPILER_API_EXT", "ROCDECODE_API_EXT",
 	"KFD_EVENT_PAGE_MIGRATE", "KFD_EVENT_PAGE_FAULT", "KFD_EVENT_QUEUE", "KFD_EVENT_UNMAP_FROM_GPU",
-	"KFD_EVENT_DROPPED_EVENTS", "KFD_PAGE_MIGRATE", "KFD_PAGE_FAULT", "KFD_QUEUE", domainMarker,
-	domainCUDARuntime, domainCUDADriver,
+	"KFD_EVENT_DROPPED_EVENTS", "KFD_PAGE_MIGRATE", "KFD_PAGE_FAULT", "KFD_QUEUE", tracing.DomainMarker,
+	tracing.DomainCUDARuntime, tracing.DomainCUDADriver,
 }
 
 // kernelDispatchOperations are the operations of the kernel dispatch kind by value

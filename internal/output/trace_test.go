@@ -12,6 +12,7 @@ import (
 	"github.com/gorocprof/gorocprof/internal/contract"
 	"github.com/gorocprof/gorocprof/internal/e2etest"
 	"github.com/gorocprof/gorocprof/internal/records"
+	"github.com/gorocprof/gorocprof/internal/tracing"
 )
 
 // builtProcess is a process of backend built record by record: a CPU agent (id 0) and two GPUs
@@ -46,17 +47,17 @@ func builtProcess(t *testing.T, backend, gpu, vendor string, pid int64, lines []
 // one agent both ends) and a peer copy between two GPUs, the CPU agent the host side.
 func cudaTraced(t *testing.T) *records.Process {
 	return builtProcess(t, "cuda", "NVIDIA H200", "NVIDIA", 6200, []contract.Trace{
-		{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMalloc", CorrelationID: 1, ThreadID: 6200, Start: 100, End: 900},
-		{Kind: contract.RecAPI, Domain: domainCUDADriver, Op: "cuMemAlloc_v2", CorrelationID: 2, ThreadID: 6200, Start: 200, End: 800},
-		{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMemset", CorrelationID: 3, ThreadID: 6200, Start: 1000, End: 1400},
+		{Kind: contract.RecAPI, Domain: tracing.DomainCUDARuntime, Op: "cudaMalloc", CorrelationID: 1, ThreadID: 6200, Start: 100, End: 900},
+		{Kind: contract.RecAPI, Domain: tracing.DomainCUDADriver, Op: "cuMemAlloc_v2", CorrelationID: 2, ThreadID: 6200, Start: 200, End: 800},
+		{Kind: contract.RecAPI, Domain: tracing.DomainCUDARuntime, Op: "cudaMemset", CorrelationID: 3, ThreadID: 6200, Start: 1000, End: 1400},
 		{Kind: contract.RecCopy, Op: "MEMORY_SET", CorrelationID: 3, ThreadID: 6200, SrcAgentID: 1, DstAgentID: 1,
 			StreamID: 7, Size: 1 << 20, DstAddress: 0x7f0000, Start: 1100, End: 1300},
-		{Kind: contract.RecAPI, Domain: domainCUDARuntime, Op: "cudaMemcpyPeer", CorrelationID: 4, ThreadID: 6200, Start: 1500, End: 2500},
+		{Kind: contract.RecAPI, Domain: tracing.DomainCUDARuntime, Op: "cudaMemcpyPeer", CorrelationID: 4, ThreadID: 6200, Start: 1500, End: 2500},
 		{Kind: contract.RecCopy, Op: "MEMORY_COPY_DEVICE_TO_DEVICE", CorrelationID: 4, ThreadID: 6200, SrcAgentID: 1,
 			DstAgentID: 2, StreamID: 7, QueueID: 3, Size: 4096, SrcAddress: 0x7f0000, DstAddress: 0x8f0000, Start: 1600, End: 2400},
-		{Kind: contract.RecMarker, Domain: domainMarker, Op: "nvtxRangePushA", Message: "iteration 1", CorrelationID: 5,
+		{Kind: contract.RecMarker, Domain: tracing.DomainMarker, Op: "nvtxRangePushA", Message: "iteration 1", CorrelationID: 5,
 			ThreadID: 6201, Start: 50, End: 3000},
-		{Kind: contract.RecMarker, Domain: domainMarker, Op: "nvtxMarkA", Message: "done", CorrelationID: 6,
+		{Kind: contract.RecMarker, Domain: tracing.DomainMarker, Op: "nvtxMarkA", Message: "done", CorrelationID: 6,
 			ThreadID: 6201, Start: 3000, End: 3000},
 	})
 }
@@ -103,7 +104,7 @@ func writeFiles(t *testing.T, opts Options, proc *records.Process, cs Counters) 
 func TestTraceCUDAGolden(t *testing.T) {
 	proc := cudaTraced(t)
 	opts := Options{File: "6200", Formats: []string{"json", "csv"}, Stats: true,
-		TraceDomains: []string{domainCUDADriver, domainCUDARuntime, domainMarker, contract.DomainMemoryCopy}}
+		TraceDomains: []string{tracing.DomainCUDADriver, tracing.DomainCUDARuntime, tracing.DomainMarker, contract.DomainMemoryCopy}}
 	files := writeFiles(t, opts, proc, nil)
 	again := writeFiles(t, opts, proc, nil)
 	for name, b := range files {
@@ -284,7 +285,7 @@ func TestTraceUnknownDomain(t *testing.T) {
 	b.Add(records.Record{Type: contract.RecHeader, Header: &contract.Header{Version: contract.Version, PID: 9, Backend: "sim", Hostname: "h"}})
 	b.Add(records.Record{Type: contract.RecAPI, Trace: &contract.Trace{Kind: contract.RecAPI, Domain: "ROCDECODE_API", Op: "rocDecCreateDecoder",
 		CorrelationID: 1, ThreadID: 9, Start: 1, End: 2}})
-	b.Add(records.Record{Type: contract.RecAPI, Trace: &contract.Trace{Kind: contract.RecAPI, Domain: domainMarker, Op: "roctxMarkA",
+	b.Add(records.Record{Type: contract.RecAPI, Trace: &contract.Trace{Kind: contract.RecAPI, Domain: tracing.DomainMarker, Op: "roctxMarkA",
 		CorrelationID: 3, ThreadID: 9, Start: 2, End: 2}})
 	b.Add(records.Record{Type: contract.RecAPI, Trace: &contract.Trace{Kind: contract.RecAPI, Domain: "HIP_RUNTIME_API", Op: "hipFree",
 		CorrelationID: 2, ThreadID: 9, Start: 3, End: 4}})

@@ -27,22 +27,16 @@ type traceGroup struct {
 var traceGroups = []traceGroup{
 	{[]string{tracing.DomainHSACore, tracing.DomainHSAAMDExt, tracing.DomainHSAImageExt, tracing.DomainHSAFinalize},
 		"_hsa_api_trace.csv", "_hsa_api_stats.csv", "HSA_API", "hsa_api"},
-	{[]string{domainCUDADriver}, "_cuda_driver_api_trace.csv", "_cuda_driver_api_stats.csv", "CUDA_DRIVER_API", "cuda_driver_api"},
+	{[]string{tracing.DomainCUDADriver}, "_cuda_driver_api_trace.csv", "_cuda_driver_api_stats.csv", "CUDA_DRIVER_API", "cuda_driver_api"},
 	{[]string{tracing.DomainHIPRuntime, tracing.DomainHIPCompiler}, "_hip_api_trace.csv", "_hip_api_stats.csv", "HIP_API", "hip_api"},
-	{[]string{domainCUDARuntime}, "_cuda_api_trace.csv", "_cuda_api_stats.csv", "CUDA_API", "cuda_api"},
-	{[]string{domainMarker}, "_marker_api_trace.csv", "_marker_api_stats.csv", "MARKER_API", "marker_api"},
+	{[]string{tracing.DomainCUDARuntime}, "_cuda_api_trace.csv", "_cuda_api_stats.csv", "CUDA_API", "cuda_api"},
+	{[]string{tracing.DomainMarker}, "_marker_api_trace.csv", "_marker_api_stats.csv", "MARKER_API", "marker_api"},
 	{[]string{contract.DomainMemoryCopy}, "_memory_copy_trace.csv", "_memory_copy_stats.csv", "MEMORY_COPY", "memory_copy"},
 }
 
 // kernelGroupOrder is where KERNEL_DISPATCH falls among traceGroups in rocprofv3's order: after
 // the markers, before the copies.
 const kernelGroupOrder = 5
-
-const (
-	domainMarker      = tracing.DomainMarker
-	domainCUDARuntime = tracing.DomainCUDARuntime
-	domainCUDADriver  = tracing.DomainCUDADriver
-)
 
 // TraceFile is one trace group's outputs, for their readers (tests, checkers): its buffer_records
 // array, its CSV and stats files' suffixes after the prefix, and its name in domain_stats.csv.
@@ -89,9 +83,9 @@ func traceLineKnown(t *contract.Trace) bool {
 	case contract.RecCopy:
 		return true // always MEMORY_COPY
 	case contract.RecMarker:
-		return d == domainMarker
+		return d == tracing.DomainMarker
 	case contract.RecAPI:
-		return TraceDomainKnown(d) && d != domainMarker && d != contract.DomainMemoryCopy
+		return TraceDomainKnown(d) && d != tracing.DomainMarker && d != contract.DomainMemoryCopy
 	}
 	return false
 }

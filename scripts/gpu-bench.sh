@@ -76,7 +76,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ 
 # ---- trace: what tracing alone adds to a training step ---------------------------------------------------
 # Each process prints its median step time (30 steps after 5 warm-up steps, tests/torch_trace_step.py); a cell
 # is the median over BENCH_TRACE_REPS processes, the variants alternating. Variants: unprofiled; bin/gorocprof
-# --sys-trace (the four CUDA domains and kernel trace, no counters); the tool library under the plan --sys-trace
+# --sys-trace (the four CUDA domains and kernel trace, no counters); the same with the API calls from CUPTI's
+# callbacks instead of its activity records (GOROCPROF_CUDA_API_ACTIVITY=0); the tool library under the plan --sys-trace
 # writes, run directly (its records give the line count); bin/gorocprof with the API, marker and copy domains
 # but no kernel trace; bin/gorocprof --kernel-trace alone; nsys --trace=cuda,nvtx. The front-end variants need
 # a bin/gorocprof with issue 32's flags (else '-').
@@ -92,6 +93,7 @@ if [ "$WORKLOADS" = trace ]; then
         case $name in
         un) "$@" ;;
         sys) [ $FRONT = 1 ] && "$GR" --sys-trace -d "$d" -o step -- "$@" ;;
+        sysc) [ $FRONT = 1 ] && GOROCPROF_CUDA_API_ACTIVITY=0 "$GR" --sys-trace -d "$d" -o step -- "$@" ;;
         api) [ $FRONT = 1 ] && "$GR" --hip-trace --hsa-trace --marker-trace --memory-copy-trace -d "$d" -o step -- "$@" ;;
         kt) [ $FRONT = 1 ] && "$GR" --kernel-trace -d "$d" -o step -- "$@" ;;
         tool)
@@ -111,12 +113,13 @@ if [ "$WORKLOADS" = trace ]; then
         echo
         echo "Command: \`BENCH_WORKLOADS=trace scripts/gpu-bench.sh\` ($(date -u +%Y-%m-%dT%H:%MZ)); $TRACE_REPS processes per cell, the"
         echo "variants alternating; each process's median of 30 steps after 5 warm-up steps (tests/torch_trace_step.py), ms"
-        echo "per step and what it adds to the unprofiled step. sys: \`gorocprof --sys-trace\`; tool: the tool library under"
+        echo "per step and what it adds to the unprofiled step. sys: \`gorocprof --sys-trace\`; sysc: the same with"
+        echo "GOROCPROF_CUDA_API_ACTIVITY=0 (API calls from CUPTI's callbacks); tool: the tool library under"
         echo "--sys-trace's plan; api: \`gorocprof --hip-trace --hsa-trace --marker-trace --memory-copy-trace\` (no kernel"
         echo "trace); kt: \`gorocprof --kernel-trace\`; nsys: \`nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none\`."
         echo
-        echo "| config | unprofiled | sys | tool | api | kt | nsys | lines (tool run) |"
-        echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+        echo "| config | unprofiled | sys | sysc | tool | api | kt | nsys | lines (tool run) |"
+        echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     } >"$OUT/gpu-bench-trace.md"
     for config in ${BENCH_TRACE_CONFIGS:-small large}; do
         for ((i = 0; i < TRACE_REPS; i++)); do
@@ -126,7 +129,7 @@ if [ "$WORKLOADS" = trace ]; then
         done
         un=$(step_ms "$WORK/$config-un.txt" | median)
         row="| $config | $un"
-        for v in sys tool api kt nsys; do
+        for v in sys sysc tool api kt nsys; do
             case " $VARIANTS " in *" $v "*) row="$row | $(pct "$(step_ms "$WORK/$config-$v.txt" | median)" "$un")" ;; *) row="$row | not run" ;; esac
         done
         lines=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c -E '"t":"(api|marker|copy)"')

@@ -4,9 +4,10 @@
 # ---- trace: API calls, copies, memsets and markers (docs/tracing.md) ----------------------------------------
 # tests/trace.cu prints what it made (TRACE-EXPECT); tests/check_trace.py compares the records with it. Runs: the
 # four domains traced alone (no counters); the same under kernel replay with the three groups, whose op counts
-# must equal the first's (the tool's passes, snapshots and restores add no line); the front end's --sys-trace with
+# must equal the first's (the tool's passes, snapshots and restores add no line); the first with the API calls from
+# CUPTI's callbacks, the same lines again; the runtime domain without the driver's under kernel replay; the front end's --sys-trace with
 # the three groups when bin/gorocprof has the flag; and nsys (--trace=cuda,nvtx) where it makes a report, its
-# per-name call counts against ours. The app's first NVTX call comes before CUDA starts, so NVTX_INJECTION64_PATH
+# per-name call counts (runtime and driver) against ours. The app's first NVTX call comes before CUDA starts, so NVTX_INJECTION64_PATH
 # must name the tool library beforehand, as the front end sets it (the tool's own setenv at CUDA's start is too late).
 TRACE_DOMAINS=CUDA_DRIVER_API,CUDA_RUNTIME_API,MARKER_CORE_RANGE_API,MEMORY_COPY
 trace_plan() { # trace_plan PATH MODE [GROUP...]: plan.json tracing $TRACE_DOMAINS, kernel replay of the groups or none
@@ -37,17 +38,32 @@ if want trace; then
     say "trace"
     t=$(date +%s%N); "$exe" >"$d-unprofiled.txt" 2>&1; rc_u=$?; t_u=$(ms_since $t)
     t=$(date +%s%N); trace_run "$d-alone" none -- "$exe" >"$d-alone.txt" 2>&1; rc_a=$?; t_a=$(ms_since $t)
-    v_a=$(python3 tool/cuda/tests/check_trace.py "$d-alone" "$d-alone.txt" --domains $TRACE_DOMAINS 2>&1)
     t=$(date +%s%N); trace_run "$d-replay" kernel "$G0" "$G1" "$G2" -- "$exe" >"$d-replay.txt" 2>&1; rc_r=$?; t_r=$(ms_since $t)
-    v_r=$(python3 tool/cuda/tests/check_trace.py "$d-replay" "$d-replay.txt" --domains $TRACE_DOMAINS --same "$d-alone" 2>&1)
-    for v in a r; do
+    # The API calls from CUPTI's callbacks instead of its activity records: the same lines, but for the driver
+    # domain, where the callbacks also see the runtime's own driver calls inside its API calls.
+    t=$(date +%s%N); trace_run "$d-callbacks" none -- env GOROCPROF_CUDA_API_ACTIVITY=0 "$exe" >"$d-callbacks.txt" 2>&1; rc_c=$?; t_c=$(ms_since $t)
+    # The runtime alone (no driver domain) under kernel replay: dispatches and copies take the runtime call's id.
+    RT_DOMAINS=CUDA_RUNTIME_API,MARKER_CORE_RANGE_API,MEMORY_COPY
+    t=$(date +%s%N); TRACE_DOMAINS=$RT_DOMAINS trace_run "$d-runtime" kernel "$G0" "$G1" -- "$exe" >"$d-runtime.txt" 2>&1; rc_t=$?; t_t=$(ms_since $t)
+    v_a=$(python3 tool/cuda/tests/check_trace.py "$d-alone" "$d-alone.txt" --domains $TRACE_DOMAINS --driver-within "$d-callbacks" 2>&1)
+    v_r=$(python3 tool/cuda/tests/check_trace.py "$d-replay" "$d-replay.txt" --domains $TRACE_DOMAINS --driver-within "$d-callbacks" --same "$d-alone" 2>&1)
+    v_c=$(python3 tool/cuda/tests/check_trace.py "$d-callbacks" "$d-callbacks.txt" --domains $TRACE_DOMAINS --same "$d-alone" \
+        --same-domains $RT_DOMAINS 2>&1)
+    v_t=$(python3 tool/cuda/tests/check_trace.py "$d-runtime" "$d-runtime.txt" --domains $RT_DOMAINS 2>&1)
+    for v in a r c t; do
         eval "rc=\$rc_$v verdict=\$v_$v"
         ok=PASS
         if [ "$rc" -ne 0 ] || [ "$rc_u" -ne 0 ] || ! echo "$verdict" | grep -q '"ok": true'; then ok=FAIL; FAILED=1; fi
-        [ $v = a ] && what="traced alone" || what="kernel replay, 3 groups"
-        say "trace $what: $ok | rc $rc (unprofiled rc $rc_u / $t_u ms) | $( [ $v = a ] && echo $t_a || echo $t_r) ms | $verdict"
+        case $v in
+        a) what="traced alone" ;;
+        r) what="kernel replay, 3 groups" ;;
+        c) what="API calls from callbacks (GOROCPROF_CUDA_API_ACTIVITY=0)" ;;
+        t) what="runtime domain alone, kernel replay, 2 groups" ;;
+        esac
+        eval "ms=\$t_$v"
+        say "trace $what: $ok | rc $rc (unprofiled rc $rc_u / $t_u ms) | $ms ms | $verdict"
     done
-    grep -E "gorocprof-tool|FAIL" "$d-alone.txt" "$d-replay.txt" | head -8 | tee -a "$LOG"
+    grep -E "gorocprof-tool|FAIL" "$d-alone.txt" "$d-replay.txt" "$d-callbacks.txt" "$d-runtime.txt" | head -8 | tee -a "$LOG"
     # The lines of the replayed run, a few of each type, for the log.
     cat "$d-replay"/records/*.ndjson | python3 -c '
 import collections, json, sys
@@ -84,7 +100,7 @@ ours = collections.Counter()
 for f in glob.glob(os.path.join(sys.argv[1], "records", "*.ndjson")):
     for l in open(f):
         r = json.loads(l)
-        if r["t"] == "api" and r["domain"] == "CUDA_RUNTIME_API":
+        if r["t"] == "api":
             ours[r["op"]] += 1
         elif r["t"] == "marker":
             ours["nvtx:" + (r.get("message") or "")] += 1

@@ -276,6 +276,12 @@ bool quiet() { return t_state.quiet != 0; }
 
 uint64_t next_correlation_id() { return g_correlation.fetch_add(1, std::memory_order_relaxed) + 1; }
 
+void reserve_correlation_ids(uint64_t below) {
+    uint64_t cur = g_correlation.load(std::memory_order_relaxed);
+    while (cur < below && !g_correlation.compare_exchange_weak(cur, below, std::memory_order_relaxed)) {
+    }
+}
+
 uint64_t current_correlation_id() { return t_state.quiet == 0 ? t_state.current : 0; }
 
 uint64_t thread_id() {

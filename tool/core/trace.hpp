@@ -54,6 +54,9 @@ bool quiet();
 
 // The next correlation id of the process (from 1; one counter for every traced domain).
 uint64_t next_correlation_id();
+// From now on core's own ids (ApiCall, markers) are above `below`: a backend whose API lines carry ids
+// of their own (CUPTI's 32-bit correlation ids) keeps core's out of their range. Never lowers the counter.
+void reserve_correlation_ids(uint64_t below);
 
 // The correlation id of the innermost ApiCall open on this thread; 0 when none is.
 uint64_t current_correlation_id();

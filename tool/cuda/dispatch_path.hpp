@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cuda_port.hpp"
+#include "tracing.hpp"
 
 #include <cupti.h>
 
@@ -15,8 +16,14 @@ namespace gorocprof::cuda {
 // callbacks they trigger are ours, not the application's.
 extern thread_local int t_guard;
 struct Guard {
-    Guard() { ++t_guard; }
-    ~Guard() { --t_guard; }
+    Guard() : marked(t_guard++ == 0 && tracing::tool_calls_begin()) {}
+    ~Guard() {
+        --t_guard;
+        tracing::tool_calls_end(marked);
+    }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+    const bool marked;  // the outermost guard of the thread marked the tool's calls (tracing.hpp)
 };
 
 void register_agents();

@@ -65,6 +65,7 @@ void classify_driver_ids() {
 void on_driver_call(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     const uint8_t c = driver_class(cbid);
     if (!(c & kToolCall)) return;
+    const tracing::ToolCalls own;  // the driver calls made below are the tool's
     if (cb->callbackSite == CUPTI_API_ENTER && (c & kObserveCall)) close_lasting_windows();
     if (c & kLaunchCall) {
         if (cb->callbackSite == CUPTI_API_ENTER)
@@ -88,6 +89,7 @@ void on_driver_call(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
     // Modules loaded while the tool resolves a kernel are still the application's.
     if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+        const tracing::ToolCalls own;  // device queries, module and context bookkeeping
         auto* rd = static_cast<const CUpti_ResourceData*>(data);
         if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED)
             on_module_loaded(static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor));

@@ -7,6 +7,7 @@
 // NVTX's no-ops.
 #include "core.hpp"
 #include "trace.hpp"
+#include "tracing.hpp"
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -90,6 +91,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(N
     using gorocprof::core::Core;
     // An NVTX call may come before CUDA's start: core opens the records here then (idempotent).
     if (!Core::initialize("cuda")) return 0;
+    gorocprof::cuda::tracing::keep_core_ids_apart();
     if (!trace::enabled(trace::Domain::Marker)) return 0;  // NVTX stays its no-ops
     auto* callbacks = static_cast<const NvtxExportTableCallbacks*>(get != nullptr ? get(NVTX_ETID_CALLBACKS) : nullptr);
     NvtxFunctionTable table = nullptr;

@@ -85,6 +85,7 @@ Options read_options(const std::function<const char*(const char*)>& env) {
     o.timing = timing && *timing && *timing != '0';
     if (const char* nvtx = env("NVTX_INJECTION64_PATH")) o.nvtx_injection_path = nvtx;
     o.async_kernel_trace = unless_zero(env("GOROCPROF_CUDA_ASYNC_KERNEL_TRACE"));
+    o.api_activity = unless_zero(env("GOROCPROF_CUDA_API_ACTIVITY"));
     return o;
 }
 

@@ -75,6 +75,9 @@ struct Options {
     // GOROCPROF_CUDA_ASYNC_KERNEL_TRACE=0: a kernel trace without counters waits for each launch (events) instead
     // of taking its times from CUPTI's kernel activity (tracing.hpp).
     bool async_kernel_trace = true;
+    // GOROCPROF_CUDA_API_ACTIVITY=0: API calls are traced from CUPTI's callbacks (a callback per call on the
+    // application's thread) instead of its RUNTIME and DRIVER activity records (tracing.hpp).
+    bool api_activity = true;
     // A value the backend did not understand, one sentence each (the default was taken instead).
     std::vector<std::string> problems;
 };

@@ -2,6 +2,7 @@
 // buffers, the CPU agent the copies' host side names.
 #include "tracing.hpp"
 
+#include "copy_calls.hpp"
 #include "core.hpp"
 #include "options.hpp"
 #include "trace_facts.hpp"
@@ -21,6 +22,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace gorocprof::cuda::tracing {
@@ -45,6 +47,10 @@ bool g_driver = false;       // CUDA_DRIVER_API traced: the whole driver domain 
 bool g_copies = false;       // MEMORY_COPY traced: the activity kinds are enabled
 bool g_kernels = false;      // deferred kernel trace: CONCURRENT_KERNEL is enabled
 bool g_no_waits = false;     // no counters: no launch is waited for (deferred kernel trace or none)
+// API calls from CUPTI's RUNTIME and DRIVER activity records instead of a callback per call (the default;
+// GOROCPROF_CUDA_API_ACTIVITY=0 keeps the callbacks): CUPTI times each call and the lines are written from
+// its buffers, on its thread. Lines then carry CUPTI's correlation ids.
+bool g_api_activity = false;
 int64_t g_clock_offset = 0;  // added to activity timestamps when CUPTI would not take our clock
 
 // ---- API calls ----------------------------------------------------------------------------------
@@ -52,16 +58,33 @@ int64_t g_clock_offset = 0;  // added to activity timestamps when CUPTI would no
 // One name per callback id, as the runtime spells the function: CUPTI's name less a runtime version tag
 // ("cudaMemcpy_v3020" -> "cudaMemcpy"); driver names keep their symbol's suffix ("cuMemAlloc_v2").
 std::array<std::atomic<const char*>, CUPTI_RUNTIME_TRACE_CBID_SIZE> g_runtime_names{};
+std::array<std::atomic<const char*>, CUPTI_DRIVER_TRACE_CBID_SIZE> g_driver_names{};
 
-const char* runtime_name(CUpti_CallbackId cbid, const char* cupti_name) {
+// `cupti_name` is the callback's functionName; null (an activity record) asks CUPTI for the id's name.
+template <size_t N>
+const char* api_name(std::array<std::atomic<const char*>, N>& table, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                     const char* cupti_name) {
+    if (cbid < N)
+        if (const char* n = table[cbid].load(std::memory_order_acquire)) return n;
+    if (cupti_name == nullptr && cuptiGetCallbackName(domain, cbid, &cupti_name) != CUPTI_SUCCESS) cupti_name = nullptr;
     if (cupti_name == nullptr) return "unknown";
-    if (cbid >= g_runtime_names.size()) return cupti_name;
-    if (const char* n = g_runtime_names[cbid].load(std::memory_order_acquire)) return n;
+    if (domain != CUPTI_CB_DOMAIN_RUNTIME_API) {
+        if (cbid >= N) return cupti_name;
+        table[cbid].store(cupti_name, std::memory_order_release);  // CUPTI's own string, static
+        return cupti_name;
+    }
+    if (cbid >= N) return cupti_name;
     // Kept for the process's life: lines refer to it until they are written.
     const char* kept = (new std::string(runtime_api_name(cupti_name)))->c_str();
     const char* expected = nullptr;
-    if (!g_runtime_names[cbid].compare_exchange_strong(expected, kept, std::memory_order_acq_rel)) return expected;
+    if (!table[cbid].compare_exchange_strong(expected, kept, std::memory_order_acq_rel)) return expected;
     return kept;
+}
+const char* runtime_name(CUpti_CallbackId cbid, const char* cupti_name) {
+    return api_name(g_runtime_names, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, cupti_name);
+}
+const char* driver_name(CUpti_CallbackId cbid, const char* cupti_name) {
+    return api_name(g_driver_names, CUPTI_CB_DOMAIN_DRIVER_API, cbid, cupti_name);
 }
 
 struct ApiStack {
@@ -70,6 +93,59 @@ struct ApiStack {
     int depth = 0;
 };
 thread_local ApiStack t_api;
+
+// CUPTI's correlation id of the innermost open runtime call on this thread whose callback is enabled, 0 when none is.
+uint32_t innermost_runtime_call() {
+    const ApiStack& s = t_api;
+    for (int i = std::min(s.depth, kDepth) - 1; i >= 0; --i)
+        if (s.runtime_ids[i] != 0) return s.runtime_ids[i];
+    return 0;
+}
+
+// The correlation id a dispatch or copy of the driver call `driver_id` records: the innermost traced API call's.
+// From activity records: a driver call made inside a runtime call has that call's CUPTI id, so `driver_id` names
+// the runtime call when there is one and the application's own driver call otherwise.
+uint64_t innermost_traced(uint32_t driver_id) {
+    if (!g_api_activity) return trace::current_correlation_id();
+    if (g_driver) return driver_id;
+    if (g_runtime) return innermost_runtime_call();
+    return 0;
+}
+
+// ---- API calls from activity records --------------------------------------------------------------
+
+// The tool's own calls (its callbacks' work and its guard, tool_calls_begin) carry this external correlation
+// id: CUPTI writes an EXTERNAL_CORRELATION record before each of their API records. A call the tool makes
+// inside a callback has the CUPTI correlation id of the application's call it is nested in, so the two are
+// told apart by that record alone: each one announces one API record of its id to drop, the next to come.
+constexpr CUpti_ExternalCorrelationKind kToolKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
+constexpr uint64_t kToolWork = 1;
+std::mutex g_tool_ids_mu;
+std::unordered_map<uint32_t, uint32_t> g_tool_ids;  // CUPTI id -> the tool's API records of it still to come
+std::atomic<bool> g_reported_marking{false};
+
+void note_tool_call(const CUpti_ActivityExternalCorrelation* e) {
+    if (e->externalKind != kToolKind) return;
+    std::lock_guard<std::mutex> lock(g_tool_ids_mu);
+    ++g_tool_ids[e->correlationId];
+}
+
+bool tool_call(uint32_t cupti_id) {
+    std::lock_guard<std::mutex> lock(g_tool_ids_mu);
+    auto it = g_tool_ids.find(cupti_id);
+    if (it == g_tool_ids.end()) return false;
+    if (--it->second == 0) g_tool_ids.erase(it);
+    return true;
+}
+
+void api_record(const CUpti_ActivityAPI* a) {
+    if (tool_call(a->correlationId)) return;
+    const bool runtime = a->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+    trace::record_api(runtime ? trace::Domain::CudaRuntime : trace::Domain::CudaDriver,
+                      runtime ? runtime_name(a->cbid, nullptr) : driver_name(a->cbid, nullptr), a->correlationId,
+                      a->threadId, static_cast<int64_t>(a->start) + g_clock_offset,
+                      static_cast<int64_t>(a->end) + g_clock_offset);
+}
 
 // ---- copies -------------------------------------------------------------------------------------
 
@@ -100,106 +176,11 @@ bool copy_call_of_list(CUpti_CallbackId cbid) {
 
 bool is_copy_call(CUpti_CallbackId cbid) { return cbid < g_copy_calls.size() && g_copy_calls[cbid]; }
 
-// The source and destination addresses of the one-dimensional copies and memsets; 0 where the call
-// describes them otherwise (2D and 3D copies, arrays).
-void addresses(CUpti_CallbackId cbid, const void* p, uint64_t* src, uint64_t* dst) {
-    auto u = [](auto v) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(v)); };
-    auto d = [](CUdeviceptr v) { return static_cast<uint64_t>(v); };
-    switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds: {
-        auto* a = static_cast<const cuMemcpy_params*>(p);
-        *src = d(a->src), *dst = d(a->dst);
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz: {
-        auto* a = static_cast<const cuMemcpyAsync_params*>(p);
-        *src = d(a->src), *dst = d(a->dst);
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds: {
-        auto* a = static_cast<const cuMemcpyHtoD_v2_params*>(p);
-        *src = u(a->srcHost), *dst = d(a->dstDevice);
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz: {
-        auto* a = static_cast<const cuMemcpyHtoDAsync_v2_params*>(p);
-        *src = u(a->srcHost), *dst = d(a->dstDevice);
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds: {
-        auto* a = static_cast<const cuMemcpyDtoH_v2_params*>(p);
-        *src = d(a->srcDevice), *dst = u(a->dstHost);
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz: {
-        auto* a = static_cast<const cuMemcpyDtoHAsync_v2_params*>(p);
-        *src = d(a->srcDevice), *dst = u(a->dstHost);
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds: {
-        auto* a = static_cast<const cuMemcpyDtoD_v2_params*>(p);
-        *src = d(a->srcDevice), *dst = d(a->dstDevice);
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz: {
-        auto* a = static_cast<const cuMemcpyDtoDAsync_v2_params*>(p);
-        *src = d(a->srcDevice), *dst = d(a->dstDevice);
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer_ptds: {
-        auto* a = static_cast<const cuMemcpyPeer_params*>(p);
-        *src = d(a->srcDevice), *dst = d(a->dstDevice);
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz: {
-        auto* a = static_cast<const cuMemcpyPeerAsync_params*>(p);
-        *src = d(a->srcDevice), *dst = d(a->dstDevice);
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds:
-        *dst = d(static_cast<const cuMemsetD8_v2_params*>(p)->dstDevice);
-        break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds:
-        *dst = d(static_cast<const cuMemsetD16_v2_params*>(p)->dstDevice);
-        break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds:
-        *dst = d(static_cast<const cuMemsetD32_v2_params*>(p)->dstDevice);
-        break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz:
-        *dst = d(static_cast<const cuMemsetD8Async_params*>(p)->dstDevice);
-        break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz:
-        *dst = d(static_cast<const cuMemsetD16Async_params*>(p)->dstDevice);
-        break;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz:
-        *dst = d(static_cast<const cuMemsetD32Async_params*>(p)->dstDevice);
-        break;
-    default:
-        break;
-    }
-}
-
 void register_copy(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     PendingCopy p;
-    p.correlation_id = trace::current_correlation_id();
+    p.correlation_id = innermost_traced(cb->correlationId);
     p.thread_id = trace::thread_id();
-    addresses(cbid, cb->functionParams, &p.src, &p.dst);
+    copy_addresses(cbid, cb->functionParams, &p.src, &p.dst);
     std::lock_guard<std::mutex> lock(g_pending_mu);
     g_pending[cb->correlationId] = p;
 }
@@ -328,22 +309,26 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, 
         if (st == CUPTI_ERROR_MAX_LIMIT_REACHED) break;  // the buffer's end
         if (st != CUPTI_SUCCESS) {
             if (!g_reported_read.exchange(true))
-                Core::instance().warn("memory copy trace: the rest of an activity buffer is lost: " +
+                Core::instance().warn("trace: the rest of an activity buffer is lost: " +
                                       cupti(st, "cuptiActivityGetNextRecord").message());
             break;
         }
         if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
             kernel_record(reinterpret_cast<const CUpti_ActivityKernel10*>(r));
+        else if (r->kind == CUPTI_ACTIVITY_KIND_RUNTIME || r->kind == CUPTI_ACTIVITY_KIND_DRIVER)
+            api_record(reinterpret_cast<const CUpti_ActivityAPI*>(r));
+        else if (r->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)
+            note_tool_call(reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(r));
         else
             copy_record(r);
     }
     std::free(buffer);
     size_t dropped = 0;
     const PortStatus st = cupti(cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped), "cuptiActivityGetNumDroppedRecords");
-    if (!st.ok && !g_reported_dropped.exchange(true)) Core::instance().warn("memory copy trace: " + st.message());
+    if (!st.ok && !g_reported_dropped.exchange(true)) Core::instance().warn("trace: " + st.message());
     if (st.ok && dropped > 0)
-        Core::instance().warn("memory copy trace: CUPTI dropped " + std::to_string(dropped) +
-                              " activity records (its buffers were full): those copies are missing");
+        Core::instance().warn("trace: CUPTI dropped " + std::to_string(dropped) +
+                              " activity records (its buffers were full): those calls, copies or kernels are missing");
 }
 
 uint64_t CUPTIAPI records_clock() { return static_cast<uint64_t>(core::now_ns()); }
@@ -404,6 +389,35 @@ PortStatus start_activity() {
     return cupti(cuptiActivityFlushPeriod(kFlushPeriodMs), "cuptiActivityFlushPeriod");
 }
 
+// The runtime calls whose CUPTI ids link a dispatch or copy to its runtime call when the driver domain is
+// not traced (innermost_traced): their callbacks push the ids on the thread's stack.
+PortStatus enable_runtime_links(CUpti_SubscriberHandle subscriber) {
+    for (CUpti_CallbackId id = 1; id < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++id) {
+        const char* name = nullptr;
+        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, id, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+        const std::string_view n(name);
+        bool link = false;
+        for (std::string_view prefix : {"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset"})
+            link = link || n.substr(0, prefix.size()) == prefix;
+        if (!link) continue;
+        const PortStatus st = cupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id), "cuptiEnableCallback");
+        if (!st.ok) return st;
+    }
+    return PortStatus::success();
+}
+
+// The traced API domains from CUPTI's activity records: no callback per call.
+PortStatus start_api_activity(CUpti_SubscriberHandle subscriber) {
+    // The records' thread ids as core's (gettid), not pthread_self's.
+    PortStatus st = cupti(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "cuptiSetThreadIdType");
+    if (!st.ok || !(st = start_activity()).ok) return st;
+    if (g_runtime && !g_driver && !(st = enable_runtime_links(subscriber)).ok) return st;
+    if (!(st = cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION), "cuptiActivityEnable")).ok) return st;
+    if (g_runtime && !(st = cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable")).ok) return st;
+    if (g_driver && !(st = cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER), "cuptiActivityEnable")).ok) return st;
+    return st;
+}
+
 PortStatus start_copies() {
     PortStatus st = start_activity();
     if (!st.ok) return st;
@@ -431,7 +445,9 @@ bool plan_has_counters() {
 
 PortStatus start_kernels(CUpti_SubscriberHandle subscriber) {
     PortStatus st;
-    if (!g_runtime)
+    // A runtime launch's driver call has the runtime call's CUPTI id; with the callbacks and no runtime
+    // domain, the runtime's launch callbacks note it too (defer_dispatch's second key).
+    if (!g_runtime && !g_api_activity)
         for (CUpti_CallbackId id : kRuntimeLaunchIds)
             if (!(st = cupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id), "cuptiEnableCallback")).ok)
                 return st;
@@ -441,17 +457,32 @@ PortStatus start_kernels(CUpti_SubscriberHandle subscriber) {
 
 }  // namespace
 
+bool api_ids_from_cupti() { return trace::any_api_enabled() && options().api_activity; }
+
+void keep_core_ids_apart() {
+    if (api_ids_from_cupti()) trace::reserve_correlation_ids(uint64_t{1} << 32);
+}
+
 PortStatus start(CUpti_SubscriberHandle subscriber) {
     g_runtime = trace::enabled(trace::Domain::CudaRuntime);
     g_driver = trace::enabled(trace::Domain::CudaDriver);
     const bool copies = trace::enabled(trace::Domain::MemoryCopy);
     PortStatus st;
-    if (g_runtime &&
-        !(st = cupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "cuptiEnableDomain")).ok)
-        return st;
-    if (g_driver &&
-        !(st = cupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "cuptiEnableDomain")).ok)
-        return st;
+    if (api_ids_from_cupti()) {
+        keep_core_ids_apart();
+        g_api_activity = true;  // before the first record can be delivered
+        if (!(st = start_api_activity(subscriber)).ok) {
+            g_api_activity = false;
+            return st;
+        }
+    } else {
+        if (g_runtime &&
+            !(st = cupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "cuptiEnableDomain")).ok)
+            return st;
+        if (g_driver &&
+            !(st = cupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "cuptiEnableDomain")).ok)
+            return st;
+    }
     if (copies) {
         for (size_t i = 0; i < kMemoryCallIdCount; ++i)
             if (kMemoryCallIds[i] < g_copy_calls.size()) g_copy_calls[kMemoryCallIds[i]] = copy_call_of_list(kMemoryCallIds[i]);
@@ -472,9 +503,7 @@ bool launches_not_waited() { return g_no_waits; }
 
 void defer_dispatch(const core::DispatchFacts& facts, uint32_t cupti_id) {
     if (!g_kernels) return;  // no kernel trace: the launch is no dispatch
-    const ApiStack& s = t_api;
-    uint32_t runtime_id = 0;
-    for (int i = std::min(s.depth, kDepth) - 1; i >= 0 && runtime_id == 0; --i) runtime_id = s.runtime_ids[i];
+    const uint32_t runtime_id = innermost_runtime_call();
     Deferred d;
     d.facts = facts;
     d.keys[0] = cupti_id;
@@ -499,13 +528,31 @@ void cancel_dispatch(uint32_t cupti_id) {
     g_deferred_key.erase(k);
 }
 
-bool driver_domain_traced() { return g_driver; }
+bool driver_domain_traced() { return g_driver && !g_api_activity; }
+
+bool tool_calls_begin() {
+    if (!g_api_activity) return false;
+    const PortStatus st = cupti(cuptiActivityPushExternalCorrelationId(kToolKind, kToolWork),
+                                "cuptiActivityPushExternalCorrelationId");
+    if (!st.ok && !g_reported_marking.exchange(true))
+        Core::instance().warn("API trace: the tool's own calls may appear as the application's: " + st.message());
+    return st.ok;
+}
+
+void tool_calls_end(bool pushed) {
+    if (!pushed) return;
+    uint64_t id = 0;
+    const PortStatus st = cupti(cuptiActivityPopExternalCorrelationId(kToolKind, &id),
+                                "cuptiActivityPopExternalCorrelationId");
+    if (!st.ok && !g_reported_marking.exchange(true))
+        Core::instance().warn("API trace: the tool's own calls may appear as the application's: " + st.message());
+}
 
 void on_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     ApiStack& s = t_api;
     const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
     if (s.depth < kDepth) s.runtime_ids[s.depth] = runtime ? cb->correlationId : 0;
-    if (s.depth < kDepth && (runtime ? g_runtime : g_driver)) {
+    if (s.depth < kDepth && !g_api_activity && (runtime ? g_runtime : g_driver)) {
         if (runtime)
             s.calls[s.depth].emplace(trace::Domain::CudaRuntime, runtime_name(cbid, cb->functionName));
         else
@@ -523,13 +570,13 @@ void on_api_exit(CUpti_CallbackDomain) {
 }
 
 uint64_t dispatch_correlation(uint32_t cupti_id) {
-    return trace::any_api_enabled() ? trace::current_correlation_id() : cupti_id;
+    return trace::any_api_enabled() ? innermost_traced(cupti_id) : cupti_id;
 }
 
 void flush() {
-    if (!g_copies && !g_kernels) return;
+    if (!g_copies && !g_kernels && !g_api_activity) return;
     const PortStatus st = cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
-    if (!st.ok) Core::instance().warn("trace: the last copies and kernels may be missing: " + st.message());
+    if (!st.ok) Core::instance().warn("trace: the last API calls, copies and kernels may be missing: " + st.message());
     size_t left = 0;
     {
         std::lock_guard<std::mutex> lock(g_deferred_mu);
@@ -542,8 +589,12 @@ void flush() {
                               " dispatches have no record: CUPTI delivered no activity record of their kernels");
     // Copy calls whose activity record never came (a failed call, a zero-byte copy, a record CUPTI
     // dropped): nothing will claim them now.
-    std::lock_guard<std::mutex> lock(g_pending_mu);
-    g_pending.clear();
+    {
+        std::lock_guard<std::mutex> lock(g_pending_mu);
+        g_pending.clear();
+    }
+    std::lock_guard<std::mutex> lock(g_tool_ids_mu);
+    g_tool_ids.clear();
 }
 
 }  // namespace gorocprof::cuda::tracing

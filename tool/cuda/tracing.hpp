@@ -1,10 +1,14 @@
 // Tracing (docs/tracing.md) on CUDA: the application's runtime and driver API calls, its memory copies and
 // memsets, and its NVTX ranges and marks, written through tool/core/trace.hpp.
 //
-// - API calls: CUPTI's runtime and driver callback domains; each call's ENTER opens a core::trace::ApiCall
-//   and its EXIT closes it, so a launch's dispatch and a copy take the innermost traced call's correlation
-//   id (trace::current_correlation_id()). Calls made while the tool's guard is up (relaunches, snapshots,
-//   restores, cache flushes, timing runs, queries) never reach these hooks: injection.cpp returns first.
+// - API calls: CUPTI's RUNTIME and DRIVER activity records (GOROCPROF_CUDA_API_ACTIVITY=0: CUPTI's runtime and
+//   driver callback domains instead, each call's ENTER opening a core::trace::ApiCall and its EXIT closing it).
+//   From activity records the lines carry CUPTI's correlation ids and core's own (markers) are kept above 2^32;
+//   a launch's dispatch and a copy take the innermost traced call's id: the driver call's when the driver
+//   domain is traced, else the enclosing runtime call's (its launch and copy callbacks are enabled for that).
+//   The tool's own calls (its guard up: relaunches, snapshots, restores, cache flushes, timing runs, queries)
+//   are marked with an external correlation id and dropped (tool_calls_begin/end); with callbacks they never
+//   reach these hooks (injection.cpp returns first).
 // - Copies and memsets: their device times come from CUPTI's activity buffers (MEMCPY, MEMCPY2, MEMSET),
 //   on the records' clock through cuptiActivityRegisterTimestampCallback. Each application memory call's
 //   driver ENTER registers its CUPTI correlation id; an activity record whose id was never registered
@@ -26,11 +30,32 @@ namespace gorocprof::cuda::tracing {
 // the launch callbacks are subscribed.
 PortStatus start(CUpti_SubscriberHandle subscriber);
 
-// Whether the plan traces any CUDA API domain: the driver domain is then enabled whole.
+// Whether the driver callback domain is enabled whole (API calls traced from callbacks).
 bool driver_domain_traced();
 
-// injection.cpp's dispatcher calls these for every callback of the application (the tool's guard down):
-// the ENTER hook first, before the callback's own work, and the EXIT hook last, after it.
+// Whether API lines carry CUPTI's correlation ids (an API domain traced from activity records).
+bool api_ids_from_cupti();
+// Keeps core's own correlation ids (markers) above CUPTI's 32-bit range when api_ids_from_cupti(): called
+// before the first marker (NVTX may start before CUDA) and at start.
+void keep_core_ids_apart();
+
+// The tool's own driver work on this thread begins and ends (the outermost Guard, dispatch_path.hpp, and
+// each tool callback's work, ToolCalls): the API records of the calls in between are the tool's, not the
+// application's. begin says whether it marked them (API calls traced from activity records); end takes that.
+bool tool_calls_begin();
+void tool_calls_end(bool marked);
+// The same for a scope: each tool callback's work (injection.cpp), whose driver calls CUPTI records under
+// the id of the application's call the callback belongs to.
+struct ToolCalls {
+    ToolCalls() : marked(tool_calls_begin()) {}
+    ~ToolCalls() { tool_calls_end(marked); }
+    ToolCalls(const ToolCalls&) = delete;
+    ToolCalls& operator=(const ToolCalls&) = delete;
+    const bool marked;
+};
+
+// injection.cpp's dispatcher calls these for every runtime and driver callback of the application (the
+// tool's guard down): the ENTER hook first, before the callback's own work, and the EXIT hook last, after it.
 void on_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb);
 void on_api_exit(CUpti_CallbackDomain domain);
 

@@ -39,6 +39,7 @@ std::string describe(const Options& o) {
     s += o.timing ? " timing" : "";
     s += o.replay_timeout_ns ? " timeout=" + std::to_string(o.replay_timeout_ns) : "";
     s += o.async_kernel_trace ? "" : " noasync";
+    s += o.api_activity ? "" : " apicallbacks";
     s += o.nvtx_injection_path.empty() ? "" : " nvtx=" + o.nvtx_injection_path;
     s += " problems=" + std::to_string(o.problems.size());
     return s;
@@ -88,6 +89,8 @@ TEST_CASE(options_read_each_variable_and_default_the_rest) {
         {{{"GOROCPROF_CUDA_TIMING", ""}}, defaults},
         {{{"GOROCPROF_CUDA_ASYNC_KERNEL_TRACE", "0"}}, defaults.substr(0, defaults.size() - 11) + " noasync problems=0"},
         {{{"GOROCPROF_CUDA_ASYNC_KERNEL_TRACE", "1"}}, defaults},
+        {{{"GOROCPROF_CUDA_API_ACTIVITY", "0"}}, defaults.substr(0, defaults.size() - 11) + " apicallbacks problems=0"},
+        {{{"GOROCPROF_CUDA_API_ACTIVITY", "1"}}, defaults},
         {{{"NVTX_INJECTION64_PATH", "/x/libgorocprof_tool_cuda.so"}}, defaults.substr(0, defaults.size() - 11) + " nvtx=/x/libgorocprof_tool_cuda.so problems=0"},
         {{{"NVTX_INJECTION64_PATH", ""}}, defaults},
     };

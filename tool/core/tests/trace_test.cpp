@@ -167,6 +167,35 @@ TEST_CASE(trace_record_marker_keeps_the_backends_ids_and_times) {
     CHECK_EQ(num(all[2], "end"), int64_t{3000});  // an end before the start is the start
 }
 
+TEST_CASE(trace_reserved_ids_keep_core_apart_from_the_backends) {
+    CHECK(start_traced(kSimDomains));
+    const uint64_t below = uint64_t{1} << 32;
+    trace::reserve_correlation_ids(below);
+    trace::reserve_correlation_ids(5);  // never lowers the counter
+    // API lines with the backend's own ids and thread, written from another thread (CUPTI's buffer thread).
+    std::thread([] { trace::record_api(trace::Domain::HipRuntime, "simLaunch", 7, 4242, 100, 200); }).join();
+    trace::marker_push("nvtxRangePushA", "step");
+    trace::marker_pop();
+    uint64_t call_id = 0;
+    {
+        trace::ApiCall call(trace::Domain::HipRuntime, "simMemcpy");
+        call_id = call.correlation_id();
+    }
+    Core::instance().finish();
+    std::vector<Value> recs = read_records();
+    std::vector<Value> api = of_type(recs, "api"), marks = of_type(recs, "marker");
+    CHECK_EQ(api.size(), size_t{2});
+    CHECK_EQ(marks.size(), size_t{1});
+    if (api.size() != 2 || marks.size() != 1) return;
+    CHECK_EQ(num(api[0], "correlation_id"), int64_t{7});
+    CHECK_EQ(num(api[0], "thread_id"), int64_t{4242});
+    CHECK_EQ(num(api[0], "start"), int64_t{100});
+    CHECK_EQ(num(api[0], "end"), int64_t{200});
+    CHECK_EQ(num(marks[0], "correlation_id"), int64_t(below + 1));
+    CHECK_EQ(call_id, below + 2);
+    CHECK_EQ(num(api[1], "correlation_id"), int64_t(below + 2));
+}
+
 TEST_CASE(trace_every_thread_s_lines_reach_the_file) {
     CHECK(start_traced(kSimDomains));
     count_writes();

@@ -4,13 +4,19 @@
 The app prints `TRACE-EXPECT {json}`: its runtime calls by name, its own driver calls, its copies and memsets
 by op, its NVTX calls by op, its kernel launches. The records must hold, for the traced domains:
 - each runtime call exactly as often as the app made it (the tool's own calls never appear), and each of the
-  app's driver calls at least as often (the runtime's own driver calls come on top);
+  app's driver calls at least as often (with the callbacks the runtime's own driver calls come on top; with
+  --driver-within, for API calls from activity records, exactly as often, and no other driver op more often
+  than the callbacks saw it in another run: the runtime's calls outside its API calls are lines too, the
+  tool's never);
 - each copy op exactly as often as the app made it, with agents as the op says (the CPU agent, type CPU, on
   the host side), device times inside the run and correlation ids of the app's copy calls on the same thread;
-- each marker op as often as the app made it, ranges with start <= end, on two threads;
+- each marker op as often as the app made it, ranges with start <= end, on two threads, no marker with an API
+  call's correlation id;
 - one logical dispatch per launch, each pass carrying the correlation id of a traced launch call of its thread.
-With --same OTHER_RUN_DIR the op counts of every domain must equal those of another run of the app (a
-trace-only run against a kernel-replay run: replay adds no line). Prints one JSON object; exits 1 on failure.
+With --same OTHER_RUN_DIR the op counts of every domain (or of those --same-domains names) must equal those of
+another run of the app (a trace-only run against a kernel-replay run: replay adds no line). With the runtime domain
+traced and the driver's not, the copies and dispatches of the app's own driver calls have correlation id 0, as
+many as it made. Prints one JSON object; exits 1 on failure.
 """
 import argparse
 import collections
@@ -49,7 +55,13 @@ def op_counts(lines):
     return out
 
 
-def check(lines, want, domains):
+def direct_driver_call(r, domains):
+    """A copy or dispatch of the app's own driver call when only the runtime domain is traced: no traced call
+    issued it, so its correlation id is 0 (their number is checked against the app's driver calls)."""
+    return "CUDA_DRIVER_API" not in domains and "CUDA_RUNTIME_API" in domains and r["correlation_id"] == 0
+
+
+def check(lines, want, domains, within=None):
     problems = []
     facts = {}
     header = next((r for r in lines if r["t"] == "header"), None)
@@ -76,8 +88,15 @@ def check(lines, want, domains):
     if "CUDA_DRIVER_API" in domains:
         got = counts["CUDA_DRIVER_API"]
         for op, n in sorted(want["driver"].items()):
-            if got[op] < n:
+            if got[op] < n or (within is not None and got[op] != n):
                 problems.append("driver %s: %d lines, the app made %d itself" % (op, got[op], n))
+        if within is not None:
+            # The runtime's own driver calls outside its API calls (its start, module loading) are lines of
+            # the process too; every other one would be the tool's.
+            extra = {op: (n, within[op]) for op, n in got.items() if op not in want["driver"] and n > within[op]}
+            if extra:
+                problems.append("driver calls beyond the callbacks' run (ours, theirs): %s" %
+                                json.dumps(extra, sort_keys=True)[:400])
         facts["driver_calls"] = sum(got.values())
 
     if "MEMORY_COPY" in domains:
@@ -87,6 +106,7 @@ def check(lines, want, domains):
                 problems.append("copy %s: %d lines, the app made %d" % (op, got[op], want["copies"].get(op, 0)))
         agents = {r["id"]: r for r in lines if r["t"] == "agent"}
         cpus = [a for a in agents.values() if a.get("type") == "CPU"]
+        zero_copies = 0
         if not cpus:
             problems.append("no CPU agent record")
         for r in (r for r in lines if r["t"] == "copy"):
@@ -103,7 +123,9 @@ def check(lines, want, domains):
                 problems.append("copy %s outside the run or ending before it starts" % r["op"])
             if r["size"] <= 0:
                 problems.append("copy %s of %d bytes" % (r["op"], r["size"]))
-            if domains & {"CUDA_RUNTIME_API", "CUDA_DRIVER_API"}:
+            if direct_driver_call(r, domains):
+                zero_copies += 1
+            elif domains & {"CUDA_RUNTIME_API", "CUDA_DRIVER_API"}:
                 call = by_corr.get(r["correlation_id"])
                 if call is None or not call["op"].startswith(COPY_CALL_PREFIXES) or call["thread_id"] != r["thread_id"]:
                     problems.append("copy %s: correlation id %d is not a copy call of its thread (%s)" % (
@@ -111,6 +133,11 @@ def check(lines, want, domains):
                 elif r["start"] < call["start"]:
                     problems.append("copy %s starts before its call %s" % (r["op"], call["op"]))
         facts["copies"] = dict(got)
+        if "CUDA_RUNTIME_API" in domains and "CUDA_DRIVER_API" not in domains:
+            want_zero = sum(n for op, n in want["driver"].items() if op.startswith(COPY_CALL_PREFIXES))
+            if zero_copies != want_zero:
+                problems.append("%d copies with no traced call, the app made %d copy calls of the driver's" % (
+                    zero_copies, want_zero))
 
     if "MARKER_CORE_RANGE_API" in domains:
         got = counts["MARKER_CORE_RANGE_API"]
@@ -118,6 +145,9 @@ def check(lines, want, domains):
             if got[op] != want["markers"].get(op, 0):
                 problems.append("marker %s: %d lines, the app made %d" % (op, got[op], want["markers"].get(op, 0)))
         marks = [r for r in lines if r["t"] == "marker"]
+        clash = sorted({r["correlation_id"] for r in marks} & set(by_corr))
+        if clash:
+            problems.append("markers share correlation ids with API calls: %s" % clash[:5])
         for r in marks:
             if not (t0 <= r["start"] <= r["end"] <= t1):
                 problems.append("marker %r outside the run or ending before it starts" % r.get("message"))
@@ -134,7 +164,11 @@ def check(lines, want, domains):
         problems.append("%d logical dispatches, the app launched %d kernels" % (len(ids), want["launches"]))
     if domains & {"CUDA_RUNTIME_API", "CUDA_DRIVER_API"}:
         seen = {}
+        zero = set()
         for r in dispatches:
+            if direct_driver_call(r, domains):
+                zero.add(r["dispatch_id"])
+                continue
             call = by_corr.get(r["correlation_id"])
             if call is None or call["op"] not in LAUNCH_OPS or call["thread_id"] != r["thread_id"]:
                 problems.append("dispatch %d: correlation id %d is not a launch call of its thread (%s)" % (
@@ -143,6 +177,11 @@ def check(lines, want, domains):
                 problems.append("dispatch %d: passes with different correlation ids" % r["dispatch_id"])
         if len(set(seen.values())) != len(seen):
             problems.append("two dispatches share a launch call's correlation id")
+        if "CUDA_DRIVER_API" not in domains:
+            want_zero = sum(n for op, n in want["driver"].items() if op in LAUNCH_OPS)
+            if len(zero) != want_zero:
+                problems.append("%d dispatches with no traced call, the app made %d launches of the driver's" % (
+                    len(zero), want_zero))
     facts["dispatches"] = len(ids)
     facts["passes"] = len(dispatches)
     return problems, facts
@@ -154,6 +193,10 @@ def main():
     ap.add_argument("stdout", help="the app's standard output (TRACE-EXPECT line)")
     ap.add_argument("--domains", required=True, help="comma-separated trace domains of the plan")
     ap.add_argument("--same", help="another run directory of the app whose op counts must be the same")
+    ap.add_argument("--driver-within", metavar="CALLBACK_RUN_DIR",
+                    help="API calls from activity records: the app's driver calls exactly, and no driver op more "
+                         "often than in this run of the app with the API calls from callbacks")
+    ap.add_argument("--same-domains", help="comma-separated: compare only these domains with --same's run")
     a = ap.parse_args()
     domains = set(a.domains.split(","))
     want = expected(a.stdout)
@@ -161,10 +204,14 @@ def main():
     if want is None:
         problems, facts = ["the app printed no TRACE-EXPECT line"], {}
     else:
-        problems, facts = check(lines, want, domains)
+        within = op_counts(load(a.driver_within))["CUDA_DRIVER_API"] if a.driver_within else None
+        problems, facts = check(lines, want, domains, within)
     if a.same:
         ours, theirs = op_counts(lines), op_counts(load(a.same))
+        only = set(a.same_domains.split(",")) if a.same_domains else None
         for d in sorted(set(ours) | set(theirs)):
+            if only is not None and d not in only:
+                continue
             if ours[d] != theirs[d]:
                 diff = {op: (ours[d][op], theirs[d][op]) for op in set(ours[d]) | set(theirs[d]) if ours[d][op] != theirs[d][op]}
                 problems.append("%s differs from %s: %s" % (d, a.same, json.dumps(diff, sort_keys=True)))

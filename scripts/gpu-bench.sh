@@ -20,7 +20,8 @@
 # Workload trace (BENCH_WORKLOADS=trace, alone: the rest of the bench is skipped): the cost of tracing alone,
 # tests/torch_trace_step.py's training steps unprofiled, traced by gorocprof (--sys-trace's domains, no counters)
 # and under nsys with the same domains (--trace=cuda,nvtx), BENCH_TRACE_REPS processes of each, alternating.
-# Writes $OUT/gpu-bench-trace.md.
+# Writes $OUT/gpu-bench-trace.md. Workload calls (BENCH_WORKLOADS=calls, alone): host ns per call of the calls such a
+# step makes most (bin/cuda-api_calls), per trace domain, against nsys; writes $OUT/gpu-bench-calls.md.
 # Writes $OUT/gpu-bench.md (printed last) and $OUT/gpu-bench.log.
 set -uo pipefail
 
@@ -45,6 +46,14 @@ S3=(--pmc "sm__inst_executed.sum sm__warps_launched.sum" --pmc "sm__inst_execute
     --pmc "sm__warps_launched.sum smsp__inst_executed_op_global_ld.sum")
 source "$ROOT/scripts/s10.sh"  # S10_METRICS, S10_PMC, S10_NCU, S10_DETERMINISTIC
 source "$ROOT/scripts/rp-floor-build.sh"  # build_rp_floor
+# The trace and calls workloads' applications run under BENCH_PIN (for example "taskset -c 8-11") when it is set.
+PIN=${BENCH_PIN:-}
+PIN_NOTE=${PIN:+, every application under \`$PIN\`}
+# build_cupti_floor: builds bench/cupti_floor.cpp (target cupti-floor) and prints its path, or nothing when it fails.
+build_cupti_floor() {
+    { cmake -S tool -B build/gpu -DCMAKE_BUILD_TYPE=Release && cmake --build build/gpu -j"$(nproc)" --target cupti-floor; } >>"$LOG" 2>&1 &&
+        ls "$ROOT"/build/gpu/cuda/tests/*cupti-floor*.so 2>/dev/null | head -1
+}
 WITH_S10=${BENCH_S10:-1}  # 0 leaves the S10 columns out (a shorter run)
 WITH_APP=${BENCH_APP:-1}  # 0 leaves the application-replay S3 columns (ga S3, na S3) out
 S10_REPS=${BENCH_S10_REPS:-1}  # runs per S10 cell (each is ten passes of every dispatch: the longest cells)
@@ -72,6 +81,78 @@ median_ms() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# ---- calls: what tracing adds to one call of each kind ---------------------------------------------------
+# bin/cuda-api_calls times the calls a launch-bound step makes most (CALL-NS lines, host ns per call); each variant
+# runs it BENCH_CALLS_REPS times, alternating, and a cell is the median ns per call with what it adds to the
+# unprofiled call. Variants: un (unprofiled); the tool library under a plan of one domain set each: inj (none: the
+# tool's own callbacks only), kt (kernel trace), rt (CUDA_RUNTIME_API), drv (CUDA_DRIVER_API), copy (MEMORY_COPY),
+# marker (MARKER_CORE_RANGE_API), sys (all four and the kernel trace, as --sys-trace), sysc (sys with
+# GOROCPROF_CUDA_API_ACTIVITY=0); CUPTI's floor as in the trace workload (fact, fcb); nsys (--trace=cuda,nvtx).
+# Writes $OUT/gpu-bench-calls.md.
+if [ "$WORKLOADS" = calls ]; then
+    CALLS_REPS=${BENCH_CALLS_REPS:-3}
+    APP=$ROOT/bin/cuda-api_calls
+    NSYS=$(command -v nsys || ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
+    TOOL=$ROOT/lib/gorocprof/libgorocprof_tool_cuda.so
+    calls_plan() { # calls_plan DIR KERNEL_TRACE DOMAINS_JSON
+        mkdir -p "$1/records"
+        printf '{"version":1,"backend":"cuda","replay_mode":"none","application_pass":-1,"kernel_trace":%s,"filters":{"include_regex":"","exclude_regex":"","name_kind":"demangled","iteration_ranges":[]},"trace_domains":%s,"agents":[]}\n' "$2" "$3" >"$1/plan.json"
+    }
+    calls_variant() { # calls_variant NAME RUN: one run of the app the variant's way
+        local name=$1 d=$WORK/calls-$1-$2 kt=false domains='[]'
+        case $name in
+        un) $PIN "$APP"; return ;;
+        fcb) [ -n "$FLOOR_LIB" ] && CUPTI_FLOOR=callbacks,kernels,copies CUDA_INJECTION64_PATH="$FLOOR_LIB" $PIN "$APP"; return ;;
+        fact) [ -n "$FLOOR_LIB" ] && CUPTI_FLOOR=activity,kernels,copies CUDA_INJECTION64_PATH="$FLOOR_LIB" $PIN "$APP"; return ;;
+        nsys) [ -n "$NSYS" ] && timeout 300 "$NSYS" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none -o "$d" -f true $PIN "$APP"; return ;;
+        inj) ;;
+        kt) kt=true ;;
+        rt) domains='["CUDA_RUNTIME_API"]' ;;
+        drv) domains='["CUDA_DRIVER_API"]' ;;
+        copy) domains='["MEMORY_COPY"]' ;;
+        marker) domains='["MARKER_CORE_RANGE_API"]' ;;
+        sys | sysc) kt=true domains='["CUDA_DRIVER_API","CUDA_RUNTIME_API","MARKER_CORE_RANGE_API","MEMORY_COPY"]' ;;
+        *) echo "calls: unknown variant $name" >&2; return 2 ;;
+        esac
+        calls_plan "$d" $kt "$domains"
+        local activity=1 nvtx=()
+        [ "$name" = sysc ] && activity=0
+        case $domains in *MARKER*) nvtx=(NVTX_INJECTION64_PATH="$TOOL") ;; esac  # as the front end sets it
+        env GOROCPROF_CUDA_API_ACTIVITY=$activity "${nvtx[@]}" GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$d" \
+            GOROCPROF_PLAN="$d/plan.json" GOROCPROF_LOG_LEVEL=warning CUDA_INJECTION64_PATH="$TOOL" $PIN "$APP"
+    }
+    FLOOR_LIB=$(build_cupti_floor)
+    CALL_VARIANTS=${BENCH_CALLS_VARIANTS:-"un inj kt rt drv copy marker sys sysc fact fcb nsys"}  # un first: the others are against it
+    for ((i = 0; i < CALLS_REPS; i++)); do
+        for v in $CALL_VARIANTS; do
+            calls_variant $v $i >>"$WORK/calls-$v.txt" 2>&1 || echo "calls $v run $i: rc $?" >>"$LOG"
+        done
+    done
+    call_ns() { awk -v k="$2" '$1 == "CALL-NS" && $2 == k {print $3}' "$WORK/calls-$1.txt" | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
+    {
+        echo "# Tracing one call: host ns per call on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+        echo
+        echo "Command: \`BENCH_WORKLOADS=calls scripts/gpu-bench.sh\` ($(date -u +%Y-%m-%dT%H:%MZ)); $CALLS_REPS processes per variant,"
+        echo "alternating; each cell the median over them of bin/cuda-api_calls' best-of-5 mean, and in brackets what the"
+        echo "variant adds to the unprofiled call$PIN_NOTE. Variants: see scripts/gpu-bench.sh (calls); fact and fcb are CUPTI's"
+        echo "floor (bench/cupti_floor.cpp): its activity kinds, or its callback domains, with nothing done with what they give."
+        echo
+        printf '| call |'; for v in $CALL_VARIANTS; do printf ' %s |' "$v"; done; echo
+        printf '| --- |'; for v in $CALL_VARIANTS; do printf ' --- |'; done; echo
+        for k in $(awk '$1 == "CALL-NS" {print $2}' "$WORK/calls-un.txt" | awk '!seen[$0]++'); do
+            base=$(call_ns un "$k")
+            printf '| %s |' "$k"
+            for v in $CALL_VARIANTS; do
+                printf ' %s |' "$(awk -v a="$(call_ns $v "$k")" -v b="$base" -v v=$v 'BEGIN { if (a !~ /^[0-9.]+$/) print a; else if (v == "un" || b !~ /^[0-9.]+$/) printf "%.0f", a; else printf "%.0f (%+.0f)", a, a - b }')"
+            done
+            echo
+        done
+    } >"$OUT/gpu-bench-calls.md"
+    grep -h "FAIL\|gorocprof-tool\|rror" "$WORK"/calls-*.txt 2>/dev/null | sort | uniq -c | head -8 >>"$LOG"
+    cat "$OUT/gpu-bench-calls.md"
+    exit 0
+fi
 
 # ---- trace: what tracing alone adds to a training step ---------------------------------------------------
 # Each process prints its median step time (30 steps after 5 warm-up steps, tests/torch_trace_step.py); a cell
@@ -102,9 +183,12 @@ if [ "$WORKLOADS" = trace ]; then
             env -u NVTX_INJECTION64_PATH GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$d" GOROCPROF_PLAN="$d/plan.json" \
                 GOROCPROF_LOG_LEVEL=warning CUDA_INJECTION64_PATH="$ROOT/lib/gorocprof/libgorocprof_tool_cuda.so" "$@" ;;
         nsys) [ -n "$NSYS" ] && timeout 300 "$NSYS" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none -o "$d" -f true "$@" ;;
+        fcb) [ -n "$FLOOR_LIB" ] && CUPTI_FLOOR=callbacks,kernels,copies CUDA_INJECTION64_PATH="$FLOOR_LIB" "$@" ;;
+        fact) [ -n "$FLOOR_LIB" ] && CUPTI_FLOOR=activity,kernels,copies CUDA_INJECTION64_PATH="$FLOOR_LIB" "$@" ;;
         esac
     }
-    VARIANTS=${BENCH_TRACE_VARIANTS:-"un sys tool api kt nsys"}  # un first: every other column is against it
+    FLOOR_LIB=$(build_cupti_floor)
+    VARIANTS=${BENCH_TRACE_VARIANTS:-"un sys fact fcb kt nsys"}  # un first: every other column is against it
     step_ms() { grep -h '^STEP-MS' "$1" 2>/dev/null | awk '{print $3}'; }
     median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
     pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.2f (%+.1f%%)", a, 100 * (a - b) / b; else print a }'; }
@@ -113,24 +197,27 @@ if [ "$WORKLOADS" = trace ]; then
         echo
         echo "Command: \`BENCH_WORKLOADS=trace scripts/gpu-bench.sh\` ($(date -u +%Y-%m-%dT%H:%MZ)); $TRACE_REPS processes per cell, the"
         echo "variants alternating; each process's median of 30 steps after 5 warm-up steps (tests/torch_trace_step.py), ms"
-        echo "per step and what it adds to the unprofiled step. sys: \`gorocprof --sys-trace\`; sysc: the same with"
+        echo "per step and what it adds to the unprofiled step$PIN_NOTE. sys: \`gorocprof --sys-trace\`; sysc: the same with"
         echo "GOROCPROF_CUDA_API_ACTIVITY=0 (API calls from CUPTI's callbacks); tool: the tool library under"
         echo "--sys-trace's plan; api: \`gorocprof --hip-trace --hsa-trace --marker-trace --memory-copy-trace\` (no kernel"
-        echo "trace); kt: \`gorocprof --kernel-trace\`; nsys: \`nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none\`."
+        echo "trace); kt: \`gorocprof --kernel-trace\`; nsys: \`nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none\`;"
+        echo "fact and fcb: CUPTI's floor (bench/cupti_floor.cpp), what CUPTI alone costs with every record dropped unread:"
+        echo "fact its RUNTIME, DRIVER, kernel and copy activity (the kinds sys turns on), fcb the runtime and driver"
+        echo "callback domains with a callback that returns at once, and the kernel and copy activity."
         echo
-        echo "| config | unprofiled | sys | sysc | tool | api | kt | nsys | lines (tool run) |"
-        echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        printf '| config | unprofiled |'; for v in $VARIANTS; do [ $v = un ] || printf ' %s |' "$v"; done; echo ' lines (tool run) |'
+        printf '| --- | --- |'; for v in $VARIANTS; do [ $v = un ] || printf ' --- |'; done; echo ' --- |'
     } >"$OUT/gpu-bench-trace.md"
     for config in ${BENCH_TRACE_CONFIGS:-small large}; do
         for ((i = 0; i < TRACE_REPS; i++)); do
             for v in $VARIANTS; do
-                variant $v $config-$i python3 "$STEP" $config >>"$WORK/$config-$v.txt" 2>&1 || echo "$v $config run $i: rc $?" >>"$LOG"
+                variant $v $config-$i $PIN python3 "$STEP" $config >>"$WORK/$config-$v.txt" 2>&1 || echo "$v $config run $i: rc $?" >>"$LOG"
             done
         done
         un=$(step_ms "$WORK/$config-un.txt" | median)
         row="| $config | $un"
-        for v in sys sysc tool api kt nsys; do
-            case " $VARIANTS " in *" $v "*) row="$row | $(pct "$(step_ms "$WORK/$config-$v.txt" | median)" "$un")" ;; *) row="$row | not run" ;; esac
+        for v in $VARIANTS; do
+            [ $v = un ] || row="$row | $(pct "$(step_ms "$WORK/$config-$v.txt" | median)" "$un")"
         done
         lines=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c -E '"t":"(api|marker|copy)"')
         disp=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c '"t":"dispatch"')

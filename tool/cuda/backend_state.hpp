@@ -81,12 +81,24 @@ CUdeviceptr driver_extent(CUdeviceptr p);
 // `app_launch`: the application's own launch is in flight on this thread (not a graph node the tool runs), so
 // the launching stack tells whether NCCL launched the kernel.
 const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symbol_name, bool app_launch);
+// The entry of `f` in `cs` when kernel_entry made it before, else null: no driver call.
+const KernelEntry* known_kernel_entry(const ContextState& cs, CUfunction f);
 
 // launches.cpp: a kernel launch's ENTER (open the dispatch) and EXIT (replay it).
 extern const CUpti_CallbackId kLaunchIds[];
 extern const size_t kLaunchIdCount;
 void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb);
 void on_launch_exit(const CUpti_CallbackData* cb);
+// A launch's ENTER or EXIT when no launch is waited for (tracing::launches_not_waited): its dispatch deferred
+// to the kernel's activity record through lookups made before, with no driver call. False when the usual
+// callbacks must run instead (a context or kernel not seen before, a stream capture under way somewhere).
+bool on_launch_deferred(CUpti_CallbackId cbid, const CUpti_CallbackData* cb);
+
+// Stream captures (a launch into a capturing stream is recorded, not run): counted process-wide from their
+// begin's ENTER to their end's EXIT, so a launch asks the driver about its stream only while one may be on.
+extern const CUpti_CallbackId kCaptureIds[];
+extern const size_t kCaptureIdCount;
+void on_capture_call(CUpti_CallbackId cbid, const CUpti_CallbackData* cb);
 
 // Lasting counter windows (lasting_window.hpp) end where the application can observe device results: at the
 // ENTER of the calls observes_device() names (synchronisations, queries, host callbacks, graph launches), of

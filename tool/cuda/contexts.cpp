@@ -92,13 +92,16 @@ std::string availability_file(const DeviceInfo& device) {
 }  // namespace
 
 // The state of `ctx`, created on its first profiled launch (the calling thread has it current).
+ContextState* known_context_state(CUcontext ctx) {
+    Backend& b = backend();
+    std::lock_guard<std::mutex> lock(b.mu);
+    auto it = b.contexts.find(ctx);
+    return it != b.contexts.end() ? it->second.get() : nullptr;
+}
+
 ContextState* context_state(CUcontext ctx, PortStatus* st) {
     Backend& b = backend();
-    {
-        std::lock_guard<std::mutex> lock(b.mu);
-        auto it = b.contexts.find(ctx);
-        if (it != b.contexts.end()) return it->second.get();
-    }
+    if (ContextState* known = known_context_state(ctx)) return known;
     auto cs = std::make_unique<ContextState>();
     cs->ctx = ctx;
     CUdevice dev = 0;

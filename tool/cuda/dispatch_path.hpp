@@ -3,7 +3,6 @@
 #pragma once
 
 #include "cuda_port.hpp"
-#include "tracing.hpp"
 
 #include <cupti.h>
 
@@ -13,22 +12,21 @@
 namespace gorocprof::cuda {
 
 // Non-zero while this thread runs the tool's own driver calls (relaunches, copies, lookups): the
-// callbacks they trigger are ours, not the application's.
+// callbacks they trigger are ours, not the application's. Every guard is raised inside a tracing::ToolCalls
+// scope (a tool callback's or the exit handler's), which marks those calls for the activity records.
 extern thread_local int t_guard;
 struct Guard {
-    Guard() : marked(t_guard++ == 0 && tracing::tool_calls_begin()) {}
-    ~Guard() {
-        --t_guard;
-        tracing::tool_calls_end(marked);
-    }
+    Guard() { ++t_guard; }
+    ~Guard() { --t_guard; }
     Guard(const Guard&) = delete;
     Guard& operator=(const Guard&) = delete;
-    const bool marked;  // the outermost guard of the thread marked the tool's calls (tracing.hpp)
 };
 
 void register_agents();
 // The state of `ctx`, created on its first profiled launch (the calling thread has it current).
 ContextState* context_state(CUcontext ctx, PortStatus* st);
+// The state of `ctx` when it has one already, else null: no driver call.
+ContextState* known_context_state(CUcontext ctx);
 bool capturing(CUstream stream);
 
 // The launch this thread is turning into a dispatch: the caller fills its kernel, dimensions, stream

@@ -40,7 +40,7 @@ namespace {
 // What the tool does with each driver callback id, looked up once per call: with the whole driver domain
 // traced every driver call arrives, and most (cuCtxGetDevice, cuDeviceGetAttribute, ...) are no business of
 // the tool's. Filled by subscribe() from the lists each file enables.
-enum : uint8_t { kToolCall = 1, kLaunchCall = 2, kGraphCall = 4, kMemoryCallBit = 8, kObserveCall = 16 };
+enum : uint8_t { kToolCall = 1, kLaunchCall = 2, kGraphCall = 4, kMemoryCallBit = 8, kObserveCall = 16, kCaptureCall = 32 };
 std::array<uint8_t, CUPTI_DRIVER_TRACE_CBID_SIZE> g_driver_class{};
 
 uint8_t driver_class(CUpti_CallbackId cbid) {
@@ -57,14 +57,29 @@ void classify_driver_ids() {
     mark(kMemoryCallIds, kMemoryCallIdCount, kMemoryCallBit);
     mark(kObserveIds, kObserveIdCount, kObserveCall);
     mark(kAllocIds, kAllocIdCount, 0);
+    mark(kCaptureIds, kCaptureIdCount, kCaptureCall);
     const CUpti_CallbackId unload = CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload;
     mark(&unload, 1, 0);
+}
+
+// Without counters (tracing::launches_not_waited) no window or lasting window is ever open, so a launch whose
+// lookups are made and a memory or allocation call need no driver call of the tool's: handled here, with no
+// mark on the tool's calls (ToolCalls, two CUPTI calls). False: the usual path runs.
+bool handled_without_tool_calls(uint8_t c, CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+    if (c & kLaunchCall) return on_launch_deferred(cbid, cb);
+    if (c & kGraphCall) return false;
+    // Their callbacks ask the driver for the library's module.
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload || cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryGetGlobal) return false;
+    if (cb->callbackSite != CUPTI_API_ENTER) on_allocation_exit(cbid, cb);
+    return true;
 }
 
 // One driver call of the application (the tool's guard down): handed to the file of its kind.
 void on_driver_call(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     const uint8_t c = driver_class(cbid);
     if (!(c & kToolCall)) return;
+    if (c & kCaptureCall) on_capture_call(cbid, cb);
+    if (tracing::launches_not_waited() && handled_without_tool_calls(c, cbid, cb)) return;
     const tracing::ToolCalls own;  // the driver calls made below are the tool's
     if (cb->callbackSite == CUPTI_API_ENTER && (c & kObserveCall)) close_lasting_windows();
     if (c & kLaunchCall) {
@@ -147,6 +162,7 @@ PortStatus subscribe() {
     if (!(st = enable_driver(kMemoryCallIds, kMemoryCallIdCount)).ok) return st;
     if (!(st = enable_driver(kObserveIds, kObserveIdCount)).ok) return st;
     if (!(st = enable_driver(kAllocIds, kAllocIdCount)).ok) return st;
+    if (!(st = enable_driver(kCaptureIds, kCaptureIdCount)).ok) return st;
     // The plan's trace domains (docs/tracing.md): more callback domains, the copies' activity buffers. A
     // domain that cannot be traced costs its lines, not the counters.
     const PortStatus traced = tracing::start(b.subscriber);
@@ -172,6 +188,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     // record (a context destroyed earlier at exit closed its own).
     std::atexit([] {
         tracing::flush();  // the copies CUPTI still holds, before core's end record
+        const tracing::ToolCalls own;  // the open windows' decoding makes driver calls
         close_lasting_windows();
     });
     // The first stack walk loads the unwinder (dlopen): here, not inside a launch callback of the driver.

@@ -66,14 +66,17 @@ void resolve_module_globals(CUcontext ctx, CUmodule mod, const std::string& symb
 
 }  // namespace
 
+const KernelEntry* known_kernel_entry(const ContextState& cs, CUfunction f) {
+    Backend& b = backend();
+    std::lock_guard<std::mutex> lock(b.mu);
+    auto it = b.kernels.find(std::make_pair(cs.ctx, f));
+    return it != b.kernels.end() ? &it->second : nullptr;
+}
+
 const KernelEntry* kernel_entry(ContextState& cs, CUfunction f, const char* symbol_name, bool app_launch) {
     Backend& b = backend();
     const std::pair<CUcontext, CUfunction> key(cs.ctx, f);
-    {
-        std::lock_guard<std::mutex> lock(b.mu);
-        auto it = b.kernels.find(key);
-        if (it != b.kernels.end()) return &it->second;
-    }
+    if (const KernelEntry* known = known_kernel_entry(cs, f)) return known;
     core::KernelDesc desc;
     if (symbol_name && *symbol_name) {
         desc.mangled_name = symbol_name;

@@ -9,6 +9,7 @@
 #include "replay_service.hpp"
 #include "tracing.hpp"
 
+#include <atomic>
 #include <iterator>
 #include <mutex>
 #include <string>
@@ -26,6 +27,14 @@ const CUpti_CallbackId kLaunchIds[] = {
 };
 const size_t kLaunchIdCount = std::size(kLaunchIds);
 
+const CUpti_CallbackId kCaptureIds[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,          CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
+};
+const size_t kCaptureIdCount = std::size(kCaptureIds);
+
 namespace {
 
 // The launch in flight on this thread between its ENTER and EXIT callbacks (launches do not nest
@@ -35,6 +44,8 @@ thread_local bool t_launch_active = false;
 thread_local std::unique_lock<std::mutex> t_window;
 thread_local core::DispatchFacts t_facts;
 thread_local uint64_t t_dispatch_id = 0;
+// Captures that may be under way in the process (on_capture_call): counted high, never low.
+std::atomic<int> g_captures{0};
 
 // Grid, block, dynamic shared memory and stream: the parameter structs of cuLaunchKernel and
 // cuLaunchCooperativeKernel and cuLaunchKernelEx's CUlaunchConfig name them alike.
@@ -189,7 +200,26 @@ void close_lasting_windows() {
     }
 }
 
+void on_capture_call(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+    const bool ends = cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture || cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz;
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+        if (!ends) g_captures.fetch_add(1, std::memory_order_acq_rel);  // before the stream captures
+        return;
+    }
+    const CUresult r = *static_cast<const CUresult*>(cb->functionReturnValue);
+    if (!ends) {
+        if (r != CUDA_SUCCESS) g_captures.fetch_sub(1, std::memory_order_acq_rel);
+        return;
+    }
+    // The capture ended, invalidated or not; any other error ended none.
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) return;
+    int n = g_captures.load(std::memory_order_acquire);
+    while (n > 0 && !g_captures.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel)) {
+    }
+}
+
 bool capturing(CUstream stream) {
+    if (g_captures.load(std::memory_order_acquire) == 0) return false;  // no capture anywhere: no need to ask
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
     // A stream the driver cannot ask about is not capturing (the launch on it then fails on its own).
     return cu(cuStreamIsCapturing(stream, &capture), "cuStreamIsCapturing").ok && capture != CU_STREAM_CAPTURE_STATUS_NONE;
@@ -334,6 +364,28 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     // A launch that is no dispatch (the filters leave it out) is still another thread's work on the device:
     // like a memory call it is queued only when no window is open (held until its EXIT).
     if (!open_dispatch(cb->context, cb->symbolName, cb->correlationId)) on_memory_call_enter(cb);
+}
+
+bool on_launch_deferred(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+    if (cb->callbackSite != CUPTI_API_ENTER) {
+        if (t_launch_active) return false;  // its ENTER took the usual path to a dispatch of its own
+        if (*static_cast<const CUresult*>(cb->functionReturnValue) != CUDA_SUCCESS) tracing::cancel_dispatch(cb->correlationId);
+        return true;
+    }
+    if (g_captures.load(std::memory_order_acquire) != 0) return false;
+    ContextState* cs = known_context_state(cb->context);
+    if (cs == nullptr) return false;
+    Launch& l = t_launch;
+    l = Launch{};
+    if (!decode_launch(cbid, cb->functionParams, &l)) return true;  // as on_launch_enter: not a dispatch
+    const KernelEntry* k = known_kernel_entry(*cs, l.f);
+    if (k == nullptr) return false;
+    Guard g;
+    l.param_slots = k->params_known ? &k->params : nullptr;
+    l.module = k->module;
+    // Deferred, or not selected: either way no window and no hold, which guard nothing without counters.
+    open_dispatch_of(*cs, *k, cb->correlationId);
+    return true;
 }
 
 void on_launch_exit(const CUpti_CallbackData* cb) {

@@ -6,6 +6,7 @@
 #include "core.hpp"
 #include "dispatch_path.hpp"
 #include "options.hpp"
+#include "tracing.hpp"
 
 #include <iterator>
 #include <mutex>
@@ -158,6 +159,8 @@ void on_memory_call_enter(const CUpti_CallbackData* cb) {
     Backend& b = backend();
     if (b.windows.devices() == 0 || !cb->context) return;  // no agent registered yet: no window can be open
     if (!options().hold_other_threads) return;             // the test-only negative control
+    // No counters: no snapshot or pass that another thread's call could land between.
+    if (tracing::launches_not_waited()) return;
     // The call's context is current on this thread (CUPTI names it), so its device is the current one.
     int ordinal = -1;
     {

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -389,16 +390,16 @@ PortStatus start_activity() {
     return cupti(cuptiActivityFlushPeriod(kFlushPeriodMs), "cuptiActivityFlushPeriod");
 }
 
-// The runtime calls whose CUPTI ids link a dispatch or copy to its runtime call when the driver domain is
-// not traced (innermost_traced): their callbacks push the ids on the thread's stack.
-PortStatus enable_runtime_links(CUpti_SubscriberHandle subscriber) {
+// Enables the runtime callbacks of the functions whose names start with one of `prefixes`: their ENTER pushes
+// the call's CUPTI id on the thread's stack (innermost_runtime_call), so a dispatch or copy made inside can be
+// linked to it when the runtime domain's own records do not say so.
+PortStatus enable_runtime_callbacks(CUpti_SubscriberHandle subscriber, std::initializer_list<std::string_view> prefixes) {
     for (CUpti_CallbackId id = 1; id < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++id) {
         const char* name = nullptr;
         if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, id, &name) != CUPTI_SUCCESS || name == nullptr) continue;
         const std::string_view n(name);
         bool link = false;
-        for (std::string_view prefix : {"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset"})
-            link = link || n.substr(0, prefix.size()) == prefix;
+        for (std::string_view prefix : prefixes) link = link || n.substr(0, prefix.size()) == prefix;
         if (!link) continue;
         const PortStatus st = cupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id), "cuptiEnableCallback");
         if (!st.ok) return st;
@@ -411,7 +412,10 @@ PortStatus start_api_activity(CUpti_SubscriberHandle subscriber) {
     // The records' thread ids as core's (gettid), not pthread_self's.
     PortStatus st = cupti(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "cuptiSetThreadIdType");
     if (!st.ok || !(st = start_activity()).ok) return st;
-    if (g_runtime && !g_driver && !(st = enable_runtime_links(subscriber)).ok) return st;
+    // The runtime domain without the driver's: its launch and copy calls link the dispatches and copies.
+    if (g_runtime && !g_driver &&
+        !(st = enable_runtime_callbacks(subscriber, {"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset"})).ok)
+        return st;
     if (!(st = cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION), "cuptiActivityEnable")).ok) return st;
     if (g_runtime && !(st = cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable")).ok) return st;
     if (g_driver && !(st = cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER), "cuptiActivityEnable")).ok) return st;
@@ -426,17 +430,6 @@ PortStatus start_copies() {
     return st;
 }
 
-// The runtime's launch calls, whose CUPTI correlation ids the kernels of runtime launches carry: enabled
-// for the deferred kernel trace when the whole runtime domain is not traced.
-constexpr CUpti_CallbackId kRuntimeLaunchIds[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-};
-
 bool plan_has_counters() {
     for (const core::PlanAgent& a : Core::instance().config().agents)
         if (!a.passes.empty()) return true;
@@ -447,10 +440,7 @@ PortStatus start_kernels(CUpti_SubscriberHandle subscriber) {
     PortStatus st;
     // A runtime launch's driver call has the runtime call's CUPTI id; with the callbacks and no runtime
     // domain, the runtime's launch callbacks note it too (defer_dispatch's second key).
-    if (!g_runtime && !g_api_activity)
-        for (CUpti_CallbackId id : kRuntimeLaunchIds)
-            if (!(st = cupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id), "cuptiEnableCallback")).ok)
-                return st;
+    if (!g_runtime && !g_api_activity && !(st = enable_runtime_callbacks(subscriber, {"cudaLaunch"})).ok) return st;
     if (!(st = start_activity()).ok) return st;
     return cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable");
 }

@@ -7,7 +7,7 @@
 //   a launch's dispatch and a copy take the innermost traced call's id: the driver call's when the driver
 //   domain is traced, else the enclosing runtime call's (its launch and copy callbacks are enabled for that).
 //   The tool's own calls (its guard up: relaunches, snapshots, restores, cache flushes, timing runs, queries)
-//   are marked with an external correlation id and dropped (tool_calls_begin/end); with callbacks they never
+//   are marked with an external correlation id and dropped (ToolCalls); with callbacks they never
 //   reach these hooks (injection.cpp returns first).
 // - Copies and memsets: their device times come from CUPTI's activity buffers (MEMCPY, MEMCPY2, MEMSET),
 //   on the records' clock through cuptiActivityRegisterTimestampCallback. Each application memory call's
@@ -39,13 +39,13 @@ bool api_ids_from_cupti();
 // before the first marker (NVTX may start before CUDA) and at start.
 void keep_core_ids_apart();
 
-// The tool's own driver work on this thread begins and ends (the outermost Guard, dispatch_path.hpp, and
-// each tool callback's work, ToolCalls): the API records of the calls in between are the tool's, not the
+// The tool's own driver work on this thread begins and ends (each tool callback's work and the exit handler's,
+// ToolCalls): the API records of the calls in between are the tool's, not the
 // application's. begin says whether it marked them (API calls traced from activity records); end takes that.
 bool tool_calls_begin();
 void tool_calls_end(bool marked);
 // The same for a scope: each tool callback's work (injection.cpp), whose driver calls CUPTI records under
-// the id of the application's call the callback belongs to.
+// the id of the application's call the callback belongs to, and the exit handler's.
 struct ToolCalls {
     ToolCalls() : marked(tool_calls_begin()) {}
     ~ToolCalls() { tool_calls_end(marked); }

@@ -91,7 +91,6 @@ std::string availability_file(const DeviceInfo& device) {
 
 }  // namespace
 
-// The state of `ctx`, created on its first profiled launch (the calling thread has it current).
 ContextState* known_context_state(CUcontext ctx) {
     Backend& b = backend();
     std::lock_guard<std::mutex> lock(b.mu);
@@ -99,6 +98,7 @@ ContextState* known_context_state(CUcontext ctx) {
     return it != b.contexts.end() ? it->second.get() : nullptr;
 }
 
+// The state of `ctx`, created on its first profiled launch (the calling thread has it current).
 ContextState* context_state(CUcontext ctx, PortStatus* st) {
     Backend& b = backend();
     if (ContextState* known = known_context_state(ctx)) return known;

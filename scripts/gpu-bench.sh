@@ -54,6 +54,26 @@ build_cupti_floor() {
     { cmake -S tool -B build/gpu -DCMAKE_BUILD_TYPE=Release && cmake --build build/gpu -j"$(nproc)" --target cupti-floor; } >>"$LOG" 2>&1 &&
         ls "$ROOT"/build/gpu/cuda/tests/*cupti-floor*.so 2>/dev/null | head -1
 }
+# Shared by the trace and calls workloads. --sys-trace's domains on CUDA, as a plan names them:
+SYS_DOMAINS='["CUDA_DRIVER_API","CUDA_RUNTIME_API","MARKER_CORE_RANGE_API","MEMORY_COPY"]'
+NSYS=$(command -v nsys || ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
+median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
+# bench_plan DIR KERNEL_TRACE DOMAINS_JSON: DIR/plan.json for the tool library, tracing DOMAINS with no counters
+# (and the kernel trace when KERNEL_TRACE is true), and DIR/records for its records.
+bench_plan() {
+    mkdir -p "$1/records"
+    printf '{"version":1,"backend":"cuda","replay_mode":"none","application_pass":-1,"kernel_trace":%s,"filters":{"include_regex":"","exclude_regex":"","name_kind":"demangled","iteration_ranges":[]},"trace_domains":%s,"agents":[]}\n' "$2" "$3" >"$1/plan.json"
+}
+# peer_variant NAME DIR CMD...: CMD as the variant NAME that both workloads run alike: nsys (its report in DIR) or
+# CUPTI's floor (fact, fcb; FLOOR_LIB, build_cupti_floor's library).
+peer_variant() {
+    local name=$1 d=$2; shift 2
+    case $name in
+    nsys) [ -n "$NSYS" ] && timeout 300 "$NSYS" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none -o "$d" -f true "$@" ;;
+    fcb) [ -n "$FLOOR_LIB" ] && CUPTI_FLOOR=callbacks,kernels,copies CUDA_INJECTION64_PATH="$FLOOR_LIB" "$@" ;;
+    fact) [ -n "$FLOOR_LIB" ] && CUPTI_FLOOR=activity,kernels,copies CUDA_INJECTION64_PATH="$FLOOR_LIB" "$@" ;;
+    esac
+}
 WITH_S10=${BENCH_S10:-1}  # 0 leaves the S10 columns out (a shorter run)
 WITH_APP=${BENCH_APP:-1}  # 0 leaves the application-replay S3 columns (ga S3, na S3) out
 S10_REPS=${BENCH_S10_REPS:-1}  # runs per S10 cell (each is ten passes of every dispatch: the longest cells)
@@ -93,29 +113,22 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ 
 if [ "$WORKLOADS" = calls ]; then
     CALLS_REPS=${BENCH_CALLS_REPS:-3}
     APP=$ROOT/bin/cuda-api_calls
-    NSYS=$(command -v nsys || ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
     TOOL=$ROOT/lib/gorocprof/libgorocprof_tool_cuda.so
-    calls_plan() { # calls_plan DIR KERNEL_TRACE DOMAINS_JSON
-        mkdir -p "$1/records"
-        printf '{"version":1,"backend":"cuda","replay_mode":"none","application_pass":-1,"kernel_trace":%s,"filters":{"include_regex":"","exclude_regex":"","name_kind":"demangled","iteration_ranges":[]},"trace_domains":%s,"agents":[]}\n' "$2" "$3" >"$1/plan.json"
-    }
     calls_variant() { # calls_variant NAME RUN: one run of the app the variant's way
         local name=$1 d=$WORK/calls-$1-$2 kt=false domains='[]'
         case $name in
         un) $PIN "$APP"; return ;;
-        fcb) [ -n "$FLOOR_LIB" ] && CUPTI_FLOOR=callbacks,kernels,copies CUDA_INJECTION64_PATH="$FLOOR_LIB" $PIN "$APP"; return ;;
-        fact) [ -n "$FLOOR_LIB" ] && CUPTI_FLOOR=activity,kernels,copies CUDA_INJECTION64_PATH="$FLOOR_LIB" $PIN "$APP"; return ;;
-        nsys) [ -n "$NSYS" ] && timeout 300 "$NSYS" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none -o "$d" -f true $PIN "$APP"; return ;;
+        nsys | fact | fcb) peer_variant $name "$d" $PIN "$APP"; return ;;
         inj) ;;
         kt) kt=true ;;
         rt) domains='["CUDA_RUNTIME_API"]' ;;
         drv) domains='["CUDA_DRIVER_API"]' ;;
         copy) domains='["MEMORY_COPY"]' ;;
         marker) domains='["MARKER_CORE_RANGE_API"]' ;;
-        sys | sysc) kt=true domains='["CUDA_DRIVER_API","CUDA_RUNTIME_API","MARKER_CORE_RANGE_API","MEMORY_COPY"]' ;;
+        sys | sysc) kt=true domains=$SYS_DOMAINS ;;
         *) echo "calls: unknown variant $name" >&2; return 2 ;;
         esac
-        calls_plan "$d" $kt "$domains"
+        bench_plan "$d" $kt "$domains"
         local activity=1 nvtx=()
         [ "$name" = sysc ] && activity=0
         case $domains in *MARKER*) nvtx=(NVTX_INJECTION64_PATH="$TOOL") ;; esac  # as the front end sets it
@@ -129,7 +142,7 @@ if [ "$WORKLOADS" = calls ]; then
             calls_variant $v $i >>"$WORK/calls-$v.txt" 2>&1 || echo "calls $v run $i: rc $?" >>"$LOG"
         done
     done
-    call_ns() { awk -v k="$2" '$1 == "CALL-NS" && $2 == k {print $3}' "$WORK/calls-$1.txt" | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
+    call_ns() { awk -v k="$2" '$1 == "CALL-NS" && $2 == k {print $3}' "$WORK/calls-$1.txt" | median; }
     {
         echo "# Tracing one call: host ns per call on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
         echo
@@ -165,10 +178,8 @@ fi
 if [ "$WORKLOADS" = trace ]; then
     TRACE_REPS=${BENCH_TRACE_REPS:-3}
     STEP=$ROOT/tool/cuda/tests/torch_trace_step.py
-    NSYS=$(command -v nsys || ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
     FRONT=0
     "$GR" --help 2>&1 | grep -q -- "--sys-trace" && FRONT=1
-    PLAN_DOMAINS='["CUDA_DRIVER_API","CUDA_RUNTIME_API","MARKER_CORE_RANGE_API","MEMORY_COPY"]'
     variant() { # variant NAME RUN CMD...: CMD the variant's way, run directory $WORK/NAME-RUN
         local name=$1 d=$WORK/$1-$2; shift 2
         case $name in
@@ -178,19 +189,15 @@ if [ "$WORKLOADS" = trace ]; then
         api) [ $FRONT = 1 ] && "$GR" --hip-trace --hsa-trace --marker-trace --memory-copy-trace -d "$d" -o step -- "$@" ;;
         kt) [ $FRONT = 1 ] && "$GR" --kernel-trace -d "$d" -o step -- "$@" ;;
         tool)
-            mkdir -p "$d/records"
-            printf '{"version":1,"backend":"cuda","replay_mode":"none","application_pass":-1,"kernel_trace":true,"filters":{"include_regex":"","exclude_regex":"","name_kind":"demangled","iteration_ranges":[]},"trace_domains":%s,"agents":[]}\n' "$PLAN_DOMAINS" >"$d/plan.json"
+            bench_plan "$d" true "$SYS_DOMAINS"
             env -u NVTX_INJECTION64_PATH GOROCPROF_CONTRACT=1 GOROCPROF_RUN_DIR="$d" GOROCPROF_PLAN="$d/plan.json" \
                 GOROCPROF_LOG_LEVEL=warning CUDA_INJECTION64_PATH="$ROOT/lib/gorocprof/libgorocprof_tool_cuda.so" "$@" ;;
-        nsys) [ -n "$NSYS" ] && timeout 300 "$NSYS" profile --trace=cuda,nvtx --sample=none --cpuctxsw=none -o "$d" -f true "$@" ;;
-        fcb) [ -n "$FLOOR_LIB" ] && CUPTI_FLOOR=callbacks,kernels,copies CUDA_INJECTION64_PATH="$FLOOR_LIB" "$@" ;;
-        fact) [ -n "$FLOOR_LIB" ] && CUPTI_FLOOR=activity,kernels,copies CUDA_INJECTION64_PATH="$FLOOR_LIB" "$@" ;;
+        nsys | fact | fcb) peer_variant $name "$d" "$@" ;;
         esac
     }
     FLOOR_LIB=$(build_cupti_floor)
     VARIANTS=${BENCH_TRACE_VARIANTS:-"un sys fact fcb kt nsys"}  # un first: every other column is against it
     step_ms() { grep -h '^STEP-MS' "$1" 2>/dev/null | awk '{print $3}'; }
-    median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
     pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.2f (%+.1f%%)", a, 100 * (a - b) / b; else print a }'; }
     {
         echo "# Tracing alone: a PyTorch training step on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
@@ -219,9 +226,13 @@ if [ "$WORKLOADS" = trace ]; then
         for v in $VARIANTS; do
             [ $v = un ] || row="$row | $(pct "$(step_ms "$WORK/$config-$v.txt" | median)" "$un")"
         done
-        lines=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c -E '"t":"(api|marker|copy)"')
-        disp=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c '"t":"dispatch"')
-        echo "$row | $lines trace, $disp dispatch |" >>"$OUT/gpu-bench-trace.md"
+        counted="tool not run"
+        if [ -d "$WORK/tool-$config-0/records" ]; then
+            lines=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c -E '"t":"(api|marker|copy)"')
+            disp=$(cat "$WORK"/tool-$config-0/records/*.ndjson 2>/dev/null | grep -c '"t":"dispatch"')
+            counted="$lines trace, $disp dispatch"
+        fi
+        echo "$row | $counted |" >>"$OUT/gpu-bench-trace.md"
         for v in $VARIANTS; do echo "$config $v: $(step_ms "$WORK/$config-$v.txt" | tr '\n' ' ')" >>"$LOG"; done
     done
     grep -h "gorocprof-tool\|rror" "$WORK"/*-sys.txt "$WORK"/*-tool.txt 2>/dev/null | sort | uniq -c | head -8 >>"$LOG"
